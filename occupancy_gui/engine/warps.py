@@ -1,0 +1,29 @@
+"""The warp-slot limit: ``cudaOccMaxBlocksPerSMWarpsLimit``.
+
+A block occupies whole warps (a partial warp still takes a warp slot); a block larger than the
+device's ``maxThreadsPerBlock`` cannot launch at all.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._int import IntArray, divide_round_up
+from .types import DeviceProperties
+
+
+def warps_per_block(device: DeviceProperties, block_size: IntArray) -> IntArray:
+    """Warps one block occupies: ``ceil(blockSize / warpSize)``."""
+    return divide_round_up(block_size, device.warp_size)
+
+
+def max_blocks_per_sm_warps_limit(
+    device: DeviceProperties, block_size: IntArray, gc_on: IntArray
+) -> IntArray:
+    """Blocks allowed by warp slots; with partitioned caching a block stays in one half SM."""
+    max_warps = device.max_threads_per_multiprocessor // device.warp_size
+    warps = np.maximum(warps_per_block(device, block_size), 1)
+    spread = max_warps // warps
+    partitioned = ((max_warps // 2) // warps) * 2
+    limit = np.where(gc_on, partitioned, spread)
+    return np.where(block_size > device.max_threads_per_block, 0, limit)
