@@ -64,6 +64,8 @@ class ResultArrays:
     allocated_registers_per_block: IntArray
     allocated_shared_mem_per_block: IntArray
     partitioned_gc_config: IntArray
+    shared_mem_per_multiprocessor: IntArray
+    """Not in ``cudaOccResult``: the SM's shared memory configuration the launch runs under."""
 
     def limit(self, which: Limit) -> IntArray:
         """The blocks allowed by one limit, by its ``Limit`` name."""
@@ -114,7 +116,7 @@ def max_active_blocks(device: DeviceProperties, q: Query) -> ResultArrays:
     regs, gc, regs_per_block = max_blocks_per_sm_regs_limit(device, q.num_regs, q.block_size, gc)
     warps = max_blocks_per_sm_warps_limit(device, q.block_size, gc != PartitionedGCConfig.OFF)
     blocks = np.full_like(warps, arch.max_blocks_per_multiprocessor(cc))
-    smem, smem_per_block, smem_status = max_blocks_per_sm_smem_limit(
+    smem, smem_per_block, sm_smem, smem_status = max_blocks_per_sm_smem_limit(
         device, q.shared_size_bytes, q.dynamic_smem, q.max_dynamic_smem, q.shmem_limit_config,
         q.cache_config, q.carveout,
     )  # fmt: skip
@@ -134,5 +136,5 @@ def max_active_blocks(device: DeviceProperties, q: Query) -> ResultArrays:
         block_limit_shared_mem=smem, block_limit_warps=warps, block_limit_blocks=blocks,
         block_limit_barriers=barriers, block_limit_virtual=virtual,
         allocated_registers_per_block=regs_per_block, allocated_shared_mem_per_block=smem_per_block,
-        partitioned_gc_config=gc,
+        partitioned_gc_config=gc, shared_mem_per_multiprocessor=sm_smem,
     )  # fmt: skip

@@ -112,8 +112,9 @@ def max_blocks_per_sm_smem_limit(
     shmem_limit_config: IntArray,
     cache_config: IntArray,
     carveout: IntArray,
-) -> tuple[IntArray, IntArray, IntArray]:
-    """Blocks allowed by shared memory, bytes allocated per block, and a status."""
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """Blocks allowed by shared memory, bytes allocated per block, the SM's shared memory size in
+    force for this launch, and a status."""
     preference, status = smem_per_multiprocessor(device, cache_config, carveout)
     allocated = smem_allocated_per_block(device, static_smem, dynamic_smem)
     max_usage = static_smem + device.reserved_shared_mem_per_block + max_dynamic_smem
@@ -131,4 +132,4 @@ def max_blocks_per_sm_smem_limit(
     status = np.where((status == 0) & needs_growth, grow_status, status)
 
     blocks = np.where(allocated > 0, sm_smem // np.maximum(allocated, 1), INT_MAX)
-    return np.where(refused, 0, blocks), allocated, status
+    return np.where(refused, 0, blocks), allocated, sm_smem, status

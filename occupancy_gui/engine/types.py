@@ -180,6 +180,8 @@ class OccupancyResult:
     rows: tuple[LimitRow, ...]
     estimate: FirstPassEstimate
     warps_per_block: int = field(default=0)
+    shared_mem_per_multiprocessor: int = field(default=0)
+    """The SM shared memory configuration this launch runs under (carveout aligned, grown if needed)."""
 
     @property
     def occupancy(self) -> float:
@@ -188,5 +190,14 @@ class OccupancyResult:
 
     @property
     def binding(self) -> tuple[Limit, ...]:
-        """Every limit whose ceiling equals the result, in the header's flag order."""
+        """Every limit whose ceiling equals the result (ties all listed), in the header's flag order.
+
+        This is the true binding set.  The header's own ``limitingFactors`` can also flag a limit that
+        tied before the barrier limit lowered the result; ``header_binding`` keeps that raw view.
+        """
+        return tuple(lim for lim in LIMIT_FLAGS if self.limits.get(lim) == self.active_blocks)
+
+    @property
+    def header_binding(self) -> tuple[Limit, ...]:
+        """The limits flagged in the header's ``limitingFactors`` bit field."""
         return tuple(lim for lim, bit in LIMIT_FLAGS.items() if self.limiting_factors & bit)

@@ -1,0 +1,53 @@
+"""The occupancy engine: NVIDIA's ``cuda_occupancy.h`` model in pure Python + numpy.
+
+Matches the header shipped in ``nvidia-cuda-runtime`` 13.5.37 (CUDA 13.5) bit for bit; the test
+suite proves it against that header on every run.  No Qt, no file I/O.
+"""
+
+from .architecture import KNOWN_COMPUTE_CAPABILITIES
+from .block_size import BlockSizeSuggestion, DynamicSmem, max_potential_block_size
+from .compute import compute_occupancy
+from .dynamic_smem import (
+    DynamicSmemHeadroom,
+    available_dynamic_smem_per_block,
+    dynamic_smem_headroom,
+    exact_dynamic_smem_for_blocks,
+)
+from .errors import OccupancyError
+from .launch import Launch, build_query
+from .occupancy import Query, ResultArrays, max_active_blocks
+from .sweeps import (
+    Cliff,
+    OccupancyGrid,
+    StepCurve,
+    sweep_barriers,
+    sweep_block_size,
+    sweep_block_size_registers,
+    sweep_registers,
+    sweep_shared_memory,
+)
+from .types import (
+    CARVEOUT_DEFAULT,
+    INT_MAX,
+    CacheConfig,
+    DeviceProperties,
+    DeviceState,
+    FirstPassEstimate,
+    FuncShmemConfig,
+    FunctionAttributes,
+    Limit,
+    LimitRow,
+    OccError,
+    OccupancyResult,
+    PartitionedGCConfig,
+)
+
+__all__ = [
+    "CARVEOUT_DEFAULT", "INT_MAX", "KNOWN_COMPUTE_CAPABILITIES", "BlockSizeSuggestion", "CacheConfig", "Cliff",
+    "DeviceProperties", "DeviceState", "DynamicSmem", "DynamicSmemHeadroom", "FirstPassEstimate", "FuncShmemConfig",
+    "FunctionAttributes", "Launch", "Limit", "LimitRow", "OccError", "OccupancyError", "OccupancyGrid",
+    "OccupancyResult", "PartitionedGCConfig", "Query", "ResultArrays", "StepCurve", "available_dynamic_smem_per_block",
+    "build_query", "compute_occupancy", "dynamic_smem_headroom", "exact_dynamic_smem_for_blocks", "max_active_blocks",
+    "max_potential_block_size", "sweep_barriers", "sweep_block_size", "sweep_block_size_registers", "sweep_registers",
+    "sweep_shared_memory",
+]  # fmt: skip
