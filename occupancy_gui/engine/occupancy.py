@@ -99,7 +99,7 @@ def _input_status(device: DeviceProperties, q: Query) -> IntArray:
     return status
 
 
-def _unknown_device_result(status: IntArray) -> ResultArrays:
+def _refused_result(status: IntArray) -> ResultArrays:
     zeros = np.zeros_like(status)
     return ResultArrays(status, *([zeros] * (len(fields(ResultArrays)) - 1)))
 
@@ -107,8 +107,8 @@ def _unknown_device_result(status: IntArray) -> ResultArrays:
 def max_active_blocks(device: DeviceProperties, q: Query) -> ResultArrays:
     """Blocks of one kernel that fit on one SM, with every limit's ceiling and the binding ones."""
     status = _input_status(device, q)
-    if device.compute_major not in arch.KNOWN_MAJORS:
-        return _unknown_device_result(status)
+    if not device_is_valid(device) or device.compute_major not in arch.KNOWN_MAJORS:
+        return _refused_result(status)
     cc = device.compute_capability
     gc = q.partitioned_gc_config
     if not arch.partitioned_gc_supported(cc):

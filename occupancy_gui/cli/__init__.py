@@ -1,0 +1,1 @@
+"""The ``occupancy`` command line: calc, batch, devices, suggest, import."""

@@ -1,0 +1,80 @@
+"""Turn command-line or JSON query fields into engine inputs, with one-line errors naming the field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine import CARVEOUT_DEFAULT, CacheConfig, DeviceState, FunctionAttributes, Launch
+
+CACHE_CONFIGS = {
+    "none": CacheConfig.PREFER_NONE,
+    "shared": CacheConfig.PREFER_SHARED,
+    "l1": CacheConfig.PREFER_L1,
+    "equal": CacheConfig.PREFER_EQUAL,
+}
+
+
+class QueryError(ValueError):
+    """A query field is missing or malformed; the message names the field."""
+
+
+@dataclass(frozen=True)
+class KernelQuery:
+    """Everything a query says about the kernel, the launch and the device state."""
+
+    func: FunctionAttributes
+    launch: Launch
+    state: DeviceState
+
+
+def _int_field(data: dict[str, Any], key: str, default: int | None = None, *, required: bool = False) -> int | None:
+    if key not in data or data[key] is None:
+        if required:
+            raise QueryError(f"{key}: required")
+        return default
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise QueryError(f"{key}: expected an integer, got {value!r}")
+    return value
+
+
+def parse_carveout(value: object) -> int:
+    """``default`` (or -1) or a percentage 0..100."""
+    if value is None or value == "default":
+        return CARVEOUT_DEFAULT
+    if isinstance(value, str):
+        try:
+            value = int(value.rstrip("%"))
+        except ValueError:
+            raise QueryError(f"carveout: expected 'default' or a percentage 0..100, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int) or not -1 <= value <= 100:
+        raise QueryError(f"carveout: expected 'default' (-1) or a percentage 0..100, got {value!r}")
+    return value
+
+
+def parse_cache_config(value: object) -> CacheConfig:
+    """``none``, ``shared``, ``l1`` or ``equal`` (or the header's enum value 0..3)."""
+    if value is None:
+        return CacheConfig.PREFER_NONE
+    if isinstance(value, str) and value.lower() in CACHE_CONFIGS:
+        return CACHE_CONFIGS[value.lower()]
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
+        return CacheConfig(value)
+    raise QueryError(f"cache_config: expected one of {', '.join(CACHE_CONFIGS)}, got {value!r}")
+
+
+def kernel_query(data: dict[str, Any]) -> KernelQuery:
+    """Build engine inputs from query keys (the batch format, also used by ``calc``)."""
+    threads = _int_field(data, "threads", required=True)
+    registers = _int_field(data, "registers", required=True)
+    assert threads is not None and registers is not None
+    func = FunctionAttributes(
+        num_regs=registers,
+        shared_size_bytes=_int_field(data, "static_smem", 0) or 0,
+        max_dynamic_shared_size_bytes=_int_field(data, "max_dynamic_smem"),
+        num_block_barriers=_int_field(data, "barriers", 1) or 0,
+    )
+    state = DeviceState(cache_config=parse_cache_config(data.get("cache_config")),
+                        carveout_config=parse_carveout(data.get("carveout")))  # fmt: skip
+    return KernelQuery(func, Launch(threads, _int_field(data, "dynamic_smem", 0) or 0), state)

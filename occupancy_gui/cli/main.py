@@ -1,0 +1,205 @@
+"""``occupancy``: the engine from the command line.
+
+Every failure a user can cause prints one line naming what was wrong and exits 2; no tracebacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn, TextIO
+
+from .. import REFERENCE_HEADER, __version__
+from ..engine import (
+    DynamicSmem,
+    OccupancyError,
+    compute_occupancy,
+    dynamic_smem_headroom,
+    max_potential_block_size,
+)
+from .devices import DeviceLookupError, device_from_query, load_catalog, profile_to_json, profiles_to_text
+from .inputs import QueryError, kernel_query, parse_cache_config, parse_carveout
+from .serialize import result_to_json, result_to_text
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _fail(prog: str, message: str) -> int:
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _bytes(text: str) -> int:
+    """Bytes, with an optional KiB / K / KB suffix (1 KiB = 1024 B)."""
+    value = text.strip().lower().replace(" ", "")
+    for suffix, scale in (("kib", 1024), ("kb", 1024), ("k", 1024), ("b", 1)):
+        if value.endswith(suffix):
+            number = value[: -len(suffix)]
+            try:
+                return int(float(number) * scale) if "." in number else int(number) * scale
+            except ValueError:
+                break
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected bytes (e.g. 24576 or 24KiB), got {text!r}") from None
+
+
+def _add_kernel_arguments(p: argparse.ArgumentParser, *, threads_required: bool) -> None:
+    p.add_argument("--device", required=True, help="profile name, alias, sm_XY or X.Y")
+    p.add_argument("--threads", type=int, required=threads_required, help="threads per block")
+    p.add_argument("--registers", type=int, required=True, help="registers per thread")
+    p.add_argument("--static-smem", type=_bytes, default=0, help="static shared memory per block (bytes or KiB)")
+    p.add_argument("--dynamic-smem", type=_bytes, default=0, help="dynamic shared memory per block")
+    p.add_argument("--barriers", type=int, default=1, help="block barriers per block (default 1)")
+    p.add_argument("--carveout", default="default", help="shared memory carveout: default or 0..100 (percent)")
+    p.add_argument("--cache-config", default="none", help="CC 3.x cache preference: none, shared, l1, equal")
+    p.add_argument("--max-dynamic-smem", type=_bytes, default=None,
+                   help="cudaFuncAttributeMaxDynamicSharedMemorySize (default: 48 KiB minus static, no opt-in)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="occupancy", description=f"Exact CUDA occupancy (matches {REFERENCE_HEADER}).")
+    parser.add_argument("--version", action="version", version=f"occupancy {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    calc = sub.add_parser("calc", help="occupancy of one launch")
+    _add_kernel_arguments(calc, threads_required=True)
+    batch = sub.add_parser("batch", help="JSON Lines queries in, JSON Lines results out")
+    batch.add_argument("file", nargs="?", default="-", help="a .jsonl file, or - for standard input")
+    devices = sub.add_parser("devices", help="list every device profile")
+    devices.add_argument("--json", action="store_true")
+    suggest = sub.add_parser("suggest", help="block size like cudaOccupancyMaxPotentialBlockSize")
+    _add_kernel_arguments(suggest, threads_required=False)
+    suggest.add_argument("--blocks", type=int, help="with --threads: dynamic smem available for N blocks per SM")
+    suggest.add_argument("--smem-per-thread", type=int, default=0, help="dynamic smem bytes per thread")
+    imp = sub.add_parser("import", help="list kernels from compiler output or binaries")
+    imp.add_argument("file")
+    imp.add_argument("--json", action="store_true")
+    return parser
+
+
+def _query_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "threads": args.threads, "registers": args.registers, "static_smem": args.static_smem,
+        "dynamic_smem": args.dynamic_smem, "barriers": args.barriers, "max_dynamic_smem": args.max_dynamic_smem,
+        "carveout": parse_carveout(args.carveout), "cache_config": int(parse_cache_config(args.cache_config)),
+    }  # fmt: skip
+
+
+def _calc(args: argparse.Namespace, out: TextIO) -> int:
+    catalog = load_catalog()
+    profile = catalog.get(args.device)
+    q = kernel_query(_query_from_args(args))
+    result = compute_occupancy(profile.device_properties(), q.func, q.launch, q.state)
+    if args.json:
+        print(json.dumps({"device": profile.name, **result_to_json(result)}), file=out)
+    else:
+        print(result_to_text(result, profile.name), file=out)
+    return 0
+
+
+def _batch_line(line: str, lineno: int, source: str, catalog: Any) -> dict[str, Any]:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return {"error": f"{source}:{lineno}: invalid JSON: {exc.msg} at column {exc.colno}"}
+    if not isinstance(data, dict):
+        return {"error": f"{source}:{lineno}: expected a JSON object"}
+    try:
+        device = device_from_query(data.get("device"), catalog, f"{source}:{lineno}")
+        q = kernel_query(data)
+        return result_to_json(compute_occupancy(device, q.func, q.launch, q.state))
+    except (QueryError, OccupancyError, DeviceLookupError) as exc:
+        return {"error": f"{source}:{lineno}: {exc}"}
+
+
+def _batch(args: argparse.Namespace, out: TextIO) -> int:
+    catalog = load_catalog()
+    source = "<stdin>" if args.file == "-" else args.file
+    try:
+        stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8", errors="replace")  # noqa: SIM115
+    except OSError as exc:
+        return _fail("occupancy batch", f"{args.file}: {exc.strerror}")
+    with stream:
+        for lineno, line in enumerate(stream, 1):
+            if line.strip():
+                print(json.dumps(_batch_line(line, lineno, source, catalog)), file=out, flush=False)
+    return 0
+
+
+def _devices(args: argparse.Namespace, out: TextIO) -> int:
+    catalog = load_catalog()
+    if args.json:
+        print(json.dumps([profile_to_json(p) for p in catalog.profiles], indent=1), file=out)
+    else:
+        print(profiles_to_text(catalog.profiles), file=out)
+    for error in catalog.errors:
+        print(f"occupancy devices: warning: {error}", file=sys.stderr)
+    return 0
+
+
+def _suggest(args: argparse.Namespace, out: TextIO) -> int:
+    catalog = load_catalog()
+    profile = catalog.get(args.device)
+    device = profile.device_properties()
+    data = _query_from_args(args)
+    data["threads"] = args.threads or 1
+    q = kernel_query(data)
+    smem = DynamicSmem(bytes=args.dynamic_smem, per_thread=args.smem_per_thread)
+    suggestion = max_potential_block_size(device, q.func, smem, q.state)
+    answer: dict[str, Any] = {"device": profile.name, "block_size": suggestion.block_size,
+                              "min_grid_size": suggestion.min_grid_size, "blocks_per_sm": suggestion.blocks_per_sm}  # fmt: skip
+    if profile.sm_count is None:
+        answer["note"] = "CC profile without an SM count: min_grid_size is per SM"
+    if args.blocks is not None:
+        if args.threads is None:
+            raise QueryError("--blocks needs --threads")
+        headroom = dynamic_smem_headroom(device, q.func, args.blocks, args.threads, q.state)
+        answer["dynamic_smem_reference"] = headroom.reference
+        answer["dynamic_smem_exact"] = headroom.exact
+    if args.json:
+        print(json.dumps(answer), file=out)
+    else:
+        print("\n".join(f"{k}: {'-' if v is None else v}" for k, v in answer.items()), file=out)
+    return 0
+
+
+def _import(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        from ..importers.cli import run_import
+    except ImportError:
+        return _fail("occupancy import", "the importers are not available in this build")
+    argv = [args.file] + (["--json"] if args.json else [])
+    return run_import(argv)
+
+
+COMMANDS = {"calc": _calc, "batch": _batch, "devices": _devices, "suggest": _suggest, "import": _import}
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Entry point of the ``occupancy`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    prog = f"occupancy {args.command}"
+    try:
+        return COMMANDS[args.command](args, out or sys.stdout)
+    except (QueryError, OccupancyError, DeviceLookupError) as exc:
+        return _fail(prog, str(exc))
+    except KeyError as exc:
+        return _fail(prog, str(exc.args[0]) if exc.args else "unknown device")
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
