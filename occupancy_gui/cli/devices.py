@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ..engine import DeviceProperties
+from ..paths import data_dir
 from ..engine import architecture as arch
 from ..profiles import Catalog, DeviceProfile, ProfileError, default_catalog, parse_profile
 
@@ -16,7 +17,7 @@ class DeviceLookupError(ValueError):
 
 def load_catalog() -> Catalog:
     """The bundled and user profiles (a broken user profile is reported, never fatal)."""
-    return default_catalog()
+    return default_catalog(data_dir("device_profiles"))
 
 
 def device_from_query(value: object, catalog: Catalog, where: str) -> DeviceProperties:

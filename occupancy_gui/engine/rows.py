@@ -92,8 +92,8 @@ def constraint_rows(
     ]
     if arch.applies_barrier_limit(cc) and func.num_block_barriers > 0:
         available = barriers_available_per_sm(device)
-        rows.append(LimitRow(Limit.BARRIERS, limits[Limit.BARRIERS], f"{func.num_block_barriers} barriers",
-                             f"{func.num_block_barriers} barriers", f"{available} barriers",
+        needed = f"{func.num_block_barriers} barrier" + ("s" if func.num_block_barriers != 1 else "")
+        rows.append(LimitRow(Limit.BARRIERS, limits[Limit.BARRIERS], needed, needed, f"{available} barriers",
                              SUBSCRIPT_FLOOR.format(available, func.num_block_barriers),
                              estimate.limits[Limit.BARRIERS]))  # fmt: skip
     per_sm = arch.max_virtual_resource_count_per_sm(cc)

@@ -1,0 +1,31 @@
+"""Device profiles: per-GPU and per-compute-capability limits, each value with its public source.
+
+The engine takes a ``DeviceProperties``; this package is where those numbers come from.  Profiles are
+YAML files (``device_profiles/`` in the distribution, plus a user directory), validated strictly so a
+typo is reported with its file and line instead of silently changing an occupancy result.
+"""
+
+from __future__ import annotations
+
+from .catalog import PROFILE_DIR_ENV, Catalog, DeviceProfile, default_catalog, user_profile_dir
+from .errors import ProfileError
+from .loader import RawProfile, Sourced, load_profile, parse_profile
+from .schema import INFO_FIELDS, LIMIT_FIELDS, LIMIT_NAMES, SCHEMA_VERSION, Field
+
+__all__ = [
+    "PROFILE_DIR_ENV",
+    "Catalog",
+    "DeviceProfile",
+    "Field",
+    "INFO_FIELDS",
+    "LIMIT_FIELDS",
+    "LIMIT_NAMES",
+    "ProfileError",
+    "RawProfile",
+    "SCHEMA_VERSION",
+    "Sourced",
+    "default_catalog",
+    "load_profile",
+    "parse_profile",
+    "user_profile_dir",
+]
