@@ -43,9 +43,14 @@ class Query:
     func_max_threads_per_block: IntArray
 
     def __post_init__(self) -> None:
-        arrays = np.broadcast_arrays(*(as_int_array(getattr(self, f.name)) for f in fields(self)))
-        for f, array in zip(fields(self), arrays):
-            setattr(self, f.name, array)
+        # Fields keep their own shapes: a rule that depends only on scalars is computed once and
+        # broadcast at the end, which is what makes a block × register sweep cheap.
+        for f in fields(self):
+            setattr(self, f.name, as_int_array(getattr(self, f.name)))
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return np.broadcast_shapes(*(getattr(self, f.name).shape for f in fields(self)))
 
 
 @dataclass
@@ -104,37 +109,44 @@ def _refused_result(status: IntArray) -> ResultArrays:
     return ResultArrays(status, *([zeros] * (len(fields(ResultArrays)) - 1)))
 
 
+def _broadcast(result: ResultArrays, shape: tuple[int, ...]) -> ResultArrays:
+    """Give every field the query's full shape (read-only views where a field is constant)."""
+    for f in fields(result):
+        setattr(result, f.name, np.broadcast_to(getattr(result, f.name), shape))
+    return result
+
+
 def max_active_blocks(device: DeviceProperties, q: Query) -> ResultArrays:
     """Blocks of one kernel that fit on one SM, with every limit's ceiling and the binding ones."""
     status = _input_status(device, q)
     if not device_is_valid(device) or device.compute_major not in arch.KNOWN_MAJORS:
-        return _refused_result(status)
+        return _broadcast(_refused_result(status), q.shape)
     cc = device.compute_capability
     gc = q.partitioned_gc_config
     if not arch.partitioned_gc_supported(cc):
         gc = np.zeros_like(gc)
     regs, gc, regs_per_block = max_blocks_per_sm_regs_limit(device, q.num_regs, q.block_size, gc)
     warps = max_blocks_per_sm_warps_limit(device, q.block_size, gc != PartitionedGCConfig.OFF)
-    blocks = np.full_like(warps, arch.max_blocks_per_multiprocessor(cc))
+    blocks = np.asarray(arch.max_blocks_per_multiprocessor(cc), dtype=np.int64)
     smem, smem_per_block, sm_smem, smem_status = max_blocks_per_sm_smem_limit(
         device, q.shared_size_bytes, q.dynamic_smem, q.max_dynamic_smem, q.shmem_limit_config,
         q.cache_config, q.carveout,
     )  # fmt: skip
     status = np.where(status == 0, smem_status, status)
     virtual = max_blocks_per_sm_virtual_resource(device, q.virtual_resource_count)
-    active = np.minimum.reduce([regs, smem, warps, blocks, virtual])
+    active = np.minimum(np.minimum(np.minimum(regs, smem), np.minimum(warps, blocks)), virtual)
     flags = np.zeros_like(active)
     for limit, ceiling in ((Limit.WARPS, warps), (Limit.REGISTERS, regs), (Limit.SHARED_MEMORY, smem),
                            (Limit.BLOCKS, blocks), (Limit.VIRTUAL_RESOURCES, virtual)):
-        flags |= np.where(active == ceiling, LIMIT_FLAGS[limit], 0)  # fmt: skip
+        flags = flags | np.where(active == ceiling, LIMIT_FLAGS[limit], 0)  # fmt: skip
     # As in the header, barriers are applied last and the flags above are not revisited.
     barriers = max_blocks_per_sm_block_barrier_limit(device, q.num_block_barriers)
     active = np.minimum(active, barriers)
-    flags |= np.where(active == barriers, LIMIT_FLAGS[Limit.BARRIERS], 0)
-    return ResultArrays(
+    flags = flags | np.where(active == barriers, LIMIT_FLAGS[Limit.BARRIERS], 0)
+    return _broadcast(ResultArrays(
         status=status, active_blocks=active, limiting_factors=flags, block_limit_regs=regs,
         block_limit_shared_mem=smem, block_limit_warps=warps, block_limit_blocks=blocks,
         block_limit_barriers=barriers, block_limit_virtual=virtual,
         allocated_registers_per_block=regs_per_block, allocated_shared_mem_per_block=smem_per_block,
         partitioned_gc_config=gc, shared_mem_per_multiprocessor=sm_smem,
-    )  # fmt: skip
+    ), q.shape)  # fmt: skip
