@@ -1,0 +1,111 @@
+"""Importers: kernel resource usage from compiler logs, ``cuobjdump`` output and CUDA binaries.
+
+Public API::
+
+    detect_format(path, head) -> str        # "ptxas_log", "cuobjdump_text", "cubin", "fatbin", "host_binary"
+    import_file(path, progress=None, cancel=None) -> list[KernelRecord]
+    import_file_detailed(path, ...) -> ImportResult   # records plus per-entry notes (skipped entries)
+    IMPORTERS                                  # format name -> importer
+
+Every failure is an :class:`ImportFailure` (a ``ValueError``) whose message names the file and the
+line or byte offset.  This package uses only the standard library.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from .cuobjdump_text import import_cuobjdump_text, looks_like_cuobjdump
+from .demangle import demangle
+from .elf_cubin import ELF_MAGIC, import_cubin, is_cuda_elf
+from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
+from .ptxas_log import ImportCancelled, import_ptxas_log, sniff_utf16
+from .records import ImportFailure, KernelRecord, merge_records
+
+__all__ = [
+    "IMPORTERS", "ImportCancelled", "ImportFailure", "ImportResult", "KernelRecord", "demangle",
+    "detect_format", "import_file", "import_file_detailed", "merge_records",
+]
+
+Importer = Callable[..., list[KernelRecord]]
+
+HEAD_SIZE = 64 << 10
+
+
+def _host_binary(path, progress=None, cancel=None) -> list[KernelRecord]:
+    return import_fatbin_detailed(path).records
+
+
+IMPORTERS: dict[str, Importer] = {
+    "ptxas_log": import_ptxas_log,
+    "cuobjdump_text": import_cuobjdump_text,
+    "cubin": import_cubin,
+    "fatbin": _host_binary,
+    "host_binary": _host_binary,
+}
+"""Format name -> ``importer(path, progress=None, cancel=None) -> list[KernelRecord]``."""
+
+_BINARY_MAGICS = (b"MZ", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"!<arch>\n")
+# Bytes a text log may hold: everything but the C0 controls other than \t \n \f \r ESC, and DEL.
+_TEXT_BYTES = bytes([9, 10, 12, 13, 27]) + bytes(range(32, 127)) + bytes(range(128, 256))
+_LOG_MARKERS = (b"ptxas", b"nvlink", b"nvcc", b"Compiling entry function", b"bytes stack frame")
+
+
+def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
+    """The format of a file from its first bytes (``HEAD_SIZE`` is plenty), extension as a hint.
+
+    Raises :class:`ImportFailure` when the content is none of the known formats.
+    """
+    name = os.fspath(path)
+    if head.startswith(FATBIN_MAGIC_BYTES):
+        return "fatbin"
+    if head.startswith(ELF_MAGIC):
+        return "cubin" if is_cuda_elf(head) else "host_binary"
+    if head.startswith(_BINARY_MAGICS):
+        return "host_binary"
+    utf16 = sniff_utf16(head)
+    text = head
+    if utf16:
+        text = head.decode(utf16, "replace").encode("utf-8", "replace")
+    if looks_like_cuobjdump(text):
+        return "cuobjdump_text"
+    if not head:
+        raise ImportFailure(name, "the file is empty", offset=0)
+    sample = text[:8192]
+    if utf16 is None and len(sample.translate(None, _TEXT_BYTES)) > len(sample) // 100 + 1:
+        raise ImportFailure(name, "unrecognised binary file (not ELF, fatbin, cubin or a PE/Mach-O "
+                                  "container)", offset=0)
+    if any(marker in text for marker in _LOG_MARKERS):
+        return "ptxas_log"
+    if os.path.splitext(name)[1].lower() in (".log", ".txt", ".out", ".err", ".tlog", ""):
+        return "ptxas_log"  # a big build log may print its first ptxas line late
+    raise ImportFailure(name, "unrecognised file: no ptxas/nvlink lines, cuobjdump output or CUDA "
+                              "binary header", line=1)
+
+
+def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=None) -> ImportResult:
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as fh:
+            head = fh.read(HEAD_SIZE)
+    except OSError as exc:
+        raise ImportFailure(name, exc.strerror or str(exc)) from None
+    fmt = detect_format(name, head)
+    if fmt in ("fatbin", "host_binary"):
+        result = import_fatbin_detailed(name)
+    else:
+        result = ImportResult(records=IMPORTERS[fmt](name, progress=progress, cancel=cancel))
+    result.records = merge_records(result.records)
+    if not result.records:
+        if result.notes:
+            raise ImportFailure(name, result.notes[0].split(": ", 1)[-1])
+        if fmt == "ptxas_log":
+            raise ImportFailure(name, "no ptxas or nvlink resource-usage lines found (build with "
+                                      "-Xptxas -v or --resource-usage)")
+    return result
+
+
+def import_file(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
+    """All kernels of a file, whatever its format (detected from its content)."""
+    return import_file_detailed(path, progress, cancel).records

@@ -1,0 +1,71 @@
+"""``occupancy import FILE [--json]``: list the kernels a log or binary describes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import ImportCancelled, ImportFailure, import_file_detailed
+
+_COLUMNS = (
+    ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("local_bytes", "local"),
+    ("spill_stores", "spill st"), ("spill_loads", "spill ld"), ("barriers", "bars"),
+    ("const_bytes", "cmem[0]"), ("max_threads", "max thr"), ("demangled", "kernel"),
+)
+
+
+def _cell(value: object) -> str:
+    return "-" if value is None else str(value)
+
+
+def format_table(records) -> str:
+    rows = [[_cell(rec.to_json()[key]) for key, _ in _COLUMNS] for rec in records]
+    heads = [title for _, title in _COLUMNS]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
+    lines = []
+    for row in [heads] + rows:
+        cells = []
+        for i, cell in enumerate(row):
+            last = i == len(row) - 1
+            if last:
+                cells.append(cell)
+            elif i == 0:
+                cells.append(cell.ljust(widths[i]))
+            else:
+                cells.append(cell.rjust(widths[i]))
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def run_import(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="occupancy import",
+                                     description="List kernel resource usage from a build log, "
+                                                 "cuobjdump output, .cubin, .fatbin or host binary.")
+    parser.add_argument("file")
+    parser.add_argument("--json", action="store_true", help="print a JSON list")
+    args = parser.parse_args(argv)
+    try:
+        result = import_file_detailed(args.file)
+    except ImportFailure as exc:
+        reason = exc.reason
+        if exc.line is not None:
+            reason = f"line {exc.line}: {reason}"
+        elif exc.offset is not None:
+            reason = f"byte {exc.offset}: {reason}"
+        print(f"occupancy import: error: {args.file}: {reason}", file=sys.stderr)
+        return 2
+    except ImportCancelled:
+        print(f"occupancy import: error: {args.file}: cancelled", file=sys.stderr)
+        return 2
+    for note in result.notes:
+        print(f"occupancy import: note: {note}", file=sys.stderr)
+    if args.json:
+        print(json.dumps([rec.to_json() for rec in result.records], indent=2))
+    else:
+        print(format_table(result.records))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(run_import(sys.argv[1:]))

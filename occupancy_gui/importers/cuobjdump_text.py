@@ -1,0 +1,90 @@
+"""``cuobjdump --dump-resource-usage`` output.
+
+::
+
+    Fatbin elf code:
+    ================
+    arch = sm_80
+    ...
+    Resource usage:
+     Common:
+      GLOBAL:0 CONSTANT[3]:256
+     Function _Z6kernelPf:
+      REG:10 STACK:0 SHARED:2048 LOCAL:0 CONSTANT[0]:372 TEXTURE:0 SURFACE:0 SAMPLER:0
+
+A plain ``.cubin`` dump has no ``Fatbin`` header; its architecture is then unknown unless the caller
+passes one.  ``SHARED`` is the ``.nv.shared`` section size, which on sm_90+ includes the 1 KiB the
+toolchain reserves; it is split off into ``reserved_smem`` so that ``static_smem`` means what
+``ptxas -v`` reports.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .records import ImportFailure, KernelRecord, split_reserved_smem
+
+_PAIR = re.compile(r"([A-Z_]+)(?:\[(\d+)\])?:(\d+)")
+
+
+def looks_like_cuobjdump(head: bytes) -> bool:
+    return b"Resource usage:" in head and (b" Function " in head or b"Common:" in head)
+
+
+def parse_text(text: str, source_name: str, default_arch: str = "unknown") -> list[KernelRecord]:
+    records: dict[tuple[str, str], KernelRecord] = {}
+    arch = default_arch
+    function: str | None = None
+    function_line = 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("arch ="):
+            arch = line.split("=", 1)[1].strip() or default_arch
+            function = None
+        elif line.startswith("Fatbin "):
+            arch = default_arch
+            function = None
+        elif line.startswith("Function ") and line.endswith(":"):
+            function = line[len("Function "):-1].strip()
+            function_line = number
+        elif function is not None and ":" in line:
+            values: dict[str, int] = {}
+            banks: dict[int, int] = {}
+            for m in _PAIR.finditer(line):
+                if m.group(2) is not None and m.group(1) == "CONSTANT":
+                    banks[int(m.group(2))] = int(m.group(3))
+                else:
+                    values[m.group(1)] = int(m.group(3))
+            if "REG" not in values:
+                raise ImportFailure(source_name, f"resource line without REG for {function}", line=number)
+            static, reserved = split_reserved_smem(arch, values.get("SHARED", 0))
+            rec = KernelRecord(
+                name=function, arch=arch, registers=values["REG"],
+                static_smem=static, reserved_smem=reserved,
+                local_bytes=max(values.get("STACK", 0), values.get("LOCAL", 0)),
+                const_bytes=banks.get(0), const_banks=banks,
+                source=f"{source_name}:{function_line}",
+            )
+            records[rec.key] = rec
+            function = None
+    return list(records.values())
+
+
+def import_cuobjdump_text(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise ImportFailure(name, exc.strerror or str(exc)) from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = data.decode("utf-16", "replace")
+    else:
+        text = data.decode("utf-8", "replace")
+    records = parse_text(text, os.path.basename(name))
+    if progress is not None:
+        progress(len(data), len(data))
+    return records

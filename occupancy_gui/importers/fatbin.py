@@ -1,0 +1,246 @@
+"""Fat binaries: ``.fatbin`` files and the fatbins embedded in host objects, executables and
+shared libraries (``.nv_fatbin`` / ``__nv_relfatbin`` sections, or a scan for the magic in other
+containers such as PE files).
+
+Container layout (little-endian)::
+
+    header  u32 magic 0xBA55ED50, u16 version 1, u16 header size, u64 size of the entries
+    entry   u16 kind (1 PTX, 2 ELF), u16 version, u32 header size, u64 payload size,
+            u32 compressed size @16, u16 minor/major @24/@26, u32 arch @28, u64 flags @40,
+            u64 uncompressed size @56
+
+Flags ``0x2000`` mark an LZ4-compressed payload (``-Xfatbin -compress-all`` of CUDA 11.x-12.x and
+``-compress-mode=speed`` of later releases), decoded here in pure Python.  Flags ``0x8000`` mark
+zstd (the default ``-compress-all`` mode of CUDA 12.8+); it is decoded when the running Python has
+``compression.zstd`` (3.14+), and otherwise the entry is skipped with a note.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass, field
+
+from .elf_cubin import ELF_MAGIC, EM_CUDA, Blob, Elf, read_cubin
+from .records import ImportFailure, KernelRecord
+
+FATBIN_MAGIC = 0xBA55ED50
+FATBIN_MAGIC_BYTES = struct.pack("<I", FATBIN_MAGIC)
+KIND_PTX, KIND_ELF = 1, 2
+FLAG_COMPRESSED_LZ4 = 0x2000
+FLAG_COMPRESSED_ZSTD = 0x8000
+MAX_IMAGE = 1 << 30  # refuse to inflate an entry beyond 1 GiB
+_FAT_SECTIONS = (".nv_fatbin", "__nv_relfatbin", ".nvFatBinSegment_data")
+_MAX_CONTAINERS = 100_000
+
+
+@dataclass
+class ImportResult:
+    records: list[KernelRecord] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def lz4_block_decompress(src: bytes, expected: int, fail) -> bytes:
+    """Decode one LZ4 block (the format NVIDIA's fatbinary uses) into ``expected`` bytes.
+
+    ``fail(reason, at)`` builds the exception for malformed input.
+    """
+    out = bytearray()
+    i = 0
+    n = len(src)
+    while i < n:
+        token = src[i]
+        i += 1
+        lit = token >> 4
+        if lit == 15:
+            while True:
+                if i >= n:
+                    raise fail("LZ4 literal length runs past the end of the entry", i)
+                b = src[i]
+                i += 1
+                lit += b
+                if b != 255:
+                    break
+        if i + lit > n:
+            raise fail("LZ4 literals run past the end of the entry", i)
+        out += src[i:i + lit]
+        i += lit
+        if len(out) > expected:
+            raise fail(f"LZ4 data inflates beyond the declared {expected} bytes", i)
+        if i >= n:
+            break  # the last sequence has literals only
+        if i + 2 > n:
+            raise fail("LZ4 match offset runs past the end of the entry", i)
+        offset = src[i] | (src[i + 1] << 8)
+        i += 2
+        if offset == 0 or offset > len(out):
+            raise fail(f"LZ4 match offset {offset} points before the start of the output", i - 2)
+        mlen = token & 15
+        if mlen == 15:
+            while True:
+                if i >= n:
+                    raise fail("LZ4 match length runs past the end of the entry", i)
+                b = src[i]
+                i += 1
+                mlen += b
+                if b != 255:
+                    break
+        mlen += 4
+        if len(out) + mlen > expected:
+            raise fail(f"LZ4 data inflates beyond the declared {expected} bytes", i)
+        start = len(out) - offset
+        if offset >= mlen:
+            out += out[start:start + mlen]
+        else:  # overlapping copy: repeat the period
+            period = bytes(out[start:])
+            reps, rest = divmod(mlen, offset)
+            out += period * reps + period[:rest]
+    return bytes(out)
+
+
+def _zstd_decompress(data: bytes) -> bytes | None:
+    try:
+        from compression import zstd  # type: ignore[import-not-found]  # Python 3.14+
+    except ImportError:
+        return None
+    return zstd.decompress(data)
+
+
+def read_container(blob: Blob, at: int, result: ImportResult, prefix: str) -> int:
+    """Parse one fatbin container starting at ``at``; returns the offset just past it."""
+    magic, version, header_size, fat_size = blob.unpack("<IHHQ", at, "fatbin header")
+    if magic != FATBIN_MAGIC:
+        raise blob.fail(f"bad fatbin magic 0x{magic:08x}", at)
+    if header_size < 16:
+        raise blob.fail(f"fatbin header size {header_size} is smaller than 16", at + 6)
+    start = at + header_size
+    end = start + fat_size
+    if end > len(blob.data):
+        raise blob.fail(f"fatbin claims {fat_size} bytes of entries, only "
+                        f"{max(0, len(blob.data) - start)} remain", at + 8)
+    pos = start
+    number = 0
+    while pos + 16 <= end:
+        number += 1
+        kind, _ver, ehs, size = blob.unpack("<HHIQ", pos, f"fatbin entry {number} header")
+        if ehs < 16:
+            raise blob.fail(f"fatbin entry {number} header size {ehs} is smaller than 16", pos + 4)
+        if pos + ehs + size > end or pos + ehs > end:
+            raise blob.fail(f"fatbin entry {number} ({ehs}+{size} bytes) runs past the end of its "
+                            f"container", pos)
+        if ehs >= 64:
+            csize, _opt, minor, major, arch, _noff, _nlen, flags, _zero, usize = blob.unpack(
+                "<IIHHIIIQQQ", pos + 16, f"fatbin entry {number} header")
+        else:
+            csize = minor = major = arch = flags = usize = 0
+        payload_at = pos + ehs
+        label = f"fatbin entry {number} ({'ELF' if kind == KIND_ELF else 'PTX' if kind == KIND_PTX else f'kind {kind}'} sm_{arch})"
+        if kind == KIND_ELF:
+            compressed = flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD)
+            if not compressed:
+                image = memoryview(blob.data)[payload_at:payload_at + size]
+                result.records.extend(read_cubin(
+                    image, blob.path, blob.base + payload_at, blob.what,
+                    source_prefix=f"{prefix}:{label}"))
+            else:
+                if not 0 < csize <= size:
+                    csize = size
+                if usize <= 0 or usize > MAX_IMAGE:
+                    raise blob.fail(f"{label}: implausible uncompressed size {usize}", pos + 56)
+                packed = blob.bytes(payload_at, csize, f"{label} payload")
+                image_bytes: bytes | None
+                if flags & FLAG_COMPRESSED_LZ4:
+                    image_bytes = lz4_block_decompress(
+                        packed, usize, lambda reason, i: blob.fail(f"{label}: {reason}", payload_at + i))
+                else:
+                    try:
+                        image_bytes = _zstd_decompress(packed)
+                    except Exception as exc:  # noqa: BLE001 - the codec's own error, reported
+                        raise blob.fail(f"{label}: zstd data is corrupt ({exc})", payload_at) from None
+                    if image_bytes is None:
+                        result.notes.append(
+                            f"{blob.path}: {label} at byte {blob.base + pos} is zstd-compressed and this "
+                            "Python has no zstd decoder (Python 3.14+ has one); skipped. Rebuild with "
+                            "-Xfatbin -compress-mode=speed or =none, or import `cuobjdump "
+                            "--dump-resource-usage` output instead")
+                        image_bytes = None
+                if image_bytes is not None:
+                    if len(image_bytes) != usize:
+                        raise blob.fail(f"{label}: inflated to {len(image_bytes)} bytes, header says "
+                                        f"{usize}", pos + 56)
+                    result.records.extend(read_cubin(
+                        image_bytes, blob.path, blob.base + payload_at,
+                        f"{label} (decompressed image)", source_prefix=f"{prefix}:{label}"))
+        pos = payload_at + size
+    return end
+
+
+def read_fatbin_bytes(data: bytes | memoryview, path: str, base: int = 0, prefix: str | None = None,
+                      result: ImportResult | None = None) -> ImportResult:
+    """One or more fatbin containers laid end to end (zero padding between them allowed)."""
+    result = result if result is not None else ImportResult()
+    blob = Blob(data, path, base)
+    prefix = prefix if prefix is not None else os.path.basename(path)
+    pos = 0
+    count = 0
+    n = len(data)
+    while pos < n:
+        while pos < n and data[pos] == 0:  # alignment padding
+            pos += 1
+        if pos >= n:
+            break
+        count += 1
+        if count > _MAX_CONTAINERS:
+            raise blob.fail("too many fatbin containers", pos)
+        pos = read_container(blob, pos, result, prefix)
+    return result
+
+
+def read_host_binary(data: bytes, path: str) -> ImportResult:
+    """Fatbins embedded in a host ELF (``.o``, executable, ``.so``) or any other container."""
+    result = ImportResult()
+    prefix = os.path.basename(path)
+    found = False
+    if data[:4] == ELF_MAGIC:
+        blob = Blob(data, path)
+        end = "<" if len(data) > 5 and data[5] == 1 else ">"
+        (machine,) = blob.unpack(end + "H", 18, "ELF header")
+        if machine == EM_CUDA:
+            result.records.extend(read_cubin(data, path))
+            return result
+        try:
+            sections = Elf(blob).sections
+        except ImportFailure:
+            sections = []  # stripped or damaged section headers: fall back to the scan below
+        for sec in sections:
+            if sec.name in _FAT_SECTIONS and sec.type != 8 and sec.size:
+                found = True
+                read_fatbin_bytes(memoryview(data)[sec.offset:sec.offset + sec.size], path,
+                                  base=sec.offset, prefix=f"{prefix}:{sec.name}", result=result)
+    if not found:
+        pos = data.find(FATBIN_MAGIC_BYTES)
+        while pos >= 0:
+            if pos + 16 <= len(data):
+                _m, version, hs, _size = struct.unpack_from("<IHHQ", data, pos)
+                if version == 1 and hs == 16:
+                    found = True
+                    end = read_container(Blob(data, path), pos, result, prefix)
+                    pos = data.find(FATBIN_MAGIC_BYTES, end)
+                    continue
+            pos = data.find(FATBIN_MAGIC_BYTES, pos + 4)
+    if not found:
+        raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
+                                  "header anywhere in the file)", offset=0)
+    return result
+
+
+def import_fatbin_detailed(path: str | os.PathLike[str]) -> ImportResult:
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise ImportFailure(name, exc.strerror or str(exc)) from None
+    if data[:4] == FATBIN_MAGIC_BYTES:
+        return read_fatbin_bytes(data, name)
+    return read_host_binary(data, name)

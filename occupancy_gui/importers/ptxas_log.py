@@ -1,0 +1,392 @@
+"""Resource usage from compiler logs: ``ptxas -v`` / ``nvcc --resource-usage`` / ``nvlink -v``.
+
+The input is a build log as bytes, in whatever shape a build system left it: make or ninja lines,
+MSBuild's ``1>`` prefixes, CRLF, UTF-16 from Windows shells, ANSI colours, stray non-UTF-8 bytes and
+unrelated warnings in between.  Only lines with the few markers below matter, so the reader scans
+large chunks with one compiled byte regex and never decodes the rest; memory stays bounded by the
+chunk size whatever the size of the log.
+
+Recognised lines, across CUDA 8 to 13::
+
+    ptxas info    : Compiling entry function '_Z6kernelPf' for 'sm_80'
+    ptxas info    : Function properties for _Z6kernelPf          (a device function when no entry is open)
+        8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+    ptxas info    : Used 10 registers, used 1 barriers, 2048 bytes smem, 372 bytes cmem[0]
+    ptxas info    : Used 32 registers, 688 bytes cumulative stack size, 372 bytes cmem[0]
+    ptxas info    : Used 8 registers, 4+0 bytes lmem, 2048+16 bytes smem, 40 bytes cmem[1]   (old)
+    nvlink info    : Function properties for '_Z6kernelPf': (target: sm_80)
+    nvlink info    : used 107 registers, used 1 barriers, 0 stack, 0 bytes smem, 372 bytes cmem[0], 0 bytes lmem
+
+``nvlink``'s figures are final for ``-rdc`` builds and replace ``ptxas``' for the same kernel and
+architecture.  When parallel builds interleave two ``ptxas`` runs, a ``Used`` line goes to the oldest
+open entry function whose ``Function properties`` line has been seen.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+from collections.abc import Callable
+from typing import BinaryIO
+
+from .records import ImportFailure, KernelRecord, split_reserved_smem
+
+ProgressFn = Callable[[int, int], None]
+CancelFn = Callable[[], bool]
+
+CHUNK_SIZE = 8 << 20
+_MAX_CARRY = 1 << 20
+
+
+class ImportCancelled(Exception):
+    """Raised when the ``cancel`` callback asked an import to stop."""
+
+
+# Both patterns start with a literal, so the regex engine's fast literal search does the scanning;
+# the tool name ("ptxas"/"nvlink") in front of "info" is checked in Python for the few hits.
+_EVENT = re.compile(
+    rb"info\s*:[ \t]*(?:"
+    rb"Compiling entry function '([^'\r\n]+)' for '([^'\r\n]+)'"
+    rb"|Function properties for ([^\r\n]*)"
+    rb"|[Uu]sed ([^\r\n]*)"
+    rb"|(\d+) bytes gmem)"
+)
+_STACK = re.compile(rb" bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_DIGITS = frozenset(b"0123456789")
+_ITEM = re.compile(
+    rb"(\d+)(?:\+(\d+))? (?:bytes )?"
+    rb"(registers|barriers|smem|lmem|stack frame|stack|cmem\[(\d+)\]|cumulative stack size|gmem)"
+)
+_TARGET = re.compile(rb"\(target: ?([A-Za-z0-9_]+)\)")
+_ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace").strip()
+
+
+class _Entry:
+    __slots__ = ("name", "arch", "line", "is_kernel", "fp_seen", "stack", "spill_st", "spill_ld")
+
+    def __init__(self, name: str, arch: str, line: int, is_kernel: bool):
+        self.name = name
+        self.arch = arch
+        self.line = line
+        self.is_kernel = is_kernel
+        self.fp_seen = False
+        self.stack: int | None = None
+        self.spill_st: int | None = None
+        self.spill_ld: int | None = None
+
+
+def _parse_items(tail: bytes) -> dict[str, int]:
+    """``10 registers, used 1 barriers, 2048 bytes smem, 372 bytes cmem[0]`` as a dict."""
+    out: dict[str, int] = {}
+    for m in _ITEM.finditer(tail):
+        what = m.group(3)
+        value = int(m.group(1))
+        if m.group(2) and what != b"smem":  # "2048+16 bytes smem": the +16 is the system's part
+            value += int(m.group(2))
+        if m.group(4) is not None:
+            out[f"cmem{int(m.group(4))}"] = out.get(f"cmem{int(m.group(4))}", 0) + value
+        else:
+            key = what.decode()
+            out[key] = out.get(key, 0) + value
+    return out
+
+
+class PtxasLogParser:
+    """Feed chunks of log text (bytes, UTF-8 or any ASCII superset) and collect records."""
+
+    def __init__(self, source_name: str):
+        self.source_name = source_name
+        self.records: dict[tuple[str, str], KernelRecord] = {}
+        self.pending: list[_Entry] = []  # entry functions waiting for their "Used" line
+        self.await_stack: list[_Entry] = []  # functions waiting for their stack-frame line
+        self.arch = ""  # the architecture of the latest "Compiling entry function"
+        self.deferred: list[_Entry] = []  # device functions printed before their module's first entry
+        self.nvlink_name: str | None = None
+        self.nvlink_target: str | None = None
+        self.nvlink_line = 0
+        self.nvlink_done: set[tuple[str, str]] = set()
+        self.line_base = 1
+        self.matched_lines = 0
+
+    # -- feeding ------------------------------------------------------------------------------
+    def feed(self, chunk: bytes, end: int | None = None) -> None:
+        """Parse ``chunk[:end]``, which must end at a line boundary (or be the last text)."""
+        if end is None:
+            end = len(chunk)
+        if chunk.find(b"\x1b", 0, end) >= 0:
+            chunk = _ANSI.sub(b"", chunk[:end])
+            end = len(chunk)
+        line = self.line_base
+        last = 0
+        count = chunk.count
+        stacks = _STACK.finditer(chunk, 0, end)
+        stack = next(stacks, None)
+        for m in _EVENT.finditer(chunk, 0, end):
+            start = m.start()
+            while stack is not None and stack.start() < start:
+                self._stack_match(chunk, stack)
+                stack = next(stacks, None)
+            before = chunk[max(0, start - 12):start]
+            if b"ptxas" in before:
+                is_nvlink = False
+            elif b"nvlink" in before:
+                is_nvlink = True
+            else:
+                continue
+            line += count(b"\n", last, start)
+            last = start
+            self.matched_lines += 1
+            if m.group(1) is not None:
+                entry = _Entry(_text(m.group(1)), _text(m.group(2)), line, True)
+                self.arch = entry.arch
+                self.pending.append(entry)
+                if self.deferred:
+                    for dev in self.deferred:
+                        dev.arch = entry.arch
+                        self._emit_device_function(dev)
+                    self.deferred.clear()
+            elif m.group(3) is not None:
+                if is_nvlink:
+                    self._nvlink_properties(m.group(3), line)
+                else:
+                    self._properties(_text(m.group(3)).strip("'\":"), line)
+            elif m.group(4) is not None:
+                if is_nvlink:
+                    self._nvlink_used(m.group(4))
+                else:
+                    self._used(m.group(4))
+            elif not is_nvlink:  # "N bytes gmem": a new ptxas module (one per architecture)
+                self.arch = ""
+        while stack is not None:
+            self._stack_match(chunk, stack)
+            stack = next(stacks, None)
+        self.line_base = line + count(b"\n", last, end)
+
+    def _stack_match(self, chunk: bytes, m: re.Match) -> None:
+        j = start = m.start()
+        while j > 0 and chunk[j - 1] in _DIGITS:
+            j -= 1
+        if j == start:
+            return
+        self._stack_line(int(chunk[j:start]), int(m.group(1)), int(m.group(2)))
+
+    # -- ptxas ----------------------------------------------------------------------------------
+    def _properties(self, name: str, line: int) -> None:
+        for entry in self.pending:
+            if entry.name == name and not entry.fp_seen:
+                entry.fp_seen = True
+                self.await_stack.append(entry)
+                return
+        # No open entry of that name: a device (non-entry) function.
+        entry = _Entry(name, self.arch, line, False)
+        entry.fp_seen = True
+        self.await_stack.append(entry)
+
+    def _stack_line(self, stack: int, spill_st: int, spill_ld: int) -> None:
+        if not self.await_stack:
+            return
+        entry = self.await_stack.pop(0)
+        entry.stack, entry.spill_st, entry.spill_ld = stack, spill_st, spill_ld
+        if not entry.is_kernel:
+            if entry.arch:
+                self._emit_device_function(entry)
+            else:
+                self.deferred.append(entry)
+
+    def _emit_device_function(self, entry: _Entry) -> None:
+        rec = KernelRecord(
+            name=entry.name, arch=entry.arch or "unknown", registers=0, is_kernel=False,
+            local_bytes=entry.stack or 0, spill_stores=entry.spill_st, spill_loads=entry.spill_ld,
+            source=f"{self.source_name}:{entry.line}",
+        )
+        self.records[rec.key] = rec
+
+    def _used(self, tail: bytes) -> None:
+        if not self.pending:
+            return
+        index = 0
+        for i, entry in enumerate(self.pending):
+            if entry.fp_seen:
+                index = i
+                break
+        entry = self.pending.pop(index)
+        if entry in self.await_stack:  # its stack line never came
+            self.await_stack.remove(entry)
+        items = _parse_items(tail)
+        banks = {int(k[4:]): v for k, v in items.items() if k.startswith("cmem")}
+        local = max(items.get("cumulative stack size", 0), entry.stack or 0, items.get("stack frame", 0))
+        local += items.get("lmem", 0)
+        rec = KernelRecord(
+            name=entry.name, arch=entry.arch, registers=items.get("registers", 0), is_kernel=True,
+            static_smem=items.get("smem", 0), local_bytes=local,
+            spill_stores=entry.spill_st, spill_loads=entry.spill_ld,
+            barriers=items.get("barriers"), const_bytes=banks.get(0), const_banks=banks,
+            source=f"{self.source_name}:{entry.line}",
+        )
+        self.records[rec.key] = rec
+
+    # -- nvlink ---------------------------------------------------------------------------------
+    def _nvlink_properties(self, rest: bytes, line: int) -> None:
+        target = _TARGET.search(rest)
+        if target:
+            rest = rest[: target.start()]
+        self.nvlink_name = _text(rest).rstrip(":").strip().strip("'\"").rstrip(":").strip("'\"")
+        self.nvlink_target = target.group(1).decode() if target else None
+        self.nvlink_line = line
+
+    def _nvlink_arch(self, name: str) -> str:
+        # Old nvlink prints no target: take the first ptxas architecture not yet linked.
+        for (rec_name, arch) in self.records:
+            if rec_name == name and (name, arch) not in self.nvlink_done:
+                return arch
+        return self.arch or "unknown"
+
+    def _nvlink_used(self, tail: bytes) -> None:
+        name = self.nvlink_name
+        if not name:
+            return
+        self.nvlink_name = None
+        target = _TARGET.search(tail)
+        arch = target.group(1).decode() if target else self.nvlink_target
+        if not arch:
+            arch = self._nvlink_arch(name)
+        items = _parse_items(tail[: target.start()] if target else tail)
+        banks = {int(k[4:]): v for k, v in items.items() if k.startswith("cmem")}
+        prior = self.records.get((name, arch))
+        static, reserved = split_reserved_smem(arch, items.get("smem", 0))
+        if prior is not None and prior.static_smem + reserved != items.get("smem", 0):
+            static, reserved = items.get("smem", 0), 0
+        local = max(items.get("stack", 0), items.get("lmem", 0))
+        rec = KernelRecord(
+            name=name, arch=arch, registers=items.get("registers", 0), is_kernel=True,
+            static_smem=static, reserved_smem=reserved, local_bytes=local,
+            spill_stores=prior.spill_stores if prior else None,
+            spill_loads=prior.spill_loads if prior else None,
+            barriers=items.get("barriers", prior.barriers if prior else None),
+            const_bytes=banks.get(0, prior.const_bytes if prior else None),
+            const_banks=banks or (dict(prior.const_banks) if prior else {}),
+            source=f"{self.source_name}:{self.nvlink_line}",
+        )
+        self.nvlink_done.add((name, arch))
+        self.records[rec.key] = rec
+
+    def finish(self) -> list[KernelRecord]:
+        for entry in self.deferred + self.await_stack:
+            if not entry.is_kernel:
+                self._emit_device_function(entry)
+        self.await_stack.clear()
+        self.deferred.clear()
+        return list(self.records.values())
+
+
+# -- reading files ----------------------------------------------------------------------------------
+def sniff_utf16(head: bytes) -> str | None:
+    """The UTF-16 codec a log is in, or ``None`` for byte-oriented encodings."""
+    if head.startswith(codecs.BOM_UTF16_LE):
+        return "utf-16-le"
+    if head.startswith(codecs.BOM_UTF16_BE):
+        return "utf-16-be"
+    sample = head[:512]
+    if len(sample) >= 8:
+        even_nul = sample[0::2].count(0)
+        odd_nul = sample[1::2].count(0)
+        half = len(sample) // 2
+        if odd_nul > 0.4 * half and even_nul < 0.05 * half:
+            return "utf-16-le"
+        if even_nul > 0.4 * half and odd_nul < 0.05 * half:
+            return "utf-16-be"
+    return None
+
+
+def _chunks(stream: BinaryIO, utf16: str | None, chunk_size: int):
+    """Yield (text chunk as ASCII-compatible bytes, raw bytes consumed so far)."""
+    done = 0
+    decoder = codecs.getincrementaldecoder(utf16)("replace") if utf16 else None
+    first = True
+    while True:
+        raw = stream.read(chunk_size)
+        done += len(raw)
+        if decoder is not None:
+            text = decoder.decode(raw, final=not raw)
+            if first and text.startswith("\ufeff"):
+                text = text[1:]
+            data = text.encode("utf-8", "replace")
+        else:
+            data = raw
+            if first and data.startswith(codecs.BOM_UTF8):
+                data = data[3:]
+        first = False
+        yield data, done
+        if not raw:
+            return
+
+
+def parse_stream(
+    stream: BinaryIO,
+    source_name: str,
+    total: int = 0,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+    chunk_size: int = CHUNK_SIZE,
+) -> list[KernelRecord]:
+    """Parse a log from a binary stream in bounded memory."""
+    head = stream.read(4096)
+    utf16 = sniff_utf16(head)
+    parser = PtxasLogParser(source_name)
+
+    class _Prefixed:
+        def __init__(self) -> None:
+            self.head = head
+
+        def read(self, n: int) -> bytes:
+            if self.head:
+                out, self.head = self.head, b""
+                return out + stream.read(max(0, n - len(out)))
+            return stream.read(n)
+
+    carry = b""
+    for data, done in _chunks(_Prefixed(), utf16, chunk_size):  # type: ignore[arg-type]
+        if cancel is not None and cancel():
+            raise ImportCancelled(source_name)
+        if data:
+            buf = carry + data if carry else data
+            cut = buf.rfind(b"\n") + 1
+            if cut == 0:
+                carry = buf
+                if len(carry) > _MAX_CARRY:  # one absurdly long line: keep only its tail
+                    carry = carry[-4096:]
+            else:
+                parser.feed(buf, cut)
+                carry = buf[cut:]
+        else:
+            if carry:
+                parser.feed(carry)
+                carry = b""
+        if progress is not None:
+            progress(done, max(total, done))
+    return parser.finish()
+
+
+def parse_bytes(data: bytes, source_name: str = "<log>") -> list[KernelRecord]:
+    import io
+
+    return parse_stream(io.BytesIO(data), source_name, total=len(data))
+
+
+def import_ptxas_log(
+    path: str | os.PathLike[str],
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> list[KernelRecord]:
+    name = os.fspath(path)
+    try:
+        total = os.path.getsize(name)
+        with open(name, "rb") as fh:
+            return parse_stream(fh, os.path.basename(name), total, progress, cancel)
+    except OSError as exc:
+        raise ImportFailure(name, exc.strerror or str(exc)) from None

@@ -1,0 +1,128 @@
+"""What every importer produces: one :class:`KernelRecord` per function and architecture.
+
+The figures are those ``cudaFuncGetAttributes`` and ``ptxas -v`` speak of: registers per thread,
+static shared memory per block (the user's ``__shared__`` variables, without the per-block
+reservation that sm_80+ devices add on their own, which the engine takes from the device's
+``reserved_shared_mem_per_block``), local memory per thread, and so on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .demangle import demangle
+
+RESERVED_SMEM_BASE = 1024
+"""Bytes that sm_90+ toolchains place at the start of a kernel's ``.nv.shared`` section for the
+driver's reserved shared memory.  ``cuobjdump`` and ``nvlink`` count them, ``ptxas -v`` does not."""
+
+
+class ImportFailure(ValueError):
+    """A file that cannot be imported.  The message is one line that names the file and the place.
+
+    ``line`` is a 1-based line number for text formats, ``offset`` a byte offset for binaries.
+    """
+
+    def __init__(self, path: str, reason: str, *, line: int | None = None, offset: int | None = None):
+        self.path = str(path)
+        self.reason = " ".join(str(reason).split())
+        self.line = line
+        self.offset = offset
+        where = self.path
+        if line is not None:
+            where += f":{line}"
+        elif offset is not None:
+            where += f": at byte {offset} (0x{offset:x})"
+        super().__init__(f"{where}: {self.reason}")
+
+
+@dataclass(frozen=True)
+class KernelRecord:
+    """Resource usage of one compiled function for one architecture.
+
+    ``None`` means "not in this source": a binary does not record spills, a log does not record
+    ``__launch_bounds__``.  ``const_banks`` maps constant bank number to bytes (bank 0 holds the
+    kernel parameters and the driver's launch data).
+    """
+
+    name: str
+    arch: str
+    registers: int
+    demangled: str = ""
+    is_kernel: bool = True
+    static_smem: int = 0
+    local_bytes: int = 0
+    spill_stores: int | None = None
+    spill_loads: int | None = None
+    barriers: int | None = None
+    const_bytes: int | None = None
+    const_banks: dict[int, int] = field(default_factory=dict, hash=False)
+    max_threads: int | None = None
+    min_blocks: int | None = None
+    req_threads: tuple[int, int, int] | None = None
+    cluster_dims: tuple[int, int, int] | None = None
+    max_registers: int | None = None
+    reserved_smem: int = 0
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.demangled:
+            object.__setattr__(self, "demangled", demangle(self.name))
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.name, self.arch)
+
+    @property
+    def arch_number(self) -> int | None:
+        return arch_number(self.arch)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "demangled": self.demangled,
+            "arch": self.arch,
+            "registers": self.registers,
+            "static_smem": self.static_smem,
+            "local_bytes": self.local_bytes,
+            "spill_stores": self.spill_stores,
+            "spill_loads": self.spill_loads,
+            "barriers": self.barriers,
+            "const_bytes": self.const_bytes,
+            "max_threads": self.max_threads,
+            "min_blocks": self.min_blocks,
+            "source": self.source,
+        }
+
+
+def arch_number(arch: str) -> int | None:
+    """``"sm_90a"`` -> 90; ``None`` for anything else."""
+    if not arch.startswith(("sm_", "compute_")):
+        return None
+    digits = ""
+    for ch in arch.split("_", 1)[1]:
+        if not ch.isdigit():
+            break
+        digits += ch
+    return int(digits) if digits else None
+
+
+def split_reserved_smem(arch: str, section_bytes: int) -> tuple[int, int]:
+    """(static, reserved) from a ``.nv.shared`` size as ``cuobjdump``/``nvlink`` print it.
+
+    For sm_90+ a non-empty section starts with the driver's 1 KiB reservation; text formats carry no
+    other evidence of it, so this is decided by architecture.
+    """
+    number = arch_number(arch)
+    if number is not None and number >= 90 and section_bytes >= RESERVED_SMEM_BASE:
+        return section_bytes - RESERVED_SMEM_BASE, RESERVED_SMEM_BASE
+    return section_bytes, 0
+
+
+def merge_records(records: "list[KernelRecord]") -> list[KernelRecord]:
+    """Keep the last record per (name, arch), in first-seen order."""
+    out: dict[tuple[str, str], KernelRecord] = {}
+    for rec in records:
+        out[rec.key] = rec
+    return list(out.values())

@@ -1,0 +1,132 @@
+"""cubin / fatbin / host object readers: expected values, agreement with the logs and cuobjdump."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from occupancy_gui.importers import detect_format, import_file, import_file_detailed
+from occupancy_gui.importers.cuobjdump_text import parse_text
+from occupancy_gui.importers.fatbin import lz4_block_decompress
+
+from .conftest import GEN, find_cuobjdump
+
+BINARIES = ["a_sm80.cubin", "a_sm120.cubin", "b_sm90.cubin", "a.fatbin", "a_lz4.fatbin", "b_host.o"]
+
+
+def kernels(records):
+    return {(r.name, r.arch): r for r in records if r.is_kernel}
+
+
+@pytest.mark.parametrize("fname,fmt", [
+    ("a_sm80.cubin", "cubin"), ("a.fatbin", "fatbin"), ("b_host.o", "host_binary"),
+    ("a_ptxas_v.log", "ptxas_log"), ("b_host.o.cuobjdump.txt", "cuobjdump_text"),
+])
+def test_detect_format_by_content(fname, fmt, tmp_path):
+    data = (GEN / fname).read_bytes()
+    renamed = tmp_path / "no_extension"
+    renamed.write_bytes(data)
+    assert detect_format(renamed, data[:65536]) == fmt
+
+
+def test_cubin_expected_values():
+    recs = kernels(import_file(GEN / "b_sm90.cubin"))
+    cl = recs[("_Z14cluster_kernelPj", "sm_90")]
+    assert (cl.registers, cl.static_smem, cl.reserved_smem, cl.barriers) == (12, 128, 1024, 1)
+    assert cl.cluster_dims == (2, 1, 1) and cl.max_registers == 32
+    la = recs[("_Z11local_arrayP4Pairi", "sm_90")]
+    assert (la.max_threads, la.local_bytes, la.min_blocks, la.spill_stores) == (128, 400, None, None)
+    a = kernels(import_file(GEN / "a_sm80.cubin"))
+    ts = a[("_ZN3occ9tiled_sumILi512EEEvPKfPfi", "sm_80")]
+    assert (ts.registers, ts.static_smem, ts.max_threads, ts.max_registers, ts.const_bytes) == (10, 2048, 256, 128, 372)
+    assert ts.const_banks[3] == 256  # the module's __constant__ array
+    assert ts.source == "a_sm80.cubin:ELF section .nv.info._ZN3occ9tiled_sumILi512EEEvPKfPfi"
+    assert a[("_Z14named_barriersPf", "sm_80")].barriers == 3
+
+
+def test_fatbin_and_host_object_cover_every_arch():
+    assert {r.arch for r in import_file(GEN / "a.fatbin")} == {"sm_80", "sm_90"}
+    assert {r.arch for r in import_file(GEN / "a_lz4.fatbin")} == {"sm_80", "sm_90"}
+    assert {r.arch for r in import_file(GEN / "b_host.o")} == {"sm_75", "sm_120"}
+    src = import_file(GEN / "b_host.o")[1].source
+    assert src.startswith("b_host.o:.nv_fatbin:fatbin entry 1 (ELF sm_75):ELF section .nv.info")
+
+
+def test_lz4_entry_equals_uncompressed_cubin():
+    lz4 = kernels(import_file(GEN / "a_lz4.fatbin"))
+    plain = kernels(import_file(GEN / "a.fatbin"))
+    strip = lambda recs: {k: (r.registers, r.static_smem, r.barriers, r.const_bytes, r.local_bytes) for k, r in recs.items()}
+    assert strip(lz4) == strip(plain)
+
+
+def test_zstd_entries_are_reported_per_entry():
+    try:
+        from compression import zstd  # noqa: F401
+    except ImportError:
+        from occupancy_gui.importers import ImportFailure
+
+        with pytest.raises(ImportFailure, match="fatbin entry 1 \\(ELF sm_80\\).*zstd"):
+            import_file_detailed(GEN / "a_zstd.fatbin")
+    else:  # pragma: no cover - Python 3.14+
+        assert {r.arch for r in import_file(GEN / "a_zstd.fatbin")} == {"sm_80", "sm_120"}
+
+
+@pytest.mark.parametrize("log,binary", [
+    ("a_ptxas_v.log", "a_sm80.cubin"), ("a_ptxas_v.log", "a_sm120.cubin"), ("a_ptxas_v.log", "a.fatbin"),
+    ("b_resource_usage.log", "b_sm90.cubin"), ("b_resource_usage.log", "b_host.o"),
+])
+def test_log_and_binary_agree(log, binary):
+    from_log = kernels(import_file(GEN / log))
+    from_bin = kernels(import_file(GEN / binary))
+    assert from_bin
+    for key, b in from_bin.items():
+        lg = from_log[key]
+        assert (b.registers, b.static_smem, b.barriers, b.local_bytes) == \
+            (lg.registers, lg.static_smem, lg.barriers, lg.local_bytes), key
+        if lg.const_bytes is not None:  # ptxas stops printing cmem[0] for sm_90+
+            assert b.const_bytes == lg.const_bytes
+
+
+def _compare_with_cuobjdump_text(text: str, binary: str):
+    got = kernels(import_file_detailed(GEN / binary).records)
+    # A bare cubin dump has no "arch =" header: give it the cubin's one architecture.
+    archs = {a for _, a in got}
+    default = archs.pop() if len(archs) == 1 else "unknown"
+    expected = {(r.name, r.arch): r for r in parse_text(text, "cuobjdump", default_arch=default)}
+    assert set(expected) == set(got)
+    for key, e in expected.items():
+        g = got[key]
+        assert g.registers == e.registers, key
+        assert g.static_smem + g.reserved_smem == e.static_smem + e.reserved_smem, key
+        assert g.static_smem == e.static_smem, key
+        assert g.local_bytes == e.local_bytes, key
+        assert g.const_bytes == e.const_bytes, key
+
+
+@pytest.mark.parametrize("binary", BINARIES)
+def test_binary_reader_matches_committed_cuobjdump_output(binary):
+    _compare_with_cuobjdump_text((GEN / f"{binary}.cuobjdump.txt").read_text(), binary)
+
+
+@pytest.mark.parametrize("binary", BINARIES)
+def test_binary_reader_matches_installed_cuobjdump(binary):
+    tool = find_cuobjdump()
+    if tool is None:
+        pytest.skip("cuobjdump not installed")
+    out = subprocess.run([tool, "--dump-resource-usage", str(GEN / binary)], capture_output=True,
+                         text=True, check=True).stdout
+    _compare_with_cuobjdump_text(out, binary)
+
+
+def test_cuobjdump_text_import():
+    recs = kernels(import_file(GEN / "b_host.o.cuobjdump.txt"))
+    cl = recs[("_Z14cluster_kernelPj", "sm_120")]
+    assert (cl.registers, cl.static_smem, cl.reserved_smem, cl.const_bytes) == (12, 128, 1024, 904)
+    assert recs[("_Z12spill_kernelPKfPfi", "sm_75")].local_bytes == 144
+
+
+def test_lz4_overlapping_match():
+    # "ab" then a match of length 6 at offset 2 -> "abababab"
+    packed = bytes([0x22]) + b"ab" + bytes([2, 0]) + bytes([0x00])
+    assert lz4_block_decompress(packed[:-1], 8, lambda r, i: ValueError(r)) == b"abababab"

@@ -1,0 +1,140 @@
+"""ptxas -v / --resource-usage / nvlink -v logs: real compiler output and hand-written variants."""
+
+from __future__ import annotations
+
+import codecs
+import io
+
+import pytest
+
+from occupancy_gui.importers import ImportCancelled, ImportFailure, import_file
+from occupancy_gui.importers.ptxas_log import import_ptxas_log, parse_bytes, parse_stream
+
+from .conftest import GEN, HAND
+
+
+def by_key(records):
+    return {(r.name, r.arch): r for r in records}
+
+
+def test_real_nvcc_log_all_archs():
+    recs = by_key(import_file(GEN / "a_ptxas_v.log"))
+    assert {arch for _, arch in recs} == {"sm_75", "sm_80", "sm_90", "sm_100", "sm_120"}
+    k = recs[("_ZN3occ9tiled_sumILi512EEEvPKfPfi", "sm_80")]
+    assert (k.registers, k.static_smem, k.barriers, k.const_bytes, k.spill_stores) == (10, 2048, 1, 372, 0)
+    assert k.demangled == "void occ::tiled_sum<512>(float const*, float*, int)"
+    assert k.source == "a_ptxas_v.log:23"
+    nb = recs[("_Z14named_barriersPf", "sm_120")]
+    assert (nb.registers, nb.static_smem, nb.barriers, nb.const_bytes) == (16, 512, 3, None)
+    assert recs[("plain_c_kernel", "sm_90")].barriers == 0
+
+
+def test_real_resource_usage_log_device_function_and_stack():
+    recs = by_key(import_file(GEN / "b_resource_usage.log"))
+    spill = recs[("_Z12spill_kernelPKfPfi", "sm_90")]
+    assert (spill.registers, spill.local_bytes, spill.is_kernel) == (32, 144, True)
+    heavy = recs[("_Z5heavyPKfi", "sm_90")]
+    assert heavy.is_kernel is False
+    assert heavy.spill_stores > 0 and heavy.spill_loads > 0
+    assert recs[("_Z11local_arrayP4Pairi", "sm_90")].local_bytes == 400
+
+
+def test_real_rdc_log_nvlink_overrides_ptxas():
+    recs = by_key(import_file(GEN / "b_rdc_nvlink.log"))
+    # ptxas said 24 registers for the separately compiled kernel; the linked figure is final.
+    spill = recs[("_Z12spill_kernelPKfPfi", "sm_80")]
+    assert spill.registers == 107 and spill.barriers == 1 and spill.const_bytes == 372
+    # nvlink counts the sm_90 reserved 1 KiB in smem; static_smem stays the user's 128 bytes.
+    cl = recs[("_Z14cluster_kernelPj", "sm_90")]
+    assert (cl.static_smem, cl.reserved_smem, cl.registers) == (128, 1024, 12)
+    # Device functions printed before their module's first entry get that module's arch.
+    assert ("_Z5heavyPKfi$1", "sm_80") in recs and ("_Z5heavyPKfi$1", "sm_90") in recs
+
+
+EXPECTED = {
+    "cuda8_make.log": {
+        ("_Z5saxpyifPKfPf", "sm_52"): dict(registers=8, static_smem=0, const_bytes=352, barriers=None),
+        ("_Z9reduce256PKfPf", "sm_52"): dict(registers=14, static_smem=1024, local_bytes=32, const_bytes=336),
+        ("_Z5saxpyifPKfPf", "sm_61"): dict(registers=10, const_bytes=352, const_banks={0: 352, 2: 24}),
+        ("_Z9reduce256PKfPf", "sm_61"): dict(registers=16, spill_stores=12, spill_loads=20),
+        ("_Z6helperff", "sm_52"): dict(is_kernel=False, local_bytes=8, spill_stores=4),
+        ("_Z6helperff", "sm_61"): dict(is_kernel=False, spill_stores=0),
+    },
+    "cuda5_legacy.log": {
+        ("_Z6kernelPi", "sm_20"): dict(registers=21, static_smem=2048, local_bytes=4, const_bytes=40),
+    },
+    "cuda11_ninja.log": {
+        ("_ZN4gemm6kernelILi128ELi8EEEvPKfS2_Pfi", "sm_70"): dict(registers=64, static_smem=8192),
+        ("_Z4scanPiS_i", "sm_80"): dict(registers=30, barriers=1, local_bytes=16, static_smem=4224),
+        ("_Z7scan_v2PiS_i", "sm_90a"): dict(registers=40, barriers=2, static_smem=4096),
+    },
+    "msbuild_crlf.log": {("_Z6blur3dPKfPfiii", "sm_86"): dict(registers=37, barriers=1, static_smem=6144)},
+    "msbuild_utf16.log": {("_Z6blur3dPKfPfiii", "sm_86"): dict(registers=37, barriers=1, static_smem=6144)},
+    "colour_latin1.log": {("_Z3addPfS_", "sm_89"): dict(registers=12, barriers=0, const_bytes=368)},
+    "parallel_interleaved.log": {
+        ("_Z7kernelAPf", "sm_80"): dict(registers=11, barriers=1, static_smem=256, local_bytes=0),
+        ("_Z7kernelBPf", "sm_90"): dict(registers=22, barriers=2, static_smem=512, local_bytes=24, spill_stores=8),
+    },
+    "cuda10_rdc_nvlink.log": {
+        ("_Z4stepPf", "sm_70"): dict(registers=48, local_bytes=64),
+        ("_Z4stepPf", "sm_80"): dict(registers=50, local_bytes=64),
+    },
+}
+
+
+@pytest.mark.parametrize("fname", sorted(EXPECTED))
+def test_handwritten_variants(fname):
+    recs = by_key(import_file(HAND / fname))
+    for key, fields in EXPECTED[fname].items():
+        assert key in recs, f"{key} missing from {fname}: {sorted(recs)}"
+        for attr, value in fields.items():
+            assert getattr(recs[key], attr) == value, (fname, key, attr)
+    assert len(recs) == len(EXPECTED[fname])
+
+
+def test_msbuild_source_lines_count_crlf_and_utf16_alike():
+    a = import_file(HAND / "msbuild_crlf.log")[0]
+    b = import_file(HAND / "msbuild_utf16.log")[0]
+    assert a.source.endswith(":6") and b.source.endswith(":6")
+
+
+def test_utf16_big_endian_without_bom():
+    text = (GEN / "a_ptxas_v.log").read_text()
+    recs = parse_bytes(text.encode("utf-16-be"), "be.log")
+    assert len(recs) == len(import_file(GEN / "a_ptxas_v.log"))
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1000])
+def test_chunk_boundaries_do_not_change_results(chunk):
+    data = (GEN / "a_ptxas_v.log").read_bytes()
+    whole = parse_bytes(data, "x.log")
+    split = parse_stream(io.BytesIO(data), "x.log", len(data), chunk_size=chunk)
+    assert split == whole
+    utf16 = codecs.BOM_UTF16_LE + data.decode().encode("utf-16-le")
+    assert parse_stream(io.BytesIO(utf16), "x.log", len(utf16), chunk_size=chunk + 1) == whole
+
+
+def test_progress_and_cancel(tmp_path):
+    path = tmp_path / "big.log"
+    block = (GEN / "a_ptxas_v.log").read_bytes()
+    path.write_bytes(block * 50)
+    seen = []
+    recs = import_ptxas_log(path, progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (len(block) * 50, len(block) * 50)
+    assert len(recs) == 20  # repeated builds collapse to one record per kernel and arch
+    with pytest.raises(ImportCancelled):
+        import_ptxas_log(path, cancel=lambda: True)
+
+
+def test_log_without_resource_lines_fails_with_a_reason(tmp_path):
+    path = tmp_path / "build.log"
+    path.write_text("make: Nothing to be done for 'all'.\n")
+    with pytest.raises(ImportFailure, match="no ptxas or nvlink"):
+        import_file(path)
+
+
+def test_long_line_without_newline_is_bounded():
+    data = b"x" * (3 << 20) + b"\nptxas info    : Compiling entry function 'k' for 'sm_80'\n" \
+        b"ptxas info    : Used 4 registers\n"
+    recs = parse_stream(io.BytesIO(data), "l.log", len(data), chunk_size=1 << 16)
+    assert [(r.name, r.registers) for r in recs] == [("k", 4)]
