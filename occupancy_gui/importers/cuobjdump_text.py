@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 
-from .records import ImportFailure, KernelRecord, split_reserved_smem
+from .records import read_input, ImportFailure, KernelRecord, split_reserved_smem
 
 _PAIR = re.compile(r"([A-Z_]+)(?:\[(\d+)\])?:(\d+)")
 
@@ -74,12 +74,7 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown") -> li
 
 
 def import_cuobjdump_text(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
-    name = os.fspath(path)
-    try:
-        with open(name, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise ImportFailure(name, exc.strerror or str(exc)) from None
+    name, data = read_input(path)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         text = data.decode("utf-16", "replace")
     else:

@@ -25,7 +25,7 @@ import os
 import re
 import struct
 
-from .records import RESERVED_SMEM_BASE, ImportFailure, KernelRecord
+from .records import read_input, RESERVED_SMEM_BASE, ImportFailure, KernelRecord
 
 EM_CUDA = 190
 ELF_MAGIC = b"\x7fELF"
@@ -358,12 +358,7 @@ def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "
 
 
 def import_cubin(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
-    name = os.fspath(path)
-    try:
-        with open(name, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise ImportFailure(name, exc.strerror or str(exc)) from None
+    name, data = read_input(path)
     records = read_cubin(data, name)
     if progress is not None:
         progress(len(data), len(data))

@@ -22,7 +22,7 @@ import struct
 from dataclasses import dataclass, field
 
 from .elf_cubin import ELF_MAGIC, EM_CUDA, Blob, Elf, read_cubin
-from .records import ImportFailure, KernelRecord
+from .records import read_input, ImportFailure, KernelRecord
 
 FATBIN_MAGIC = 0xBA55ED50
 FATBIN_MAGIC_BYTES = struct.pack("<I", FATBIN_MAGIC)
@@ -235,12 +235,7 @@ def read_host_binary(data: bytes, path: str) -> ImportResult:
 
 
 def import_fatbin_detailed(path: str | os.PathLike[str]) -> ImportResult:
-    name = os.fspath(path)
-    try:
-        with open(name, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise ImportFailure(name, exc.strerror or str(exc)) from None
+    name, data = read_input(path)
     if data[:4] == FATBIN_MAGIC_BYTES:
         return read_fatbin_bytes(data, name)
     return read_host_binary(data, name)

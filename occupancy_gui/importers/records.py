@@ -8,6 +8,7 @@ reservation that sm_80+ devices add on their own, which the engine takes from th
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,3 +127,13 @@ def merge_records(records: "list[KernelRecord]") -> list[KernelRecord]:
     for rec in records:
         out[rec.key] = rec
     return list(out.values())
+
+
+def read_input(path: "os.PathLike[str] | str") -> tuple[str, bytes]:
+    """A whole input file as bytes, its path as text; an unreadable file is an ``ImportFailure``."""
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as fh:
+            return name, fh.read()
+    except OSError as exc:
+        raise ImportFailure(name, exc.strerror or str(exc)) from None
