@@ -78,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("file", nargs="?", default="-", help="a .jsonl file, or - for standard input")
     devices = sub.add_parser("devices", help="list every device profile")
     devices.add_argument("--json", action="store_true")
+    devices.add_argument("--detect", action="store_true",
+                         help="read the local GPUs (needs occupancy_gui[cuda]) and save them as user profiles")
     suggest = sub.add_parser("suggest", help="block size like cudaOccupancyMaxPotentialBlockSize")
     _add_kernel_arguments(suggest, threads_required=False)
     suggest.add_argument("--blocks", type=int, help="with --threads: dynamic smem available for N blocks per SM")
@@ -137,7 +139,27 @@ def _batch(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _detect(out: TextIO) -> int:
+    from ..detect import DetectionUnavailable, detect_devices, save_profile
+    from ..profiles import user_profile_dir
+
+    try:
+        devices = detect_devices()
+    except DetectionUnavailable as exc:
+        return _fail("occupancy devices --detect", str(exc))
+    saved = [save_profile(device, user_profile_dir()) for device in devices]
+    catalog = load_catalog()
+    for device, path in zip(devices, saved):
+        problems = [e for e in catalog.errors if str(path) in str(e)]
+        status = f"error: {problems[0]}" if problems else "saved"
+        print(f"{device.profile_name}: CC {device.compute_capability[0]}.{device.compute_capability[1]}, "
+              f"{device.sm_count} SMs, driver {device.driver_version} -> {path} ({status})", file=out)  # fmt: skip
+    return 0
+
+
 def _devices(args: argparse.Namespace, out: TextIO) -> int:
+    if args.detect:
+        return _detect(out)
     catalog = load_catalog()
     if args.json:
         print(json.dumps([profile_to_json(p) for p in catalog.profiles], indent=1), file=out)

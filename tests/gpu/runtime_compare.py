@@ -1,0 +1,104 @@
+"""Compare what the CUDA runtime answered (a probe document) with the engine, field by field.
+
+Shared by ``check_runtime.py`` (live, on a GPU machine) and ``test_replay.py`` (saved fixtures).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from occupancy_gui.engine import (
+    DeviceProperties,
+    DeviceState,
+    FunctionAttributes,
+    Launch,
+    OccupancyError,
+    available_dynamic_smem_per_block,
+    compute_occupancy,
+    max_potential_block_size,
+)
+
+CUDA_SUCCESS = 0
+
+
+@dataclass
+class Comparison:
+    """Rows of (what, runtime, engine) and how many disagree."""
+
+    rows: list[tuple[str, str, str, bool]]
+
+    @property
+    def mismatches(self) -> int:
+        return sum(1 for *_, ok in self.rows if not ok)
+
+    def table(self, only_mismatches: bool = False) -> str:
+        lines = [f"{'query':70} {'runtime':>14} {'engine':>14}"]
+        for what, runtime, engine, ok in self.rows:
+            if ok and only_mismatches:
+                continue
+            lines.append(f"{what[:70]:70} {runtime:>14} {engine:>14}{'' if ok else '  <-- MISMATCH'}")
+        lines.append(f"{len(self.rows)} comparisons, {self.mismatches} mismatches")
+        return "\n".join(lines)
+
+
+def device_from_probe(device: dict[str, Any]) -> DeviceProperties:
+    return DeviceProperties(
+        compute_major=device["major"], compute_minor=device["minor"],
+        max_threads_per_block=device["maxThreadsPerBlock"],
+        max_threads_per_multiprocessor=device["maxThreadsPerMultiProcessor"],
+        regs_per_block=device["regsPerBlock"], regs_per_multiprocessor=device["regsPerMultiprocessor"],
+        warp_size=device["warpSize"], shared_mem_per_block=device["sharedMemPerBlock"],
+        shared_mem_per_multiprocessor=device["sharedMemPerMultiprocessor"], num_sms=device["multiProcessorCount"],
+        shared_mem_per_block_optin=device["sharedMemPerBlockOptin"],
+        reserved_shared_mem_per_block=device["reservedSharedMemPerBlock"],
+    )  # fmt: skip
+
+
+def _func(attributes: dict[str, int], barriers: int = 1) -> FunctionAttributes:
+    """What the runtime hands its occupancy calculator (``cudaOccFuncAttributes(cudaFuncAttributes)``)."""
+    return FunctionAttributes(
+        num_regs=attributes["numRegs"], shared_size_bytes=attributes["sharedSizeBytes"],
+        max_threads_per_block=attributes["maxThreadsPerBlock"],
+        max_dynamic_shared_size_bytes=attributes["maxDynamicSharedSizeBytes"], num_block_barriers=barriers,
+    )  # fmt: skip
+
+
+def compare_probe(probe: dict[str, Any], imported: dict[str, dict[str, int]] | None = None) -> Comparison:
+    """Every runtime answer in ``probe`` against the engine; ``imported`` adds the importer's readings."""
+    device = device_from_probe(probe["device"])
+    rows: list[tuple[str, str, str, bool]] = []
+    for entry in probe["kernels"]:
+        name, carveout, attrs = entry["kernel"], entry["carveout"], entry["attributes"]
+        barriers = (imported or {}).get(name, {}).get("barriers", 1) or 1
+        func, state = _func(attrs, barriers), DeviceState(carveout_config=carveout)
+        tag = f"{name} carveout={carveout}"
+        for block, dyn, status, blocks in entry["occupancy"]:
+            try:
+                mine = str(compute_occupancy(device, func, Launch(block, dyn), state).active_blocks)
+            except OccupancyError as exc:
+                mine = f"error {int(exc.status)}"
+            theirs = str(blocks) if status == CUDA_SUCCESS else f"error {status}"
+            rows.append((f"{tag} blocks/SM at {block} threads, {dyn} B dyn", theirs, mine,
+                         theirs == mine or (status != CUDA_SUCCESS and mine.startswith("error"))))  # fmt: skip
+        for smem, status, grid, block in entry["potential"]:
+            try:
+                s = max_potential_block_size(device, func, smem, state)
+                mine = f"{s.min_grid_size}/{s.block_size}"
+            except OccupancyError:
+                mine = "error"
+            theirs = f"{grid}/{block}" if status == CUDA_SUCCESS else "error"
+            rows.append((f"{tag} potential grid/block, {smem} B dyn", theirs, mine, theirs == mine))
+        for block, nblocks, status, bytes_ in entry["available"]:
+            try:
+                mine = str(available_dynamic_smem_per_block(device, func, nblocks, block, state))
+            except OccupancyError:
+                mine = "error"
+            theirs = str(bytes_) if status == CUDA_SUCCESS else "error"
+            rows.append((f"{tag} available dyn smem, {nblocks} x {block}", theirs, mine, theirs == mine))
+        reading = (imported or {}).get(name)
+        if reading is not None and carveout == -1:
+            for ours, theirs_key in (("registers", "numRegs"), ("static_smem", "sharedSizeBytes")):
+                rows.append((f"{name} importer {ours}", str(attrs[theirs_key]), str(reading[ours]),
+                             attrs[theirs_key] == reading[ours]))  # fmt: skip
+    return Comparison(rows)
