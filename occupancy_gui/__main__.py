@@ -1,0 +1,15 @@
+"""``python -m occupancy_gui`` and the ``occupancy-gui`` script: start the GUI."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .ui.app import main as gui_main
+
+    return gui_main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+"""The desktop GUI: the only package that imports PySide6 and pyqtgraph.
+
+The binding is pinned here, before anything imports pyqtgraph: pyqtgraph would otherwise pick
+PyQt6 whenever it happens to be installed.
+"""
+
+import os
+
+os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+import PySide6.QtCore  # noqa: E402,F401  (must come before pyqtgraph)
+import pyqtgraph  # noqa: E402
+
+# Plain cosmetic lines; antialiasing costs time on every repaint of a step curve.
+pyqtgraph.setConfigOptions(antialias=False, useOpenGL=False, imageAxisOrder="row-major")

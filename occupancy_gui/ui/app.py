@@ -1,0 +1,248 @@
+"""``occupancy-gui``: command line, application object and the screenshot mode."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, NoReturn
+
+from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from .. import __version__
+from ..session import Session
+from . import units
+from .panels.kernel_panel import FIELDS
+from .qt_utils import app_icon
+from .settings import load_inputs
+
+ORGANIZATION = "occupancy_gui"
+APPLICATION = "occupancy-gui"
+SCREENSHOT_SIZE = (1400, 900)
+DEFAULT_DEVICE = "sm_100"
+DEFAULT_INPUTS: dict[str, Any] = dict(threads=256, registers=64, static_smem=24 * 1024)
+"""The Programming Guide's worked example: 4 blocks of 256 threads, 50 %, limited by registers."""
+RANGES = {name: (low, high) for name, _label, _kind, low, high, _step, _tip in FIELDS}
+
+
+class UsageError(Exception):
+    """A bad command line; the message is one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _count(name: str) -> Any:
+    def convert(text: str) -> int:
+        value = units.parse_count(text)
+        low, high = RANGES[name]
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected a whole number {low}..{high}, got {text!r}")
+        return value
+
+    return convert
+
+
+def _bytes(name: str) -> Any:
+    def convert(text: str) -> int:
+        value = units.parse_bytes(text)
+        low, high = RANGES[name]
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected bytes (24576) or KiB (24KiB) up to {high} B, got {text!r}")
+        return value
+
+    return convert
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="occupancy-gui", description="Exact CUDA occupancy calculator (desktop GUI).")
+    parser.add_argument("file", nargs="?", metavar="FILE", help="compiler output to import (ptxas -v log, cubin, ...)")
+    parser.add_argument("--device", metavar="NAME", help="device profile: sm_90, 9.0, H100, ...")
+    parser.add_argument("--threads", type=_count("threads"), metavar="N", help="threads per block")
+    parser.add_argument("--registers", type=_count("registers"), metavar="N", help="registers per thread")
+    parser.add_argument("--static-smem", type=_bytes("static_smem"), metavar="B", help="static shared memory (bytes or KiB)")
+    parser.add_argument("--dynamic-smem", type=_bytes("dynamic_smem"), metavar="B", help="dynamic shared memory (bytes or KiB)")
+    parser.add_argument("--screenshot", type=Path, metavar="OUT.png",
+                        help=f"render the window at {SCREENSHOT_SIZE[0]}×{SCREENSHOT_SIZE[1]} to a PNG and exit")  # fmt: skip
+    parser.add_argument("--self-test", action="store_true",
+                        help="load every bundled profile, check a worked example, render the window offscreen; exit 0 or 1")  # fmt: skip
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def _load_catalog(use_cache: bool = True) -> Any:
+    from PySide6.QtCore import QStandardPaths
+
+    from ..paths import data_dir
+    from ..profiles import ProfileError, user_profile_dir
+    from .catalog_cache import CACHE_NAME, load_catalog
+
+    _set_application_names()
+    cache = None
+    if use_cache:
+        location = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.CacheLocation)
+        cache = Path(location) / CACHE_NAME if location else None
+    try:
+        catalog = load_catalog(data_dir("device_profiles"), user_profile_dir(), cache)
+    except (ProfileError, FileNotFoundError) as exc:
+        raise UsageError(f"cannot load device profiles: {exc}") from None
+    for error in catalog.errors:
+        print(f"occupancy-gui: warning: skipped user profile: {error}", file=sys.stderr)
+    if not catalog.profiles:
+        raise UsageError("no device profiles found (device_profiles/ is empty)")
+    return catalog
+
+
+def _import_kernel(path: str) -> Any | None:
+    """The first kernel of ``path``, or ``None`` (with a message) where importing is not available."""
+    try:
+        from ..importers import import_file  # type: ignore[attr-defined]
+    except ImportError:
+        print(f"occupancy-gui: cannot import {path}: importing compiler output is not available in this build "
+              "(the occupancy_gui.importers package is missing); starting with the other inputs", file=sys.stderr)  # fmt: skip
+        return None
+    if not Path(path).is_file():
+        raise UsageError(f"{path}: no such file")
+    try:
+        records = import_file(path)
+    except (OSError, ValueError) as exc:
+        raise UsageError(" ".join(str(exc).split())) from None
+    kernels = [r for r in records if getattr(r, "is_kernel", True)] or list(records)
+    if not kernels:
+        raise UsageError(f"{path}: no kernels found")
+    if len(kernels) > 1:
+        print(f"occupancy-gui: {path}: {len(kernels)} kernels; showing {kernels[0].name}", file=sys.stderr)
+    return kernels[0]
+
+
+def initial_inputs(args: argparse.Namespace, catalog: Any, saved: dict[str, Any]) -> dict[str, Any]:
+    """Defaults, then saved inputs, then an imported kernel, then explicit options: later ones win."""
+    inputs: dict[str, Any] = dict(DEFAULT_INPUTS)
+    inputs["device"] = DEFAULT_DEVICE if DEFAULT_DEVICE in {p.name for p in catalog.profiles} else catalog.profiles[0].name
+    inputs.update({k: v for k, v in saved.items() if k not in RANGES or v is None or RANGES[k][0] <= v <= RANGES[k][1]})
+    record = _import_kernel(args.file) if args.file else None
+    if record is not None:
+        inputs.update(registers=record.registers, static_smem=getattr(record, "static_smem", 0) or 0)
+        if getattr(record, "barriers", None) is not None:
+            inputs["barriers"] = record.barriers
+        max_threads = getattr(record, "max_threads", None)
+        if max_threads and args.threads is None:
+            inputs["threads"] = min(inputs["threads"], max_threads)
+        arch = str(getattr(record, "arch", "")).rstrip("af")
+        if arch and args.device is None:
+            try:
+                inputs["device"] = catalog.get(arch).name
+            except KeyError:
+                pass
+    if args.device is not None:
+        try:
+            inputs["device"] = catalog.get(args.device).name
+        except KeyError as exc:
+            raise UsageError(str(exc.args[0]) if exc.args else str(exc)) from None
+    options = dict(threads=args.threads, registers=args.registers, static_smem=args.static_smem,
+                   dynamic_smem=args.dynamic_smem)  # fmt: skip
+    inputs.update({k: v for k, v in options.items() if v is not None})
+    return inputs
+
+
+def _excepthook(kind: type[BaseException], value: BaseException, tb: Any) -> None:
+    """Keep the application alive on an unexpected error and say what happened."""
+    text = "".join(traceback.format_exception(kind, value, tb))
+    print(text, file=sys.stderr)
+    if QApplication.instance() is not None:
+        QMessageBox.critical(None, "Unexpected error", f"{kind.__name__}: {value}\n\nDetails were written to stderr.")
+
+
+def _set_application_names() -> None:
+    """Names that QSettings and QStandardPaths use for their files."""
+    QCoreApplication.setOrganizationName(ORGANIZATION)
+    QCoreApplication.setApplicationName(APPLICATION)
+    QCoreApplication.setApplicationVersion(__version__)
+
+
+def application() -> QApplication:
+    """The one QApplication (created here unless a test or host already made one)."""
+    app = QApplication.instance()
+    if app is None:
+        QApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+        app = QApplication(sys.argv[:1])
+    _set_application_names()
+    QApplication.setWindowIcon(app_icon())
+    return app  # type: ignore[return-value]
+
+
+def process_events_until_idle(app: QCoreApplication, rounds: int = 5) -> None:
+    """Let zero timers, layouts and paints run (the screenshot path and the benchmark use it)."""
+    for _ in range(rounds):
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+
+
+def take_screenshot(window: Any, path: Path) -> None:
+    app = QApplication.instance()
+    window.resize(*SCREENSHOT_SIZE)
+    window.show()
+    process_events_until_idle(app)
+    window.bridge.flush()
+    process_events_until_idle(app)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not window.grab().save(str(path), "PNG"):
+        raise OSError(f"cannot write {path}")
+
+
+QUIT_AFTER_ENV = "OCCUPANCY_GUI_QUIT_AFTER"
+"""Milliseconds after which a launched window quits by itself (bundle smoke tests, start-up timing)."""
+
+
+def create_window(argv: list[str] | None = None) -> tuple[QApplication, Any, argparse.Namespace]:
+    """Parse ``argv`` and build the application and the (not yet shown) main window.
+
+    Raises ``UsageError`` for a bad command line.
+    """
+    args = build_parser().parse_args(argv)
+    catalog = _load_catalog()
+    app = application()
+    settings = None if args.screenshot else QSettings()
+    saved = load_inputs(settings, catalog) if settings is not None else {}
+    session = Session(catalog, **initial_inputs(args, catalog, saved))
+    from .main_window import MainWindow
+
+    return app, MainWindow(session, settings), args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``occupancy-gui``; returns the exit status (2 for a bad command line)."""
+    if "--self-test" in (sys.argv[1:] if argv is None else argv):
+        from .self_test import run
+
+        return run()
+    try:
+        app, window, args = create_window(argv)
+    except UsageError as exc:
+        print(f"occupancy-gui: error: {exc}", file=sys.stderr)
+        return 2
+    if args.screenshot:
+        try:
+            take_screenshot(window, args.screenshot)
+        except OSError as exc:
+            print(f"occupancy-gui: error: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            window.close()
+            window.deleteLater()
+        print(f"wrote {args.screenshot}")
+        return 0
+    window.show()
+    quit_after = os.environ.get(QUIT_AFTER_ENV, "")
+    if quit_after.isdigit():
+        QTimer.singleShot(int(quit_after), window.close)
+    if sys.excepthook is sys.__excepthook__:
+        sys.excepthook = _excepthook  # from here on, errors in slots show a dialog instead of vanishing
+    try:
+        return app.exec()
+    finally:
+        sys.excepthook = sys.__excepthook__

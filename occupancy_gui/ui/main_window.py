@@ -1,0 +1,215 @@
+"""The main window: composition of panels, table and plots; menus; saved geometry."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QScrollArea, QSplitter, QToolBar, QVBoxLayout, QWidget
+
+from ..session import Session
+from .about import AboutDialog
+from .panels.device_panel import DevicePanel
+from .panels.kernel_panel import KernelPanel
+from .panels.summary_panel import SummaryPanel
+from .plots.plot_grid import PlotGrid
+from .plots.step_plot import PERCENT, WARPS
+from .qt_utils import app_icon, icon
+from .session_bridge import SessionBridge
+from .settings import save_inputs
+from .table.constraint_model import ConstraintTableModel
+from .table.constraint_view import ConstraintTableView
+from .widgets.quantity import ErrorLabel
+
+TITLE = "Occupancy calculator"
+
+
+class MainWindow(QMainWindow):
+    """Everything on one screen; results follow every committed input change (no Calculate button).
+
+    Parameters
+    ----------
+    session
+        The view-model; the window binds to it and never computes anything itself.
+    settings
+        Where geometry, layout and last inputs are saved on close; ``None`` saves nothing.
+    """
+
+    def __init__(self, session: Session, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.settings = settings
+        self.setWindowTitle(TITLE)
+        self.setWindowIcon(app_icon())
+        self.bridge = SessionBridge(session, self)
+        self._build_inputs()
+        self._build_results()
+        self._build_central()
+        self._build_actions()
+        self._build_menus()
+        self.bridge.resultChanged.connect(self._on_bridge_result_changed)
+        self._update_title()
+        self.resize(1400, 900)
+        if settings is not None:
+            self._restore_layout(settings)
+
+    # ----------------------------------------------------------------------------- build
+    def _build_inputs(self) -> None:
+        self.device_panel = DevicePanel(self.session)
+        self.kernel_panel = KernelPanel(self.session)
+        inputs = QWidget()
+        layout = QVBoxLayout(inputs)
+        layout.addWidget(self.device_panel)
+        layout.addWidget(self.kernel_panel)
+        layout.addStretch(1)
+        self.inputs_scroll = QScrollArea()
+        self.inputs_scroll.setWidget(inputs)
+        self.inputs_scroll.setWidgetResizable(True)
+        self.inputs_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll_bar = self.inputs_scroll.verticalScrollBar().sizeHint().width()
+        self.inputs_scroll.setMinimumWidth(inputs.minimumSizeHint().width() + scroll_bar + 4)
+
+    def _build_results(self) -> None:
+        self.summary = SummaryPanel(self.session)
+        self.table_model = ConstraintTableModel(self)
+        self.table_model.set_result(self.session.result)
+        self.table = ConstraintTableView(self.table_model)
+        self.plots = PlotGrid(self.session)
+
+    def _build_central(self) -> None:
+        top = QWidget()
+        layout = QVBoxLayout(top)
+        layout.setContentsMargins(6, 6, 6, 0)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+        # Fixed heights above the plots: edits repaint contents but never re-lay out the window.
+        self.table.setFixedHeight(self.table.fitting_height())
+        self.results_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.results_splitter.addWidget(top)
+        self.results_splitter.addWidget(self.plots)
+        self.results_splitter.setStretchFactor(0, 0)
+        self.results_splitter.setStretchFactor(1, 1)
+        self.results_splitter.setChildrenCollapsible(False)
+        self.main_splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.main_splitter.addWidget(self.inputs_scroll)
+        self.main_splitter.addWidget(self.results_splitter)
+        self.main_splitter.setStretchFactor(0, 0)
+        self.main_splitter.setStretchFactor(1, 1)
+        self.main_splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(self.main_splitter)
+        self.main_splitter.setSizes([self.inputs_scroll.minimumWidth(), 1400])
+        self.results_splitter.setSizes([top.sizeHint().height(), 1000])
+
+    def _build_actions(self) -> None:
+        self.quit_action = QAction(icon("quit"), "&Quit", self)
+        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        self.quit_action.triggered.connect(self.close)
+        self.copy_action = QAction(icon("copy"), "&Copy table", self)
+        self.copy_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
+        self.copy_action.setToolTip("Copy the constraint table as tab-separated text (Ctrl+Shift+C)")
+        self.copy_action.triggered.connect(self.copy_table)
+        self.mode_group = QActionGroup(self)
+        self.percent_action = QAction(icon("percent"), "Occupancy in &%", self, checkable=True, checked=True)
+        self.percent_action.setShortcut(QKeySequence("Ctrl+1"))
+        self.percent_action.setToolTip("Plot theoretical occupancy in percent (Ctrl+1)")
+        self.warps_action = QAction(icon("warps"), "Active &warps", self, checkable=True)
+        self.warps_action.setShortcut(QKeySequence("Ctrl+2"))
+        self.warps_action.setToolTip("Plot active warps per SM (Ctrl+2)")
+        for action in (self.percent_action, self.warps_action):
+            self.mode_group.addAction(action)
+        self.mode_group.triggered.connect(self._on_mode_triggered)
+        self.about_action = QAction(icon("about"), "&About", self)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.about_action.triggered.connect(self.show_about)
+        toolbar = QToolBar("Main toolbar", self)
+        toolbar.setObjectName("main_toolbar")
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        toolbar.setMovable(False)
+        toolbar.addAction(self.percent_action)
+        toolbar.addAction(self.warps_action)
+        toolbar.addSeparator()
+        toolbar.addAction(self.copy_action)
+        self.addToolBar(toolbar)
+        self.toolbar = toolbar
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(self.quit_action)
+        edit_menu = bar.addMenu("&Edit")
+        edit_menu.addAction(self.copy_action)
+        view_menu = bar.addMenu("&View")
+        view_menu.addAction(self.percent_action)
+        view_menu.addAction(self.warps_action)
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.about_action)
+
+    # ----------------------------------------------------------------------------- behaviour
+    def _on_bridge_result_changed(self, changed: frozenset[str]) -> None:
+        self.device_panel.on_session_changed(changed)
+        self.kernel_panel.on_session_changed(changed)
+        self.summary.on_session_changed(changed)
+        self.table_model.set_result(self.session.result)
+        self.plots.on_session_changed(changed)
+        if "device" in changed:
+            self._update_title()
+
+    def _update_title(self) -> None:
+        self.setWindowTitle(f"{self.session.inputs.device} — {TITLE}")
+
+    def _on_mode_triggered(self, action: QAction) -> None:
+        self.set_plot_mode(WARPS if action is self.warps_action else PERCENT)
+
+    def set_plot_mode(self, mode: str) -> None:
+        """Switch every plot between occupancy in % and active warps."""
+        (self.warps_action if mode == WARPS else self.percent_action).setChecked(True)
+        self.plots.set_mode(mode)
+
+    def copy_table(self) -> None:
+        QGuiApplication.clipboard().setText(self.table_model.to_tsv())
+        self.statusBar().showMessage("Constraint table copied as tab-separated text", 3000)
+
+    def show_about(self) -> None:
+        dialog = AboutDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        self.about_dialog = dialog
+
+    # ----------------------------------------------------------------------------- persistence
+    def _restore_layout(self, settings: QSettings) -> None:
+        for key, restore in (("geometry", self.restoreGeometry), ("window_state", self.restoreState),
+                             ("main_splitter", self.main_splitter.restoreState),
+                             ("results_splitter", self.results_splitter.restoreState)):  # fmt: skip
+            value = settings.value(f"window/{key}")
+            if isinstance(value, QByteArray):
+                restore(value)
+        if settings.value("view/plot_mode") == WARPS:
+            self.set_plot_mode(WARPS)
+
+    def save_settings(self, settings: QSettings) -> None:
+        settings.setValue("window/geometry", self.saveGeometry())
+        settings.setValue("window/window_state", self.saveState())
+        settings.setValue("window/main_splitter", self.main_splitter.saveState())
+        settings.setValue("window/results_splitter", self.results_splitter.saveState())
+        settings.setValue("view/plot_mode", self.plots.mode)
+        save_inputs(settings, self.session.inputs)
+        settings.sync()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.apply_palette()
+        super().changeEvent(event)
+
+    def apply_palette(self) -> None:
+        """Follow a light/dark switch of the system palette in the colours set by hand."""
+        self.plots.apply_style()
+        self.summary.banner.apply_palette()
+        for label in self.findChildren(ErrorLabel):
+            label.apply_palette()
+        self.table.viewport().update()  # binding rows: their colour is read at paint time
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        if self.settings is not None:
+            self.save_settings(self.settings)
+        self.bridge.detach()
+        super().closeEvent(event)

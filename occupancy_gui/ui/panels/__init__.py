@@ -1,0 +1,1 @@
+"""Input panels: each writes the session on user edits and mirrors it with its signals blocked."""

@@ -1,0 +1,138 @@
+"""Kernel and launch inputs: threads per block, registers, shared memory and block barriers."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QSlider, QWidget
+
+from ...session import Session
+from ..qt_utils import signals_blocked
+from ..widgets.quantity import QuantityField, QuantitySpinBox
+
+KIB = 1024
+MAX_THREADS = 16384
+"""Larger than any device allows, so that an oversized block is explained rather than refused."""
+MAX_REGISTERS = 1024
+MAX_SMEM = 4 * KIB * KIB
+MAX_BARRIERS = 32
+
+# (session field, label with mnemonic, kind, minimum, maximum, step, tooltip)
+FIELDS = (
+    ("threads", "&Threads / block:", "count", 1, MAX_THREADS, 32,
+     "Threads per block (blockDim.x × y × z). Arrows and the slider step by one warp;\n"
+     "type any value and press Enter."),
+    ("registers", "&Registers / thread:", "count", 0, MAX_REGISTERS, 1,
+     "Registers per thread, as reported by ptxas -v or nvcc --resource-usage\n"
+     "(cudaFuncAttributes.numRegs)."),
+    ("static_smem", "&Static shared mem:", "bytes", 0, MAX_SMEM, KIB,
+     "Static shared memory per block (__shared__ variables; cudaFuncAttributes.sharedSizeBytes).\n"
+     "Type bytes (24576) or KiB (24 KiB); K and KB also mean 1024 bytes."),
+    ("dynamic_smem", "D&ynamic shared mem:", "bytes", 0, MAX_SMEM, KIB,
+     "Dynamic shared memory per block: the third <<<grid, block, bytes>>> launch parameter.\n"
+     "Type bytes (24576) or KiB (24 KiB)."),
+    ("max_dynamic_smem", "&Max dynamic attr.:", "bytes", 0, MAX_SMEM, KIB,
+     "cudaFuncAttributeMaxDynamicSharedMemorySize: opt in to more than the default per-block\n"
+     "shared memory. Unset, the runtime uses shared memory per block − static shared memory."),
+    ("barriers", "Block &barriers:", "count", 0, MAX_BARRIERS, 1,
+     "Named barriers a block uses (1 for __syncthreads alone). Limits resident blocks\n"
+     "from compute capability 9.0."),
+)  # fmt: skip
+
+
+class KernelPanel(QGroupBox):
+    """Writes the kernel and launch inputs of the session; mirrors them with signals blocked."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__("&Kernel and launch", parent)
+        self.session = session
+        self.spins: dict[str, QuantitySpinBox] = {}
+        self.fields: dict[str, QuantityField] = {}
+        self.labels: dict[str, QLabel] = {}
+        self._build_extras()
+        form = QFormLayout(self)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        for name, label, kind, low, high, step, tip in FIELDS:
+            spin = QuantitySpinBox(kind, low, high, step, self)
+            spin.setToolTip(tip)
+            spin.setObjectName(f"{name}_spin")
+            beside = {"threads": (self.threads_slider,), "max_dynamic_smem": (self.runtime_default,)}.get(name, ())
+            field = QuantityField(spin, *beside, parent=self)
+            label_widget = QLabel(label, self)
+            label_widget.setBuddy(spin)
+            label_widget.setToolTip(tip)
+            form.addRow(label_widget, field)
+            self.spins[name], self.fields[name], self.labels[name] = spin, field, label_widget
+            spin.valueChanged.connect(getattr(self, f"_on_{name}_changed"))
+        self.barrier_note = QLabel(self)
+        self.barrier_note.setWordWrap(True)
+        self.barrier_note.setEnabled(False)
+        form.addRow("", self.barrier_note)
+        self.setTabOrder(self.threads_slider, self.spins["threads"])
+        self.setTabOrder(self.runtime_default, self.spins["max_dynamic_smem"])
+        self.sync_from_session()
+
+    def _build_extras(self) -> None:
+        self.threads_slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.threads_slider.setToolTip("Threads per block in whole warps (drag, or use arrows / Page Up / Page Down)")
+        self.threads_slider.setPageStep(4)
+        self.threads_slider.setMinimumWidth(80)
+        self.threads_slider.valueChanged.connect(self._on_threads_slider_changed)
+        self.runtime_default = QCheckBox("R&untime default", self)
+        self.runtime_default.setToolTip("Leave cudaFuncAttributeMaxDynamicSharedMemorySize at the runtime's default\n"
+                                        "(shared memory per block − static shared memory); untick to opt in.")  # fmt: skip
+        self.runtime_default.toggled.connect(self._on_runtime_default_toggled)
+
+    # ----------------------------------------------------------------------------- widget -> session
+    def _on_threads_changed(self, value: int) -> None:
+        self.session.replace(threads=value)
+
+    def _on_threads_slider_changed(self, warps: int) -> None:
+        self.session.replace(threads=warps * self.session.device.warp_size)
+
+    def _on_registers_changed(self, value: int) -> None:
+        self.session.replace(registers=value)
+
+    def _on_static_smem_changed(self, value: int) -> None:
+        self.session.replace(static_smem=value)
+
+    def _on_dynamic_smem_changed(self, value: int) -> None:
+        self.session.replace(dynamic_smem=value)
+
+    def _on_max_dynamic_smem_changed(self, value: int) -> None:
+        if not self.runtime_default.isChecked():
+            self.session.replace(max_dynamic_smem=value)
+
+    def _on_runtime_default_toggled(self, checked: bool) -> None:
+        self.session.replace(max_dynamic_smem=None if checked else self.spins["max_dynamic_smem"].value())
+
+    def _on_barriers_changed(self, value: int) -> None:
+        self.session.replace(barriers=value)
+
+    # ----------------------------------------------------------------------------- session -> widgets
+    def on_session_changed(self, changed: frozenset[str]) -> None:
+        self.sync_from_session()
+
+    def sync_from_session(self) -> None:
+        s = self.session
+        inputs, device = s.inputs, s.device
+        warp = device.warp_size
+        spins = self.spins
+        # Set only what differs: an unchanged setValue still repaints the widget.
+        with signals_blocked(self.threads_slider, self.runtime_default, *spins.values()):
+            for name in ("threads", "registers", "static_smem", "dynamic_smem", "barriers"):
+                if spins[name].value() != getattr(inputs, name):
+                    spins[name].setValue(getattr(inputs, name))
+            slots = max(1, device.max_threads_per_block // warp)
+            if self.threads_slider.maximum() != slots:
+                self.threads_slider.setRange(1, slots)
+            if self.threads_slider.value() != -(-inputs.threads // warp):
+                self.threads_slider.setValue(-(-inputs.threads // warp))
+            self.runtime_default.setChecked(inputs.max_dynamic_smem is None)
+            if spins["max_dynamic_smem"].value() != s.resolved_max_dynamic_smem:
+                spins["max_dynamic_smem"].setValue(s.resolved_max_dynamic_smem)
+        spins["max_dynamic_smem"].setEnabled(inputs.max_dynamic_smem is not None)
+        applies = s.barriers_apply
+        if self.barrier_note.isHidden() != applies:
+            self.barrier_note.setText("" if applies else "Block barriers limit residency only from CC 9.0; "
+                                      "this device ignores them.")  # fmt: skip
+            self.barrier_note.setVisible(not applies)

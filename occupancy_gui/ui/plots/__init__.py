@@ -1,0 +1,1 @@
+"""Step curves of occupancy against each input (pyqtgraph)."""

@@ -1,0 +1,47 @@
+"""Last inputs and window layout in QSettings.  User data is tolerant: a bad value is skipped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QSettings
+
+from ..engine import CacheConfig
+from ..session import INPUT_FIELDS, Inputs
+
+GROUP = "inputs"
+
+
+def load_inputs(settings: QSettings, catalog: Any) -> dict[str, Any]:
+    """The saved inputs that are still valid (a device no longer in the catalog is dropped)."""
+    out: dict[str, Any] = {}
+    settings.beginGroup(GROUP)
+    try:
+        for name in INPUT_FIELDS:
+            raw = settings.value(name)
+            if raw is None:
+                continue
+            try:
+                if name == "device":
+                    out[name] = catalog.get(str(raw)).name
+                elif name == "max_dynamic_smem":
+                    out[name] = None if str(raw) in ("", "none", "None") else int(raw)
+                elif name == "cache_config":
+                    out[name] = CacheConfig(int(raw))
+                else:
+                    out[name] = int(raw)
+            except (KeyError, ValueError, TypeError):
+                continue
+    finally:
+        settings.endGroup()
+    return out
+
+
+def save_inputs(settings: QSettings, inputs: Inputs) -> None:
+    settings.beginGroup(GROUP)
+    try:
+        for name in INPUT_FIELDS:
+            value = getattr(inputs, name)
+            settings.setValue(name, "none" if value is None else (int(value) if name == "cache_config" else value))
+    finally:
+        settings.endGroup()

@@ -1,0 +1,1 @@
+"""The constraint table: an item model over ``OccupancyResult.rows``."""

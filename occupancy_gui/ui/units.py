@@ -1,0 +1,51 @@
+"""Parsing and formatting of the quantities users type: plain counts and byte sizes (B / KiB)."""
+
+from __future__ import annotations
+
+import re
+
+KIB = 1024
+_BYTES = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(b|bytes?|k|kb|kib|m|mb|mib)?\s*$", re.IGNORECASE)
+_PARTIAL = re.compile(r"^\s*\d*(?:\.\d*)?\s*(?:b|by|byt|byte|bytes|k|ki|kb|kib|m|mi|mb|mib)?\s*$", re.IGNORECASE)
+_MULTIPLIER = {"": 1, "b": 1, "byte": 1, "bytes": 1, "k": KIB, "kb": KIB, "kib": KIB, "m": KIB * KIB,
+               "mb": KIB * KIB, "mib": KIB * KIB}  # fmt: skip
+
+
+def parse_bytes(text: str) -> int | None:
+    """Bytes from ``"24576"``, ``"24576 B"``, ``"24 KiB"``, ``"1.5k"``; ``None`` if not a whole byte count.
+
+    K, KB and KiB all mean 1024 bytes, as CUDA's documentation uses "48 KB" for 49152 bytes.
+    """
+    match = _BYTES.match(text)
+    if not match:
+        return None
+    number, unit = match.group(1), (match.group(2) or "").casefold()
+    value = float(number) * _MULTIPLIER[unit]
+    return int(value) if value == int(value) else None
+
+
+def is_partial_bytes(text: str) -> bool:
+    """Whether ``text`` could still become a byte count by typing more (``"24 K"``, ``""``)."""
+    return bool(_PARTIAL.match(text))
+
+
+def format_bytes(value: int) -> str:
+    """``"24 KiB"`` for whole KiB, ``"1000 B"`` otherwise."""
+    if value >= KIB and value % KIB == 0:
+        return f"{value // KIB} KiB"
+    return f"{value} B"
+
+
+def format_bytes_long(value: int) -> str:
+    """``"24 KiB (24576 B)"``: both spellings, for read-only displays and tooltips."""
+    if value >= KIB:
+        kib = value / KIB
+        text = f"{kib:.0f}" if value % KIB == 0 else f"{kib:.2f}"
+        return f"{text} KiB ({value} B)"
+    return f"{value} B"
+
+
+def parse_count(text: str) -> int | None:
+    """A non-negative integer, digits only (spaces around are fine)."""
+    text = text.strip()
+    return int(text) if text.isdigit() else None

@@ -1,0 +1,1 @@
+"""Reusable input widgets."""

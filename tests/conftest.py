@@ -1,0 +1,59 @@
+"""Shared test setup: offscreen Qt, no user profile directory, and a small device catalog.
+
+Nothing here imports Qt, so the Qt-less CI job (engine, profiles, importers, session) can load it;
+the Qt fixtures (isolated QSettings, windows) live in ``tests/ui/conftest.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+# Before any Qt import: render offscreen unless the developer asked for a real display.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Never read the developer's own profiles: point the user profile directory at an empty place.
+os.environ.setdefault("OCCUPANCY_GUI_PROFILE_DIR", str(Path(tempfile.gettempdir()) / "occupancy-gui-tests-no-profiles"))
+
+LIMITS = (
+    "warp_size", "max_threads_per_block", "max_threads_per_multiprocessor", "regs_per_block",
+    "regs_per_multiprocessor", "shared_mem_per_block", "shared_mem_per_multiprocessor",
+    "shared_mem_per_block_optin", "reserved_shared_mem_per_block",
+)  # fmt: skip
+
+FAKE_CCS: dict[tuple[int, int], tuple[str, tuple[int, ...]]] = {
+    (3, 5): ("Kepler", (32, 1024, 2048, 65536, 65536, 49152, 49152, 49152, 0)),
+    (8, 6): ("Ampere", (32, 1024, 1536, 65536, 65536, 49152, 102400, 101376, 1024)),
+    (9, 0): ("Hopper", (32, 1024, 2048, 65536, 65536, 49152, 233472, 232448, 1024)),
+    # The Programming Guide's illustrative CC 10.0 device of the worked example.
+    (10, 0): ("Blackwell", (32, 1024, 2048, 65536, 65536, 49152, 233472, 232448, 1024)),
+}
+
+
+def _profile(name: str, kind: str, cc: tuple[int, int], arch: str, values: tuple[int, ...], *,
+             sm_count: int | None = None, aliases: tuple[str, ...] = (), user: bool = False):  # fmt: skip
+    from occupancy_gui.profiles import DeviceProfile
+
+    return DeviceProfile(
+        name=name, kind=kind, title=f"{arch} {name}", compute_capability=cc, architecture=arch,
+        segment=None if kind == "compute_capability" else "datacenter", aliases=aliases, sm_count=sm_count,
+        path=f"<test>/{name}.yaml", values=dict(zip(LIMITS, values)),
+        sources={f: f"test source for {f}" for f in LIMITS}, info={}, user=user,
+    )  # fmt: skip
+
+
+def make_fake_catalog():
+    """Four compute capabilities, one named GPU and one user profile; no files involved."""
+    from occupancy_gui.profiles import Catalog
+
+    profiles = [_profile(f"sm_{a}{b}", "compute_capability", (a, b), arch, v) for (a, b), (arch, v) in FAKE_CCS.items()]
+    profiles.append(_profile("H100 SXM5", "gpu", (9, 0), "Hopper", FAKE_CCS[(9, 0)][1], sm_count=132, aliases=("H100",)))
+    profiles.append(_profile("My Card", "gpu", (8, 6), "Ampere", FAKE_CCS[(8, 6)][1], sm_count=10, user=True))
+    return Catalog(profiles)
+
+
+@pytest.fixture
+def catalog():
+    return make_fake_catalog()
