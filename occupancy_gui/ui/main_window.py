@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QMainWindow, QScrollArea, QSplitter, QToolBar, QVB
 
 from ..session import Session
 from .about import AboutDialog
+from .extensions import install_extensions
 from .panels.device_panel import DevicePanel
 from .panels.kernel_panel import KernelPanel
 from .panels.summary_panel import SummaryPanel
@@ -47,6 +48,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         self.bridge.resultChanged.connect(self._on_bridge_result_changed)
+        install_extensions(self)
         self._update_title()
         self.resize(1400, 900)
         if settings is not None:
@@ -134,15 +136,17 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        file_menu.addAction(self.quit_action)
-        edit_menu = bar.addMenu("&Edit")
-        edit_menu.addAction(self.copy_action)
-        view_menu = bar.addMenu("&View")
-        view_menu.addAction(self.percent_action)
-        view_menu.addAction(self.warps_action)
-        help_menu = bar.addMenu("&Help")
-        help_menu.addAction(self.about_action)
+        self.file_menu = bar.addMenu("&File")
+        self.file_quit_separator = self.file_menu.addSeparator()
+        self.file_menu.addAction(self.quit_action)
+        self.edit_menu = bar.addMenu("&Edit")
+        self.edit_menu.addAction(self.copy_action)
+        self.view_menu = bar.addMenu("&View")
+        self.view_menu.addAction(self.percent_action)
+        self.view_menu.addAction(self.warps_action)
+        self.analysis_menu = bar.addMenu("A&nalysis")
+        self.help_menu = bar.addMenu("&Help")
+        self.help_menu.addAction(self.about_action)
 
     # ----------------------------------------------------------------------------- behaviour
     def _on_bridge_result_changed(self, changed: frozenset[str]) -> None:

@@ -160,7 +160,7 @@ def test_shortcuts_and_menus(window):
     assert window.quit_action.shortcut().toString() == "Ctrl+Q"
     assert window.copy_action.shortcut().toString() == "Ctrl+Shift+C"
     titles = [a.text() for a in window.menuBar().actions()]
-    assert titles == ["&File", "&Edit", "&View", "&Help"]
+    assert titles == ["&File", "&Edit", "&View", "A&nalysis", "&Help"]
 
 
 def test_about_dialog(qtbot, window):
