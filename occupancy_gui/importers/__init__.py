@@ -2,7 +2,8 @@
 
 Public API::
 
-    detect_format(path, head) -> str        # "ptxas_log", "cuobjdump_text", "cubin", "fatbin", "host_binary"
+    detect_format(path, head) -> str        # "ptxas_log", "cuobjdump_text", "ncu_csv", "cubin", "fatbin",
+                                            # "host_binary" (ELF/PE/Mach-O and ``!<arch>`` static libraries)
     import_file(path, progress=None, cancel=None) -> list[KernelRecord]
     import_file_detailed(path, ...) -> ImportResult   # records plus per-entry notes (skipped entries)
     IMPORTERS                                  # format name -> importer
@@ -20,6 +21,7 @@ from .cuobjdump_text import import_cuobjdump_text, looks_like_cuobjdump
 from .demangle import demangle
 from .elf_cubin import ELF_MAGIC, import_cubin, is_cuda_elf
 from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
+from .ncu_csv import import_ncu_csv, looks_like_ncu_csv
 from .ptxas_log import ImportCancelled, import_ptxas_log, sniff_utf16
 from .records import ImportFailure, KernelRecord, merge_records
 
@@ -40,6 +42,7 @@ def _host_binary(path, progress=None, cancel=None) -> list[KernelRecord]:
 IMPORTERS: dict[str, Importer] = {
     "ptxas_log": import_ptxas_log,
     "cuobjdump_text": import_cuobjdump_text,
+    "ncu_csv": import_ncu_csv,
     "cubin": import_cubin,
     "fatbin": _host_binary,
     "host_binary": _host_binary,
@@ -68,6 +71,8 @@ def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
     text = head
     if utf16:
         text = head.decode(utf16, "replace").encode("utf-8", "replace")
+    if looks_like_ncu_csv(text):
+        return "ncu_csv"
     if looks_like_cuobjdump(text):
         return "cuobjdump_text"
     if not head:
@@ -96,7 +101,8 @@ def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=Non
         result = import_fatbin_detailed(name)
     else:
         result = ImportResult(records=IMPORTERS[fmt](name, progress=progress, cancel=cancel))
-    result.records = merge_records(result.records)
+    if fmt not in ("ptxas_log", "ncu_csv"):  # one record per (name, arch) / per profiled launch
+        result.records = merge_records(result.records)
     if not result.records:
         if result.notes:
             raise ImportFailure(name, result.notes[0].split(": ", 1)[-1])

@@ -32,7 +32,11 @@ def looks_like_cuobjdump(head: bytes) -> bool:
     return b"Resource usage:" in head and (b" Function " in head or b"Common:" in head)
 
 
-def parse_text(text: str, source_name: str, default_arch: str = "unknown") -> list[KernelRecord]:
+def parse_text(text: str, source_name: str, default_arch: str = "unknown",
+              path: str | None = None) -> list[KernelRecord]:
+    """Records of a dump; ``source_name`` goes into each record's source, ``path`` (default: the
+    same) into error messages."""
+    path = source_name if path is None else path
     records: dict[tuple[str, str], KernelRecord] = {}
     arch = default_arch
     function: str | None = None
@@ -59,7 +63,7 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown") -> li
                 else:
                     values[m.group(1)] = int(m.group(3))
             if "REG" not in values:
-                raise ImportFailure(source_name, f"resource line without REG for {function}", line=number)
+                raise ImportFailure(path, f"resource line without REG for {function}", line=number)
             static, reserved = split_reserved_smem(arch, values.get("SHARED", 0))
             rec = KernelRecord(
                 name=function, arch=arch, registers=values["REG"],
@@ -79,7 +83,7 @@ def import_cuobjdump_text(path: str | os.PathLike[str], progress=None, cancel=No
         text = data.decode("utf-16", "replace")
     else:
         text = data.decode("utf-8", "replace")
-    records = parse_text(text, os.path.basename(name))
+    records = parse_text(text, os.path.basename(name), path=name)
     if progress is not None:
         progress(len(data), len(data))
     return records

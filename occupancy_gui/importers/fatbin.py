@@ -196,17 +196,21 @@ def read_fatbin_bytes(data: bytes | memoryview, path: str, base: int = 0, prefix
     return result
 
 
-def read_host_binary(data: bytes, path: str) -> ImportResult:
-    """Fatbins embedded in a host ELF (``.o``, executable, ``.so``) or any other container."""
-    result = ImportResult()
-    prefix = os.path.basename(path)
+def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix: str | None = None,
+                     result: ImportResult | None = None) -> ImportResult:
+    """Fatbins embedded in a host ELF (``.o``, executable, ``.so``) or any other container.
+
+    ``base`` is the offset of ``data`` in the file (for messages), ``prefix`` names it in sources.
+    """
+    result = result if result is not None else ImportResult()
+    prefix = prefix if prefix is not None else os.path.basename(path)
     found = False
-    if data[:4] == ELF_MAGIC:
-        blob = Blob(data, path)
+    if bytes(data[:4]) == ELF_MAGIC:
+        blob = Blob(data, path, base)
         end = "<" if len(data) > 5 and data[5] == 1 else ">"
         (machine,) = blob.unpack(end + "H", 18, "ELF header")
         if machine == EM_CUDA:
-            result.records.extend(read_cubin(data, path))
+            result.records.extend(read_cubin(data, path, base, source_prefix=prefix))
             return result
         try:
             sections = Elf(blob).sections
@@ -216,21 +220,87 @@ def read_host_binary(data: bytes, path: str) -> ImportResult:
             if sec.name in _FAT_SECTIONS and sec.type != 8 and sec.size:
                 found = True
                 read_fatbin_bytes(memoryview(data)[sec.offset:sec.offset + sec.size], path,
-                                  base=sec.offset, prefix=f"{prefix}:{sec.name}", result=result)
+                                  base=base + sec.offset, prefix=f"{prefix}:{sec.name}", result=result)
     if not found:
-        pos = data.find(FATBIN_MAGIC_BYTES)
+        raw = data if isinstance(data, bytes) else bytes(data)
+        pos = raw.find(FATBIN_MAGIC_BYTES)
         while pos >= 0:
-            if pos + 16 <= len(data):
-                _m, version, hs, _size = struct.unpack_from("<IHHQ", data, pos)
+            if pos + 16 <= len(raw):
+                _m, version, hs, _size = struct.unpack_from("<IHHQ", raw, pos)
                 if version == 1 and hs == 16:
                     found = True
-                    end = read_container(Blob(data, path), pos, result, prefix)
-                    pos = data.find(FATBIN_MAGIC_BYTES, end)
+                    end = read_container(Blob(raw, path, base), pos, result, prefix)
+                    pos = raw.find(FATBIN_MAGIC_BYTES, end)
                     continue
-            pos = data.find(FATBIN_MAGIC_BYTES, pos + 4)
+            pos = raw.find(FATBIN_MAGIC_BYTES, pos + 4)
     if not found:
         raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
-                                  "header anywhere in the file)", offset=0)
+                                  "header anywhere in the file)", offset=base)
+    return result
+
+
+AR_MAGIC = b"!<arch>\n"
+_MAX_MEMBERS = 100_000
+
+
+def read_ar_archive(data: bytes, path: str) -> ImportResult:
+    """Every member of a static library (``!<arch>``, GNU or BSD names) that holds a fatbin.
+
+    Members without device code (host-only objects, symbol tables) are skipped; an archive with
+    none at all is an ImportFailure, as is a member header that is damaged or runs past the end.
+    """
+    result = ImportResult()
+    blob = Blob(data, path)
+    prefix = os.path.basename(path)
+    long_names = b""
+    pos = len(AR_MAGIC)
+    members = 0
+    while pos < len(data):
+        if data[pos:pos + 1] == b"\n" and pos + 1 == len(data):
+            break  # the padding byte of an odd-sized last member
+        header = blob.bytes(pos, 60, "ar member header")
+        if header[58:60] != b"`\n":
+            raise blob.fail("ar member header has no end marker (damaged archive)", pos + 58)
+        members += 1
+        if members > _MAX_MEMBERS:
+            raise blob.fail("too many ar members", pos)
+        size_text = header[48:58].strip()
+        if not size_text.isdigit():
+            raise blob.fail(f"ar member size {size_text[:10]!r} is not a number", pos + 48)
+        size = int(size_text)
+        start = pos + 60
+        if start + size > len(data):
+            raise blob.fail(f"ar member of {size} bytes runs past the end of the archive", pos + 48)
+        raw_name = header[:16].rstrip(b" ")
+        body_start = start
+        if raw_name.startswith(b"#1/") and raw_name[3:].isdigit():  # BSD: the name follows the header
+            name_len = min(int(raw_name[3:]), size)
+            raw_name = data[start:start + name_len].rstrip(b"\0")
+            body_start = start + name_len
+        elif raw_name == b"//":  # GNU long-name table
+            long_names = data[start:start + size]
+        elif raw_name.startswith(b"/") and raw_name[1:].isdigit():
+            at = int(raw_name[1:])
+            end = long_names.find(b"/\n", at)
+            raw_name = long_names[at:end if end >= 0 else at + 256]
+        member = raw_name.rstrip(b"/").decode("utf-8", "replace") or "?"
+        body = memoryview(data)[body_start:start + size]
+        if raw_name not in (b"/", b"//", b"__.SYMDEF", b"__.SYMDEF SORTED", b"/SYM64/") and \
+                (bytes(body[:4]) in (ELF_MAGIC, FATBIN_MAGIC_BYTES)
+                 or data.find(FATBIN_MAGIC_BYTES, body_start, start + size) >= 0):
+            label = f"{prefix}({member})"
+            try:
+                if bytes(body[:4]) == FATBIN_MAGIC_BYTES:
+                    read_fatbin_bytes(body, path, base=body_start, prefix=label, result=result)
+                else:
+                    read_host_binary(body, path, base=body_start, prefix=label, result=result)
+            except ImportFailure as exc:
+                if "no CUDA fatbinary found" not in exc.reason:
+                    raise
+        pos = start + size + (size & 1)
+    if not result.records and not result.notes:
+        raise ImportFailure(path, f"no CUDA device code in any of the archive's {members} members",
+                            offset=0)
     return result
 
 
@@ -238,4 +308,6 @@ def import_fatbin_detailed(path: str | os.PathLike[str]) -> ImportResult:
     name, data = read_input(path)
     if data[:4] == FATBIN_MAGIC_BYTES:
         return read_fatbin_bytes(data, name)
+    if data[:8] == AR_MAGIC:
+        return read_ar_archive(data, name)
     return read_host_binary(data, name)

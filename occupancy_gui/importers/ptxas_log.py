@@ -25,12 +25,16 @@ open entry function whose ``Function properties`` line has been seen.
 from __future__ import annotations
 
 import codecs
+import gc
 import os
 import re
 from collections.abc import Callable
 from typing import BinaryIO
 
 from .records import ImportFailure, KernelRecord, split_reserved_smem
+
+_new_record = object.__new__
+_set_lazy = KernelRecord._lazy.__set__  # type: ignore[attr-defined]
 
 ProgressFn = Callable[[int, int], None]
 CancelFn = Callable[[], bool]
@@ -43,6 +47,38 @@ class ImportCancelled(Exception):
     """Raised when the ``cancel`` callback asked an import to stop."""
 
 
+# The scanner: one compiled byte regex over a whole chunk, whose literal prefix ("info") lets the
+# regex engine skip unrelated text at C speed.  Its first alternative is the standard ptxas block of
+# one entry function (4 lines, plus the "Compile time" line of CUDA 12.8+) with every figure captured;
+# that covers nearly every kernel of a real log in one match.  Anything else with "info" in it is
+# one line, handed to the general event code below.
+_P = rb"(?:\d+>)?"  # MSBuild's project prefix
+# A name the state machine would take as is: no quote, line break or leading/trailing blank, quote
+# or colon (those go the general way, which strips them); non-ASCII edges go that way too.
+_EDGE = rb"[^'\s\":\x1c-\x1f\x80-\xff]"
+_NAME = rb"(?P<name>" + _EDGE + rb"(?:[^'\r\n]*" + _EDGE + rb")?)"
+
+
+_TAIL_TEXT = (
+    _P + rb"[ \t]*(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads\r?\n"
+    + _P + rb"ptxas info    : Used ((\d+) registers(?:, used (\d+) barriers)?(?:, (\d+) bytes smem)?"
+    rb"(?:, (\d+) bytes cmem\[0\])?([^\n]*))\n"
+)
+_SCAN = re.compile(
+    rb"info(?:(?<=ptxas info)    : (?:\d+ bytes gmem[^\n]*(\n)" + _P + rb"ptxas info    : )?"
+    rb"Compiling entry function '" + _NAME + rb"' for '([^'\n]*)'\r?\n"
+    + _P + rb"ptxas info    : Function properties for (?P=name)\r?\n"
+    rb"(" + re.sub(rb"\((?!\?)", b"(?:", _TAIL_TEXT) + rb")"
+    rb"(?:" + _P + rb"ptxas info    : Compile time = [^\n]*\n)?"
+    rb"|[^\n]*)"
+)
+"""The standard block of one entry function (the "N bytes gmem" line of its module and the
+"Compile time" line of CUDA 12.8+ optional), or else any line with "info" in it (no groups).
+Groups: 1 gmem line present, 2 name, 3 arch, 4 the stack-frame and "Used" lines."""
+_TAIL = re.compile(_TAIL_TEXT)
+"""Groups of those two lines: 1 stack frame, 2/3 spill stores/loads, 4 the "Used" figures,
+5 registers, 6 barriers, 7 smem, 8 cmem[0], 9 the rest of the "Used" line."""
+_CLEAN_TAILS = (b"", b"\r")
 # Both patterns start with a literal, so the regex engine's fast literal search does the scanning;
 # the tool name ("ptxas"/"nvlink") in front of "info" is checked in Python for the few hits.
 _EVENT = re.compile(
@@ -96,6 +132,35 @@ def _parse_items(tail: bytes) -> dict[str, int]:
     return out
 
 
+def _block_fields(name: str, arch: str, tail: bytes, line: int, source: str) -> dict:
+    """The fields of a standard block's record: ``tail`` is its stack-frame and "Used" lines,
+    ``line`` the line of its "Compiling entry function"."""
+    g = _TAIL.match(tail).groups()  # type: ignore[union-attr]
+    stack = int(g[0])
+    if g[8] in _CLEAN_TAILS:  # "Used N registers[, used N barriers][, N bytes smem][, N bytes cmem[0]]"
+        c0 = int(g[7]) if g[7] is not None else None
+        banks = {0: c0} if c0 is not None else {}
+        registers, barriers = int(g[4]), (int(g[5]) if g[5] is not None else None)
+        smem, local = (int(g[6]) if g[6] is not None else 0), stack
+    else:
+        items = _parse_items(g[3])
+        banks = {int(k[4:]): v for k, v in items.items() if k.startswith("cmem")}
+        c0 = banks.get(0)
+        registers, barriers, smem = items.get("registers", 0), items.get("barriers"), items.get("smem", 0)
+        local = max(items.get("cumulative stack size", 0), stack, items.get("stack frame", 0))
+        local += items.get("lmem", 0)
+    return {
+        "name": name, "arch": arch, "registers": registers, "is_kernel": True,
+        "static_smem": smem, "local_bytes": local, "spill_stores": int(g[1]),
+        "spill_loads": int(g[2]), "barriers": barriers, "const_bytes": c0, "const_banks": banks,
+        "max_threads": None, "min_blocks": None, "req_threads": None, "cluster_dims": None,
+        "max_registers": None, "reserved_smem": 0, "source": f"{source}:{line}",
+        "block_size": None, "grid_size": None, "dynamic_smem": None,
+        "theoretical_occupancy": None, "achieved_occupancy": None, "waves_per_sm": None,
+        "device_name": None,
+    }
+
+
 class PtxasLogParser:
     """Feed chunks of log text (bytes, UTF-8 or any ASCII superset) and collect records."""
 
@@ -111,10 +176,10 @@ class PtxasLogParser:
         self.nvlink_line = 0
         self.nvlink_done: set[tuple[str, str]] = set()
         self.line_base = 1
-        self.matched_lines = 0
+        self._archs: dict[bytes, str] = {}
 
     # -- feeding ------------------------------------------------------------------------------
-    def feed(self, chunk: bytes, end: int | None = None) -> None:
+    def feed(self, chunk: bytes | bytearray, end: int | None = None) -> None:
         """Parse ``chunk[:end]``, which must end at a line boundary (or be the last text)."""
         if end is None:
             end = len(chunk)
@@ -122,11 +187,71 @@ class PtxasLogParser:
             chunk = _ANSI.sub(b"", chunk[:end])
             end = len(chunk)
         line = self.line_base
-        last = 0
+        last = 0  # newlines are counted up to here
+        gap = 0  # end of the previous general match: a stray stack-frame line may follow it
         count = chunk.count
-        stacks = _STACK.finditer(chunk, 0, end)
+        records = self.records
+        archs = self._archs
+        arch_text = self._arch_text
+        source = self.source_name
+        new = _new_record
+        set_lazy = _set_lazy
+        busy = bool(self.pending or self.await_stack or self.deferred)
+        arch = None  # the architecture of the latest standard block, for self.arch
+        for m in _SCAN.finditer(chunk, 0, end):
+            if m.lastindex is not None and not busy:
+                # The standard block of one entry function: the state machine would open, describe
+                # and close the entry in turn.  Its record reads the figures from the block's text
+                # when first used (most records of a big log never are).
+                start = m.start()
+                line += count(b"\n", last, start)
+                last = start
+                gmem, raw_name, raw_arch, tail = m.group(1, 2, 3, 4)
+                arch = archs.get(raw_arch) or arch_text(raw_arch)
+                if arch:
+                    name = raw_name.decode("utf-8", "replace")
+                    rec = new(KernelRecord)
+                    set_lazy(rec, (_block_fields, name, arch, tail, line if gmem is None else line + 1, source))
+                    records[name, arch] = rec
+                    continue
+            else:
+                start = m.start()
+                if busy and self.await_stack:
+                    self._stack_lines(chunk, gap, start)
+                line += count(b"\n", last, start)
+                last = start
+            if arch is not None:
+                self.arch = arch
+                arch = None
+            gap = m.end()
+            self._general(chunk, start, gap, line)
+            busy = bool(self.pending or self.await_stack or self.deferred)
+        if arch is not None:
+            self.arch = arch
+        if self.await_stack:
+            self._stack_lines(chunk, gap, end)
+        self.line_base = line + count(b"\n", last, end)
+
+    def _arch_text(self, raw: bytes) -> str:
+        arch = _text(raw) if b"\r" not in raw else ""
+        if len(self._archs) < 4096:
+            self._archs[raw] = arch
+        return arch
+
+    def _stack_lines(self, chunk: bytes | bytearray, lo: int, hi: int) -> None:
+        """Stack-frame lines between two scanner matches (they carry no "info")."""
+        for st in _STACK.finditer(chunk, lo, hi):
+            self._stack_match(chunk, st)
+            if not self.await_stack:
+                return
+
+    def _general(self, chunk: bytes | bytearray, lo: int, hi: int, line: int) -> None:
+        """Every event of ``chunk[lo:hi]`` (which starts on ``line``), one at a time."""
+        last = lo
+        count = chunk.count
+        stacks = _STACK.finditer(chunk, lo, hi)
         stack = next(stacks, None)
-        for m in _EVENT.finditer(chunk, 0, end):
+        for m in _EVENT.finditer(chunk, lo, hi):
             start = m.start()
             while stack is not None and stack.start() < start:
                 self._stack_match(chunk, stack)
@@ -140,7 +265,6 @@ class PtxasLogParser:
                 continue
             line += count(b"\n", last, start)
             last = start
-            self.matched_lines += 1
             if m.group(1) is not None:
                 entry = _Entry(_text(m.group(1)), _text(m.group(2)), line, True)
                 self.arch = entry.arch
@@ -165,7 +289,6 @@ class PtxasLogParser:
         while stack is not None:
             self._stack_match(chunk, stack)
             stack = next(stacks, None)
-        self.line_base = line + count(b"\n", last, end)
 
     def _stack_match(self, chunk: bytes, m: re.Match) -> None:
         j = start = m.start()
@@ -257,7 +380,7 @@ class PtxasLogParser:
             arch = self._nvlink_arch(name)
         items = _parse_items(tail[: target.start()] if target else tail)
         banks = {int(k[4:]): v for k, v in items.items() if k.startswith("cmem")}
-        prior = self.records.get((name, arch))
+        prior = self._record((name, arch))
         static, reserved = split_reserved_smem(arch, items.get("smem", 0))
         if prior is not None and prior.static_smem + reserved != items.get("smem", 0):
             static, reserved = items.get("smem", 0), 0
@@ -274,6 +397,9 @@ class PtxasLogParser:
         )
         self.nvlink_done.add((name, arch))
         self.records[rec.key] = rec
+
+    def _record(self, key: tuple[str, str]) -> KernelRecord | None:
+        return self.records.get(key)
 
     def finish(self) -> list[KernelRecord]:
         for entry in self.deferred + self.await_stack:
@@ -303,27 +429,80 @@ def sniff_utf16(head: bytes) -> str | None:
     return None
 
 
-def _chunks(stream: BinaryIO, utf16: str | None, chunk_size: int):
-    """Yield (text chunk as ASCII-compatible bytes, raw bytes consumed so far)."""
+def _decoded_chunks(stream: BinaryIO, utf16: str, chunk_size: int):
+    """Yield (UTF-8 text chunk, raw bytes consumed so far) of a UTF-16 stream."""
     done = 0
-    decoder = codecs.getincrementaldecoder(utf16)("replace") if utf16 else None
+    decoder = codecs.getincrementaldecoder(utf16)("replace")
     first = True
     while True:
         raw = stream.read(chunk_size)
         done += len(raw)
-        if decoder is not None:
-            text = decoder.decode(raw, final=not raw)
-            if first and text.startswith("\ufeff"):
-                text = text[1:]
-            data = text.encode("utf-8", "replace")
-        else:
-            data = raw
-            if first and data.startswith(codecs.BOM_UTF8):
-                data = data[3:]
+        text = decoder.decode(raw, final=not raw)
+        if first and text.startswith("\ufeff"):
+            text = text[1:]
         first = False
-        yield data, done
+        yield text.encode("utf-8", "replace"), done
         if not raw:
             return
+
+
+def _check(cancel: CancelFn | None, source_name: str) -> None:
+    if cancel is not None and cancel():
+        raise ImportCancelled(source_name)
+
+
+def _parse_utf16(stream, parser, utf16, total, progress, cancel, chunk_size) -> None:
+    carry = b""
+    for data, done in _decoded_chunks(stream, utf16, chunk_size):
+        _check(cancel, parser.source_name)
+        if data:
+            buf = carry + data if carry else data
+            cut = buf.rfind(b"\n") + 1
+            if cut == 0:
+                carry = buf if len(buf) <= _MAX_CARRY else buf[-4096:]
+            else:
+                parser.feed(buf, cut)
+                carry = buf[cut:]
+        elif carry:
+            parser.feed(carry)
+            carry = b""
+        if progress is not None:
+            progress(done, max(total, done))
+
+
+def _parse_bytes(stream, parser, head, total, progress, cancel, chunk_size) -> None:
+    """Read into one reused buffer; the partial line at its end moves to its front."""
+    buf = bytearray(chunk_size + _MAX_CARRY)
+    view = memoryview(buf)
+    start = 3 if head.startswith(codecs.BOM_UTF8) else 0
+    filled = len(head) - start
+    buf[:filled] = head[start:]
+    done = len(head)
+    try:
+        while True:
+            _check(cancel, parser.source_name)
+            got = stream.readinto(view[filled:filled + chunk_size])
+            done += got
+            filled += got
+            if not got:
+                if filled:
+                    parser.feed(buf, filled)
+                if progress is not None:
+                    progress(done, max(total, done))
+                return
+            cut = buf.rfind(b"\n", 0, filled) + 1
+            if cut:
+                parser.feed(buf, cut)
+            if filled - cut > _MAX_CARRY:  # one absurdly long line: keep only its tail
+                cut = filled - 4096
+            if cut:
+                tail = bytes(view[cut:filled])
+                buf[:len(tail)] = tail
+                filled = len(tail)
+            if progress is not None:
+                progress(done, max(total, done))
+    finally:
+        view.release()
 
 
 def parse_stream(
@@ -334,42 +513,38 @@ def parse_stream(
     cancel: CancelFn | None = None,
     chunk_size: int = CHUNK_SIZE,
 ) -> list[KernelRecord]:
-    """Parse a log from a binary stream in bounded memory."""
+    """Parse a log from a binary stream in bounded memory: the chunk buffer plus one small entry
+    per distinct (kernel, architecture).  ``cancel()`` is polled before every chunk; when it
+    returns true, :class:`ImportCancelled` is raised and nothing is returned."""
     head = stream.read(4096)
     utf16 = sniff_utf16(head)
     parser = PtxasLogParser(source_name)
-
-    class _Prefixed:
-        def __init__(self) -> None:
-            self.head = head
-
-        def read(self, n: int) -> bytes:
-            if self.head:
-                out, self.head = self.head, b""
-                return out + stream.read(max(0, n - len(out)))
-            return stream.read(n)
-
-    carry = b""
-    for data, done in _chunks(_Prefixed(), utf16, chunk_size):  # type: ignore[arg-type]
-        if cancel is not None and cancel():
-            raise ImportCancelled(source_name)
-        if data:
-            buf = carry + data if carry else data
-            cut = buf.rfind(b"\n") + 1
-            if cut == 0:
-                carry = buf
-                if len(carry) > _MAX_CARRY:  # one absurdly long line: keep only its tail
-                    carry = carry[-4096:]
-            else:
-                parser.feed(buf, cut)
-                carry = buf[cut:]
+    # Cyclic GC passes over the growing record table cost more than the parse; nothing made here
+    # forms a cycle.  (The collector is process-wide: it is switched back on at the end.)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        if utf16:
+            stream = _Prefixed(head, stream)
+            _parse_utf16(stream, parser, utf16, total, progress, cancel, chunk_size)
         else:
-            if carry:
-                parser.feed(carry)
-                carry = b""
-        if progress is not None:
-            progress(done, max(total, done))
-    return parser.finish()
+            _parse_bytes(stream, parser, head, total, progress, cancel, chunk_size)
+        return parser.finish()
+    finally:
+        if collecting:
+            gc.enable()
+
+
+class _Prefixed:
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.head = head
+        self.stream = stream
+
+    def read(self, n: int) -> bytes:
+        if self.head:
+            out, self.head = self.head, b""
+            return out + self.stream.read(max(0, n - len(out)))
+        return self.stream.read(n)
 
 
 def parse_bytes(data: bytes, source_name: str = "<log>") -> list[KernelRecord]:

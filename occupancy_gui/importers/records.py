@@ -9,7 +9,8 @@ reservation that sm_80+ devices add on their own, which the engine takes from th
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from collections.abc import Callable
 from typing import Any
 
 from .demangle import demangle
@@ -47,6 +48,8 @@ class KernelRecord:
     kernel parameters and the driver's launch data).
     """
 
+    __slots__ = ("__dict__", "_lazy")  # _lazy: (build, *args) of a record not yet built
+
     name: str
     arch: str
     registers: int
@@ -66,10 +69,42 @@ class KernelRecord:
     max_registers: int | None = None
     reserved_smem: int = 0
     source: str = ""
+    # Launch and measurement figures: only Nsight Compute reports carry them.
+    block_size: int | None = None
+    grid_size: int | None = None
+    dynamic_smem: int | None = None
+    theoretical_occupancy: float | None = None
+    achieved_occupancy: float | None = None
+    waves_per_sm: float | None = None
+    device_name: str | None = None
 
     def __post_init__(self) -> None:
         if not self.demangled:
-            object.__setattr__(self, "demangled", demangle(self.name))
+            # Demangled on first use (see __getattr__): a big log holds 10^5 names nobody reads.
+            del self.__dict__["demangled"]
+
+    def __getattr__(self, attr: str) -> Any:
+        # Only called for attributes missing from the instance: a lazy record's fields, `demangled`.
+        if attr == "_lazy":
+            raise AttributeError(attr)
+        state = self.__dict__
+        try:
+            lazy = self._lazy
+        except AttributeError:
+            lazy = None
+        if lazy is not None:
+            object.__setattr__(self, "_lazy", None)
+            state.update(lazy[0](*lazy[1:]))
+            if attr in state:
+                return state[attr]
+        if attr == "demangled" and "name" in state:
+            value = state["demangled"] = demangle(state["name"])
+            return value
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+
+    def __reduce__(self) -> tuple:
+        # pickle/copy: the built fields (a frozen dataclass refuses the default slot restore).
+        return (fast_record, ({name: getattr(self, name) for name in FIELDS},))
 
     @property
     def key(self) -> tuple[str, str]:
@@ -94,7 +129,42 @@ class KernelRecord:
             "max_threads": self.max_threads,
             "min_blocks": self.min_blocks,
             "source": self.source,
+            **{key: getattr(self, key) for key in _LAUNCH_KEYS if getattr(self, key) is not None},
         }
+
+
+# The class attributes the dataclass leaves for defaults would hide __getattr__ (the generated
+# __init__ keeps its own copies of the defaults): every field lives in the instance.
+for _f in fields(KernelRecord):
+    if hasattr(KernelRecord, _f.name):
+        delattr(KernelRecord, _f.name)
+
+_LAUNCH_KEYS = ("block_size", "grid_size", "dynamic_smem", "theoretical_occupancy",
+                "achieved_occupancy", "waves_per_sm", "device_name")
+FIELDS = tuple(f.name for f in fields(KernelRecord) if f.name != "demangled")
+_new = object.__new__
+
+
+def fast_record(values: dict[str, Any]) -> KernelRecord:
+    """A KernelRecord from a dict holding every field but ``demangled`` (which stays lazy).
+
+    Bulk importers build 10^5 records; this skips the frozen dataclass's per-field ``__setattr__``.
+    """
+    rec = _new(KernelRecord)
+    rec.__dict__.update(values)
+    return rec
+
+
+_set_lazy = KernelRecord._lazy.__set__  # type: ignore[attr-defined]
+
+
+def lazy_record(build: Callable[..., dict[str, Any]], *args: Any) -> KernelRecord:
+    """A KernelRecord whose fields are ``build(*args)`` (every field but ``demangled``), computed
+    the first time any of them is read.  Equality, hashing, ``repr``, pickling and
+    ``dataclasses.replace`` all read the fields, so the record behaves like any other."""
+    rec = _new(KernelRecord)
+    _set_lazy(rec, (build, *args))
+    return rec
 
 
 def arch_number(arch: str) -> int | None:

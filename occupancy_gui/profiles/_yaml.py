@@ -32,14 +32,45 @@ class _AnchorUsed(Exception):
         self.mark = mark
 
 
+MAX_DEPTH = 32
+"""Deepest nesting of mappings and lists a profile may use (it needs 3); deeper input would make the
+recursive composer exhaust Python's stack."""
+
+
+MAX_NODES = 5000
+"""Most keys and values a profile may hold (one holds about 150): PyYAML composes in pure Python, so a
+file of a million tiny entries would take seconds before validation could refuse it."""
+
+
+class _TooDeep(Exception):
+    def __init__(self, mark: yaml.Mark, reason: str) -> None:
+        super().__init__(reason)
+        self.mark = mark
+        self.reason = reason
+
+
 class _NoAnchorLoader(yaml.SafeLoader):
-    """SafeLoader that stops at the first anchor or alias, before any node is shared or expanded."""
+    """SafeLoader that stops at the first anchor or alias, before any node is shared or expanded,
+    and at nesting deeper than ``MAX_DEPTH``."""
+
+    _depth = 0
+    _nodes = 0
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:  # type: ignore[override]
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
             raise _AnchorUsed(event.start_mark)
-        return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        if self._depth >= MAX_DEPTH:
+            raise _TooDeep(event.start_mark, f"mappings and lists nested more than {MAX_DEPTH} deep")
+        self._nodes += 1
+        if self._nodes > MAX_NODES:
+            raise _TooDeep(event.start_mark, f"more than {MAX_NODES} keys and values; a profile needs "
+                                             "a few hundred at most")
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        finally:
+            self._depth -= 1
 
 
 def line_of(node: yaml.Node) -> int:
@@ -58,6 +89,10 @@ def compose(text: str, source: str) -> yaml.MappingNode:
             None,
             "YAML anchors and aliases (&name / *name) are not allowed in device profiles",
         ) from None
+    except _TooDeep as exc:
+        raise ProfileError(source, int(exc.mark.line) + 1, None, exc.reason) from None
+    except RecursionError:  # pragma: no cover - the depth limit comes first
+        raise ProfileError(source, None, None, "nesting too deep to read") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = int(mark.line) + 1 if mark is not None else None

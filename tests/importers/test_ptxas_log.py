@@ -138,3 +138,82 @@ def test_long_line_without_newline_is_bounded():
         b"ptxas info    : Used 4 registers\n"
     recs = parse_stream(io.BytesIO(data), "l.log", len(data), chunk_size=1 << 16)
     assert [(r.name, r.registers) for r in recs] == [("k", 4)]
+
+
+def _all_fields(records):
+    from dataclasses import fields
+
+    return [tuple(getattr(r, f.name) for f in fields(r)) for r in records]
+
+
+@pytest.mark.parametrize("fname", [*(f"gen/{p.name}" for p in sorted(GEN.glob("*.log"))),
+                                   *(f"handwritten/{p.name}" for p in sorted(HAND.glob("*.log"))),
+                                   "bench"])
+def test_standard_block_shortcut_matches_the_state_machine(monkeypatch, fname):
+    """The scanner's one-match-per-kernel path gives what the line-by-line state machine gives."""
+    import re
+
+    from occupancy_gui.importers import ptxas_log
+
+    if fname == "bench":
+        from tests.benchmarks.bench_import import noise_block, ptxas_block
+
+        data = "".join(ptxas_block(i) + noise_block(i) for i in range(40)).encode()
+        data += data.replace(b"\n", b"\r\n")  # CRLF: the same kernels again, from later lines
+    else:
+        data = (GEN.parent / fname).read_bytes()
+    fast = parse_bytes(data, "x.log")
+    monkeypatch.setattr(ptxas_log, "_SCAN", re.compile(rb"info[^\n]*"))  # every hit one line
+    slow = parse_bytes(data, "x.log")
+    assert _all_fields(fast) == _all_fields(slow)
+    assert fast == slow
+
+
+def test_lazy_records_behave_like_built_ones():
+    import copy
+    import dataclasses
+    import pickle
+
+    from occupancy_gui.importers.records import KernelRecord
+
+    lazy = parse_bytes((GEN / "a_ptxas_v.log").read_bytes(), "a.log")[0]
+    built = KernelRecord(**{f.name: getattr(lazy, f.name) for f in dataclasses.fields(lazy)})
+    for other in (lazy, pickle.loads(pickle.dumps(lazy)), copy.deepcopy(lazy), copy.copy(lazy)):
+        assert other == built and hash(other) == hash(built) and repr(other) == repr(built)
+    assert dataclasses.replace(lazy, registers=99).registers == 99
+    assert dataclasses.asdict(lazy) == dataclasses.asdict(built)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        lazy.registers = 1  # type: ignore[misc]
+
+
+def test_cancel_midway_returns_nothing(tmp_path):
+    path = tmp_path / "big.log"
+    path.write_bytes((GEN / "a_ptxas_v.log").read_bytes() * 400)
+    calls = []
+
+    def cancel():
+        calls.append(1)
+        return len(calls) > 2
+
+    with pytest.raises(ImportCancelled), path.open("rb") as fh:
+        parse_stream(fh, "big.log", path.stat().st_size, cancel=cancel, chunk_size=4096)
+    assert len(calls) == 3
+    seen = []
+    with path.open("rb") as fh:
+        parse_stream(fh, "big.log", path.stat().st_size, chunk_size=4096,
+                     progress=lambda done, total: seen.append(done))
+    assert seen == sorted(seen) and seen[-1] == path.stat().st_size and len(seen) > 10
+
+
+def test_gc_state_is_restored():
+    import gc
+
+    assert gc.isenabled()
+    parse_bytes((GEN / "a_ptxas_v.log").read_bytes())
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse_bytes((GEN / "a_ptxas_v.log").read_bytes())
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -1,0 +1,121 @@
+"""Nsight Compute ``--csv`` reports (hand-written fixtures in the shape ncu 2023-2025 prints)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from occupancy_gui.importers import (ImportCancelled, ImportFailure, detect_format, import_file,
+                                     import_file_detailed)
+from occupancy_gui.importers.ncu_csv import _bytes, import_ncu_csv
+
+from .conftest import DATA
+
+NCU = DATA / "ncu"
+
+
+def test_detected_by_content_despite_profiler_preamble(tmp_path):
+    for fname in ("details_launchstats_occupancy.csv", "raw_base_units.csv"):
+        data = (NCU / fname).read_bytes()
+        renamed = tmp_path / "report.txt"
+        renamed.write_bytes(data)
+        assert detect_format(renamed, data[:65536]) == "ncu_csv"
+
+
+def test_details_page_one_record_per_launch():
+    recs = import_file(NCU / "details_launchstats_occupancy.csv")
+    assert [r.name for r in recs] == ["vectorAdd(const float *, const float *, float *, int)",
+                                      "void occ::tiled_sum<512>(const float *, float *, int)",
+                                      "void occ::tiled_sum<512>(const float *, float *, int)"]
+    va, ts1, ts2 = recs
+    assert va.arch == "sm_86" and va.demangled == va.name
+    assert (va.block_size, va.grid_size, va.registers, va.static_smem, va.dynamic_smem) == (256, 196, 16, 0, 0)
+    assert va.reserved_smem == 1024  # "1.02" Kbyte/block
+    assert (va.theoretical_occupancy, va.achieved_occupancy, va.waves_per_sm) == (100.0, 79.68, 0.39)
+    assert va.source == "details_launchstats_occupancy.csv:13"
+    assert (ts1.block_size, ts1.grid_size, ts1.registers, ts1.static_smem) == (512, 1024, 10, 2048)
+    assert (ts2.grid_size, ts2.dynamic_smem, ts2.theoretical_occupancy, ts2.achieved_occupancy) == \
+        (64, 8192, 66.67, 31.02)
+    assert va.device_name is None  # the details page names the device by number only
+    row = va.to_json()
+    assert row["block_size"] == 256 and row["achieved_occupancy"] == 79.68 and row["registers"] == 16
+
+
+def test_raw_page_base_units():
+    recs = import_file(NCU / "raw_base_units.csv")
+    gemm, scan = recs
+    assert gemm.name == "_ZN4gemm6kernelILi128ELi8EEEvPKfS2_Pfi"
+    assert gemm.demangled == "void gemm::kernel<128, 8>(float const*, float const*, float*, int)"
+    assert (gemm.arch, gemm.block_size, gemm.grid_size, gemm.registers, gemm.static_smem,
+            gemm.dynamic_smem, gemm.reserved_smem) == ("sm_90", 128, 4096, 64, 32768, 0, 1024)
+    assert gemm.device_name == "NVIDIA H100 80GB HBM3"
+    assert (gemm.theoretical_occupancy, gemm.achieved_occupancy, gemm.waves_per_sm) == (50.0, 48.97, 1.82)
+    assert (scan.block_size, scan.grid_size, scan.registers, scan.dynamic_smem) == (1024, 132, 30, 4224)
+    assert scan.source == "raw_base_units.csv:4"
+
+
+def test_old_layout_with_kernel_time_and_no_block_columns(tmp_path):
+    path = tmp_path / "old.csv"
+    path.write_text(
+        '"ID","Process ID","Process Name","Host Name","Kernel Name","Kernel Time","Context","Stream",'
+        '"Section Name","Metric Name","Metric Unit","Metric Value"\n'
+        '"1","1234","app","HOST","ampere_sgemm_128x64_nt","2024-Jan-01 00:00:00","1","7",'
+        '"Launch Statistics","Registers Per Thread","register/thread","122"\n'
+        '"1","1234","app","HOST","ampere_sgemm_128x64_nt","2024-Jan-01 00:00:00","1","7",'
+        '"Launch Statistics","Static Shared Memory Per Block","Kbyte/block","32.77"\n'
+        '"1","1234","app","HOST","ampere_sgemm_128x64_nt","2024-Jan-01 00:00:00","1","7",'
+        '"Launch Statistics","Block Size","","128"\n'
+        '"1","1234","app","HOST","ampere_sgemm_128x64_nt","2024-Jan-01 00:00:00","1","7",'
+        '"Occupancy","Achieved Occupancy","%","n/a"\n')
+    (rec,) = import_file(path)
+    assert (rec.registers, rec.static_smem, rec.block_size, rec.arch) == (122, 32768, 128, "unknown")
+    assert rec.achieved_occupancy is None and rec.grid_size is None
+
+
+@pytest.mark.parametrize("value,scale,expected", [
+    ("1.02", 1000, 1024), ("2.05", 1000, 2048), ("8.19", 1000, 8192), ("32.77", 1000, 32768),
+    ("100", 1, 100), ("4100", 1, 4100), ("1", 1024, 1024), ("1.5", 1 << 20, 1572864),
+    ("0", 1000, 0), ("0.10", 1000, 96),
+])
+def test_scaled_sizes_snap_within_printed_precision(value, scale, expected):
+    assert _bytes(Decimal(value), scale) == expected
+
+
+@pytest.mark.parametrize("body,match", [
+    ('"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
+     '"Registers Per Thread","register/thread","many"', "'many' is not a number"),
+    ('"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
+     '"Static Shared Memory Per Block","parsec/block","3"', "unknown unit"),
+    ('"0","1","p","h","k","1","7"', "row has 7 fields, the header 15"),
+    ('"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
+     '"Registers Per Thread","register/thread","1e999"', "out of range"),
+    ('"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
+     '"Registers Per Thread","register/thread","-3"', "negative"),
+])
+def test_bad_rows_name_the_line(tmp_path, body, match):
+    path = tmp_path / "bad.csv"
+    path.write_text('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+                    '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
+                    '"Metric Value"\n' + body + "\n")
+    with pytest.raises(ImportFailure, match=match) as info:
+        import_file_detailed(path)
+    assert info.value.line == 2 and str(info.value).startswith(f"{path}:2: ")
+
+
+def test_header_only_and_cancel(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_text('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+                    '"Section Name","Metric Name","Metric Unit","Metric Value"\n')
+    with pytest.raises(ImportFailure, match="no kernel launches"):
+        import_file(path)
+    big = tmp_path / "big.csv"
+    text = (NCU / "details_launchstats_occupancy.csv").read_text()
+    head, _, rows = text.partition('"ID",')
+    body = rows.split("\n", 1)[1]
+    big.write_text(head + '"ID",' + rows.split("\n", 1)[0] + "\n" + body * 400)
+    with pytest.raises(ImportCancelled):
+        import_ncu_csv(big, cancel=lambda: True)
+    seen = []
+    assert len(import_ncu_csv(big, progress=lambda d, t: seen.append((d, t)))) == 3
+    assert seen[-1][0] == seen[-1][1] == big.stat().st_size
