@@ -22,7 +22,8 @@ from .demangle import demangle
 from .elf_cubin import ELF_MAGIC, import_cubin, is_cuda_elf
 from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
 from .ncu_csv import import_ncu_csv, looks_like_ncu_csv
-from .ptxas_log import ImportCancelled, import_ptxas_log, sniff_utf16
+from .line_chunks import ImportCancelled, sniff_utf16
+from .ptxas_log import import_ptxas_log
 from .records import ImportFailure, KernelRecord, merge_records
 
 __all__ = [

@@ -192,7 +192,7 @@ def _record(launch: _Launch, source: str, name: str) -> KernelRecord:
 def parse_ncu_csv(stream: io.TextIOBase, name: str, progress=None, cancel=None, size: int = 0,
                   position=None) -> list[KernelRecord]:
     """Records from an ``ncu --csv`` report read from a text stream (opened with ``newline=""``)."""
-    from .ptxas_log import ImportCancelled  # noqa: PLC0415 - avoid a cycle at import time
+    from .line_chunks import ImportCancelled  # noqa: PLC0415 - avoid a cycle at import time
 
     source = os.path.basename(name)
     reader = csv.reader(stream)

@@ -24,28 +24,19 @@ open entry function whose ``Function properties`` line has been seen.
 
 from __future__ import annotations
 
-import codecs
 import gc
 import os
 import re
-from collections.abc import Callable
 from typing import BinaryIO
 
+from .line_chunks import CHUNK_SIZE, CancelFn, ImportCancelled, ProgressFn, feed_stream, sniff_utf16
 from .records import ImportFailure, KernelRecord, split_reserved_smem
+
+__all__ = ["CHUNK_SIZE", "ImportCancelled", "PtxasLogParser", "import_ptxas_log", "parse_bytes", "parse_stream",
+           "sniff_utf16"]
 
 _new_record = object.__new__
 _set_lazy = KernelRecord._lazy.__set__  # type: ignore[attr-defined]
-
-ProgressFn = Callable[[int, int], None]
-CancelFn = Callable[[], bool]
-
-CHUNK_SIZE = 8 << 20
-_MAX_CARRY = 1 << 20
-
-
-class ImportCancelled(Exception):
-    """Raised when the ``cancel`` callback asked an import to stop."""
-
 
 # The scanner: one compiled byte regex over a whole chunk, whose literal prefix ("info") lets the
 # regex engine skip unrelated text at C speed.  Its first alternative is the standard ptxas block of
@@ -410,101 +401,6 @@ class PtxasLogParser:
         return list(self.records.values())
 
 
-# -- reading files ----------------------------------------------------------------------------------
-def sniff_utf16(head: bytes) -> str | None:
-    """The UTF-16 codec a log is in, or ``None`` for byte-oriented encodings."""
-    if head.startswith(codecs.BOM_UTF16_LE):
-        return "utf-16-le"
-    if head.startswith(codecs.BOM_UTF16_BE):
-        return "utf-16-be"
-    sample = head[:512]
-    if len(sample) >= 8:
-        even_nul = sample[0::2].count(0)
-        odd_nul = sample[1::2].count(0)
-        half = len(sample) // 2
-        if odd_nul > 0.4 * half and even_nul < 0.05 * half:
-            return "utf-16-le"
-        if even_nul > 0.4 * half and odd_nul < 0.05 * half:
-            return "utf-16-be"
-    return None
-
-
-def _decoded_chunks(stream: BinaryIO, utf16: str, chunk_size: int):
-    """Yield (UTF-8 text chunk, raw bytes consumed so far) of a UTF-16 stream."""
-    done = 0
-    decoder = codecs.getincrementaldecoder(utf16)("replace")
-    first = True
-    while True:
-        raw = stream.read(chunk_size)
-        done += len(raw)
-        text = decoder.decode(raw, final=not raw)
-        if first and text.startswith("\ufeff"):
-            text = text[1:]
-        first = False
-        yield text.encode("utf-8", "replace"), done
-        if not raw:
-            return
-
-
-def _check(cancel: CancelFn | None, source_name: str) -> None:
-    if cancel is not None and cancel():
-        raise ImportCancelled(source_name)
-
-
-def _parse_utf16(stream, parser, utf16, total, progress, cancel, chunk_size) -> None:
-    carry = b""
-    for data, done in _decoded_chunks(stream, utf16, chunk_size):
-        _check(cancel, parser.source_name)
-        if data:
-            buf = carry + data if carry else data
-            cut = buf.rfind(b"\n") + 1
-            if cut == 0:
-                carry = buf if len(buf) <= _MAX_CARRY else buf[-4096:]
-            else:
-                parser.feed(buf, cut)
-                carry = buf[cut:]
-        elif carry:
-            parser.feed(carry)
-            carry = b""
-        if progress is not None:
-            progress(done, max(total, done))
-
-
-def _parse_bytes(stream, parser, head, total, progress, cancel, chunk_size) -> None:
-    """Read into one reused buffer; the partial line at its end moves to its front."""
-    buf = bytearray(chunk_size + _MAX_CARRY)
-    view = memoryview(buf)
-    start = 3 if head.startswith(codecs.BOM_UTF8) else 0
-    filled = len(head) - start
-    buf[:filled] = head[start:]
-    done = len(head)
-    try:
-        while True:
-            _check(cancel, parser.source_name)
-            got = stream.readinto(view[filled:filled + chunk_size])
-            done += got
-            filled += got
-            if not got:
-                if filled:
-                    parser.feed(buf, filled)
-                if progress is not None:
-                    progress(done, max(total, done))
-                return
-            cut = buf.rfind(b"\n", 0, filled) + 1
-            if cut:
-                parser.feed(buf, cut)
-            if filled - cut > _MAX_CARRY:  # one absurdly long line: keep only its tail
-                cut = filled - 4096
-            if cut:
-                tail = bytes(view[cut:filled])
-                buf[:len(tail)] = tail
-                filled = len(tail)
-            if progress is not None:
-                progress(done, max(total, done))
-    finally:
-        view.release()
-
-
 def parse_stream(
     stream: BinaryIO,
     source_name: str,
@@ -516,35 +412,17 @@ def parse_stream(
     """Parse a log from a binary stream in bounded memory: the chunk buffer plus one small entry
     per distinct (kernel, architecture).  ``cancel()`` is polled before every chunk; when it
     returns true, :class:`ImportCancelled` is raised and nothing is returned."""
-    head = stream.read(4096)
-    utf16 = sniff_utf16(head)
     parser = PtxasLogParser(source_name)
     # Cyclic GC passes over the growing record table cost more than the parse; nothing made here
     # forms a cycle.  (The collector is process-wide: it is switched back on at the end.)
     collecting = gc.isenabled()
     gc.disable()
     try:
-        if utf16:
-            stream = _Prefixed(head, stream)
-            _parse_utf16(stream, parser, utf16, total, progress, cancel, chunk_size)
-        else:
-            _parse_bytes(stream, parser, head, total, progress, cancel, chunk_size)
+        feed_stream(stream, parser, total, progress, cancel, chunk_size)
         return parser.finish()
     finally:
         if collecting:
             gc.enable()
-
-
-class _Prefixed:
-    def __init__(self, head: bytes, stream: BinaryIO) -> None:
-        self.head = head
-        self.stream = stream
-
-    def read(self, n: int) -> bytes:
-        if self.head:
-            out, self.head = self.head, b""
-            return out + self.stream.read(max(0, n - len(out)))
-        return self.stream.read(n)
 
 
 def parse_bytes(data: bytes, source_name: str = "<log>") -> list[KernelRecord]:
