@@ -51,3 +51,6 @@ __all__ = [
     "max_potential_block_size", "sweep_barriers", "sweep_block_size", "sweep_block_size_registers", "sweep_registers",
     "sweep_shared_memory",
 ]  # fmt: skip
+from .advisor import Advice, HeadroomRow, InputCliff, LimitGrid, RegisterTarget, advise, grid_block_size_registers, grid_block_size_shared_memory, input_cliffs, register_targets, smem_headroom, suggest_launch_bounds, advise_block_size  # noqa: E402, I001
+from .waves import WaveAnalysis, analyse_waves, grid_blocks  # noqa: E402
+__all__ += ["Advice", "HeadroomRow", "InputCliff", "LimitGrid", "RegisterTarget", "WaveAnalysis", "advise", "advise_block_size", "analyse_waves", "grid_block_size_registers", "grid_block_size_shared_memory", "grid_blocks", "input_cliffs", "register_targets", "smem_headroom", "suggest_launch_bounds"]  # fmt: skip

@@ -1,0 +1,1 @@
+"""Views that plug into the main window through ``ui.extensions``."""

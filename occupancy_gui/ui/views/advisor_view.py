@@ -1,0 +1,324 @@
+"""The advisor dock: what to change — block size, the nearest cliffs, shared memory headroom, a register cap.
+
+Every number comes from :func:`occupancy_gui.engine.advise`; the view only lays the answer out.
+Installed by :func:`install_advisor` (``ui/extensions.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QSize, Qt
+from PySide6.QtGui import QFont, QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..deferred import DeferredUpdate
+from ...engine import Advice, DynamicSmem, OccupancyError, advise, suggest_launch_bounds
+from ...session import Session
+from ..qt_utils import signals_blocked
+from ..widgets.quantity import QuantitySpinBox
+
+if TYPE_CHECKING:
+    from ..main_window import MainWindow
+
+INPUT_NAMES = {"registers": "Registers", "shared_memory": "Shared memory", "threads": "Block size"}
+SMEM_MODES = ("as launched (constant)", "bytes per thread", "bytes per warp")
+DOCK_SIZE = QSize(900, 210)
+"""Size hint of every analysis view: the bottom dock area starts this tall (QSettings may restore another)."""
+SIZE_T_WRAP = 1 << 62
+"""Header figures above this are a wrapped ``size_t`` subtraction, not a size."""
+
+
+class RowsModel(QAbstractTableModel):
+    """A read-only table of text rows; ``bold`` rows are drawn bold, ``tips`` give each row a tooltip."""
+
+    def __init__(self, headers: tuple[str, ...], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.headers = headers
+        self.rows: list[tuple[str, ...]] = []
+        self.bold: set[int] = set()
+        self.tips: list[str] = []
+        self._bold_font = QFont()
+        self._bold_font.setBold(True)
+
+    def set_rows(self, rows: list[tuple[str, ...]], bold: set[int] | None = None, tips: list[str] | None = None) -> None:
+        self.beginResetModel()
+        self.rows, self.bold, self.tips = rows, bold or set(), tips or []
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.headers)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.headers[section]
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self.rows):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.FontRole and index.row() in self.bold:
+            return self._bold_font
+        if role == Qt.ItemDataRole.ToolTipRole and index.row() < len(self.tips):
+            return self.tips[index.row()]
+        return None
+
+
+def _table(model: RowsModel) -> QTableView:
+    view = QTableView()
+    view.setModel(model)
+    view.verticalHeader().hide()
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().lineSpacing() + 6)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
+    view.setSelectionMode(QTableView.SelectionMode.NoSelection)
+    view.setWordWrap(False)
+    return view
+
+
+def _group(title: str, *widgets: QWidget) -> QGroupBox:
+    box = QGroupBox(title)
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(6, 4, 6, 4)
+    for widget in widgets:
+        layout.addWidget(widget, 1 if isinstance(widget, QTableView) else 0)
+    return box
+
+
+def _pct(occupancy: float) -> str:
+    return f"{occupancy * 100:.4g} %"
+
+
+class AdvisorView(QWidget):
+    """Reads the session; writes nothing back except through the user's own choices here."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.advice: Advice | None = None
+        self._dirty = True
+        self.ranking_model = RowsModel(("threads", "dyn. smem", "blocks/SM", "warps", "occupancy", ""), self)
+        self.cliffs_model = RowsModel(("input", "nearest change", "cost"), self)
+        self.headroom_model = RowsModel(("blocks/SM", "max dynamic (exact)", "header's figure", "note"), self)
+        self._build()
+        self.refresh()
+
+    def _build(self) -> None:
+        self.smem_mode = QComboBox()
+        self.smem_mode.addItems(SMEM_MODES)
+        self.smem_mode.setToolTip("Dynamic shared memory for the block size search: the launch's bytes, or bytes that grow with the block")
+        self.smem_bytes = QuantitySpinBox("bytes", 0, 1 << 20)
+        self.smem_bytes.setEnabled(False)
+        self.smem_mode.currentIndexChanged.connect(self._on_smem_mode_changed)
+        self.smem_bytes.valueChanged.connect(self._on_smem_bytes_changed)
+        self.heuristic = QLabel()
+        self.heuristic.setWordWrap(True)
+        self.heuristic.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Dynamic smem:"))
+        row.addWidget(self.smem_mode, 1)
+        row.addWidget(self.smem_bytes)
+        modes = QWidget()
+        modes.setLayout(row)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.ranking = _table(self.ranking_model)
+        self.cliffs = _table(self.cliffs_model)
+        self.headroom = _table(self.headroom_model)
+        self.target = QComboBox()
+        self.target.setToolTip("Resident blocks per SM to reach by capping registers at the current block size")
+        self.target.currentIndexChanged.connect(self._on_target_changed)
+        self.bounds = QLabel()
+        self.bounds.setWordWrap(True)
+        self.bounds.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.bounds.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(_group("Block size", modes, self.heuristic, self.ranking), 3)
+        layout.addWidget(_group("Cliffs: the nearest value that gains / loses a block", self.cliffs), 5)
+        layout.addWidget(_group("Shared memory headroom", self.headroom), 2)
+        layout.addWidget(_group("Register cap for a target occupancy", self.target, self.bounds), 2)
+
+    # ----------------------------------------------------------------------------- behaviour
+    def on_session_changed(self, changed: frozenset[str]) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._dirty = True  # hidden tab: compute when shown
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return DOCK_SIZE
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        if self._dirty:
+            self.refresh()
+        super().showEvent(event)
+
+    def dynamic_smem(self) -> DynamicSmem:
+        mode, value = self.smem_mode.currentIndex(), self.smem_bytes.value()
+        if mode == 1:
+            return DynamicSmem(per_thread=value)
+        if mode == 2:
+            return DynamicSmem(per_warp=value)
+        return DynamicSmem(self.session.inputs.dynamic_smem)
+
+    def _on_smem_mode_changed(self, index: int) -> None:
+        self.smem_bytes.setEnabled(index != 0)
+        self.refresh()
+
+    def _on_smem_bytes_changed(self, value: int) -> None:
+        self.refresh()
+
+    def _on_target_changed(self, index: int) -> None:
+        self._show_bounds()
+
+    def refresh(self) -> None:
+        self._dirty = False
+        s = self.session
+        record = getattr(s, "imported", None)  # an imported kernel may carry its spill figures
+        try:
+            self.advice = advise(s.device, s.function_attributes, s.launch, s.device_state, self.dynamic_smem(),
+                                 getattr(record, "spill_stores", None), getattr(record, "spill_loads", None))  # fmt: skip
+        except OccupancyError as exc:
+            self.advice = None
+            self.heuristic.setText(f"No advice for these inputs: {exc}")
+            for model in (self.ranking_model, self.cliffs_model, self.headroom_model):
+                model.set_rows([])
+            with signals_blocked(self.target):
+                self.target.clear()
+            self._show_bounds()
+            return
+        if self.smem_mode.currentIndex() == 0:
+            with signals_blocked(self.smem_bytes):
+                self.smem_bytes.setValue(min(s.inputs.dynamic_smem, self.smem_bytes.maximum()))
+        self._show_block_size(self.advice)
+        self._show_cliffs(self.advice)
+        self._show_headroom(self.advice)
+        self._show_targets(self.advice)
+
+    def _show_block_size(self, advice: Advice) -> None:
+        bs = advice.block_size
+        sug = bs.suggestion
+        if sug is None:
+            self.heuristic.setText(f"cudaOccMaxPotentialBlockSize refuses: {bs.error}")
+        else:
+            occ = next((r.occupancy for r in bs.ranking if r.block_size == sug.block_size), 0.0)
+            ties = ", ".join(str(r.block_size) for r in sorted(bs.ties(), key=lambda r: r.block_size))
+            self.heuristic.setText(f"Runtime heuristic: <b>{sug.block_size} threads</b> → {sug.blocks_per_sm} "
+                                   f"block{'s' if sug.blocks_per_sm != 1 else ''}/SM, {_pct(occ)}; min grid "
+                                   f"{sug.min_grid_size}. Ties at the best occupancy: {ties}")  # fmt: skip
+        chosen = sug.block_size if sug else None
+        rows, bold = [], set()
+        best = bs.ranking[0].active_warps if bs.ranking else 0
+        for i, r in enumerate(bs.ranking):
+            mark = " ".join(m for m, on in (("★ heuristic", r.block_size == chosen), ("◀ current", r.block_size == bs.current)) if on)
+            rows.append((str(r.block_size), f"{r.dynamic_smem} B", str(r.active_blocks), str(r.active_warps), _pct(r.occupancy), mark))
+            if r.active_warps == best:
+                bold.add(i)
+        self.ranking_model.set_rows(rows, bold)
+
+    def _show_cliffs(self, advice: Advice) -> None:
+        rows, tips, bold = [], [], set()
+        for name, title in INPUT_NAMES.items():
+            for gains in (True, False):
+                cliff = next((c for c in advice.cliffs if c.input == name and c.gains == gains), None)
+                verb = "gains" if gains else "loses"
+                if cliff is None:
+                    rows.append((title, f"no value {verb} a block", "—"))
+                    tips.append("")
+                    continue
+                arrow = "↓" if cliff.value < cliff.current else "↑"
+                rows.append((title, f"{arrow} {cliff.describe()}", cliff.cost))
+                tips.append(cliff.cost)
+                if gains:
+                    bold.add(len(rows) - 1)
+        self.cliffs_model.set_rows(rows, bold, tips)
+
+    def _show_headroom(self, advice: Advice) -> None:
+        rows, bold = [], set()
+        now = self.session.result.active_blocks if self.session.result else 0
+        for h in advice.headroom:
+            exact = "none" if h.exact is None else f"{h.exact} B"
+            if h.header is None:
+                header = "refused"
+            elif h.header >= SIZE_T_WRAP:
+                header = "wraps (size_t)"
+            else:
+                header = f"{h.header} B"
+            notes = []
+            if h.capped:
+                notes.append("capped by the max dynamic attribute")
+            if h.blocks_at_exact > h.num_blocks:
+                notes.append(f"{h.blocks_at_exact} blocks there")
+            if h.differs:
+                notes.append("header's figure differs")
+            rows.append((str(h.num_blocks), exact, header if h.differs else "same", "; ".join(notes)))
+            if h.num_blocks == now:
+                bold.add(len(rows) - 1)
+        self.headroom_model.set_rows(rows, bold)
+
+    def _show_targets(self, advice: Advice) -> None:
+        wanted = self.target.currentData()
+        now = self.session.result.active_blocks if self.session.result else 0
+        with signals_blocked(self.target):
+            self.target.clear()
+            for t in advice.targets:
+                self.target.addItem(f"{t.min_blocks} blocks · {_pct(t.occupancy)}", t.min_blocks)
+            keep = self.target.findData(wanted) if wanted is not None else -1
+            above = next((i for i, t in enumerate(advice.targets) if t.min_blocks > now), len(advice.targets) - 1)
+            self.target.setCurrentIndex(keep if keep >= 0 else above)
+        self._show_bounds()
+
+    def _show_bounds(self) -> None:
+        s, blocks = self.session, self.target.currentData()
+        target = None if blocks is None else suggest_launch_bounds(s.device, s.function_attributes, s.launch, blocks,
+                                                                   s.device_state)  # fmt: skip
+        if target is None:
+            self.bounds.setText("No register count changes the resident blocks here.")
+            return
+        regs = s.inputs.registers
+        change = ("the current count already fits" if target.max_registers >= regs
+                  else f"{regs - target.max_registers} fewer than now: may spill, and can be slower")  # fmt: skip
+        self.bounds.setText(f"<code>{target.launch_bounds}</code><br><code>{target.maxrregcount}</code><br>"
+                            f"At most <b>{target.max_registers}</b> registers per thread keep {target.min_blocks} "
+                            f"blocks of {target.block_size} threads ({_pct(target.occupancy)}); {change}.")  # fmt: skip
+
+
+def add_analysis_dock(window: MainWindow, widget: QWidget, name: str, title: str) -> QDockWidget:
+    """Dock ``widget`` in the bottom area, tabbed with the analysis docks there, with a menu toggle."""
+    dock = QDockWidget(title, window)
+    dock.setObjectName(name)  # QSettings restores docks by object name
+    dock.setWidget(widget)
+    others = [d for d in window.findChildren(QDockWidget)
+              if d is not dock and window.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]  # fmt: skip
+    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+    if others:
+        window.tabifyDockWidget(others[0], dock)
+        front = next((d for d in others if d.objectName() == "advisor_dock"), others[0])
+        front.raise_()  # the first analysis tab stays in front
+    dock.hide()  # opened from the Analysis menu (or by a restored layout): the main view stays uncluttered
+    window.analysis_menu.addAction(dock.toggleViewAction())
+    widget.follow = DeferredUpdate(widget.on_session_changed, widget)  # type: ignore[attr-defined]
+    window.bridge.resultChanged.connect(widget.follow.schedule)  # type: ignore[attr-defined]
+    return dock
+
+
+def install_advisor(window: MainWindow) -> None:
+    """Add the advisor dock to ``window``."""
+    window.advisor_view = AdvisorView(window.session)  # type: ignore[attr-defined]
+    window.advisor_dock = add_analysis_dock(window, window.advisor_view, "advisor_dock", "Advisor")  # type: ignore[attr-defined]

@@ -1,0 +1,222 @@
+"""Heat maps: occupancy over block size × registers and block size × shared memory per block.
+
+The current point is marked, the regions where one limit binds are outlined and named, and a click
+on a cell moves the session's inputs there.  Items are created once; updates call ``setImage`` /
+``setData``.  Installed by :func:`install_heatmap` (``ui/extensions.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSize, QPointF, Qt
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from ...engine import Limit, LimitGrid, OccupancyError, grid_block_size_registers, grid_block_size_shared_memory
+from ...engine.advisor import BINDING_ORDER
+from ...session import Session
+from ..plots.plot_cell import PlotCell
+from ..plots.plot_style import plot_style
+from .advisor_view import DOCK_SIZE, add_analysis_dock
+
+if TYPE_CHECKING:
+    from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
+
+    from ..main_window import MainWindow
+
+KIB = 1024.0
+SHORT_NAMES = {Limit.WARPS: "warps", Limit.BLOCKS: "block slots", Limit.REGISTERS: "registers",
+               Limit.SHARED_MEMORY: "shared memory", Limit.BARRIERS: "barriers", Limit.VIRTUAL_RESOURCES: "virtual"}  # fmt: skip
+REGION_NAMES = [SHORT_NAMES[limit] for limit in BINDING_ORDER] + ["no block fits"]
+SMEM_MARGIN = 1.25
+"""The shared memory map runs to this multiple of the largest launchable size (beyond it every launch fails)."""
+MIN_LABELLED_SHARE = 0.03
+"""Regions smaller than this share of the map are outlined but not named (the labels would pile up)."""
+
+
+def boundary_segments(codes: np.ndarray, x_edges: np.ndarray, y_edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Line segments (as ``connect="pairs"`` x, y arrays) between cells of different code."""
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    i, j = np.nonzero(codes[1:, :] != codes[:-1, :])  # a vertical edge between columns i and i + 1
+    xs.append(np.repeat(x_edges[i + 1], 2))
+    ys.append(np.column_stack([y_edges[j], y_edges[j + 1]]).reshape(-1))
+    i, j = np.nonzero(codes[:, 1:] != codes[:, :-1])  # a horizontal edge between rows j and j + 1
+    xs.append(np.column_stack([x_edges[i], x_edges[i + 1]]).reshape(-1))
+    ys.append(np.repeat(y_edges[j + 1], 2))
+    return np.concatenate(xs).astype(np.float64), np.concatenate(ys).astype(np.float64)
+
+
+class HeatMap:
+    """One map: image, region outlines, region names and the current-point marker, all created once."""
+
+    def __init__(self, cell: PlotCell, y_label: str, scale: float) -> None:
+        self.cell, self.scale = cell, scale
+        self.grid: LimitGrid | None = None
+        self.x_edges = self.y_edges = np.zeros(1)
+        self._rect: tuple[float, ...] = ()
+        cell.setLabel("bottom", "threads per block")
+        cell.setLabel("left", y_label)
+        for name in ("left", "bottom"):
+            cell.getAxis(name).enableAutoSIPrefix(False)
+        cell.view.setDefaultPadding(0.0)
+        self.image = pg.ImageItem(axisOrder="col-major")
+        self.outline = pg.PlotCurveItem(connect="pairs", antialias=False)
+        self.marker = pg.ScatterPlotItem(size=13, symbol="o")
+        self.labels = [pg.TextItem(name, anchor=(0.5, 0.5)) for name in REGION_NAMES]
+        for item in (self.image, self.outline, self.marker, *self.labels):
+            cell.addItem(item)
+        self.outline.setZValue(5)
+        self.marker.setZValue(10)
+        for label in self.labels:
+            label.setZValue(8)
+
+    def apply_style(self) -> None:
+        style = plot_style()
+        for name in ("left", "bottom"):
+            self.cell.getAxis(name).setPen(style.foreground)
+            self.cell.getAxis(name).setTextPen(style.foreground)
+        self.outline.setPen(pg.mkPen("w", width=1.5))
+        self.marker.setPen(pg.mkPen("w", width=2))
+        self.marker.setBrush(style.current_brush)
+        for label in self.labels:
+            label.setColor("w")
+            label.fill = pg.mkBrush(0, 0, 0, 110)
+
+    def update(self, grid: LimitGrid, current: tuple[float, float]) -> None:
+        self.grid = grid
+        step_x = float(grid.block_sizes[1] - grid.block_sizes[0]) if len(grid.block_sizes) > 1 else 1.0
+        step_y = float(grid.values[1] - grid.values[0]) if len(grid.values) > 1 else 1.0
+        # Cells are centred on block sizes; a shared memory column spans its allocation step (its top byte last).
+        y0 = grid.values[0] - (step_y if self.scale != 1.0 else step_y / 2)
+        self.x_edges = grid.block_sizes[0] - step_x / 2 + step_x * np.arange(len(grid.block_sizes) + 1)
+        self.y_edges = (y0 + step_y * np.arange(len(grid.values) + 1)) / self.scale
+        self.image.setImage(grid.occupancy * 100.0, autoLevels=False, levels=(0.0, 100.0))
+        rect = tuple(float(v) for v in (self.x_edges[0], self.y_edges[0], self.x_edges[-1] - self.x_edges[0],
+                                        self.y_edges[-1] - self.y_edges[0]))  # fmt: skip
+        self.image.setRect(*rect)
+        if rect != self._rect:  # the span changes only with the device or the static size
+            self._rect = rect
+            self.cell.view.setRange(xRange=(rect[0], rect[0] + rect[2]), yRange=(rect[1], rect[1] + rect[3]), padding=0.0)
+        self.outline.setData(*boundary_segments(grid.binding, self.x_edges, self.y_edges))
+        self.marker.setData([current[0]], [current[1] / self.scale])
+        self._place_labels(grid)
+
+    def _place_labels(self, grid: LimitGrid) -> None:
+        codes = grid.binding
+        for k, label in enumerate(self.labels):
+            i, j = np.nonzero(codes == (k if k < len(BINDING_ORDER) else -1))
+            if i.size < MIN_LABELLED_SHARE * codes.size:
+                label.hide()
+                continue
+            # The region's cell nearest its centroid (the centroid itself may lie outside a bent region).
+            near = int(np.argmin((i - i.mean()) ** 2 / codes.shape[0] ** 2 + (j - j.mean()) ** 2 / codes.shape[1] ** 2))
+            label.setPos((self.x_edges[i[near]] + self.x_edges[i[near] + 1]) / 2,
+                         (self.y_edges[j[near]] + self.y_edges[j[near] + 1]) / 2)  # fmt: skip
+            label.show()
+
+    def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
+        """(block size, column value) of the cell at view position ``pos``, or ``None`` outside the map."""
+        if self.grid is None:
+            return None
+        i = int(np.searchsorted(self.x_edges, pos.x(), side="right") - 1)
+        j = int(np.searchsorted(self.y_edges, pos.y(), side="right") - 1)
+        if not (0 <= i < len(self.grid.block_sizes) and 0 <= j < len(self.grid.values)):
+            return None
+        return int(self.grid.block_sizes[i]), int(self.grid.values[j])
+
+    def describe(self, pos: QPointF, unit: str) -> str | None:
+        found = self.cell_at(pos)
+        if found is None or self.grid is None:
+            return None
+        i = int(np.searchsorted(self.grid.block_sizes, found[0]))
+        j = int(np.searchsorted(self.grid.values, found[1]))
+        code = int(self.grid.binding[i, j])
+        return (f"{found[0]} threads · {found[1]} {unit}\n{int(self.grid.active_blocks[i, j])} blocks · "
+                f"{self.grid.occupancy[i, j] * 100:.4g} % · limited by {REGION_NAMES[code]}\nclick to use these inputs")  # fmt: skip
+
+
+class HeatmapView(pg.GraphicsLayoutWidget):
+    """Both maps and one colour bar; a click moves ``threads`` and ``registers`` / ``dynamic_smem``."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self._dirty = True
+        self.setBackground(plot_style().background)
+        self.ci.layout.setSpacing(6)
+        self.registers = HeatMap(PlotCell(self.ci, 0, 0), "registers per thread", 1.0)
+        self.shared_memory = HeatMap(PlotCell(self.ci, 0, 1), "shared memory per block (KiB)", KIB)
+        self.color_bar = pg.ColorBarItem(values=(0, 100), colorMap=pg.colormap.get("viridis"), label="occupancy (%)",
+                                         interactive=False, width=14)  # fmt: skip
+        self.color_bar.setImageItem([self.registers.image, self.shared_memory.image])
+        self.color_bar.getAxis("right").enableAutoSIPrefix(False)
+        self.ci.addItem(self.color_bar, row=0, col=2)
+        for heat_map in (self.registers, self.shared_memory):
+            heat_map.apply_style()
+        self.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
+        self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
+        self.setMinimumHeight(160)
+        self.refresh()
+
+    def on_session_changed(self, changed: frozenset[str]) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._dirty = True
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return DOCK_SIZE
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        if self._dirty:
+            self.refresh()
+        super().showEvent(event)
+
+    def refresh(self) -> None:
+        self._dirty = False
+        s = self.session
+        i = s.inputs
+        try:
+            by_regs = grid_block_size_registers(s.device, s.function_attributes, s.launch, s.device_state)
+            upto = int((i.static_smem + s.resolved_max_dynamic_smem) * SMEM_MARGIN) + 1
+            by_smem = grid_block_size_shared_memory(s.device, s.function_attributes, s.launch, s.device_state, upto)
+        except OccupancyError:
+            return  # the summary's banner says why; the maps keep their last picture
+        self.registers.update(by_regs, (i.threads, i.registers))
+        self.shared_memory.update(by_smem, (i.threads, i.static_smem + i.dynamic_smem))
+
+    def _hit(self, scene_pos: QPointF) -> tuple[HeatMap, QPointF] | None:
+        for heat_map in (self.registers, self.shared_memory):
+            view = heat_map.cell.view
+            if view.sceneBoundingRect().contains(scene_pos):
+                return heat_map, view.mapSceneToView(scene_pos)
+        return None
+
+    def _on_scene_mouse_clicked(self, event: MouseClickEvent) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        hit = self._hit(event.scenePos())
+        found = hit[0].cell_at(hit[1]) if hit else None
+        if hit is None or found is None:
+            return
+        threads, value = found
+        if hit[0] is self.registers:
+            self.session.replace(threads=threads, registers=value)
+        else:
+            self.session.replace(threads=threads, dynamic_smem=max(0, value - self.session.inputs.static_smem))
+        event.accept()
+
+    def _on_scene_mouse_moved(self, pos: QPointF) -> None:
+        hit = self._hit(pos)
+        text = hit[0].describe(hit[1], "registers" if hit[0] is self.registers else "B") if hit else None
+        self.setToolTip(text or "")
+
+
+def install_heatmap(window: MainWindow) -> None:
+    """Add the heat map dock to ``window``."""
+    window.heatmap_view = HeatmapView(window.session)  # type: ignore[attr-defined]
+    window.heatmap_dock = add_analysis_dock(window, window.heatmap_view, "heatmap_dock", "Heat maps")  # type: ignore[attr-defined]
