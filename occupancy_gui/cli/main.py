@@ -87,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", help="list kernels from compiler output or binaries")
     imp.add_argument("file")
     imp.add_argument("--json", action="store_true")
+    _add_report_arguments(sub.add_parser("report", help="write an HTML, Markdown or CSV report of one launch"))
     return parser
 
 
@@ -205,7 +206,73 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
     return run_import(argv)
 
 
-COMMANDS = {"calc": _calc, "batch": _batch, "devices": _devices, "suggest": _suggest, "import": _import}
+def _add_report_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", nargs="?", metavar="FILE",
+                   help="compiler output: registers, static smem and barriers from its first kernel")
+    p.add_argument("--kernel", metavar="NAME", help="with FILE: the first kernel whose name contains NAME")
+    p.add_argument("--device", required=True, help="profile name, alias, sm_XY or X.Y")
+    p.add_argument("--threads", type=int, required=True, help="threads per block")
+    p.add_argument("--registers", type=int, help="registers per thread (required without FILE; overrides FILE)")
+    p.add_argument("--static-smem", type=_bytes, help="static shared memory per block (overrides FILE)")
+    p.add_argument("--dynamic-smem", type=_bytes, default=0, help="dynamic shared memory per block")
+    p.add_argument("--barriers", type=int, help="block barriers per block (default: FILE's, else 1)")
+    p.add_argument("--carveout", default="default", help="shared memory carveout: default or 0..100 (percent)")
+    p.add_argument("--cache-config", default="none", help="CC 3.x cache preference: none, shared, l1, equal")
+    p.add_argument("--max-dynamic-smem", type=_bytes, default=None, help="cudaFuncAttributeMaxDynamicSharedMemorySize")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="report file: .html, .md or .csv")
+
+
+def _report_kernel(path: str, name: str | None) -> Any:
+    from ..importers import import_file
+
+    records = import_file(path)
+    kernels = [r for r in records if r.is_kernel] or list(records)
+    if name is not None:
+        kernels = [r for r in kernels if name in r.name or name in (r.demangled or "")]
+    if not kernels:
+        raise QueryError(f"{path}: no kernel" + (f" whose name contains {name!r}" if name else ""))
+    return kernels[0]
+
+
+def _report(args: argparse.Namespace, out: TextIO) -> int:
+    from ..report import render, report_data
+    from ..session import Session
+    from ..session_file import atomic_write_text
+
+    catalog = load_catalog()
+    inputs: dict[str, Any] = {"threads": args.threads, "dynamic_smem": args.dynamic_smem,
+                              "max_dynamic_smem": args.max_dynamic_smem, "carveout": parse_carveout(args.carveout),
+                              "cache_config": parse_cache_config(args.cache_config)}  # fmt: skip
+    sources, kernel_source = dict.fromkeys(inputs, "command line"), None
+    if args.file:
+        try:
+            record = _report_kernel(args.file, args.kernel)
+        except ValueError as exc:  # ImportFailure names the file and the line
+            return _fail("occupancy report", str(exc))
+        kernel_source = f"{record.demangled or record.name} ({record.arch}) from {args.file}"
+        found = {"registers": record.registers, "static_smem": record.static_smem, "barriers": record.barriers}
+        inputs.update({k: v for k, v in found.items() if v is not None})
+        sources.update({k: f"{args.file}: {record.name}" for k, v in found.items() if v is not None})
+    explicit = {"registers": args.registers, "static_smem": args.static_smem, "barriers": args.barriers}
+    inputs.update({k: v for k, v in explicit.items() if v is not None})
+    sources.update({k: "command line" for k, v in explicit.items() if v is not None})
+    if "registers" not in inputs:
+        raise QueryError("--registers is required without FILE")
+    session = Session(catalog, device=args.device, **inputs)
+    if session.result is None:
+        return _fail("occupancy report", session.error or "no result")
+    try:
+        text = render(report_data(session, sources, kernel_source), args.output)
+        atomic_write_text(args.output, text)
+    except ValueError as exc:
+        return _fail("occupancy report", str(exc))
+    except OSError as exc:
+        return _fail("occupancy report", f"{args.output}: {exc.strerror or exc}")
+    print(f"wrote {args.output}", file=out)
+    return 0
+
+
+COMMANDS = {"calc": _calc, "batch": _batch, "devices": _devices, "suggest": _suggest, "import": _import, "report": _report}
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

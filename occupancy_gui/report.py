@@ -1,0 +1,403 @@
+"""Reports: one occupancy question and its answer as HTML, Markdown or CSV text.
+
+Pure Python (no Qt): the GUI's File → Export… and ``occupancy report`` both call :func:`render`.
+The figures come from the engine's result as they are; nothing here recomputes occupancy except
+:func:`every_gpu`, which asks the engine the same question for each named GPU.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from . import REFERENCE_HEADER, __version__
+from .engine import (
+    CARVEOUT_DEFAULT,
+    BlockSizeSuggestion,
+    CacheConfig,
+    DeviceState,
+    FunctionAttributes,
+    Launch,
+    Limit,
+    OccupancyError,
+    OccupancyResult,
+    compute_occupancy,
+    max_potential_block_size,
+)
+from .engine import architecture as arch
+from .profiles import LIMIT_NAMES
+from .session import Inputs
+
+if TYPE_CHECKING:
+    from .profiles import Catalog, DeviceProfile
+    from .session import Session
+
+KIB = 1024
+BINDING_MARK = "★"
+LIMIT_TITLES = {
+    Limit.BLOCKS: "Resident blocks", Limit.WARPS: "Warps / threads", Limit.REGISTERS: "Registers",
+    Limit.SHARED_MEMORY: "Shared memory", Limit.BARRIERS: "Block barriers",
+    Limit.VIRTUAL_RESOURCES: "Virtual resources",
+}  # fmt: skip
+INPUT_LABELS = {
+    "threads": "Threads per block", "registers": "Registers per thread", "static_smem": "Static shared memory",
+    "dynamic_smem": "Dynamic shared memory", "max_dynamic_smem": "Max dynamic shared memory attribute",
+    "barriers": "Block barriers", "carveout": "Shared memory carveout", "cache_config": "Cache preference (CC 3.x)",
+}  # fmt: skip
+BYTE_INPUTS = frozenset({"static_smem", "dynamic_smem", "max_dynamic_smem"})
+CSV_COLUMNS = ("limit", "binding", "per_block_nominal", "allocated", "sm_capacity", "calculation", "blocks",
+               "first_pass_estimate", "rounding_changed")  # fmt: skip
+
+
+def format_bytes(value: int) -> str:
+    """``"24 KiB (24576 B)"`` for sizes of a KiB or more, ``"1000 B"`` below."""
+    if value >= KIB:
+        kib = value / KIB
+        return f"{kib:.0f} KiB ({value} B)" if value % KIB == 0 else f"{kib:.2f} KiB ({value} B)"
+    return f"{value} B"
+
+
+def format_input(name: str, value: object) -> str:
+    """An input value as a reader wants it (bytes with KiB, carveout and cache preference by meaning)."""
+    if name == "max_dynamic_smem" and value is None:
+        return "runtime default"
+    if name in BYTE_INPUTS:
+        return format_bytes(int(value))  # type: ignore[call-overload]
+    if name == "carveout":
+        return "default (no preference)" if value == CARVEOUT_DEFAULT else f"{value} %"
+    if name == "cache_config":
+        return CacheConfig(value).name.lower()  # type: ignore[arg-type]
+    return str(value)
+
+
+def binding_text(result: OccupancyResult | None) -> str:
+    if result is None or result.active_blocks == 0:
+        return "—"
+    return " + ".join(LIMIT_TITLES[limit] for limit in result.binding) or "—"
+
+
+# ----------------------------------------------------------------------------- figures
+@dataclass(frozen=True)
+class Figure:
+    """One labelled value of a configuration: an input, a device figure or a result."""
+
+    key: str
+    label: str
+    text: str
+    group: str
+
+
+def describe(profile: DeviceProfile, inputs: Inputs, result: OccupancyResult | None,
+             error: str | None = None) -> tuple[Figure, ...]:  # fmt: skip
+    """Every input and result figure of one configuration, in a fixed order (the compare table's rows)."""
+    sms = profile.sm_count
+    out = [Figure("device", "Device", profile.name, "input"),
+           Figure("cc", "Compute capability", profile.cc_string, "input"),
+           Figure("sms", "SMs", "—" if sms is None else str(sms), "input")]  # fmt: skip
+    out += [Figure(n, INPUT_LABELS[n], format_input(n, getattr(inputs, n)), "input") for n in INPUT_LABELS]
+    if result is None:
+        out.append(Figure("error", "Error", error or "no result", "result"))
+        result_texts = dict.fromkeys(("active_blocks", "active_warps", "active_threads", "occupancy",
+                                      "binding", "blocks_per_gpu", "estimate"), "—")  # fmt: skip
+        limit_texts = dict.fromkeys(LIMIT_TITLES, "—")
+    else:
+        result_texts = {
+            "active_blocks": str(result.active_blocks), "active_warps": str(result.active_warps),
+            "active_threads": str(result.active_threads), "occupancy": f"{result.occupancy * 100:.4g} %",
+            "binding": binding_text(result),
+            "blocks_per_gpu": "—" if sms is None else str(result.active_blocks * sms),
+            "estimate": f"{result.estimate.active_blocks} blocks, {result.estimate.occupancy * 100:.4g} %",
+        }  # fmt: skip
+        limit_texts = {lim: "—" if result.limits.get(lim) is None else str(result.limits[lim]) for lim in LIMIT_TITLES}
+    labels = {"active_blocks": "Active blocks per SM", "active_warps": "Active warps per SM",
+              "active_threads": "Active threads per SM", "occupancy": "Theoretical occupancy",
+              "binding": "Binding limit", "blocks_per_gpu": "Blocks per GPU at once",
+              "estimate": "First-pass estimate"}  # fmt: skip
+    out += [Figure(k, labels[k], result_texts[k], "result") for k in labels]
+    out += [Figure(f"limit_{lim.value}", f"Blocks allowed by {LIMIT_TITLES[lim].lower()}", limit_texts[lim], "result")
+            for lim in LIMIT_TITLES]  # fmt: skip
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------- every GPU
+@dataclass(frozen=True)
+class GpuRow:
+    """The same kernel on one named GPU."""
+
+    name: str
+    cc: tuple[int, int]
+    sms: int
+    blocks_per_sm: int
+    occupancy: float
+    binding: str
+    error: str | None = None
+
+    @property
+    def blocks_per_gpu(self) -> int:
+        return self.blocks_per_sm * self.sms
+
+
+def every_gpu(catalog: Catalog, inputs: Inputs) -> list[GpuRow]:
+    """``inputs`` (all but the device) on every ``kind: gpu`` profile of ``catalog``, in catalog order.
+
+    Carveout and cache preference apply only where the architecture has them, as in the session.
+    """
+    func = FunctionAttributes(num_regs=inputs.registers, shared_size_bytes=inputs.static_smem,
+                              max_dynamic_shared_size_bytes=inputs.max_dynamic_smem,
+                              num_block_barriers=inputs.barriers)  # fmt: skip
+    launch = Launch(block_size=inputs.threads, dynamic_smem=inputs.dynamic_smem)
+    rows = []
+    for profile in catalog.profiles:
+        if profile.kind != "gpu":
+            continue
+        cc = profile.compute_capability
+        state = DeviceState(
+            cache_config=inputs.cache_config if arch.supports_cache_config(cc) else CacheConfig.PREFER_NONE,
+            carveout_config=inputs.carveout if arch.supports_carveout(cc) else CARVEOUT_DEFAULT,
+        )
+        sms = profile.sm_count or 1
+        try:
+            result = compute_occupancy(profile.device_properties(), func, launch, state)
+        except OccupancyError as exc:
+            rows.append(GpuRow(profile.name, cc, sms, 0, 0.0, "error", str(exc)))
+            continue
+        rows.append(GpuRow(profile.name, cc, sms, result.active_blocks, result.occupancy, binding_text(result)))
+    return rows
+
+
+# ----------------------------------------------------------------------------- report data
+@dataclass(frozen=True)
+class ReportData:
+    """Everything a report shows.  Build it with :func:`report_data`."""
+
+    profile: DeviceProfile
+    inputs: Inputs
+    result: OccupancyResult | None
+    error: str | None
+    suggestion: BlockSizeSuggestion | None
+    suggestion_error: str | None = None
+    input_sources: dict[str, str] = field(default_factory=dict)
+    kernel_source: str | None = None
+    generated: str = ""
+
+
+def report_data(session: Session, input_sources: dict[str, str] | None = None,
+                kernel_source: str | None = None) -> ReportData:  # fmt: skip
+    """The report of ``session``'s current question (the advisor's block size computed here)."""
+    suggestion, suggestion_error = None, None
+    try:
+        suggestion = max_potential_block_size(session.device, session.function_attributes,
+                                              session.inputs.dynamic_smem, session.device_state)  # fmt: skip
+    except OccupancyError as exc:
+        suggestion_error = str(exc)
+    stamp = datetime.now(timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    return ReportData(session.profile, session.inputs, session.result, session.error, suggestion,
+                      suggestion_error, dict(input_sources or {}), kernel_source, stamp)  # fmt: skip
+
+
+def _sources(data: ReportData) -> dict[str, str]:
+    return {name: data.input_sources.get(name, "entered") for name in INPUT_LABELS}
+
+
+def _device_rows(data: ReportData) -> list[tuple[str, str, str]]:
+    p = data.profile
+    rows = [("Profile", f"{p.name} ({p.title})", p.path), ("Compute capability", p.cc_string, "profile"),
+            ("Architecture", p.architecture, "profile"),
+            ("SMs", "—" if p.sm_count is None else str(p.sm_count), p.sources.get("sm_count", "profile"))]  # fmt: skip
+    for name in LIMIT_NAMES:
+        value = p.values[name]
+        text = format_bytes(value) if "shared_mem" in name else str(value)
+        rows.append((name, text, p.sources.get(name, "")))
+    return rows
+
+
+def _summary_rows(data: ReportData) -> list[tuple[str, str, str]]:
+    """(key, label, text) of the summary; the keys are stable (tests and scripts read them)."""
+    r = data.result
+    if r is None:
+        return [("error", "Error", data.error or "no result")]
+    sms = data.profile.sm_count
+    return [
+        ("active_blocks", "Active blocks per SM", str(r.active_blocks)),
+        ("active_warps", "Active warps per SM", f"{r.active_warps} of {r.max_warps_per_multiprocessor}"),
+        ("active_threads", "Active threads per SM", str(r.active_threads)),
+        ("occupancy", "Theoretical occupancy", f"{r.occupancy * 100:.4g} %"),
+        ("binding", "Binding limit", binding_text(r)),
+        ("blocks_per_gpu", "Blocks per GPU at once", "—" if sms is None else f"{r.active_blocks * sms} ({sms} SMs)"),
+        ("estimate", "First-pass estimate", f"{r.estimate.active_blocks} blocks, {r.estimate.occupancy * 100:.4g} %"
+         + ("" if r.estimate.active_blocks == r.active_blocks else " (≠ exact: allocation rounding)")),
+    ]  # fmt: skip
+
+
+def _table_rows(result: OccupancyResult | None) -> list[tuple[bool, list[str]]]:
+    if result is None:
+        return []
+    binding = set(result.binding) if result.active_blocks > 0 else set()
+    return [(row.limit in binding,
+             [LIMIT_TITLES[row.limit], row.per_block_nominal, row.per_block_allocated, row.sm_capacity,
+              row.calculation, "—" if row.blocks is None else str(row.blocks),
+              "—" if row.estimate_blocks is None else str(row.estimate_blocks),
+              "≠ estimate" if row.rounding_changed_ceiling else ""])
+            for row in result.rows]  # fmt: skip
+
+
+TABLE_HEADERS = ("Limit", "Per block (nominal)", "Allocated", "SM capacity", "Calculation", "Blocks allowed",
+                 "First-pass estimate", "Note")  # fmt: skip
+
+
+def _advisor_text(data: ReportData) -> str:
+    s = data.suggestion
+    if s is None:
+        return f"No suggestion: {data.suggestion_error or 'unavailable'}"
+    grid = f"{s.min_grid_size} blocks" + ("" if data.profile.sm_count is not None else " per SM")
+    return (f"{s.block_size} threads per block ({s.blocks_per_sm} blocks per SM); minimum grid to fill the GPU "
+            f"once: {grid} (cudaOccupancyMaxPotentialBlockSize)")  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- HTML
+CSS = """
+:root { color-scheme: light dark; --fg:#1f2328; --bg:#ffffff; --muted:#59636e; --line:#d1d9e0;
+  --head:#f6f8fa; --bind:#ddeaff; --bind-fg:#0b3d91; --warn-bg:#fde7e5; --warn-fg:#8c1d18; }
+@media (prefers-color-scheme: dark) { :root { --fg:#e6edf3; --bg:#0d1117; --muted:#9198a1; --line:#3d444d;
+  --head:#151b23; --bind:#1f3a5f; --bind-fg:#cfe2ff; --warn-bg:#5c1a1a; --warn-fg:#ffdcd8; } }
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg);
+  max-width: 72rem; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-top: 1.8rem; }
+.muted { color: var(--muted); }
+table { border-collapse: collapse; margin: .5rem 0; }
+th, td { border: 1px solid var(--line); padding: .3rem .6rem; text-align: left; vertical-align: top; }
+th { background: var(--head); } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.binding td { background: var(--bind); color: var(--bind-fg); font-weight: 600; }
+.big { font-size: 2rem; font-weight: 700; }
+.warn { background: var(--warn-bg); color: var(--warn-fg); padding: .6rem 1rem; border-radius: 6px; }
+td.source { color: var(--muted); font-size: .85em; max-width: 40rem; }
+"""
+
+
+def _h(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def to_html(data: ReportData) -> str:
+    """A self-contained HTML page (inline CSS, light and dark) with every part of the report."""
+    r = data.result
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>Occupancy report — {_h(data.profile.name)}</title>", f"<style>{CSS}</style></head><body>",
+             f"<h1>Occupancy report — {_h(data.profile.name)}</h1>",
+             f'<p class="muted">Generated {_h(data.generated)} by occupancy_gui {_h(__version__)}; '
+             f"model: {_h(REFERENCE_HEADER)}.</p>"]  # fmt: skip
+    if r is not None:
+        parts.append(f'<p><span class="big" id="occupancy">{r.occupancy * 100:.4g} %</span> theoretical occupancy</p>')
+    parts.append('<h2>Summary</h2><table id="summary">')
+    parts += [f'<tr><th>{_h(label)}</th><td data-key="{key}">{_h(text)}</td></tr>'
+              for key, label, text in _summary_rows(data)]
+    parts.append("</table>")
+    if data.error:
+        parts.append(f'<p class="warn" id="error">The occupancy query fails: {_h(data.error)}</p>')
+    if r is not None and r.reasons:
+        parts.append('<div class="warn" id="reasons">'
+                     "<strong>No block fits on an SM — this launch would fail:</strong><ul>")
+        parts += [f"<li>{_h(reason)}</li>" for reason in r.reasons]
+        parts.append("</ul></div>")
+    if r is not None:
+        parts.append(f'<h2>Constraints</h2><p class="muted">{BINDING_MARK} marks the binding limit '
+                     "(ties all marked); the first-pass estimate uses no allocation rounding.</p>")  # fmt: skip
+        parts.append('<table id="constraints"><tr>' + "".join(f"<th>{_h(h)}</th>" for h in TABLE_HEADERS) + "</tr>")
+        for binding, cells in _table_rows(r):
+            first = (f"{BINDING_MARK} " if binding else "") + cells[0]
+            tds = [f"<td>{_h(first)}</td>"] + [f'<td class="num">{_h(c)}</td>' if i in (5, 6) else f"<td>{_h(c)}</td>"
+                                               for i, c in enumerate(cells[1:], 1)]  # fmt: skip
+            parts.append(f'<tr{" class=binding" if binding else ""}>' + "".join(tds) + "</tr>")
+        parts.append("</table>")
+        est = r.estimate
+        parts.append(f'<h2>First-pass estimate</h2><p id="estimate">{est.active_blocks} blocks, {est.active_warps} '
+                     f"warps, {est.occupancy * 100:.4g} % — "
+                     + ("agrees with the exact result." if est.active_blocks == r.active_blocks
+                        else "differs from the exact result: allocation granularity moved the boundary.")
+                     + "</p>")  # fmt: skip
+    parts.append(f'<h2>Block size advisor</h2><p id="advisor">{_h(_advisor_text(data))}</p>')
+    parts.append('<h2>Inputs</h2><table id="inputs"><tr><th>Input</th><th>Value</th><th>Source</th></tr>')
+    sources = _sources(data)
+    parts += [f'<tr><th>{_h(label)}</th><td data-key="{name}">{_h(format_input(name, getattr(data.inputs, name)))}</td>'
+              f'<td class="source">{_h(sources[name])}</td></tr>' for name, label in INPUT_LABELS.items()]  # fmt: skip
+    parts.append("</table>")
+    if data.kernel_source:
+        parts.append(f'<p class="muted">Kernel: {_h(data.kernel_source)}</p>')
+    parts.append('<h2>Device</h2><table id="device"><tr><th>Figure</th><th>Value</th><th>Source</th></tr>')
+    parts += [f'<tr><th>{_h(a)}</th><td>{_h(b)}</td><td class="source">{_h(c)}</td></tr>'
+              for a, b, c in _device_rows(data)]
+    parts.append("</table></body></html>")
+    return "\n".join(parts) + "\n"
+
+
+# ----------------------------------------------------------------------------- Markdown
+def _md(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(headers: tuple[str, ...] | list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(_md(h) for h in headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    return lines + ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
+
+
+def to_markdown(data: ReportData) -> str:
+    """The report as GitHub-flavoured Markdown (binding rows bold and marked ★)."""
+    r = data.result
+    out = [f"# Occupancy report — {data.profile.name}", "",
+           f"Generated {data.generated} by occupancy_gui {__version__}; model: {REFERENCE_HEADER}.", "",
+           "## Summary", ""]  # fmt: skip
+    out += _md_table(["Figure", "Value"], [[label, text] for _key, label, text in _summary_rows(data)])
+    if r is not None and r.reasons:
+        out += ["", "**No block fits on an SM — this launch would fail:**", ""] + [f"- {x}" for x in r.reasons]
+    if r is not None:
+        rows = [[(f"**{BINDING_MARK} {c[0]}**" if b else c[0]), *c[1:]] for b, c in _table_rows(r)]
+        out += ["", "## Constraints", "", f"{BINDING_MARK} marks the binding limit.", ""]
+        out += _md_table(TABLE_HEADERS, rows)
+        est = r.estimate
+        out += ["", "## First-pass estimate", "",
+                f"{est.active_blocks} blocks, {est.active_warps} warps, {est.occupancy * 100:.4g} % "
+                "(no allocation rounding)."]  # fmt: skip
+    out += ["", "## Block size advisor", "", _advisor_text(data), "", "## Inputs", ""]
+    sources = _sources(data)
+    inputs = [[label, format_input(n, getattr(data.inputs, n)), sources[n]] for n, label in INPUT_LABELS.items()]
+    out += _md_table(["Input", "Value", "Source"], inputs)
+    if data.kernel_source:
+        out += ["", f"Kernel: {data.kernel_source}"]
+    out += ["", "## Device", ""] + _md_table(["Figure", "Value", "Source"], [list(row) for row in _device_rows(data)])
+    return "\n".join(out) + "\n"
+
+
+# ----------------------------------------------------------------------------- CSV
+def to_csv(data: ReportData) -> str:
+    """The constraint table as CSV (header row; ``binding`` is ``yes`` on binding rows)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    if data.result is not None:
+        for (binding, cells), row in zip(_table_rows(data.result), data.result.rows):
+            writer.writerow([row.limit.value, "yes" if binding else "", *cells[1:5],
+                             "" if row.blocks is None else row.blocks,
+                             "" if row.estimate_blocks is None else row.estimate_blocks,
+                             "yes" if row.rounding_changed_ceiling else ""])  # fmt: skip
+    return buffer.getvalue()
+
+
+RENDERERS: dict[str, Callable[[ReportData], str]] = {".html": to_html, ".htm": to_html, ".md": to_markdown,
+                                                      ".markdown": to_markdown, ".csv": to_csv}  # fmt: skip
+"""File extension -> renderer."""
+
+
+def render(data: ReportData, path: str | os.PathLike[str]) -> str:
+    """The report text for ``path``'s extension; ``ValueError`` names the supported ones."""
+    suffix = os.path.splitext(os.fspath(path))[1].lower()
+    if suffix not in RENDERERS:
+        raise ValueError(f"{os.fspath(path)}: unknown report format {suffix or '(no extension)'!r}; "
+                         f"use one of {', '.join(sorted(RENDERERS))}")  # fmt: skip
+    return RENDERERS[suffix](data)

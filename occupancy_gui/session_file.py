@@ -1,0 +1,325 @@
+"""Session files: the calculator's whole question saved as YAML, and written atomically.
+
+Pure Python (no Qt).  A session file is a small YAML mapping whose first key marks its format::
+
+    occupancy_session: 1          # format version (required; a newer version is refused)
+    device: H100 SXM5             # profile name (any spelling the catalog accepts when read)
+    inputs:                       # every Inputs field; missing ones take the Inputs defaults
+      threads: 256
+      registers: 64
+      static_smem: 24576          # bytes
+      dynamic_smem: 0
+      max_dynamic_smem: null      # null: the runtime's default attribute value
+      barriers: 1
+      carveout: -1                # -1 (no preference) or 0..100 percent
+      cache_config: none          # none | shared | l1 | equal (CC 3.x only)
+    import:                       # optional: the compiler output the kernel came from
+      path: /abs/path/kernel.log
+      kernel: _Z6kernelPf
+    compare:                      # optional: configuration A pinned for comparison
+      device: sm_90
+      inputs: {threads: 128, ...}
+
+Reading is strict (unknown keys, wrong types and unknown devices are :class:`SessionFileError`s
+naming the file, the line and the field) because a silently ignored typo would change a result.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from .engine import CacheConfig
+from .session import INPUT_FIELDS, Inputs
+
+if TYPE_CHECKING:
+    from .profiles import Catalog
+    from .session import Session
+
+FORMAT_KEY = "occupancy_session"
+FORMAT_VERSION = 1
+SUFFIX = ".occsession"
+YAML_SUFFIXES = (".yaml", ".yml")
+MAX_BYTES = 1 << 20
+"""A session is a few hundred bytes; anything larger is not one (and is refused before parsing)."""
+
+CACHE_NAMES = {CacheConfig.PREFER_NONE: "none", CacheConfig.PREFER_SHARED: "shared",
+               CacheConfig.PREFER_L1: "l1", CacheConfig.PREFER_EQUAL: "equal"}  # fmt: skip
+TOP_KEYS = (FORMAT_KEY, "device", "inputs", "import", "compare")
+_MINIMUM = {"threads": 1, "carveout": -1}
+"""Smallest accepted value per integer input (0 for the others)."""
+
+
+class SessionFileError(ValueError):
+    """A session file that cannot be used: ``path:line: field: message`` on one line."""
+
+    def __init__(self, path: str, line: int | None, field: str | None, message: str) -> None:
+        self.path, self.line, self.field = str(path), line, field
+        self.message = " ".join(str(message).split())
+        where = self.path if line is None else f"{self.path}:{line}"
+        super().__init__(f"{where}: {field}: {self.message}" if field else f"{where}: {self.message}")
+
+
+@dataclass(frozen=True)
+class SessionState:
+    """What a session file holds.
+
+    ``source`` is ``(imported file path, selected kernel name)``; ``pinned`` the inputs of
+    comparison A.
+    """
+
+    inputs: Inputs
+    source: tuple[str, str] | None = None
+    pinned: Inputs | None = None
+
+
+# ----------------------------------------------------------------------------- writing
+def inputs_to_dict(inputs: Inputs) -> dict[str, Any]:
+    """Inputs as plain YAML/JSON data (cache config by name)."""
+    out: dict[str, Any] = {}
+    for name in INPUT_FIELDS:
+        if name == "device":
+            continue
+        value = getattr(inputs, name)
+        out[name] = CACHE_NAMES[CacheConfig(value)] if name == "cache_config" else value
+    return out
+
+
+def state_to_dict(state: SessionState) -> dict[str, Any]:
+    """The session file's mapping (see the module docstring for the schema)."""
+    data: dict[str, Any] = {FORMAT_KEY: FORMAT_VERSION, "device": state.inputs.device,
+                            "inputs": inputs_to_dict(state.inputs)}  # fmt: skip
+    if state.source is not None:
+        data["import"] = {"path": state.source[0], "kernel": state.source[1]}
+    if state.pinned is not None:
+        data["compare"] = {"device": state.pinned.device, "inputs": inputs_to_dict(state.pinned)}
+    return data
+
+
+def dumps(state: SessionState) -> str:
+    """The YAML text of a session file."""
+    return yaml.safe_dump(state_to_dict(state), sort_keys=False, default_flow_style=False, allow_unicode=True)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` (UTF-8) so that ``path`` holds either its old content or all of the new."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` so that ``path`` holds either its old content or all of the new, never a part.
+
+    The bytes go to a temporary file in the same directory, are flushed and fsync'ed, and then
+    ``os.replace`` swaps the file in (atomic on POSIX and Windows).  On any failure the temporary
+    file is removed and the old file is left as it was.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_directory(target.parent)
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make the rename itself durable where the platform allows it (POSIX; a no-op on Windows)."""
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def save(path: str | os.PathLike[str], state: SessionState) -> None:
+    """Write ``state`` to ``path`` atomically."""
+    atomic_write_text(path, dumps(state))
+
+
+def state_of(session: Session, source: tuple[str, str] | None = None, pinned: Inputs | None = None) -> SessionState:
+    """The state of a live session, with the import source and pinned A the caller keeps."""
+    return SessionState(session.inputs, source, pinned)
+
+
+def apply_inputs(session: Session, inputs: Inputs) -> bool:
+    """Set every input of ``session`` in one batch (one recompute); ``True`` if anything changed."""
+    with session.batch():
+        return session.replace(**{name: getattr(inputs, name) for name in INPUT_FIELDS})
+
+
+# ----------------------------------------------------------------------------- reading
+def is_session_file(path: str | os.PathLike[str]) -> bool:
+    """``.occsession``, or a ``.yaml``/``.yml`` whose top level has ``occupancy_session:``."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix == SUFFIX:
+        return True
+    if suffix not in YAML_SUFFIXES:
+        return False
+    try:
+        with open(p, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return re.search(rf"^{FORMAT_KEY}\s*:", head, re.MULTILINE) is not None
+
+
+def load(path: str | os.PathLike[str], catalog: Catalog) -> SessionState:
+    """Read and validate a session file; every problem is a :class:`SessionFileError`."""
+    name = os.fspath(path)
+    try:
+        size = os.path.getsize(name)
+        if size > MAX_BYTES:
+            raise SessionFileError(name, None, None, f"{size} bytes is too large for a session file")
+        with open(name, encoding="utf-8") as fh:
+            text = fh.read()
+    except UnicodeDecodeError as exc:
+        raise SessionFileError(name, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise SessionFileError(name, None, None, exc.strerror or str(exc)) from None
+    return loads(text, catalog, name)
+
+
+def loads(text: str, catalog: Catalog, source: str = "<session>") -> SessionState:
+    """Parse session YAML ``text`` (``source`` names it in errors)."""
+    reader = _Reader(text, catalog, source)
+    return reader.state()
+
+
+class _Reader:
+    """Validation of one document; errors carry the line of the offending key where it can be found."""
+
+    def __init__(self, text: str, catalog: Catalog, source: str) -> None:
+        self.text, self.catalog, self.source = text, catalog, source
+        self.lines = text.splitlines()
+        try:
+            self.data = yaml.safe_load(text)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = int(mark.line) + 1 if mark is not None else None
+            raise SessionFileError(source, line, None, f"YAML syntax error: {exc.problem or exc.context}") from None
+        except yaml.YAMLError as exc:
+            raise SessionFileError(source, None, None, f"YAML syntax error: {exc}") from None
+
+    def fail(self, field: str, message: str) -> SessionFileError:
+        return SessionFileError(self.source, self._line_of(field), field, message)
+
+    def _line_of(self, field: str) -> int | None:
+        """The line of ``a.b.c``'s key: each part searched at a deeper indentation after its parent."""
+        start, indent = 0, -1
+        for part in field.split("."):
+            pattern = re.compile(rf"^(\s*)(?:-\s+)?['\"]?{re.escape(part)}['\"]?\s*:")
+            for i in range(start, len(self.lines)):
+                match = pattern.match(self.lines[i])
+                if match and len(match.group(1)) > indent:
+                    start, indent = i + 1, len(match.group(1))
+                    break
+            else:
+                return None
+        return start
+
+    def state(self) -> SessionState:
+        data = self.data
+        if not isinstance(data, dict):
+            kind = "an empty document" if data is None else type(data).__name__
+            raise SessionFileError(self.source, 1, None, f"not a session file: the top level is {kind}, not a mapping")
+        if FORMAT_KEY not in data:
+            raise SessionFileError(self.source, 1, None, f"not a session file: no '{FORMAT_KEY}: {FORMAT_VERSION}' key")
+        version = data[FORMAT_KEY]
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise self.fail(FORMAT_KEY, f"expected a format version number, got {version!r}")
+        if version > FORMAT_VERSION:
+            raise self.fail(FORMAT_KEY, f"format version {version} is newer than this program reads ({FORMAT_VERSION})")
+        self._no_unknown(data, TOP_KEYS, "")
+        inputs = self._inputs(data, "")
+        source = self._source(data.get("import"))
+        compare = data.get("compare")
+        pinned = None
+        if compare is not None:
+            if not isinstance(compare, dict):
+                raise self.fail("compare", f"expected a mapping with device and inputs, got {compare!r}")
+            self._no_unknown(compare, ("device", "inputs"), "compare.")
+            pinned = self._inputs(compare, "compare.")
+        return SessionState(inputs, source, pinned)
+
+    def _no_unknown(self, data: dict[Any, Any], known: tuple[str, ...], prefix: str) -> None:
+        for key in data:
+            if key not in known:
+                raise self.fail(f"{prefix}{key}", f"unknown key; expected one of: {', '.join(known)}")
+
+    def _inputs(self, data: dict[str, Any], prefix: str) -> Inputs:
+        device = data.get("device")
+        if not isinstance(device, str) or not device.strip():
+            raise self.fail(f"{prefix}device", f"expected a device profile name, got {device!r}")
+        try:
+            device = self.catalog.get(device).name
+        except KeyError as exc:
+            raise self.fail(f"{prefix}device", str(exc.args[0]) if exc.args else f"unknown device {device!r}") from None
+        raw = data.get("inputs", {})
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, dict):
+            raise self.fail(f"{prefix}inputs", f"expected a mapping of input names to values, got {raw!r}")
+        names = tuple(n for n in INPUT_FIELDS if n != "device")
+        self._no_unknown(raw, names, f"{prefix}inputs.")
+        values: dict[str, Any] = {"device": device}
+        for name, value in raw.items():
+            values[name] = self._input_value(f"{prefix}inputs.{name}", name, value)
+        return Inputs(**values)
+
+    def _input_value(self, field: str, name: str, value: Any) -> Any:
+        if name == "cache_config":
+            by_name = {v: k for k, v in CACHE_NAMES.items()}
+            if isinstance(value, str) and value.lower() in by_name:
+                return by_name[value.lower()]
+            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
+                return CacheConfig(value)
+            raise self.fail(field, f"expected one of {', '.join(by_name)}, got {value!r}")
+        if name == "max_dynamic_smem" and value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(field, f"expected a whole number, got {value!r}")
+        low = _MINIMUM.get(name, 0)
+        high = 100 if name == "carveout" else None
+        if value < low or (high is not None and value > high):
+            span = f"{low}..{high}" if high is not None else f"{low} or more"
+            raise self.fail(field, f"expected {span}, got {value}")
+        return value
+
+    def _source(self, raw: Any) -> tuple[str, str] | None:
+        if raw is None:
+            return None
+        if not isinstance(raw, dict):
+            raise self.fail("import", f"expected a mapping with path and kernel, got {raw!r}")
+        self._no_unknown(raw, ("path", "kernel"), "import.")
+        path, kernel = raw.get("path"), raw.get("kernel", "")
+        if not isinstance(path, str) or not path:
+            raise self.fail("import.path", f"expected a file path, got {path!r}")
+        if kernel is None:
+            kernel = ""
+        if not isinstance(kernel, str):
+            raise self.fail("import.kernel", f"expected a kernel name, got {kernel!r}")
+        return (path, kernel)
+

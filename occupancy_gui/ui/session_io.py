@@ -1,0 +1,482 @@
+"""File menu for sessions: New / Open… / Save / Save As… / Open Recent / Export…, autosave and drops.
+
+Installed by :func:`install_session_io` (``ui/extensions.py``); the window gets ``window.session_io``.
+
+Autosave: every change (inputs or pinned A) restarts a one-second single-shot timer; when it fires the
+session is written atomically to ``autosave.occsession`` in the application data directory
+(``QStandardPaths.AppDataLocation``), and QSettings records that an autosave is pending.  A clean close
+removes the file and the record.  On the next start, ``app.py`` calls :meth:`SessionIO.restore_autosave`,
+which restores a pending autosave silently and says so in the status bar.  Autosave and restore run
+only for a window with settings (the real application), never for test windows built with
+``settings=None`` nor for ``--screenshot``.
+
+Test hook (documented, tiny): ``OCCUPANCY_GUI_TEST_EDIT="threads=384,registers=40"`` applies those
+integer inputs once the event loop runs, as if the user had typed them; the autosave-after-kill test
+uses it to make a real edit in a real process.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QObject, QSettings, QStandardPaths, Qt, QTimer
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+from .. import report
+from .. import session_file as sf
+from ..session import Inputs
+
+AUTOSAVE_NAME = "autosave.occsession"
+AUTOSAVE_DELAY_MS = 1000
+MAX_RECENT = 8
+RECENT_KEY = "session/recent"
+PENDING_KEY = "session/autosave_pending"
+AUTOSAVE_OF_KEY = "session/autosave_of"
+TEST_EDIT_ENV = "OCCUPANCY_GUI_TEST_EDIT"
+SESSION_FILTER = "Occupancy sessions (*.occsession *.yaml *.yml);;All files (*)"
+EXPORT_FILTERS = ("HTML report (*.html)", "Markdown report (*.md)", "Constraint table as CSV (*.csv)",
+                  "Plots as PNG image (*.png)", "Plots as SVG image (*.svg)")  # fmt: skip
+UNTITLED = "untitled"
+TITLE = "Occupancy calculator"
+
+
+def autosave_path() -> Path:
+    """``autosave.occsession`` in the application's data directory."""
+    return Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)) / AUTOSAVE_NAME
+
+
+def read_recent(settings: QSettings | None) -> list[str]:
+    """The recent-file list; a missing or damaged value is an empty list (user data is tolerant)."""
+    if settings is None:
+        return []
+    raw = settings.value(RECENT_KEY)
+    if isinstance(raw, str):
+        raw = [raw] if raw else []
+    if not isinstance(raw, list):
+        return []
+    return [str(p) for p in raw if isinstance(p, str) and p][:MAX_RECENT]
+
+
+def parse_test_edit(text: str) -> dict[str, int]:
+    """``"threads=384,registers=40"`` → ``{"threads": 384, "registers": 40}`` (malformed parts skipped)."""
+    out: dict[str, int] = {}
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        if name.strip() and value.strip().lstrip("-").isdigit():
+            out[name.strip()] = int(value)
+    return out
+
+
+class SessionIO(QObject):
+    """The window's current session file, its modified flag, the recent list and the autosave."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self.window, self.session = window, window.session
+        self.settings: QSettings | None = window.settings
+        self.path: Path | None = None
+        self.modified = False
+        self.last_error = ""
+        self.error_box: QMessageBox | None = None
+        self.show_error_dialogs = True
+        self._source: tuple[str, str] | None = None
+        self._loading = False
+        self.recent = read_recent(self.settings)
+        self.autosave_enabled = self.settings is not None
+        self.autosave_file = autosave_path()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(AUTOSAVE_DELAY_MS)
+        self._timer.timeout.connect(self.autosave_now)
+        self._build_actions()
+        window.bridge.resultChanged.connect(self._on_bridge_result_changed)
+        compare = getattr(window, "compare", None)
+        if compare is not None:
+            compare.pinnedChanged.connect(self._on_compare_pinned_changed)
+        window.windowTitleChanged.connect(self._on_window_title_changed)
+        window.setAcceptDrops(True)
+        window.installEventFilter(self)
+        self._update_title()
+        edit = os.environ.get(TEST_EDIT_ENV, "")
+        if edit and self.autosave_enabled:
+            QTimer.singleShot(0, self._on_test_edit_timeout)
+
+    # ----------------------------------------------------------------------------- build
+    def _action(self, text: str, shortcut: QKeySequence.StandardKey | str | None, slot: Any) -> QAction:
+        action = QAction(text, self.window)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        return action
+
+    def _build_actions(self) -> None:
+        K = QKeySequence.StandardKey
+        self.new_action = self._action("&New session", K.New, self.new_session)
+        self.open_action = self._action("&Open session…", K.Open, self._on_open_triggered)
+        self.save_action = self._action("&Save session", K.Save, self._on_save_triggered)
+        self.save_as_action = self._action("Save session &as…", K.SaveAs, self._on_save_as_triggered)
+        self.export_action = self._action("&Export…", "Ctrl+E", self._on_export_triggered)
+        self.export_action.setToolTip("Export a report (HTML, Markdown), the table (CSV) or the plots (PNG, SVG)")
+        menu = self.window.file_menu
+        before = self.window.file_quit_separator
+        for action in (self.new_action, self.open_action):
+            menu.insertAction(before, action)
+        self.recent_menu = QMenu("Open &recent", self.window)
+        menu.insertMenu(before, self.recent_menu)
+        for action in (self.save_action, self.save_as_action):
+            menu.insertAction(before, action)
+        menu.insertSeparator(before)
+        menu.insertAction(before, self.export_action)
+        self._rebuild_recent_menu()
+
+    def _rebuild_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for i, path in enumerate(self.recent):
+            action = self.recent_menu.addAction(f"&{i + 1} {Path(path).name}")
+            action.setToolTip(path)
+            action.setData(path)
+            action.triggered.connect(self._on_recent_triggered)
+        self.recent_menu.setEnabled(bool(self.recent))
+
+    # ----------------------------------------------------------------------------- state
+    def current_source(self) -> tuple[str, str] | None:
+        """(file, kernel) of the import panel where the window has one, else the one last opened."""
+        panel = getattr(self.window, "import_panel", None)
+        getter = getattr(panel, "current_source", None)
+        if callable(getter):
+            try:
+                found = getter()
+            except Exception:  # noqa: BLE001 - another view's failure must not stop a save
+                found = None
+            if found:
+                return (str(found[0]), str(found[1]))
+        return self._source
+
+    def state(self) -> sf.SessionState:
+        compare = getattr(self.window, "compare", None)
+        pinned = compare.pinned_inputs if compare is not None else None
+        return sf.state_of(self.session, self.current_source(), pinned)
+
+    def set_modified(self, modified: bool) -> None:
+        if modified != self.modified:
+            self.modified = modified
+            self._update_title()
+
+    def title(self) -> str:
+        name = self.path.name if self.path is not None else UNTITLED
+        return f"{self.session.inputs.device} — {name}{'*' if self.modified else ''} — {TITLE}"
+
+    def _update_title(self) -> None:
+        if self.window.windowTitle() != self.title():
+            self.window.setWindowTitle(self.title())
+
+    def _on_window_title_changed(self, title: str) -> None:
+        # The main window writes its own title when the device changes; keep the file name and `*` in it.
+        if title != self.title():
+            self._update_title()
+
+    # ----------------------------------------------------------------------------- changes, autosave
+    def _on_bridge_result_changed(self, changed: frozenset[str]) -> None:
+        self._changed()
+
+    def _on_compare_pinned_changed(self) -> None:
+        self._changed()
+
+    def _changed(self) -> None:
+        if self._loading:
+            return
+        self.set_modified(True)
+        if self.autosave_enabled:
+            self._timer.start()  # restarts: one write a second after the last of a burst of edits
+
+    def autosave_now(self) -> bool:
+        """Write the autosave file now (the timer calls it); ``False`` if it could not be written."""
+        self._timer.stop()
+        if not self.autosave_enabled:
+            return False
+        if self.settings is not None:
+            self.settings.setValue(PENDING_KEY, True)
+            self.settings.setValue(AUTOSAVE_OF_KEY, str(self.path) if self.path is not None else "")
+            self.settings.sync()  # recorded before the file exists, so a kill right after still restores
+        try:
+            sf.save(self.autosave_file, self.state())
+        except OSError as exc:
+            self.window.statusBar().showMessage(f"Autosave failed: {self.autosave_file}: {exc.strerror or exc}", 5000)
+            return False
+        return True
+
+    def discard_autosave(self) -> None:
+        """A clean exit: nothing to restore next time."""
+        self._timer.stop()
+        if not self.autosave_enabled:
+            return
+        try:
+            self.autosave_file.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return
+        if self.settings is not None:
+            self.settings.remove(PENDING_KEY)
+            self.settings.remove(AUTOSAVE_OF_KEY)
+            self.settings.sync()
+
+    def restore_autosave(self) -> bool:
+        """Restore a pending autosave (a previous run that did not exit cleanly); says so in the status bar."""
+        if self.settings is None or str(self.settings.value(PENDING_KEY, "")).lower() not in ("true", "1"):
+            return False
+        if not self.autosave_file.is_file():
+            return False
+        try:
+            state = sf.load(self.autosave_file, self.session.catalog)
+        except sf.SessionFileError as exc:
+            self.window.statusBar().showMessage(f"Could not restore the autosaved session: {exc}", 10000)
+            return False
+        was = str(self.settings.value(AUTOSAVE_OF_KEY, "") or "")
+        self.adopt(state, Path(was) if was else None, modified=True)
+        when = datetime.fromtimestamp(self.autosave_file.stat().st_mtime).strftime("%H:%M:%S")
+        self.window.statusBar().showMessage(f"Restored the session autosaved at {when}: the previous run did not "
+                                            "exit cleanly", 15000)  # fmt: skip
+        return True
+
+    # ----------------------------------------------------------------------------- open / save
+    def adopt(self, state: sf.SessionState, path: Path | None, *, modified: bool = False) -> None:
+        """Make ``state`` the window's session (one recompute), as read from ``path``."""
+        self._loading = True
+        try:
+            sf.apply_inputs(self.session, state.inputs)
+            compare = getattr(self.window, "compare", None)
+            if compare is not None and state.pinned is not None:
+                compare.pin(state.pinned)
+            elif compare is not None:
+                compare.clear()
+            self._source = state.source
+            self._restore_source(state.source)
+            self.window.bridge.flush()  # deliver the change now, while it counts as loading
+        finally:
+            self._loading = False
+        self.path = path
+        self.modified = modified
+        self._update_title()
+        if modified and self.autosave_enabled:
+            self._timer.start()
+
+    def _restore_source(self, source: tuple[str, str] | None) -> None:
+        panel = getattr(self.window, "import_panel", None)
+        opener = getattr(panel, "open_source", None)
+        if source is not None and callable(opener):
+            try:
+                opener(*source)
+            except Exception as exc:  # noqa: BLE001 - the inputs are restored even if the log is gone
+                self.window.statusBar().showMessage(f"Could not reopen {source[0]}: {exc}", 8000)
+
+    def open_path(self, path: str | os.PathLike[str]) -> bool:
+        """Open a session file; on error say so (status bar + message box) and change nothing."""
+        path = Path(path)
+        try:
+            state = sf.load(path, self.session.catalog)
+        except sf.SessionFileError as exc:
+            self.report_error("Cannot open session", str(exc))
+            return False
+        self.adopt(state, path)
+        self.add_recent(path)
+        self.window.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    def save_to(self, path: str | os.PathLike[str]) -> bool:
+        path = Path(path)
+        try:
+            sf.save(path, self.state())
+        except OSError as exc:
+            self.report_error("Cannot save session", f"{path}: {exc.strerror or exc}")
+            return False
+        self.path = path
+        self.set_modified(False)
+        self._update_title()
+        self.add_recent(path)
+        self.window.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def new_session(self) -> None:
+        """Default inputs on the current device, nothing pinned, no file."""
+        from .app import DEFAULT_INPUTS
+
+        self.adopt(sf.SessionState(Inputs(device=self.session.inputs.device, **DEFAULT_INPUTS)), None)
+
+    def add_recent(self, path: Path) -> None:
+        text = str(path.resolve())
+        self.recent = [text] + [p for p in self.recent if p != text][: MAX_RECENT - 1]
+        if self.settings is not None:
+            self.settings.setValue(RECENT_KEY, self.recent)
+        self._rebuild_recent_menu()
+
+    def report_error(self, title: str, message: str) -> None:
+        """One line in the status bar and, in the real app, a (non-blocking) message box."""
+        self.last_error = message
+        self.window.statusBar().showMessage(message, 15000)
+        if self.show_error_dialogs:
+            box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self.window)
+            box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+            box.open()
+            self.error_box = box
+
+    # ----------------------------------------------------------------------------- export
+    def export_to(self, path: str | os.PathLike[str]) -> Path:
+        """Write a report (.html/.md), the table (.csv) or the plots (.png/.svg) by extension."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix in (".png", ".svg"):
+            sf.atomic_write_bytes(path, self.plot_image_bytes(suffix))
+        else:
+            source = self.current_source()
+            kernel = f"{source[1]} from {source[0]}" if source else None
+            data = report.report_data(self.session, kernel_source=kernel)
+            sf.atomic_write_text(path, report.render(data, path))
+        self.window.statusBar().showMessage(f"Exported {path}", 5000)
+        return path
+
+    def plot_image_bytes(self, suffix: str) -> bytes:
+        """The plot grid as PNG or SVG bytes, at the screen's pixel ratio (logical size × DPR)."""
+        from pyqtgraph.exporters import ImageExporter, SVGExporter
+
+        plots = self.window.plots
+        dpr = plots.devicePixelRatioF()
+        width, height = round(plots.width() * dpr), round(plots.height() * dpr)
+        if suffix == ".svg":
+            svg = SVGExporter(plots.scene())
+            return bytes(svg.export(toBytes=True))
+        exporter = ImageExporter(plots.scene())
+        exporter.params.param("width").setValue(width, blockSignal=exporter.widthChanged)
+        exporter.params.param("height").setValue(height, blockSignal=exporter.heightChanged)
+        image = exporter.export(toBytes=True)
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        image.save(buffer, "PNG")
+        buffer.close()
+        return bytes(data.data())
+
+    # ----------------------------------------------------------------------------- dialogs (real app)
+    def _on_open_triggered(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open session", self._dialog_dir(), SESSION_FILTER)
+        if path:
+            self.open_path(path)
+
+    def _on_save_triggered(self) -> None:
+        if self.path is None:
+            self._on_save_as_triggered()
+        else:
+            self.save_to(self.path)
+
+    def _on_save_as_triggered(self) -> None:
+        start = str(self.path) if self.path is not None else os.path.join(self._dialog_dir(), UNTITLED + sf.SUFFIX)
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save session as", start, SESSION_FILTER)
+        if path:
+            if not Path(path).suffix:
+                path += sf.SUFFIX
+            self.save_to(path)
+
+    def _on_export_triggered(self) -> None:
+        start = os.path.join(self._dialog_dir(), (self.path.stem if self.path else "occupancy") + ".html")
+        path, chosen = QFileDialog.getSaveFileName(self.window, "Export", start, ";;".join(EXPORT_FILTERS))
+        if not path:
+            return
+        if not Path(path).suffix and chosen:
+            path += chosen[chosen.index("*") + 1 : -1]
+        try:
+            self.export_to(path)
+        except (OSError, ValueError) as exc:
+            self.report_error("Cannot export", str(exc))
+
+    def _on_recent_triggered(self) -> None:
+        action = self.sender()
+        if isinstance(action, QAction) and action.data():
+            self.open_path(str(action.data()))
+
+    def _dialog_dir(self) -> str:
+        if self.path is not None:
+            return str(self.path.parent)
+        return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+
+    def _on_test_edit_timeout(self) -> None:
+        changes = parse_test_edit(os.environ.get(TEST_EDIT_ENV, ""))
+        if changes:
+            self.session.replace(**changes)
+
+    # ----------------------------------------------------------------------------- window events
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if watched is not getattr(self, "window", None):  # also while Python tears this object down
+            return False
+        kind = event.type()
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
+            path = self._dropped_session(event)  # type: ignore[arg-type]
+            if path is None:
+                return False  # not ours: compiler outputs and other drops fall through
+            event.acceptProposedAction()  # type: ignore[attr-defined]
+            if kind == QEvent.Type.Drop:
+                self.open_path(path)
+            return True
+        if kind == QEvent.Type.Close:
+            self.discard_autosave()
+        return False
+
+    @staticmethod
+    def _dropped_session(event: QDragEnterEvent | QDropEvent) -> str | None:
+        mime = event.mimeData()
+        if mime is None or not mime.hasUrls():
+            return None
+        paths = [u.toLocalFile() for u in mime.urls() if u.isLocalFile()]
+        if len(paths) != 1 or not sf.is_session_file(paths[0]):
+            return None
+        return paths[0]
+
+
+def install_session_io(window: Any) -> None:
+    """Extension entry point: ``window.session_io`` is the :class:`SessionIO`."""
+    window.session_io = SessionIO(window)
+
+
+def install_compare_and_sessions(window: Any) -> None:
+    """Both of this module's views, in the order they need: compare first (sessions save its pinned A)."""
+    from .views.compare_view import install_compare
+
+    install_compare(window)
+    install_session_io(window)
+
+
+INPUT_OPTIONS = ("device", "threads", "registers", "static_smem", "dynamic_smem")
+"""``occupancy-gui`` options that set inputs: with any of them, an autosave is not restored over them."""
+
+
+def start_session(window: Any, args: Any, state: sf.SessionState | None) -> None:
+    """At start-up: adopt the session file FILE named, or restore an autosave a crashed run left.
+
+    ``args.session_file`` is the path of ``state``; the window's inputs already hold the file's
+    inputs with explicit options applied over them (the file is then marked modified).
+    """
+    io: SessionIO | None = getattr(window, "session_io", None)
+    if io is None:
+        return
+    if state is not None:
+        inputs = window.session.inputs
+        io.adopt(sf.SessionState(inputs, state.source, state.pinned), args.session_file,
+                 modified=inputs != state.inputs)  # fmt: skip
+        io.add_recent(args.session_file)
+    elif not args.file and all(getattr(args, n, None) is None for n in INPUT_OPTIONS):
+        io.restore_autosave()
+
+
+def print_state(window: Any) -> None:
+    """``--print-state``: the window's session as JSON on stdout (the autosave-restore test reads it)."""
+    import json
+
+    io: SessionIO | None = getattr(window, "session_io", None)
+    data = sf.state_to_dict(io.state() if io is not None else sf.state_of(window.session))
+    data["window"] = {"file": str(io.path) if io is not None and io.path else None,
+                      "modified": bool(io is not None and io.modified), "title": window.windowTitle(),
+                      "status": window.statusBar().currentMessage()}  # fmt: skip
+    print(json.dumps(data, indent=1))
