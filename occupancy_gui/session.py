@@ -142,6 +142,25 @@ class Session:
             self._flush()
         return True
 
+    def set_catalog(self, catalog: Catalog) -> None:
+        """Swap in a reloaded catalog (a detected GPU, an edited user profile).
+
+        The current device is looked up again by name, since its values may have changed; if it is
+        gone, the catalog's first profile takes its place.  Listeners hear ``device`` once.
+        """
+        if not catalog.profiles:
+            raise ValueError("the device catalog is empty: no profile to compute occupancy for")
+        self.catalog = catalog
+        try:
+            profile = catalog.get(self._inputs.device)
+        except KeyError:
+            profile = catalog.profiles[0]
+        self._profile, self._device = profile, profile.device_properties()
+        self._inputs = dataclasses.replace(self._inputs, device=profile.name)
+        self._computed = dataclasses.replace(self._computed, device="")  # force a recompute and a notice
+        if self._batch_depth == 0:
+            self._flush()
+
     @contextmanager
     def batch(self) -> Iterator[Session]:
         """Group several ``replace`` calls into one recompute and one notification."""

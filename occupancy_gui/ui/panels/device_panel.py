@@ -27,7 +27,7 @@ from ..qt_utils import signals_blocked
 from ..widgets.quantity import ErrorLabel
 
 if TYPE_CHECKING:
-    from ...profiles import DeviceProfile
+    from ...profiles import Catalog, DeviceProfile
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 GROUPS = (("Compute capabilities", "cc"), ("Named GPUs", "gpu"), ("User profiles", "user"))
@@ -62,13 +62,28 @@ class DeviceSelector(QComboBox):
         self.setMaxVisibleItems(24)
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(14)
+        self.populate(session.catalog)
+        # The completer searches only real profiles (no group headers), by any substring.
+        self.choices = choices = QSortFilterProxyModel(self)
+        choices.setSourceModel(self.model())
+        choices.setFilterRole(NAME_ROLE)
+        choices.setFilterRegularExpression(".+")
+        completer = QCompleter(choices, self)
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setMaxVisibleItems(16)
+        self.setCompleter(completer)
+
+    def populate(self, catalog: Catalog) -> None:
+        """(Re)fill the list from ``catalog``, grouped; the caller blocks signals if it must."""
         self.labels: dict[str, str] = {}
         self.by_label: dict[str, str] = {}
         model = QStandardItemModel(self)
         header_font = QFont(self.font())
         header_font.setBold(True)
         for title, key in GROUPS:
-            members = [p for p in session.catalog.profiles if _group(p) == key]
+            members = [p for p in catalog.profiles if _group(p) == key]
             if not members:
                 continue
             header = QStandardItem(title)
@@ -83,18 +98,9 @@ class DeviceSelector(QComboBox):
                 model.appendRow(item)
                 self.labels[profile.name] = label
                 self.by_label[label.casefold()] = profile.name
-        self.setModel(model)
-        # The completer searches only real profiles (no group headers), by any substring.
-        choices = QSortFilterProxyModel(self)
-        choices.setSourceModel(model)
-        choices.setFilterRole(NAME_ROLE)
-        choices.setFilterRegularExpression(".+")
-        completer = QCompleter(choices, self)
-        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
-        completer.setFilterMode(Qt.MatchFlag.MatchContains)
-        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        completer.setMaxVisibleItems(16)
-        self.setCompleter(completer)
+        self.setModel(model)  # QComboBox deletes the model it replaces when it owned it
+        if getattr(self, "choices", None) is not None:
+            self.choices.setSourceModel(model)
 
     def index_of_name(self, name: str) -> int:
         return self.findData(name, NAME_ROLE)
@@ -114,6 +120,12 @@ class DevicePanel(QGroupBox):
         layout.addWidget(self.selector_error)
         layout.addLayout(self.limits_grid)
         layout.addLayout(self.state_form)
+        self.sync_from_session()
+
+    def set_catalog(self, catalog: Catalog) -> None:
+        """Show a reloaded catalog (the session already holds it)."""
+        with signals_blocked(self.selector):
+            self.selector.populate(catalog)
         self.sync_from_session()
 
     # ----------------------------------------------------------------------------- build

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QSlider
 
 from ...session import Session
 from ..qt_utils import signals_blocked
-from ..widgets.quantity import QuantityField, QuantitySpinBox
+from ..widgets.quantity import ErrorLabel, QuantityField, QuantitySpinBox
 
 KIB = 1024
 MAX_THREADS = 16384
@@ -67,6 +67,14 @@ class KernelPanel(QGroupBox):
         self.barrier_note.setWordWrap(True)
         self.barrier_note.setEnabled(False)
         form.addRow("", self.barrier_note)
+        self.spill_note = ErrorLabel(self)  # an imported kernel's spills, under its register count
+        self.spill_note.setObjectName("spill_note")
+        self.fields["registers"].layout().addWidget(self.spill_note)
+        self.arch_note = QLabel(self)  # an imported kernel built for another architecture
+        self.arch_note.setObjectName("arch_note")
+        self.arch_note.setWordWrap(True)
+        self.arch_note.hide()
+        form.addRow(self.arch_note)
         self.setTabOrder(self.threads_slider, self.spins["threads"])
         self.setTabOrder(self.runtime_default, self.spins["max_dynamic_smem"])
         self.sync_from_session()
@@ -107,6 +115,13 @@ class KernelPanel(QGroupBox):
 
     def _on_barriers_changed(self, value: int) -> None:
         self.session.replace(barriers=value)
+
+    def set_import_notes(self, spills: str | None, arch_note: str | None) -> None:
+        """Notes on the kernel loaded from compiler output (the import panel sets them; ``None`` hides)."""
+        self.spill_note.show_message(spills or "")
+        if self.arch_note.text() != (arch_note or ""):
+            self.arch_note.setText(arch_note or "")
+        self.arch_note.setVisible(bool(arch_note))
 
     # ----------------------------------------------------------------------------- session -> widgets
     def on_session_changed(self, changed: frozenset[str]) -> None:

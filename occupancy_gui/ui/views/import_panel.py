@@ -1,0 +1,577 @@
+"""Import compiler output into the window: a kernel table dock fed by a background import.
+
+File → Import compiler output… (Ctrl+I), a file dropped on the window, or ``occupancy-gui FILE``
+read the file on a pool thread (``importers.import_file``; the format is detected from the content)
+with a progress bar and a Cancel button.  Selecting a row loads that kernel into the inputs.  The
+file is watched: when a build rewrites it, it is read again and the selected kernel kept by name.
+A failed or cancelled import leaves the previous table and inputs as they were.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PySide6.QtCore import QEvent, QFileSystemWatcher, QItemSelection, QItemSelectionModel, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDockWidget,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..deferred import DeferredUpdate
+from ..import_worker import TaskOutcome, TaskRunner, gc_paused
+from ..panels.kernel_panel import MAX_THREADS
+from ..qt_utils import signals_blocked
+from ..widgets.quantity import ErrorLabel
+from .kernel_table_model import NAME, KernelSortFilterProxy, KernelTable, KernelTableModel, occupancy_column
+
+if TYPE_CHECKING:
+    from ..main_window import MainWindow
+
+SESSION_SUFFIX = ".occsession"
+_SESSION_KEY = re.compile(rb"^occupancy_session\s*:", re.MULTILINE)
+RELOAD_DEBOUNCE_MS = 300
+BIG_FILE = 16 << 20
+"""Files above this size are read with the cyclic garbage collector paused (see ``gc_paused``)."""
+LARGE_TABLE = 50_000
+"""Rows above which filter typing is debounced (filtering 10^5 names takes tens of ms)."""
+FILE_FILTER = ("Compiler output (*.log *.txt *.out *.err *.cubin *.fatbin *.o *.obj *.a *.lib *.so *.dll *.csv);;"
+               "All files (*)")  # fmt: skip
+_OCCUPANCY_INPUTS = frozenset({"device", "threads", "dynamic_smem", "carveout", "cache_config"})
+
+
+def is_session_file(path: str | os.PathLike[str]) -> bool:
+    """``.occsession``, or YAML whose top level has ``occupancy_session:`` (opened as a session, not imported)."""
+    try:
+        from ...session_file import is_session_file as session_check
+    except ImportError:
+        pass
+    else:
+        return session_check(path)
+    path = Path(path)
+    if path.suffix.lower() == SESSION_SUFFIX:
+        return True
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return bool(_SESSION_KEY.search(fh.read(64 << 10)))
+    except OSError:
+        return False
+
+
+def _import_task(path: str) -> Callable[[Callable[[], bool], Callable[[int, int], None]], KernelTable]:
+    """The pool-thread work of one import: parse, then build the table's columns (no Qt)."""
+
+    def run(cancelled: Callable[[], bool], progress: Callable[[int, int], None]) -> KernelTable:
+        from ...importers import ImportCancelled, import_file
+
+        big = (_stamp(path) or (0, 0))[0] > BIG_FILE
+        with gc_paused() if big else contextlib.nullcontext():
+            records = import_file(path, progress=progress, cancel=cancelled)
+            if cancelled():
+                raise ImportCancelled(path)
+            return KernelTable.from_records(path, records, cancelled)
+
+    return run
+
+
+def _release_task(table: KernelTable) -> Callable[[], None]:
+    """Free a replaced table on a pool thread, in slices, so the GIL changes hands in between."""
+    holder = [table]
+
+    def run() -> None:
+        old = holder.pop()
+        for column in (old.records, old.names, old.demangled, old.haystack, old.arch):
+            while column:
+                del column[-4096:]
+
+    return run
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns)
+
+
+@dataclass
+class _Request:
+    path: str
+    select: str | None
+    match_device: bool
+    reload: bool
+    stamp: tuple[int, int] | None
+    overrides: dict[str, Any] | None = None
+    apply: bool = True
+
+
+class ImportPanel(QWidget):
+    """The kernel table dock's contents; ``window.import_panel`` is the instance.
+
+    Public API: :meth:`load`, :meth:`cancel`, :meth:`current_source`, :meth:`wait_for_import`,
+    :meth:`set_filter`, :meth:`select_kernel`.
+    """
+
+    importFinished = Signal(str)
+    """A file was read and its table shown (argument: the path)."""
+    importFailed = Signal(str)
+    """An import failed; the argument is the one-line message.  The previous state is kept."""
+    importCancelled = Signal()
+    importStarted = Signal(str)
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self.window_ = window
+        self.session = window.session
+        self.path: str | None = None
+        self._stamp: tuple[int, int] | None = None
+        self._request: _Request | None = None
+        self._task_id = -1
+        self._selected: tuple[str, str] | None = None  # (mangled name, arch) of the loaded kernel
+        self._restoring = False
+        self.notes: tuple[str | None, str | None] = (None, None)
+        """(spill warning, architecture note) last given to the kernel panel."""
+        from ...importers import ImportCancelled, ImportFailure
+
+        self.runner = TaskRunner(self, expected=(ImportFailure, OSError), cancel_types=(ImportCancelled,))
+        self.runner.progressed.connect(self._on_runner_progressed)
+        self.runner.finished.connect(self._on_runner_finished)
+        self._build_widgets()
+        self._build_watcher()
+
+    # ----------------------------------------------------------------------------- build
+    def _build_widgets(self) -> None:
+        self.source_label = QLabel("No compiler output imported. File → Import compiler output… (Ctrl+I), "
+                                   "or drop a file on the window.", self)  # fmt: skip
+        self.source_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.source_label.setWordWrap(True)
+        self.banner = ErrorLabel(self)
+        self.banner.setObjectName("import_error")
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 1000)
+        self.progress.setFormat("Reading… %p%")
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setToolTip("Stop reading; the previous table and inputs are kept")
+        self.cancel_button.clicked.connect(self.cancel)
+        progress_row = QHBoxLayout()
+        progress_row.addWidget(self.progress, 1)
+        progress_row.addWidget(self.cancel_button)
+        self.progress_row = QWidget(self)
+        self.progress_row.setLayout(progress_row)
+        progress_row.setContentsMargins(0, 0, 0, 0)
+        self.progress_row.hide()
+        self.filter_edit = QLineEdit(self)
+        self.filter_edit.setPlaceholderText("Filter kernels by name…")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setToolTip("Show the kernels whose demangled or mangled name contains this text")
+        self.filter_timer = QTimer(self)
+        self.filter_timer.setSingleShot(True)
+        self.filter_timer.timeout.connect(self._on_filter_timer_timeout)
+        self.filter_edit.textChanged.connect(self._on_filter_edit_text_changed)
+        self.block_size = QSpinBox(self)
+        self.block_size.setRange(1, MAX_THREADS)
+        self.block_size.setSingleStep(32)
+        self.block_size.setKeyboardTracking(False)
+        self.block_size.setValue(self.session.inputs.threads)
+        self.block_size.setToolTip("Threads per block for the Occupancy column (kernels with a launch bound use it).\n"
+                                   "Follows the calculator's threads per block.")  # fmt: skip
+        self.block_size.valueChanged.connect(self._on_block_size_changed)
+        block_label = QLabel("Block si&ze:", self)
+        block_label.setBuddy(self.block_size)
+        tools = QHBoxLayout()
+        tools.addWidget(self.filter_edit, 1)
+        tools.addWidget(block_label)
+        tools.addWidget(self.block_size)
+        self.model = KernelTableModel(self)
+        self.proxy = KernelSortFilterProxy(self.model, self)
+        self.view = QTableView(self)
+        self.view.setModel(self.proxy)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # the file's order
+        self.view.setSortingEnabled(True)
+        self.view.setWordWrap(False)
+        self.view.setAlternatingRowColors(True)
+        self.view.verticalHeader().hide()
+        rows = self.view.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # uniform rows: 10^5 of them stay fast
+        rows.setDefaultSectionSize(self.fontMetrics().height() + 8)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
+        header.setHighlightSections(False)
+        self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.count_label = QLabel(self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(self.source_label)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.progress_row)
+        layout.addLayout(tools)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.count_label)
+
+    def _build_watcher(self) -> None:
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.fileChanged.connect(self._on_watcher_file_changed)
+        self.watcher.directoryChanged.connect(self._on_watcher_directory_changed)
+        self.reload_timer = QTimer(self)
+        self.reload_timer.setSingleShot(True)
+        self.reload_timer.setInterval(RELOAD_DEBOUNCE_MS)
+        self.reload_timer.timeout.connect(self._on_reload_timer_timeout)
+
+    # ----------------------------------------------------------------------------- public API
+    def load(self, path: str | os.PathLike[str], select: str | None = None, *, match_device: bool = False,
+             overrides: dict[str, Any] | None = None) -> None:  # fmt: skip
+        """Read ``path`` in the background and show its kernels.
+
+        ``select`` is the mangled name of the kernel to load into the inputs afterwards (the first
+        kernel by default).  ``match_device`` also switches the device to the kernel's architecture
+        where the catalog has it, and ``overrides`` are session inputs set over the kernel's (the
+        command line's explicit options).
+        """
+        path = os.path.abspath(os.fspath(path))
+        self._start(_Request(path, select, match_device, reload=False, stamp=_stamp(path), overrides=overrides))
+
+    def open_source(self, path: str | os.PathLike[str], name: str = "") -> None:
+        """Show ``path`` with kernel ``name`` selected, leaving the inputs alone (a session being restored)."""
+        path = os.path.abspath(os.fspath(path))
+        self._start(_Request(path, name or None, False, reload=False, stamp=_stamp(path), apply=False))
+
+    def cancel(self) -> None:
+        """Stop the running import; the table and inputs stay as they were."""
+        self.runner.cancel_all()
+
+    def current_source(self) -> tuple[str, str] | None:
+        """(file path, mangled name of the selected kernel or ``""``) of the table shown, if any."""
+        if self.path is None:
+            return None
+        return (self.path, self._selected[0] if self._selected else "")
+
+    @property
+    def loading(self) -> bool:
+        return self.runner.busy
+
+    def wait_for_import(self, msecs: int = -1) -> bool:
+        """Block until the running import is done and its outcome shown (start-up, screenshots)."""
+        from PySide6.QtCore import QCoreApplication
+
+        if not self.runner.wait(msecs):
+            return False
+        QCoreApplication.sendPostedEvents(self.runner)  # the outcome's queued signal
+        return not self.runner.busy
+
+    def set_filter(self, text: str) -> None:
+        """Filter now (the box's typing is debounced for large tables)."""
+        with signals_blocked(self.filter_edit):
+            self.filter_edit.setText(text)
+        self._apply_filter()
+
+    def select_kernel(self, name: str, arch: str | None = None) -> bool:
+        """Select the row of ``name`` (mangled) and load it into the inputs; ``False`` if not shown."""
+        record = self.model.find(name, arch)
+        row = None if record is None else self.model.row_of(record)
+        if row is None:
+            return False
+        self._select_row(row)
+        return True
+
+    # ----------------------------------------------------------------------------- import
+    def _start(self, request: _Request) -> None:
+        self._request = request
+        self._task_id = self.runner.start(_import_task(request.path))
+        self.progress.setValue(0)
+        self.progress_row.show()
+        if not request.reload:
+            dock = self.parentWidget()
+            if isinstance(dock, QDockWidget):
+                dock.show()
+                dock.raise_()
+        self.window_.statusBar().showMessage(f"Reading {request.path}…")
+        self.importStarted.emit(request.path)
+
+    def _on_runner_progressed(self, task_id: int, permille: int) -> None:
+        if task_id == self._task_id:
+            self.progress.setValue(permille)
+
+    def _on_runner_finished(self, outcome: TaskOutcome) -> None:
+        if outcome.task_id != self._task_id or self._request is None:
+            return  # a task replaced by a newer one
+        request, self._request = self._request, None
+        self.progress_row.hide()
+        status = self.window_.statusBar()
+        if outcome.cancelled:
+            status.showMessage("Import cancelled; the previous table and inputs are kept", 5000)
+            self.importCancelled.emit()
+        elif outcome.error is not None:
+            self.banner.show_message(outcome.error)
+            status.showMessage(outcome.error, 10000)
+            self.importFailed.emit(outcome.error)
+        else:
+            self._show_table(outcome.value, request)
+            self.importFinished.emit(request.path)
+
+    def _show_table(self, table: KernelTable, request: _Request) -> None:
+        keep = request.select or (self._selected[0] if request.reload and self._selected else None)
+        keep_arch = self._selected[1] if request.reload and self._selected else None
+        self.banner.clear_message()
+        if self.path != request.path:
+            self._watch(request.path)
+        self.path, self._stamp = request.path, request.stamp
+        self._selected = None
+        old = self.model.table
+        self.model.set_table(table, self._occupancy(table))
+        if old is not None and len(old) > 10_000:
+            self.runner.pool.start(_release_task(old))  # freeing 10^5 records takes the GUI thread ~0.1 s
+        del old
+        self.source_label.setText(request.path)
+        self.source_label.setToolTip(request.path)
+        self._update_count()
+        record = self.model.find(keep, keep_arch) if keep else self._first_kernel() if request.apply else None
+        row = None if record is None else self.model.row_of(record)
+        if row is not None:
+            self._select_row(row, request)
+        else:
+            self._update_notes()
+        verb = "Reloaded" if request.reload else "Imported"
+        message = f"{verb} {len(table)} kernel{'s' if len(table) != 1 else ''} from {os.path.basename(request.path)}"
+        if keep and row is None:
+            message += f"; {keep} is no longer in it"
+        self.window_.statusBar().showMessage(message, 5000)
+
+    def _first_kernel(self) -> int | None:
+        table = self.model.table
+        if table is None or not len(table) or not self.model.rowCount():
+            return None
+        rows = [self.model.record_index(r) for r in range(min(self.model.rowCount(), 1000))]
+        return next((i for i in rows if table.is_kernel[i]), rows[0])
+
+    # ----------------------------------------------------------------------------- selection -> session
+    def _select_row(self, row: int, request: _Request | None = None) -> None:
+        index = self.proxy.index(row, 0)
+        self._restoring = True
+        try:
+            self.view.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+            self.view.scrollTo(index)
+        finally:
+            self._restoring = False
+        i = self.model.record_index(row)
+        if request is not None and not request.apply:
+            self._selected = (self.model.table.names[i], self.model.table.arch[i])  # type: ignore[union-attr]
+            self._update_notes()
+            return
+        self._apply(i, request.match_device if request else False, request.overrides if request else None)
+
+    def _on_selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        if self._restoring or selected.isEmpty():
+            return
+        self._apply(self.model.record_index(selected.indexes()[0].row()))
+
+    def _apply(self, i: int, match_device: bool = False, overrides: dict[str, Any] | None = None) -> None:
+        t = self.model.table
+        assert t is not None
+        changes: dict[str, Any] = dict(registers=int(t.registers[i]), static_smem=int(t.static_smem[i]))
+        if t.barriers[i] >= 0:
+            changes["barriers"] = int(t.barriers[i])
+        if t.max_threads[i] > 0:
+            changes["threads"] = int(t.max_threads[i])
+        if match_device and t.arch_number[i] >= 0:
+            try:
+                changes["device"] = self.session.catalog.get(t.arch[i].rstrip("af")).name
+            except KeyError:
+                pass
+        self._selected = (t.names[i], t.arch[i])
+        with self.session.batch():
+            self.session.replace(**{**changes, **(overrides or {})})
+        self._update_notes()
+
+    # ----------------------------------------------------------------------------- notes and occupancy
+    def _selected_record(self) -> int | None:
+        if self._selected is None:
+            return None
+        return self.model.find(*self._selected)
+
+    def _update_notes(self) -> None:
+        i = self._selected_record()
+        t = self.model.table
+        notes: tuple[str | None, str | None] = (None, None)
+        inputs = self.session.inputs
+        if t is not None and i is not None and (inputs.registers, inputs.static_smem) == (t.registers[i], t.static_smem[i]):
+            spills = t.spills(i)
+            spill_note = None
+            if spills is not None and any(spills):
+                spill_note = (f"⚠ Spills: {spills[0]} B stores, {spills[1]} B loads per thread — the kernel ran out of "
+                              "registers and uses local memory.")  # fmt: skip
+            arch_note = None
+            cc = self.session.device.compute_capability
+            if t.arch_number[i] >= 0 and t.arch_number[i] != cc[0] * 10 + cc[1]:
+                arch_note = (f"The kernel was compiled for {t.arch[i]}; the device is CC {cc[0]}.{cc[1]}. "
+                             f"Its registers and shared memory may differ when compiled for sm_{cc[0]}{cc[1]}.")  # fmt: skip
+            notes = (spill_note, arch_note)
+        setter = getattr(self.window_.kernel_panel, "set_import_notes", None)
+        if setter is not None:
+            setter(*notes)
+        self.notes = notes
+
+    def _occupancy(self, table: KernelTable) -> np.ndarray:
+        s = self.session
+        return occupancy_column(table, s.device, self.block_size.value(), s.inputs.dynamic_smem, s.device_state)
+
+    def on_session_changed(self, changed: frozenset[str]) -> None:
+        if "threads" in changed and self.block_size.value() != self.session.inputs.threads:
+            with signals_blocked(self.block_size):
+                self.block_size.setValue(self.session.inputs.threads)
+        if changed & _OCCUPANCY_INPUTS and self.model.table is not None:
+            self.model.set_occupancy(self._occupancy(self.model.table))
+        self._update_notes()
+
+    def _on_block_size_changed(self, _value: int) -> None:
+        if self.model.table is not None:
+            self.model.set_occupancy(self._occupancy(self.model.table))
+
+    # ----------------------------------------------------------------------------- filter
+    def _on_filter_edit_text_changed(self, _text: str) -> None:
+        self.filter_timer.start(150 if self.model.table is not None and len(self.model.table) > LARGE_TABLE else 0)
+
+    def _on_filter_timer_timeout(self) -> None:
+        self._apply_filter()
+
+    def _apply_filter(self) -> None:
+        selected = self._selected_record()
+        self._restoring = True
+        try:
+            self.proxy.set_filter_text(self.filter_edit.text())
+            row = None if selected is None else self.model.row_of(selected)
+            if row is not None:
+                index = self.proxy.index(row, 0)
+                self.view.selectionModel().setCurrentIndex(
+                    index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        finally:
+            self._restoring = False
+        self._update_count()
+
+    def _update_count(self) -> None:
+        total = len(self.model.table) if self.model.table is not None else 0
+        shown = self.model.rowCount()
+        text = f"{total} kernel{'s' if total != 1 else ''}"
+        self.count_label.setText(text if shown == total else f"{text}, {shown} shown")
+
+    # ----------------------------------------------------------------------------- watching
+    def _watch(self, path: str) -> None:
+        old = self.watcher.files() + self.watcher.directories()
+        if old:
+            self.watcher.removePaths(old)
+        self.watcher.addPaths([path, os.path.dirname(path) or "."])
+
+    def _on_watcher_file_changed(self, _path: str) -> None:
+        self.reload_timer.start()
+
+    def _on_watcher_directory_changed(self, _path: str) -> None:
+        # Editors and compilers often write a new file and rename it over the old one: the file
+        # watch is gone, but the directory sees it; the stamp check skips unrelated files' changes.
+        if self.path is not None and _stamp(self.path) != self._stamp:
+            self.reload_timer.start()
+
+    def _on_reload_timer_timeout(self) -> None:
+        path = self.path
+        if path is None or not os.path.exists(path):
+            return  # removed, or between delete and rename: the directory watch brings us back
+        if path not in self.watcher.files():
+            self.watcher.addPath(path)
+        stamp = _stamp(path)
+        if stamp == self._stamp:
+            return
+        if self._request is not None and self._request.path != path:
+            return  # another file is being imported; do not cancel it
+        self._start(_Request(path, None, False, reload=True, stamp=stamp))
+
+    # ----------------------------------------------------------------------------- drag and drop, close
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        kind = event.type()
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
+            path = _dropped_file(event)  # type: ignore[arg-type]
+            if path is None or is_session_file(path):
+                return False  # not ours: session files fall through to whoever opens sessions
+            event.acceptProposedAction()  # type: ignore[attr-defined]
+            if kind == QEvent.Type.Drop:
+                self.load(path)
+            return True
+        if kind == QEvent.Type.Close:
+            self.shutdown()
+        return False
+
+    def shutdown(self) -> None:
+        """Stop watching and wait for the import thread (the window is closing)."""
+        self.reload_timer.stop()
+        self.runner.shutdown()
+
+    def _on_import_action_triggered(self) -> None:
+        start = os.path.dirname(self.path) if self.path else ""
+        path, _ = QFileDialog.getOpenFileName(self.window_, "Import compiler output", start, FILE_FILTER)
+        if path:
+            self.load(path)
+
+
+def _dropped_file(event: QDragEnterEvent | QDropEvent) -> str | None:
+    mime = event.mimeData()
+    if mime is None or not mime.hasUrls():
+        return None
+    urls = [u for u in mime.urls() if u.isLocalFile()]
+    if len(urls) != 1:
+        return None
+    path = urls[0].toLocalFile()
+    return path if os.path.isfile(path) else None
+
+
+def install_import_panel(window: MainWindow) -> None:
+    """Add the kernel table dock, File → Import compiler output…, and drops on the window."""
+    try:
+        import occupancy_gui.importers  # noqa: F401 - a build without importers gets no import panel
+    except ImportError:
+        return
+    panel = ImportPanel(window)
+    dock = QDockWidget("Kernels", window)
+    dock.setObjectName("kernel_table_dock")
+    dock.setWidget(panel)
+    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+    area = Qt.DockWidgetArea.BottomDockWidgetArea
+    others = [d for d in window.findChildren(QDockWidget) if d is not dock and window.dockWidgetArea(d) == area]
+    if others:
+        window.tabifyDockWidget(others[0], dock)
+    dock.hide()  # shown by the first import (or by a restored layout)
+    action = QAction("&Import compiler output…", window)
+    action.setShortcut(QKeySequence("Ctrl+I"))
+    action.setToolTip("Read a ptxas -v / nvcc --resource-usage log, cuobjdump output, a cubin, fatbin or "
+                      "object file (Ctrl+I)")  # fmt: skip
+    action.triggered.connect(panel._on_import_action_triggered)
+    window.file_menu.insertAction(window.file_quit_separator, action)
+    window.view_menu.addAction(dock.toggleViewAction())
+    panel.follow = DeferredUpdate(panel.on_session_changed, panel)
+    window.bridge.resultChanged.connect(panel.follow.schedule)
+    window.setAcceptDrops(True)
+    window.installEventFilter(panel)
+    window.import_panel = panel  # type: ignore[attr-defined]
+    window.import_action = action  # type: ignore[attr-defined]
+    window.kernel_dock = dock  # type: ignore[attr-defined]

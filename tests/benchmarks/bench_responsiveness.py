@@ -1,0 +1,99 @@
+"""How long the window stalls while a big build log is imported through the kernel table dock.
+
+    python tests/benchmarks/bench_responsiveness.py [--size-mb 200] [--ptxas-share 0.25] [--repeat 3]
+
+A 5 ms QTimer ticks on the GUI thread while ``window.import_panel.load(log)`` reads the log on its
+worker thread; the longest gap between two ticks is the worst stall a user would feel (Qt's timer
+resolution and the offscreen platform add a millisecond or two).  Also prints the wall time from
+``load()`` to the table being shown.  The log is the one ``bench_import.py`` generates: compile
+lines, warnings and ``ptxas -v`` blocks for ~10^5 distinct kernels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_import import generate  # noqa: E402
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+
+def measure(window, log: Path) -> tuple[float, float, int]:
+    """(longest gap between ticks in ms, import wall time in s, rows) for one import."""
+    app = QApplication.instance()
+    panel = window.import_panel
+    last = [time.perf_counter()]
+    worst = [0.0]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        worst[0] = max(worst[0], now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(tick)
+    loop = QEventLoop()
+    panel.importFinished.connect(loop.quit)
+    panel.importFailed.connect(loop.quit)
+    timer.start()
+    for _ in range(20):  # settle
+        app.processEvents()
+    last[0], worst[0] = time.perf_counter(), 0.0
+    t0 = time.perf_counter()
+    panel.load(log)
+    loop.exec()
+    elapsed = time.perf_counter() - t0
+    for _ in range(10):  # paints after the table arrived count too
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+        time.sleep(0.005)
+    tick()
+    timer.stop()
+    panel.importFinished.disconnect(loop.quit)
+    panel.importFailed.disconnect(loop.quit)
+    return worst[0] * 1000, elapsed, panel.model.rowCount()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size-mb", type=int, default=200)
+    parser.add_argument("--ptxas-share", type=float, default=0.25)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--keep", type=Path, help="write the log here instead of a temporary file")
+    args = parser.parse_args()
+
+    from occupancy_gui.paths import data_dir
+    from occupancy_gui.profiles import default_catalog
+    from occupancy_gui.session import Session
+    from occupancy_gui.ui.app import application
+    from occupancy_gui.ui.main_window import MainWindow
+
+    app = application()
+    with tempfile.TemporaryDirectory() as tmp:
+        log = args.keep or Path(tmp) / "build.log"
+        t0 = time.perf_counter()
+        generate(log, args.size_mb, args.ptxas_share)
+        print(f"generated {log.stat().st_size / 2**20:.0f} MiB log in {time.perf_counter() - t0:.2f} s")
+        window = MainWindow(Session(default_catalog(data_dir("device_profiles")), device="sm_90"), settings=None)
+        window.resize(1400, 900)
+        window.show()
+        for _ in range(20):
+            app.processEvents()
+        for i in range(args.repeat):
+            stall, elapsed, rows = measure(window, log)
+            print(f"run {i + 1}: {rows} kernels, import {elapsed:.2f} s, longest GUI stall {stall:.1f} ms")
+        window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
