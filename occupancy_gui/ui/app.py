@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import traceback
@@ -61,7 +62,8 @@ def _bytes(name: str) -> Any:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="occupancy-gui", description="Exact CUDA occupancy calculator (desktop GUI).")
-    parser.add_argument("file", nargs="?", metavar="FILE", help="compiler output to import (ptxas -v log, cubin, ...)")
+    parser.add_argument("file", nargs="?", metavar="FILE",
+                        help="a session (.occsession) to open, or compiler output to import (ptxas -v log, cubin, ...)")
     parser.add_argument("--device", metavar="NAME", help="device profile: sm_90, 9.0, H100, ...")
     parser.add_argument("--threads", type=_count("threads"), metavar="N", help="threads per block")
     parser.add_argument("--registers", type=_count("registers"), metavar="N", help="registers per thread")
@@ -71,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"render the window at {SCREENSHOT_SIZE[0]}×{SCREENSHOT_SIZE[1]} to a PNG and exit")  # fmt: skip
     parser.add_argument("--self-test", action="store_true",
                         help="load every bundled profile, check a worked example, render the window offscreen; exit 0 or 1")  # fmt: skip
+    parser.add_argument("--print-state", action="store_true",
+                        help="print the session the window starts with (after any autosave restore) as JSON and exit")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
 
@@ -120,12 +124,16 @@ def _import_kernel(path: str) -> Any | None:
     return kernels[0]
 
 
-def initial_inputs(args: argparse.Namespace, catalog: Any, saved: dict[str, Any]) -> dict[str, Any]:
-    """Defaults, then saved inputs, then an imported kernel, then explicit options: later ones win."""
+def initial_inputs(args: argparse.Namespace, catalog: Any, saved: dict[str, Any], *,
+                   import_file: bool = True) -> dict[str, Any]:  # fmt: skip
+    """Defaults, then saved inputs, then an imported kernel, then explicit options: later ones win.
+
+    The window passes ``import_file=False`` and reads FILE through its import panel instead.
+    """
     inputs: dict[str, Any] = dict(DEFAULT_INPUTS)
     inputs["device"] = DEFAULT_DEVICE if DEFAULT_DEVICE in {p.name for p in catalog.profiles} else catalog.profiles[0].name
     inputs.update({k: v for k, v in saved.items() if k not in RANGES or v is None or RANGES[k][0] <= v <= RANGES[k][1]})
-    record = _import_kernel(args.file) if args.file else None
+    record = _import_kernel(args.file) if args.file and import_file else None
     if record is not None:
         inputs.update(registers=record.registers, static_smem=getattr(record, "static_smem", 0) or 0)
         if getattr(record, "barriers", None) is not None:
@@ -208,10 +216,60 @@ def create_window(argv: list[str] | None = None) -> tuple[QApplication, Any, arg
     app = application()
     settings = None if args.screenshot else QSettings()
     saved = load_inputs(settings, catalog) if settings is not None else {}
-    session = Session(catalog, **initial_inputs(args, catalog, saved))
+    state, args.session_file = _session_file(args, catalog)
+    if state is not None:  # a session file's inputs sit between the saved ones and explicit options
+        saved = {**saved, **dataclasses.asdict(state.inputs)}
+    if args.file and not Path(args.file).is_file():
+        raise UsageError(f"{args.file}: no such file")
+    session = Session(catalog, **initial_inputs(args, catalog, saved, import_file=False))
     from .main_window import MainWindow
 
-    return app, MainWindow(session, settings), args
+    window = MainWindow(session, settings)
+    from .session_io import start_session
+
+    start_session(window, args, state)
+    _import_in_window(window, args)
+    return app, window, args
+
+
+def _import_in_window(window: Any, args: argparse.Namespace) -> None:
+    """Read FILE (compiler output) through the window's import panel, in the background.
+
+    Explicit options still win over the imported kernel; without ``--device`` the device follows the
+    kernel's architecture, as before.
+    """
+    if not args.file:
+        return
+    panel = getattr(window, "import_panel", None)
+    if panel is None:
+        _import_kernel(args.file)  # says why importing is unavailable (or raises for a missing file)
+        return
+    options = dict(threads=args.threads, registers=args.registers, static_smem=args.static_smem,
+                   dynamic_smem=args.dynamic_smem)  # fmt: skip
+    panel.load(args.file, match_device=args.device is None, overrides={k: v for k, v in options.items() if v is not None})
+
+
+def _session_file(args: argparse.Namespace, catalog: Any) -> tuple[Any, Path | None]:
+    """The session file FILE names (then FILE is not imported as compiler output), or ``(None, None)``."""
+    from .. import session_file
+
+    if not args.file or not session_file.is_session_file(args.file):
+        return None, None
+    try:
+        state = session_file.load(args.file, catalog)
+    except session_file.SessionFileError as exc:
+        raise UsageError(str(exc)) from None
+    path, args.file = Path(args.file), None
+    return state, path
+
+
+def _finish_import(window: Any) -> None:
+    """Screenshot mode: wait for FILE's import, and say on stderr if it failed."""
+    panel = getattr(window, "import_panel", None)
+    if panel is not None and panel.loading:
+        panel.wait_for_import()
+        if panel.banner.text():
+            print(f"occupancy-gui: warning: {panel.banner.text()}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -227,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.screenshot:
         try:
+            _finish_import(window)
             take_screenshot(window, args.screenshot)
         except OSError as exc:
             print(f"occupancy-gui: error: {exc}", file=sys.stderr)
@@ -235,6 +294,13 @@ def main(argv: list[str] | None = None) -> int:
             window.close()
             window.deleteLater()
         print(f"wrote {args.screenshot}")
+        return 0
+    if args.print_state:
+        from .session_io import print_state
+
+        print_state(window)
+        window.close()
+        window.deleteLater()
         return 0
     window.show()
     quit_after = os.environ.get(QUIT_AFTER_ENV, "")

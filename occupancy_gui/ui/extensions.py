@@ -14,10 +14,24 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .main_window import MainWindow
 
-EXTENSIONS: list[Callable[[MainWindow], None]] = []
+Install = Callable[["MainWindow"], None]
+
+
+def registered() -> list[Install]:
+    """Every view, in installation order (imported here, not at module load, to keep start-up lean
+    and the window module free of import cycles)."""
+    from .detect_action import install_detect_action
+    from .session_io import install_compare_and_sessions
+    from .views.advisor_view import install_advisor
+    from .views.heatmap_view import install_heatmap
+    from .views.import_panel import install_import_panel
+    from .views.waves_view import install_waves
+
+    return [install_compare_and_sessions, install_advisor, install_heatmap, install_waves, install_import_panel,
+            install_detect_action]  # fmt: skip
 
 
 def install_extensions(window: MainWindow) -> None:
     """Install every registered view into ``window``, in registration order."""
-    for install in EXTENSIONS:
+    for install in registered():
         install(window)
