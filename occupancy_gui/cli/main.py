@@ -6,22 +6,12 @@ Every failure a user can cause prints one line naming what was wrong and exits 2
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn, TextIO
+from typing import NoReturn, TextIO
 
 from .. import REFERENCE_HEADER, __version__
-from ..engine import (
-    DynamicSmem,
-    OccupancyError,
-    compute_occupancy,
-    dynamic_smem_headroom,
-    max_potential_block_size,
-)
-from .devices import DeviceLookupError, device_from_query, load_catalog, profile_to_json, profiles_to_text
-from .inputs import QueryError, kernel_query, parse_cache_config, parse_carveout
-from .serialize import result_to_json, result_to_text
 
 EXIT_USAGE = 2
 
@@ -33,7 +23,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def _fail(prog: str, message: str) -> int:
+def fail(prog: str, message: str) -> int:
     print(f"{prog}: error: {message}", file=sys.stderr)
     return EXIT_USAGE
 
@@ -91,121 +81,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _query_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "threads": args.threads, "registers": args.registers, "static_smem": args.static_smem,
-        "dynamic_smem": args.dynamic_smem, "barriers": args.barriers, "max_dynamic_smem": args.max_dynamic_smem,
-        "carveout": parse_carveout(args.carveout), "cache_config": int(parse_cache_config(args.cache_config)),
-    }  # fmt: skip
-
-
-def _calc(args: argparse.Namespace, out: TextIO) -> int:
-    catalog = load_catalog()
-    profile = catalog.get(args.device)
-    q = kernel_query(_query_from_args(args))
-    result = compute_occupancy(profile.device_properties(), q.func, q.launch, q.state)
-    if args.json:
-        print(json.dumps({"device": profile.name, **result_to_json(result)}), file=out)
-    else:
-        print(result_to_text(result, profile.name), file=out)
-    return 0
-
-
-def _batch_line(line: str, lineno: int, source: str, catalog: Any) -> dict[str, Any]:
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        return {"error": f"{source}:{lineno}: invalid JSON: {exc.msg} at column {exc.colno}"}
-    if not isinstance(data, dict):
-        return {"error": f"{source}:{lineno}: expected a JSON object"}
-    try:
-        device = device_from_query(data.get("device"), catalog, f"{source}:{lineno}")
-        q = kernel_query(data)
-        return result_to_json(compute_occupancy(device, q.func, q.launch, q.state))
-    except (QueryError, OccupancyError, DeviceLookupError) as exc:
-        return {"error": f"{source}:{lineno}: {exc}"}
-
-
-def _batch(args: argparse.Namespace, out: TextIO) -> int:
-    catalog = load_catalog()
-    source = "<stdin>" if args.file == "-" else args.file
-    try:
-        stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8", errors="replace")  # noqa: SIM115
-    except OSError as exc:
-        return _fail("occupancy batch", f"{args.file}: {exc.strerror}")
-    with stream:
-        for lineno, line in enumerate(stream, 1):
-            if line.strip():
-                print(json.dumps(_batch_line(line, lineno, source, catalog)), file=out, flush=False)
-    return 0
-
-
-def _detect(out: TextIO) -> int:
-    from ..detect import DetectionUnavailable, detect_devices, save_profile
-    from ..profiles import user_profile_dir
-
-    try:
-        devices = detect_devices()
-    except DetectionUnavailable as exc:
-        return _fail("occupancy devices --detect", str(exc))
-    saved = [save_profile(device, user_profile_dir()) for device in devices]
-    catalog = load_catalog()
-    for device, path in zip(devices, saved):
-        problems = [e for e in catalog.errors if str(path) in str(e)]
-        status = f"error: {problems[0]}" if problems else "saved"
-        print(f"{device.profile_name}: CC {device.compute_capability[0]}.{device.compute_capability[1]}, "
-              f"{device.sm_count} SMs, driver {device.driver_version} -> {path} ({status})", file=out)  # fmt: skip
-    return 0
-
-
-def _devices(args: argparse.Namespace, out: TextIO) -> int:
-    if args.detect:
-        return _detect(out)
-    catalog = load_catalog()
-    if args.json:
-        print(json.dumps([profile_to_json(p) for p in catalog.profiles], indent=1), file=out)
-    else:
-        print(profiles_to_text(catalog.profiles), file=out)
-    for error in catalog.errors:
-        print(f"occupancy devices: warning: {error}", file=sys.stderr)
-    return 0
-
-
-def _suggest(args: argparse.Namespace, out: TextIO) -> int:
-    catalog = load_catalog()
-    profile = catalog.get(args.device)
-    device = profile.device_properties()
-    data = _query_from_args(args)
-    data["threads"] = args.threads or 1
-    q = kernel_query(data)
-    smem = DynamicSmem(bytes=args.dynamic_smem, per_thread=args.smem_per_thread)
-    suggestion = max_potential_block_size(device, q.func, smem, q.state)
-    answer: dict[str, Any] = {"device": profile.name, "block_size": suggestion.block_size,
-                              "min_grid_size": suggestion.min_grid_size, "blocks_per_sm": suggestion.blocks_per_sm}  # fmt: skip
-    if profile.sm_count is None:
-        answer["note"] = "CC profile without an SM count: min_grid_size is per SM"
-    if args.blocks is not None:
-        if args.threads is None:
-            raise QueryError("--blocks needs --threads")
-        headroom = dynamic_smem_headroom(device, q.func, args.blocks, args.threads, q.state)
-        answer["dynamic_smem_reference"] = headroom.reference
-        answer["dynamic_smem_exact"] = headroom.exact
-    if args.json:
-        print(json.dumps(answer), file=out)
-    else:
-        print("\n".join(f"{k}: {'-' if v is None else v}" for k, v in answer.items()), file=out)
-    return 0
-
-
-def _import(args: argparse.Namespace, out: TextIO) -> int:
-    try:
-        from ..importers.cli import run_import
-    except ImportError:
-        return _fail("occupancy import", "the importers are not available in this build")
-    argv = [args.file] + (["--json"] if args.json else [])
-    return run_import(argv)
-
-
 def _add_report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", nargs="?", metavar="FILE",
                    help="compiler output: registers, static smem and barriers from its first kernel")
@@ -222,72 +97,38 @@ def _add_report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="report file: .html, .md or .csv")
 
 
-def _report_kernel(path: str, name: str | None) -> Any:
-    from ..importers import import_file
-
-    records = import_file(path)
-    kernels = [r for r in records if r.is_kernel] or list(records)
-    if name is not None:
-        kernels = [r for r in kernels if name in r.name or name in (r.demangled or "")]
-    if not kernels:
-        raise QueryError(f"{path}: no kernel" + (f" whose name contains {name!r}" if name else ""))
-    return kernels[0]
-
-
-def _report(args: argparse.Namespace, out: TextIO) -> int:
-    from ..report import render, report_data
-    from ..session import Session
-    from ..session_file import atomic_write_text
-
-    catalog = load_catalog()
-    inputs: dict[str, Any] = {"threads": args.threads, "dynamic_smem": args.dynamic_smem,
-                              "max_dynamic_smem": args.max_dynamic_smem, "carveout": parse_carveout(args.carveout),
-                              "cache_config": parse_cache_config(args.cache_config)}  # fmt: skip
-    sources, kernel_source = dict.fromkeys(inputs, "command line"), None
-    if args.file:
-        try:
-            record = _report_kernel(args.file, args.kernel)
-        except ValueError as exc:  # ImportFailure names the file and the line
-            return _fail("occupancy report", str(exc))
-        kernel_source = f"{record.demangled or record.name} ({record.arch}) from {args.file}"
-        found = {"registers": record.registers, "static_smem": record.static_smem, "barriers": record.barriers}
-        inputs.update({k: v for k, v in found.items() if v is not None})
-        sources.update({k: f"{args.file}: {record.name}" for k, v in found.items() if v is not None})
-    explicit = {"registers": args.registers, "static_smem": args.static_smem, "barriers": args.barriers}
-    inputs.update({k: v for k, v in explicit.items() if v is not None})
-    sources.update({k: "command line" for k, v in explicit.items() if v is not None})
-    if "registers" not in inputs:
-        raise QueryError("--registers is required without FILE")
-    session = Session(catalog, device=args.device, **inputs)
-    if session.result is None:
-        return _fail("occupancy report", session.error or "no result")
+def _import(args: argparse.Namespace, out: TextIO) -> int:
     try:
-        text = render(report_data(session, sources, kernel_source), args.output)
-        atomic_write_text(args.output, text)
-    except ValueError as exc:
-        return _fail("occupancy report", str(exc))
-    except OSError as exc:
-        return _fail("occupancy report", f"{args.output}: {exc.strerror or exc}")
-    print(f"wrote {args.output}", file=out)
-    return 0
-
-
-COMMANDS = {"calc": _calc, "batch": _batch, "devices": _devices, "suggest": _suggest, "import": _import, "report": _report}
+        from ..importers.cli import run_import
+    except ImportError:
+        return fail("occupancy import", "the importers are not available in this build")
+    argv = [args.file] + (["--json"] if args.json else [])
+    return run_import(argv)
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point of the ``occupancy`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    prog = f"occupancy {args.command}"
     try:
-        return COMMANDS[args.command](args, out or sys.stdout)
-    except (QueryError, OccupancyError, DeviceLookupError) as exc:
-        return _fail(prog, str(exc))
-    except KeyError as exc:
-        return _fail(prog, str(exc.args[0]) if exc.args else "unknown device")
-    except BrokenPipeError:
+        return _dispatch(args, out or sys.stdout)
+    except BrokenPipeError:  # `occupancy ... | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _dispatch(args: argparse.Namespace, out: TextIO) -> int:
+    prog = f"occupancy {args.command}"
+    if args.command == "import":  # needs neither numpy nor the device profiles: start fast
+        return _import(args, out)
+    from .commands import COMMANDS, USER_ERRORS
+
+    try:
+        return COMMANDS[args.command](args, out)
+    except USER_ERRORS as exc:
+        return fail(prog, str(exc))
+    except KeyError as exc:
+        return fail(prog, str(exc.args[0]) if exc.args else "unknown device")
 
 
 if __name__ == "__main__":

@@ -61,7 +61,9 @@ def run_import(argv: list[str]) -> int:
     for note in result.notes:
         print(f"occupancy import: note: {note}", file=sys.stderr)
     if args.json:
-        print(json.dumps([rec.to_json() for rec in result.records], indent=2))
+        # One record per line: still one JSON list, readable, and far cheaper than indent=2.
+        rows = ",\n ".join(json.dumps(rec.to_json()) for rec in result.records)
+        print(f"[{rows}]" if not rows else f"[\n {rows}\n]")
     else:
         print(format_table(result.records))
     return 0

@@ -156,7 +156,8 @@ class Elf:
             raise b.fail(f"section name table index {shstrndx} is out of range (0..{shnum - 1})", 0x3E)
         str_sec = raw[shstrndx]
         self._check_range(str_sec[3], str_sec[4], "section name table", str_sec[8])
-        strtab = Blob(b.data[str_sec[3]:str_sec[3] + str_sec[4]], b.path, b.base + str_sec[3], b.what)
+        # One copy of the string table: every name is then a cheap ``bytes.find`` in it.
+        strtab = Blob(bytes(b.data[str_sec[3]:str_sec[3] + str_sec[4]]), b.path, b.base + str_sec[3], b.what)
         self.sections: list[Section] = []
         for i, (name, type_, flags, offset, size, link, info, entsize, at) in enumerate(raw):
             sname = strtab.cstring(name, f"section {i} name") if i else ""
@@ -183,19 +184,20 @@ class Elf:
         if not 0 <= sec.link < len(self.sections):
             raise self.blob.fail(f"symbol table links to missing section {sec.link}", sec.offset)
         strsec = self.sections[sec.link]
-        strtab = Blob(self.blob.data[strsec.offset:strsec.offset + strsec.size], self.blob.path,
+        strtab = Blob(bytes(self.blob.data[strsec.offset:strsec.offset + strsec.size]), self.blob.path,
                       self.blob.base + strsec.offset, self.blob.what)
         e = self.end
         fmt, size = (e + "IBBHQQ", 24) if self.is64 else (e + "IIIBBH", 16)
+        count = sec.size // size
+        table = self.blob.bytes(sec.offset, count * size, "symbol table")  # bounds checked once
         out = []
-        for i in range(sec.size // size):
-            at = sec.offset + i * size
+        cstring = strtab.cstring
+        for i, fields in enumerate(struct.iter_unpack(fmt, table)):
             if self.is64:
-                name, info, other, shndx, value, sz = self.blob.unpack(fmt, at, f"symbol {i}")
+                name, info, other, shndx, value, sz = fields
             else:
-                name, value, sz, info, other, shndx = self.blob.unpack(fmt, at, f"symbol {i}")
-            out.append((strtab.cstring(name, f"symbol {i} name") if name else "", value, sz, info,
-                        other, shndx))
+                name, value, sz, info, other, shndx = fields
+            out.append((cstring(name, f"symbol {i} name") if name else "", value, sz, info, other, shndx))
         return out
 
 
