@@ -1,52 +1,31 @@
 """File menu for sessions: New / Open… / Save / Save As… / Open Recent / Export…, autosave and drops.
 
 Installed by :func:`install_session_io` (``ui/extensions.py``); the window gets ``window.session_io``.
-
-Autosave: every change (inputs or pinned A) restarts a one-second single-shot timer; when it fires the
-session is written atomically to ``autosave.occsession`` in the application data directory
-(``QStandardPaths.AppDataLocation``), and QSettings records that an autosave is pending.  A clean close
-removes the file and the record.  On the next start, ``app.py`` calls :meth:`SessionIO.restore_autosave`,
-which restores a pending autosave silently and says so in the status bar.  Autosave and restore run
-only for a window with settings (the real application), never for test windows built with
-``settings=None`` nor for ``--screenshot``.
-
-Test hook (documented, tiny): ``OCCUPANCY_GUI_TEST_EDIT="threads=384,registers=40"`` applies those
-integer inputs once the event loop runs, as if the user had typed them; the autosave-after-kill test
-uses it to make a real edit in a real process.
+Its autosave is an :class:`~.autosave.Autosave` (``autosave.py``, which also documents it); the
+Export… action's work is in ``export_actions.py``; which drop is a session file, in ``file_drop.py``.
 """
 
 from __future__ import annotations
 
 import os
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QObject, QSettings, QStandardPaths, Qt, QTimer
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QEvent, QObject, QSettings, QStandardPaths, Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
-from .. import report
 from .. import session_file as sf
 from ..session import Inputs
+from . import export_actions
+from .autosave import Autosave
+from .file_drop import DROP_EVENTS, accept_drop, dropped_session
 
-AUTOSAVE_NAME = "autosave.occsession"
-AUTOSAVE_DELAY_MS = 1000
 MAX_RECENT = 8
 RECENT_KEY = "session/recent"
-PENDING_KEY = "session/autosave_pending"
-AUTOSAVE_OF_KEY = "session/autosave_of"
-TEST_EDIT_ENV = "OCCUPANCY_GUI_TEST_EDIT"
 SESSION_FILTER = "Occupancy sessions (*.occsession *.yaml *.yml);;All files (*)"
-EXPORT_FILTERS = ("HTML report (*.html)", "Markdown report (*.md)", "Constraint table as CSV (*.csv)",
-                  "Plots as PNG image (*.png)", "Plots as SVG image (*.svg)")  # fmt: skip
 UNTITLED = "untitled"
 TITLE = "Occupancy calculator"
-
-
-def autosave_path() -> Path:
-    """``autosave.occsession`` in the application's data directory."""
-    return Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)) / AUTOSAVE_NAME
 
 
 def read_recent(settings: QSettings | None) -> list[str]:
@@ -59,16 +38,6 @@ def read_recent(settings: QSettings | None) -> list[str]:
     if not isinstance(raw, list):
         return []
     return [str(p) for p in raw if isinstance(p, str) and p][:MAX_RECENT]
-
-
-def parse_test_edit(text: str) -> dict[str, int]:
-    """``"threads=384,registers=40"`` → ``{"threads": 384, "registers": 40}`` (malformed parts skipped)."""
-    out: dict[str, int] = {}
-    for part in text.split(","):
-        name, _, value = part.partition("=")
-        if name.strip() and value.strip().lstrip("-").isdigit():
-            out[name.strip()] = int(value)
-    return out
 
 
 class SessionIO(QObject):
@@ -86,12 +55,8 @@ class SessionIO(QObject):
         self._source: tuple[str, str] | None = None
         self._loading = False
         self.recent = read_recent(self.settings)
-        self.autosave_enabled = self.settings is not None
-        self.autosave_file = autosave_path()
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(AUTOSAVE_DELAY_MS)
-        self._timer.timeout.connect(self.autosave_now)
+        self.autosave = Autosave(self)
+        self._timer = self.autosave.timer  # the autosave delay (tests shorten it)
         self._build_actions()
         window.bridge.resultChanged.connect(self._on_bridge_result_changed)
         compare = getattr(window, "compare", None)
@@ -101,9 +66,7 @@ class SessionIO(QObject):
         window.setAcceptDrops(True)
         window.installEventFilter(self)
         self._update_title()
-        edit = os.environ.get(TEST_EDIT_ENV, "")
-        if edit and self.autosave_enabled:
-            QTimer.singleShot(0, self._on_test_edit_timeout)
+        self.autosave.schedule_test_edit()
 
     # ----------------------------------------------------------------------------- build
     def _action(self, text: str, shortcut: QKeySequence.StandardKey | str | None, slot: Any) -> QAction:
@@ -190,58 +153,37 @@ class SessionIO(QObject):
         if self._loading:
             return
         self.set_modified(True)
-        if self.autosave_enabled:
-            self._timer.start()  # restarts: one write a second after the last of a burst of edits
+        self.autosave.schedule()
+
+    @property
+    def autosave_enabled(self) -> bool:
+        """Whether edits are autosaved (a window with settings: the real application)."""
+        return self.autosave.enabled
+
+    @autosave_enabled.setter
+    def autosave_enabled(self, enabled: bool) -> None:
+        self.autosave.enabled = enabled
+
+    @property
+    def autosave_file(self) -> Path:
+        """The autosave file (``autosave.occsession`` in the application data directory)."""
+        return self.autosave.file
+
+    @autosave_file.setter
+    def autosave_file(self, path: Path) -> None:
+        self.autosave.file = path
 
     def autosave_now(self) -> bool:
         """Write the autosave file now (the timer calls it); ``False`` if it could not be written."""
-        self._timer.stop()
-        if not self.autosave_enabled:
-            return False
-        if self.settings is not None:
-            self.settings.setValue(PENDING_KEY, True)
-            self.settings.setValue(AUTOSAVE_OF_KEY, str(self.path) if self.path is not None else "")
-            self.settings.sync()  # recorded before the file exists, so a kill right after still restores
-        try:
-            sf.save(self.autosave_file, self.state())
-        except OSError as exc:
-            self.window.statusBar().showMessage(f"Autosave failed: {self.autosave_file}: {exc.strerror or exc}", 5000)
-            return False
-        return True
+        return self.autosave.write()
 
     def discard_autosave(self) -> None:
         """A clean exit: nothing to restore next time."""
-        self._timer.stop()
-        if not self.autosave_enabled:
-            return
-        try:
-            self.autosave_file.unlink()
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return
-        if self.settings is not None:
-            self.settings.remove(PENDING_KEY)
-            self.settings.remove(AUTOSAVE_OF_KEY)
-            self.settings.sync()
+        self.autosave.discard()
 
     def restore_autosave(self) -> bool:
         """Restore a pending autosave (a previous run that did not exit cleanly); says so in the status bar."""
-        if self.settings is None or str(self.settings.value(PENDING_KEY, "")).lower() not in ("true", "1"):
-            return False
-        if not self.autosave_file.is_file():
-            return False
-        try:
-            state = sf.load(self.autosave_file, self.session.catalog)
-        except sf.SessionFileError as exc:
-            self.window.statusBar().showMessage(f"Could not restore the autosaved session: {exc}", 10000)
-            return False
-        was = str(self.settings.value(AUTOSAVE_OF_KEY, "") or "")
-        self.adopt(state, Path(was) if was else None, modified=True)
-        when = datetime.fromtimestamp(self.autosave_file.stat().st_mtime).strftime("%H:%M:%S")
-        self.window.statusBar().showMessage(f"Restored the session autosaved at {when}: the previous run did not "
-                                            "exit cleanly", 15000)  # fmt: skip
-        return True
+        return self.autosave.restore()
 
     # ----------------------------------------------------------------------------- open / save
     def adopt(self, state: sf.SessionState, path: Path | None, *, modified: bool = False) -> None:
@@ -262,8 +204,8 @@ class SessionIO(QObject):
         self.path = path
         self.modified = modified
         self._update_title()
-        if modified and self.autosave_enabled:
-            self._timer.start()
+        if modified:
+            self.autosave.schedule()
 
     def _restore_source(self, source: tuple[str, str] | None) -> None:
         panel = getattr(self.window, "import_panel", None)
@@ -327,42 +269,15 @@ class SessionIO(QObject):
     # ----------------------------------------------------------------------------- export
     def export_to(self, path: str | os.PathLike[str]) -> Path:
         """Write a report (.html/.md), the table (.csv) or the plots (.png/.svg) by extension."""
-        path = Path(path)
-        suffix = path.suffix.lower()
-        if suffix in (".png", ".svg"):
-            sf.atomic_write_bytes(path, self.plot_image_bytes(suffix))
-        else:
-            source = self.current_source()
-            kernel = f"{source[1]} from {source[0]}" if source else None
-            data = report.report_data(self.session, kernel_source=kernel)
-            sf.atomic_write_text(path, report.render(data, path))
-        self.window.statusBar().showMessage(f"Exported {path}", 5000)
-        return path
+        return export_actions.export_to(self, path)
 
     def plot_image_bytes(self, suffix: str) -> bytes:
         """The plot grid as PNG or SVG bytes, at the screen's pixel ratio (logical size × DPR)."""
-        from pyqtgraph.exporters import ImageExporter, SVGExporter
-
-        plots = self.window.plots
-        dpr = plots.devicePixelRatioF()
-        width, height = round(plots.width() * dpr), round(plots.height() * dpr)
-        if suffix == ".svg":
-            svg = SVGExporter(plots.scene())
-            return bytes(svg.export(toBytes=True))
-        exporter = ImageExporter(plots.scene())
-        exporter.params.param("width").setValue(width, blockSignal=exporter.widthChanged)
-        exporter.params.param("height").setValue(height, blockSignal=exporter.heightChanged)
-        image = exporter.export(toBytes=True)
-        data = QByteArray()
-        buffer = QBuffer(data)
-        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        image.save(buffer, "PNG")
-        buffer.close()
-        return bytes(data.data())
+        return export_actions.plot_image_bytes(self.window.plots, suffix)
 
     # ----------------------------------------------------------------------------- dialogs (real app)
     def _on_open_triggered(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open session", self._dialog_dir(), SESSION_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open session", self.dialog_dir(), SESSION_FILTER)
         if path:
             self.open_path(path)
 
@@ -373,7 +288,7 @@ class SessionIO(QObject):
             self.save_to(self.path)
 
     def _on_save_as_triggered(self) -> None:
-        start = str(self.path) if self.path is not None else os.path.join(self._dialog_dir(), UNTITLED + sf.SUFFIX)
+        start = str(self.path) if self.path is not None else os.path.join(self.dialog_dir(), UNTITLED + sf.SUFFIX)
         path, _ = QFileDialog.getSaveFileName(self.window, "Save session as", start, SESSION_FILTER)
         if path:
             if not Path(path).suffix:
@@ -381,58 +296,29 @@ class SessionIO(QObject):
             self.save_to(path)
 
     def _on_export_triggered(self) -> None:
-        start = os.path.join(self._dialog_dir(), (self.path.stem if self.path else "occupancy") + ".html")
-        path, chosen = QFileDialog.getSaveFileName(self.window, "Export", start, ";;".join(EXPORT_FILTERS))
-        if not path:
-            return
-        if not Path(path).suffix and chosen:
-            path += chosen[chosen.index("*") + 1 : -1]
-        try:
-            self.export_to(path)
-        except (OSError, ValueError) as exc:
-            self.report_error("Cannot export", str(exc))
+        export_actions.export_dialog(self)
 
     def _on_recent_triggered(self) -> None:
         action = self.sender()
         if isinstance(action, QAction) and action.data():
             self.open_path(str(action.data()))
 
-    def _dialog_dir(self) -> str:
+    def dialog_dir(self) -> str:
+        """Where the file dialogs start: the session file's folder, else Documents."""
         if self.path is not None:
             return str(self.path.parent)
         return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
-
-    def _on_test_edit_timeout(self) -> None:
-        changes = parse_test_edit(os.environ.get(TEST_EDIT_ENV, ""))
-        if changes:
-            self.session.replace(**changes)
 
     # ----------------------------------------------------------------------------- window events
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if watched is not getattr(self, "window", None):  # also while Python tears this object down
             return False
         kind = event.type()
-        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
-            path = self._dropped_session(event)  # type: ignore[arg-type]
-            if path is None:
-                return False  # not ours: compiler outputs and other drops fall through
-            event.acceptProposedAction()  # type: ignore[attr-defined]
-            if kind == QEvent.Type.Drop:
-                self.open_path(path)
-            return True
+        if kind in DROP_EVENTS:  # not ours (compiler outputs, other drops) falls through
+            return accept_drop(event, dropped_session, self.open_path)
         if kind == QEvent.Type.Close:
             self.discard_autosave()
         return False
-
-    @staticmethod
-    def _dropped_session(event: QDragEnterEvent | QDropEvent) -> str | None:
-        mime = event.mimeData()
-        if mime is None or not mime.hasUrls():
-            return None
-        paths = [u.toLocalFile() for u in mime.urls() if u.isLocalFile()]
-        if len(paths) != 1 or not sf.is_session_file(paths[0]):
-            return None
-        return paths[0]
 
 
 def install_session_io(window: Any) -> None:

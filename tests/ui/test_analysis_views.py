@@ -138,7 +138,7 @@ def test_no_view_recreates_its_items(qtbot, window):
     scene_items = set(heat.scene().items())
     waves = show_dock(qtbot, window, "waves")
     bars, wave_items = waves.bars, set(waves.plot.scene().items())
-    advisor = window.advisor_view
+    advisor = show_dock(qtbot, window, "advisor")
     models = (advisor.ranking_model, advisor.cliffs_model, advisor.headroom_model, advisor.ranking.model())
     for change in ({"registers": 40}, {"threads": 384}, {"device": "sm_90"}, {"static_smem": 8192}):
         window.session.replace(**change)

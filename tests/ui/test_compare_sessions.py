@@ -13,8 +13,9 @@ from PySide6.QtWidgets import QApplication
 
 from occupancy_gui import session_file as sf
 from occupancy_gui.session import Inputs, Session
+from occupancy_gui.ui.autosave import PENDING_KEY
 from occupancy_gui.ui.main_window import MainWindow
-from occupancy_gui.ui.session_io import MAX_RECENT, PENDING_KEY, RECENT_KEY, read_recent
+from occupancy_gui.ui.session_io import MAX_RECENT, RECENT_KEY, read_recent
 from occupancy_gui.ui.views.compare_view import DIFF_MARK, SORT_ROLE
 
 SEED_EXAMPLE = dict(device="sm_100", threads=256, registers=64, static_smem=24 * 1024)

@@ -49,9 +49,9 @@ def test_big_log_is_imported_while_the_event_loop_runs(qtbot, tmp_path, window):
     timer.setInterval(5)
     timer.timeout.connect(lambda: ticks.append(panel.loading))  # noqa: PLW0108 - test-local timer
     worker_threads = set()
-    import occupancy_gui.ui.views.import_panel as module
+    import occupancy_gui.ui.views.import_tasks as module
 
-    original = module._import_task
+    original = module.import_task
 
     def spying_task(path):
         run = original(path)
@@ -62,7 +62,7 @@ def test_big_log_is_imported_while_the_event_loop_runs(qtbot, tmp_path, window):
 
         return wrapped
 
-    module._import_task = spying_task
+    module.import_task = spying_task
     try:
         timer.start()
         with qtbot.waitSignal(panel.importFinished, timeout=60000):
@@ -70,7 +70,7 @@ def test_big_log_is_imported_while_the_event_loop_runs(qtbot, tmp_path, window):
             assert panel.loading  # load() returned at once: the work is elsewhere
         timer.stop()
     finally:
-        module._import_task = original
+        module.import_task = original
     assert worker_threads and threading.get_ident() not in worker_threads
     assert sum(ticks) >= 3  # the GUI thread kept handling timer events during the import
     assert panel.model.rowCount() == BLOCK_KERNELS

@@ -12,7 +12,6 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QFont, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QDockWidget,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -22,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..deferred import DeferredUpdate
+from .analysis_dock import add_analysis_dock
 from ...engine import Advice, DynamicSmem, OccupancyError, advise, suggest_launch_bounds
 from ...session import Session
 from ..qt_utils import signals_blocked
@@ -299,26 +298,6 @@ class AdvisorView(QWidget):
                             f"blocks of {target.block_size} threads ({_pct(target.occupancy)}); {change}.")  # fmt: skip
 
 
-def add_analysis_dock(window: MainWindow, widget: QWidget, name: str, title: str) -> QDockWidget:
-    """Dock ``widget`` in the bottom area, tabbed with the analysis docks there, with a menu toggle."""
-    dock = QDockWidget(title, window)
-    dock.setObjectName(name)  # QSettings restores docks by object name
-    dock.setWidget(widget)
-    others = [d for d in window.findChildren(QDockWidget)
-              if d is not dock and window.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]  # fmt: skip
-    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-    if others:
-        window.tabifyDockWidget(others[0], dock)
-        front = next((d for d in others if d.objectName() == "advisor_dock"), others[0])
-        front.raise_()  # the first analysis tab stays in front
-    dock.hide()  # opened from the Analysis menu (or by a restored layout): the main view stays uncluttered
-    window.analysis_menu.addAction(dock.toggleViewAction())
-    widget.follow = DeferredUpdate(widget.on_session_changed, widget)  # type: ignore[attr-defined]
-    window.bridge.resultChanged.connect(widget.follow.schedule)  # type: ignore[attr-defined]
-    return dock
-
-
 def install_advisor(window: MainWindow) -> None:
     """Add the advisor dock to ``window``."""
-    window.advisor_view = AdvisorView(window.session)  # type: ignore[attr-defined]
-    window.advisor_dock = add_analysis_dock(window, window.advisor_view, "advisor_dock", "Advisor")  # type: ignore[attr-defined]
+    window.advisor_dock = add_analysis_dock(window, AdvisorView, "advisor_view", "advisor_dock", "Advisor")  # type: ignore[attr-defined]

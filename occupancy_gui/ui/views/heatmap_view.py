@@ -20,7 +20,8 @@ from ...engine.advisor import BINDING_ORDER
 from ...session import Session
 from ..plots.plot_cell import PlotCell
 from ..plots.plot_style import plot_style
-from .advisor_view import DOCK_SIZE, add_analysis_dock
+from .advisor_view import DOCK_SIZE
+from .analysis_dock import add_analysis_dock
 
 if TYPE_CHECKING:
     from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
@@ -218,5 +219,4 @@ class HeatmapView(pg.GraphicsLayoutWidget):
 
 def install_heatmap(window: MainWindow) -> None:
     """Add the heat map dock to ``window``."""
-    window.heatmap_view = HeatmapView(window.session)  # type: ignore[attr-defined]
-    window.heatmap_dock = add_analysis_dock(window, window.heatmap_view, "heatmap_dock", "Heat maps")  # type: ignore[attr-defined]
+    window.heatmap_dock = add_analysis_dock(window, HeatmapView, "heatmap_view", "heatmap_dock", "Heat maps")  # type: ignore[attr-defined]

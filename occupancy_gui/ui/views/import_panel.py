@@ -9,121 +9,47 @@ A failed or cancelled import leaves the previous table and inputs as they were.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import QEvent, QFileSystemWatcher, QItemSelection, QItemSelectionModel, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDockWidget,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QProgressBar,
     QPushButton,
     QSpinBox,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from ..deferred import DeferredUpdate
-from ..import_worker import TaskOutcome, TaskRunner, gc_paused
+from ..file_drop import DROP_EVENTS, accept_drop, dropped_compiler_output
+from ..import_worker import TaskOutcome, TaskRunner
 from ..panels.kernel_panel import MAX_THREADS
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import ErrorLabel
-from .kernel_table_model import NAME, KernelSortFilterProxy, KernelTable, KernelTableModel, occupancy_column
+from . import import_tasks
+from .file_watch import FileWatch
+from .import_tasks import ImportRequest, file_stamp, release_task
+from .kernel_inputs import Notes, kernel_changes, kernel_notes
+from .kernel_table_model import KernelSortFilterProxy, KernelTable, KernelTableModel, occupancy_column
+from .kernel_table_view import kernel_table_view
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow
 
-SESSION_SUFFIX = ".occsession"
-_SESSION_KEY = re.compile(rb"^occupancy_session\s*:", re.MULTILINE)
-RELOAD_DEBOUNCE_MS = 300
-BIG_FILE = 16 << 20
-"""Files above this size are read with the cyclic garbage collector paused (see ``gc_paused``)."""
 LARGE_TABLE = 50_000
 """Rows above which filter typing is debounced (filtering 10^5 names takes tens of ms)."""
 FILE_FILTER = ("Compiler output (*.log *.txt *.out *.err *.cubin *.fatbin *.o *.obj *.a *.lib *.so *.dll *.csv);;"
                "All files (*)")  # fmt: skip
 _OCCUPANCY_INPUTS = frozenset({"device", "threads", "dynamic_smem", "carveout", "cache_config"})
-
-
-def is_session_file(path: str | os.PathLike[str]) -> bool:
-    """``.occsession``, or YAML whose top level has ``occupancy_session:`` (opened as a session, not imported)."""
-    try:
-        from ...session_file import is_session_file as session_check
-    except ImportError:
-        pass
-    else:
-        return session_check(path)
-    path = Path(path)
-    if path.suffix.lower() == SESSION_SUFFIX:
-        return True
-    if path.suffix.lower() not in (".yaml", ".yml"):
-        return False
-    try:
-        with open(path, "rb") as fh:
-            return bool(_SESSION_KEY.search(fh.read(64 << 10)))
-    except OSError:
-        return False
-
-
-def _import_task(path: str) -> Callable[[Callable[[], bool], Callable[[int, int], None]], KernelTable]:
-    """The pool-thread work of one import: parse, then build the table's columns (no Qt)."""
-
-    def run(cancelled: Callable[[], bool], progress: Callable[[int, int], None]) -> KernelTable:
-        from ...importers import ImportCancelled, import_file
-
-        big = (_stamp(path) or (0, 0))[0] > BIG_FILE
-        with gc_paused() if big else contextlib.nullcontext():
-            records = import_file(path, progress=progress, cancel=cancelled)
-            if cancelled():
-                raise ImportCancelled(path)
-            return KernelTable.from_records(path, records, cancelled)
-
-    return run
-
-
-def _release_task(table: KernelTable) -> Callable[[], None]:
-    """Free a replaced table on a pool thread, in slices, so the GIL changes hands in between."""
-    holder = [table]
-
-    def run() -> None:
-        old = holder.pop()
-        for column in (old.records, old.names, old.demangled, old.haystack, old.arch):
-            while column:
-                del column[-4096:]
-
-    return run
-
-
-def _stamp(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns)
-
-
-@dataclass
-class _Request:
-    path: str
-    select: str | None
-    match_device: bool
-    reload: bool
-    stamp: tuple[int, int] | None
-    overrides: dict[str, Any] | None = None
-    apply: bool = True
+_SELECT_ROW = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
 
 
 class ImportPanel(QWidget):
@@ -145,12 +71,11 @@ class ImportPanel(QWidget):
         self.window_ = window
         self.session = window.session
         self.path: str | None = None
-        self._stamp: tuple[int, int] | None = None
-        self._request: _Request | None = None
+        self._request: ImportRequest | None = None
         self._task_id = -1
         self._selected: tuple[str, str] | None = None  # (mangled name, arch) of the loaded kernel
         self._restoring = False
-        self.notes: tuple[str | None, str | None] = (None, None)
+        self.notes: Notes = (None, None)
         """(spill warning, architecture note) last given to the kernel panel."""
         from ...importers import ImportCancelled, ImportFailure
 
@@ -158,10 +83,26 @@ class ImportPanel(QWidget):
         self.runner.progressed.connect(self._on_runner_progressed)
         self.runner.finished.connect(self._on_runner_finished)
         self._build_widgets()
-        self._build_watcher()
+        self.file_watch = FileWatch(self)
+        self.file_watch.fileRewritten.connect(self._on_file_watch_file_rewritten)
+        self.watcher = self.file_watch.watcher  # the QFileSystemWatcher itself
 
     # ----------------------------------------------------------------------------- build
     def _build_widgets(self) -> None:
+        self._build_status()
+        tools = self._build_tools()
+        self._build_view()
+        self.count_label = QLabel(self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(self.source_label)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.progress_row)
+        layout.addLayout(tools)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.count_label)
+
+    def _build_status(self) -> None:
         self.source_label = QLabel("No compiler output imported. File → Import compiler output… (Ctrl+I), "
                                    "or drop a file on the window.", self)  # fmt: skip
         self.source_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -181,6 +122,8 @@ class ImportPanel(QWidget):
         self.progress_row.setLayout(progress_row)
         progress_row.setContentsMargins(0, 0, 0, 0)
         self.progress_row.hide()
+
+    def _build_tools(self) -> QHBoxLayout:
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText("Filter kernels by name…")
         self.filter_edit.setClearButtonEnabled(True)
@@ -203,43 +146,13 @@ class ImportPanel(QWidget):
         tools.addWidget(self.filter_edit, 1)
         tools.addWidget(block_label)
         tools.addWidget(self.block_size)
+        return tools
+
+    def _build_view(self) -> None:
         self.model = KernelTableModel(self)
         self.proxy = KernelSortFilterProxy(self.model, self)
-        self.view = QTableView(self)
-        self.view.setModel(self.proxy)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # the file's order
-        self.view.setSortingEnabled(True)
-        self.view.setWordWrap(False)
-        self.view.setAlternatingRowColors(True)
-        self.view.verticalHeader().hide()
-        rows = self.view.verticalHeader()
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # uniform rows: 10^5 of them stay fast
-        rows.setDefaultSectionSize(self.fontMetrics().height() + 8)
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
-        header.setHighlightSections(False)
+        self.view = kernel_table_view(self.proxy, self)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
-        self.count_label = QLabel(self)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 4, 6, 4)
-        layout.addWidget(self.source_label)
-        layout.addWidget(self.banner)
-        layout.addWidget(self.progress_row)
-        layout.addLayout(tools)
-        layout.addWidget(self.view, 1)
-        layout.addWidget(self.count_label)
-
-    def _build_watcher(self) -> None:
-        self.watcher = QFileSystemWatcher(self)
-        self.watcher.fileChanged.connect(self._on_watcher_file_changed)
-        self.watcher.directoryChanged.connect(self._on_watcher_directory_changed)
-        self.reload_timer = QTimer(self)
-        self.reload_timer.setSingleShot(True)
-        self.reload_timer.setInterval(RELOAD_DEBOUNCE_MS)
-        self.reload_timer.timeout.connect(self._on_reload_timer_timeout)
 
     # ----------------------------------------------------------------------------- public API
     def load(self, path: str | os.PathLike[str], select: str | None = None, *, match_device: bool = False,
@@ -252,12 +165,12 @@ class ImportPanel(QWidget):
         command line's explicit options).
         """
         path = os.path.abspath(os.fspath(path))
-        self._start(_Request(path, select, match_device, reload=False, stamp=_stamp(path), overrides=overrides))
+        self._start(ImportRequest(path, select, match_device, reload=False, stamp=file_stamp(path), overrides=overrides))
 
     def open_source(self, path: str | os.PathLike[str], name: str = "") -> None:
         """Show ``path`` with kernel ``name`` selected, leaving the inputs alone (a session being restored)."""
         path = os.path.abspath(os.fspath(path))
-        self._start(_Request(path, name or None, False, reload=False, stamp=_stamp(path), apply=False))
+        self._start(ImportRequest(path, name or None, False, reload=False, stamp=file_stamp(path), apply=False))
 
     def cancel(self) -> None:
         """Stop the running import; the table and inputs stay as they were."""
@@ -298,9 +211,10 @@ class ImportPanel(QWidget):
         return True
 
     # ----------------------------------------------------------------------------- import
-    def _start(self, request: _Request) -> None:
+    def _start(self, request: ImportRequest) -> None:
         self._request = request
-        self._task_id = self.runner.start(_import_task(request.path))
+        # Looked up on the module at each start, so that a test can wrap the task.
+        self._task_id = self.runner.start(import_tasks.import_task(request.path))
         self.progress.setValue(0)
         self.progress_row.show()
         if not request.reload:
@@ -332,18 +246,17 @@ class ImportPanel(QWidget):
             self._show_table(outcome.value, request)
             self.importFinished.emit(request.path)
 
-    def _show_table(self, table: KernelTable, request: _Request) -> None:
+    def _show_table(self, table: KernelTable, request: ImportRequest) -> None:
         keep = request.select or (self._selected[0] if request.reload and self._selected else None)
         keep_arch = self._selected[1] if request.reload and self._selected else None
         self.banner.clear_message()
-        if self.path != request.path:
-            self._watch(request.path)
-        self.path, self._stamp = request.path, request.stamp
+        self.file_watch.watch(request.path, request.stamp)
+        self.path = request.path
         self._selected = None
         old = self.model.table
         self.model.set_table(table, self._occupancy(table))
         if old is not None and len(old) > 10_000:
-            self.runner.pool.start(_release_task(old))  # freeing 10^5 records takes the GUI thread ~0.1 s
+            self.runner.pool.start(release_task(old))  # freeing 10^5 records takes the GUI thread ~0.1 s
         del old
         self.source_label.setText(request.path)
         self.source_label.setToolTip(request.path)
@@ -368,13 +281,15 @@ class ImportPanel(QWidget):
         return next((i for i in rows if table.is_kernel[i]), rows[0])
 
     # ----------------------------------------------------------------------------- selection -> session
-    def _select_row(self, row: int, request: _Request | None = None) -> None:
+    def _set_current_row(self, row: int) -> QModelIndex:
         index = self.proxy.index(row, 0)
+        self.view.selectionModel().setCurrentIndex(index, _SELECT_ROW)
+        return index
+
+    def _select_row(self, row: int, request: ImportRequest | None = None) -> None:
         self._restoring = True
         try:
-            self.view.selectionModel().setCurrentIndex(
-                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
-            self.view.scrollTo(index)
+            self.view.scrollTo(self._set_current_row(row))
         finally:
             self._restoring = False
         i = self.model.record_index(row)
@@ -392,16 +307,7 @@ class ImportPanel(QWidget):
     def _apply(self, i: int, match_device: bool = False, overrides: dict[str, Any] | None = None) -> None:
         t = self.model.table
         assert t is not None
-        changes: dict[str, Any] = dict(registers=int(t.registers[i]), static_smem=int(t.static_smem[i]))
-        if t.barriers[i] >= 0:
-            changes["barriers"] = int(t.barriers[i])
-        if t.max_threads[i] > 0:
-            changes["threads"] = int(t.max_threads[i])
-        if match_device and t.arch_number[i] >= 0:
-            try:
-                changes["device"] = self.session.catalog.get(t.arch[i].rstrip("af")).name
-            except KeyError:
-                pass
+        changes = kernel_changes(t, i, self.session.catalog, match_device)
         self._selected = (t.names[i], t.arch[i])
         with self.session.batch():
             self.session.replace(**{**changes, **(overrides or {})})
@@ -416,20 +322,9 @@ class ImportPanel(QWidget):
     def _update_notes(self) -> None:
         i = self._selected_record()
         t = self.model.table
-        notes: tuple[str | None, str | None] = (None, None)
-        inputs = self.session.inputs
-        if t is not None and i is not None and (inputs.registers, inputs.static_smem) == (t.registers[i], t.static_smem[i]):
-            spills = t.spills(i)
-            spill_note = None
-            if spills is not None and any(spills):
-                spill_note = (f"⚠ Spills: {spills[0]} B stores, {spills[1]} B loads per thread — the kernel ran out of "
-                              "registers and uses local memory.")  # fmt: skip
-            arch_note = None
-            cc = self.session.device.compute_capability
-            if t.arch_number[i] >= 0 and t.arch_number[i] != cc[0] * 10 + cc[1]:
-                arch_note = (f"The kernel was compiled for {t.arch[i]}; the device is CC {cc[0]}.{cc[1]}. "
-                             f"Its registers and shared memory may differ when compiled for sm_{cc[0]}{cc[1]}.")  # fmt: skip
-            notes = (spill_note, arch_note)
+        notes: Notes = (None, None)
+        if t is not None and i is not None:
+            notes = kernel_notes(t, i, self.session.inputs, self.session.device)
         setter = getattr(self.window_.kernel_panel, "set_import_notes", None)
         if setter is not None:
             setter(*notes)
@@ -465,9 +360,7 @@ class ImportPanel(QWidget):
             self.proxy.set_filter_text(self.filter_edit.text())
             row = None if selected is None else self.model.row_of(selected)
             if row is not None:
-                index = self.proxy.index(row, 0)
-                self.view.selectionModel().setCurrentIndex(
-                    index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+                self._set_current_row(row)
         finally:
             self._restoring = False
         self._update_count()
@@ -479,52 +372,23 @@ class ImportPanel(QWidget):
         self.count_label.setText(text if shown == total else f"{text}, {shown} shown")
 
     # ----------------------------------------------------------------------------- watching
-    def _watch(self, path: str) -> None:
-        old = self.watcher.files() + self.watcher.directories()
-        if old:
-            self.watcher.removePaths(old)
-        self.watcher.addPaths([path, os.path.dirname(path) or "."])
-
-    def _on_watcher_file_changed(self, _path: str) -> None:
-        self.reload_timer.start()
-
-    def _on_watcher_directory_changed(self, _path: str) -> None:
-        # Editors and compilers often write a new file and rename it over the old one: the file
-        # watch is gone, but the directory sees it; the stamp check skips unrelated files' changes.
-        if self.path is not None and _stamp(self.path) != self._stamp:
-            self.reload_timer.start()
-
-    def _on_reload_timer_timeout(self) -> None:
-        path = self.path
-        if path is None or not os.path.exists(path):
-            return  # removed, or between delete and rename: the directory watch brings us back
-        if path not in self.watcher.files():
-            self.watcher.addPath(path)
-        stamp = _stamp(path)
-        if stamp == self._stamp:
-            return
+    def _on_file_watch_file_rewritten(self, path: str, stamp: tuple[int, int] | None) -> None:
         if self._request is not None and self._request.path != path:
             return  # another file is being imported; do not cancel it
-        self._start(_Request(path, None, False, reload=True, stamp=stamp))
+        self._start(ImportRequest(path, None, False, reload=True, stamp=stamp))
 
     # ----------------------------------------------------------------------------- drag and drop, close
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         kind = event.type()
-        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
-            path = _dropped_file(event)  # type: ignore[arg-type]
-            if path is None or is_session_file(path):
-                return False  # not ours: session files fall through to whoever opens sessions
-            event.acceptProposedAction()  # type: ignore[attr-defined]
-            if kind == QEvent.Type.Drop:
-                self.load(path)
-            return True
+        if kind in DROP_EVENTS:  # not ours (session files) falls through to whoever opens sessions
+            return accept_drop(event, dropped_compiler_output, self.load)
         if kind == QEvent.Type.Close:
             self.shutdown()
         return False
 
     def shutdown(self) -> None:
         """Stop watching and wait for the import thread (the window is closing)."""
-        self.reload_timer.stop()
+        self.file_watch.stop()
         self.runner.shutdown()
 
     def _on_import_action_triggered(self) -> None:
@@ -532,17 +396,6 @@ class ImportPanel(QWidget):
         path, _ = QFileDialog.getOpenFileName(self.window_, "Import compiler output", start, FILE_FILTER)
         if path:
             self.load(path)
-
-
-def _dropped_file(event: QDragEnterEvent | QDropEvent) -> str | None:
-    mime = event.mimeData()
-    if mime is None or not mime.hasUrls():
-        return None
-    urls = [u for u in mime.urls() if u.isLocalFile()]
-    if len(urls) != 1:
-        return None
-    path = urls[0].toLocalFile()
-    return path if os.path.isfile(path) else None
 
 
 def install_import_panel(window: MainWindow) -> None:

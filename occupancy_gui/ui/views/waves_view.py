@@ -20,7 +20,8 @@ from ...session import Session
 from ..plots.plot_cell import PlotCell
 from ..plots.plot_style import plot_style
 from ..qt_utils import signals_blocked
-from .advisor_view import DOCK_SIZE, add_analysis_dock
+from .advisor_view import DOCK_SIZE
+from .analysis_dock import add_analysis_dock
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow
@@ -171,5 +172,4 @@ class WavesView(QWidget):
 
 def install_waves(window: MainWindow) -> None:
     """Add the grid / waves dock to ``window``."""
-    window.waves_view = WavesView(window.session)  # type: ignore[attr-defined]
-    window.waves_dock = add_analysis_dock(window, window.waves_view, "waves_dock", "Grid and waves")  # type: ignore[attr-defined]
+    window.waves_dock = add_analysis_dock(window, WavesView, "waves_view", "waves_dock", "Grid and waves")  # type: ignore[attr-defined]

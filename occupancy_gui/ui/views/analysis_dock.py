@@ -1,0 +1,64 @@
+"""The bottom-area docks of the Analysis menu, built the first time they are shown.
+
+A closed dock costs nothing: neither at start-up (its widgets, plots and models do not exist yet)
+nor on an edit.  Once built, a view follows the session a moment after the main results (see
+``deferred.py``) and recomputes only while it is visible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeAlias
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QWidget
+
+from ..deferred import DeferredUpdate
+
+if TYPE_CHECKING:
+    from ...session import Session
+    from ..main_window import MainWindow
+
+ViewFactory: TypeAlias = "Callable[[Session], QWidget]"
+
+
+class AnalysisDock(QDockWidget):
+    """A dock whose view is made by ``factory`` on first show and stored as ``window.<attr>``."""
+
+    def __init__(self, window: MainWindow, factory: ViewFactory, attr: str, name: str, title: str) -> None:
+        super().__init__(title, window)
+        self.setObjectName(name)  # QSettings restores docks by object name
+        self._window, self._factory, self._attr = window, factory, attr
+        self.setWidget(QWidget())  # a placeholder until the dock is first shown
+        self.visibilityChanged.connect(self._on_visibility_changed)
+
+    def view(self) -> QWidget:
+        """The dock's view, built now if it does not exist yet."""
+        existing = getattr(self._window, self._attr, None)
+        if existing is not None:
+            return existing
+        view = self._factory(self._window.session)
+        setattr(self._window, self._attr, view)
+        view.follow = DeferredUpdate(view.on_session_changed, view)  # type: ignore[attr-defined]
+        self._window.bridge.resultChanged.connect(view.follow.schedule)  # type: ignore[attr-defined]
+        self.setWidget(view)
+        return view
+
+    def _on_visibility_changed(self, visible: bool) -> None:
+        if visible:
+            self.view()
+
+
+def add_analysis_dock(window: MainWindow, factory: ViewFactory, attr: str, name: str, title: str) -> AnalysisDock:
+    """Add a closed analysis dock, tabbed with the others in the bottom area, with a menu toggle."""
+    dock = AnalysisDock(window, factory, attr, name, title)
+    others = [d for d in window.findChildren(QDockWidget)
+              if d is not dock and window.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]  # fmt: skip
+    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+    if others:
+        window.tabifyDockWidget(others[0], dock)
+        front = next((d for d in others if d.objectName() == "advisor_dock"), others[0])
+        front.raise_()  # the first analysis tab stays in front
+    dock.hide()  # opened from the Analysis menu (or by a restored layout): the main view stays uncluttered
+    window.analysis_menu.addAction(dock.toggleViewAction())
+    return dock

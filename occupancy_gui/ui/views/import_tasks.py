@@ -1,0 +1,70 @@
+"""The kernel table dock's pool-thread work: read a file into a :class:`KernelTable`, free an old one.
+
+Nothing here touches a widget: the tasks run on ``TaskRunner``'s pool, and the panel shows their
+outcome on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..import_worker import gc_paused
+from .kernel_table_model import KernelTable
+
+BIG_FILE = 16 << 20
+"""Files above this size are read with the cyclic garbage collector paused (see ``gc_paused``)."""
+
+
+@dataclass
+class ImportRequest:
+    """One import asked of the panel, and what to do with its table once read."""
+
+    path: str
+    select: str | None
+    match_device: bool
+    reload: bool
+    stamp: tuple[int, int] | None
+    overrides: dict[str, Any] | None = None
+    apply: bool = True
+
+
+def import_task(path: str) -> Callable[[Callable[[], bool], Callable[[int, int], None]], KernelTable]:
+    """The pool-thread work of one import: parse, then build the table's columns (no Qt)."""
+
+    def run(cancelled: Callable[[], bool], progress: Callable[[int, int], None]) -> KernelTable:
+        from ...importers import ImportCancelled, import_file
+
+        big = (file_stamp(path) or (0, 0))[0] > BIG_FILE
+        with gc_paused() if big else contextlib.nullcontext():
+            records = import_file(path, progress=progress, cancel=cancelled)
+            if cancelled():
+                raise ImportCancelled(path)
+            return KernelTable.from_records(path, records, cancelled)
+
+    return run
+
+
+def release_task(table: KernelTable) -> Callable[[], None]:
+    """Free a replaced table on a pool thread, in slices, so the GIL changes hands in between."""
+    holder = [table]
+
+    def run() -> None:
+        old = holder.pop()
+        for column in (old.records, old.names, old.demangled, old.haystack, old.arch):
+            while column:
+                del column[-4096:]
+
+    return run
+
+
+def file_stamp(path: str) -> tuple[int, int] | None:
+    """(size, modification time in ns) of ``path``; ``None`` if it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns)
