@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QSize, Qt
-from PySide6.QtGui import QFont, QShowEvent
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QGroupBox,
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .analysis_dock import add_analysis_dock
+from .analysis_dock import RefreshWhenVisible, add_analysis_dock
 from ...engine import Advice, DynamicSmem, OccupancyError, advise, suggest_launch_bounds
 from ...session import Session
 from ..qt_utils import signals_blocked
@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 
 INPUT_NAMES = {"registers": "Registers", "shared_memory": "Shared memory", "threads": "Block size"}
 SMEM_MODES = ("as launched (constant)", "bytes per thread", "bytes per warp")
-DOCK_SIZE = QSize(900, 210)
-"""Size hint of every analysis view: the bottom dock area starts this tall (QSettings may restore another)."""
 SIZE_T_WRAP = 1 << 62
 """Header figures above this are a wrapped ``size_t`` subtraction, not a size."""
 
@@ -104,7 +102,7 @@ def _pct(occupancy: float) -> str:
     return f"{occupancy * 100:.4g} %"
 
 
-class AdvisorView(QWidget):
+class AdvisorView(RefreshWhenVisible, QWidget):
     """Reads the session; writes nothing back except through the user's own choices here."""
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
@@ -154,20 +152,6 @@ class AdvisorView(QWidget):
         layout.addWidget(_group("Register cap for a target occupancy", self.target, self.bounds), 2)
 
     # ----------------------------------------------------------------------------- behaviour
-    def on_session_changed(self, changed: frozenset[str]) -> None:
-        if self.isVisible():
-            self.refresh()
-        else:
-            self._dirty = True  # hidden tab: compute when shown
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        return DOCK_SIZE
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
-        if self._dirty:
-            self.refresh()
-        super().showEvent(event)
-
     def dynamic_smem(self) -> DynamicSmem:
         mode, value = self.smem_mode.currentIndex(), self.smem_bytes.value()
         if mode == 1:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeAlias
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from ..deferred import DeferredUpdate
@@ -20,6 +21,35 @@ if TYPE_CHECKING:
     from ..main_window import MainWindow
 
 ViewFactory: TypeAlias = "Callable[[Session], QWidget]"
+
+DOCK_SIZE = QSize(900, 210)
+"""Size hint of every analysis view: the bottom dock area starts this tall (QSettings may restore another)."""
+
+
+class RefreshWhenVisible:
+    """Mixin for a dock's view: recompute only while shown; a hidden view catches up when shown.
+
+    The view defines ``refresh()`` (which clears ``_dirty``) and sets ``_dirty = True`` initially.
+    """
+
+    _dirty = True
+
+    def refresh(self) -> None:  # pragma: no cover - every view defines its own
+        raise NotImplementedError
+
+    def on_session_changed(self, changed: frozenset[str]) -> None:
+        if self.isVisible():  # type: ignore[attr-defined]
+            self.refresh()
+        else:
+            self._dirty = True  # a hidden tab computes when shown
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return DOCK_SIZE
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        if self._dirty:
+            self.refresh()
+        super().showEvent(event)  # type: ignore[misc]
 
 
 class AnalysisDock(QDockWidget):

@@ -11,17 +11,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSize, QPointF, Qt
-from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QWidget
 
 from ...engine import Limit, LimitGrid, OccupancyError, grid_block_size_registers, grid_block_size_shared_memory
 from ...engine.advisor import BINDING_ORDER
 from ...session import Session
 from ..plots.plot_cell import PlotCell
 from ..plots.plot_style import plot_style
-from .advisor_view import DOCK_SIZE
-from .analysis_dock import add_analysis_dock
+from .analysis_dock import RefreshWhenVisible, add_analysis_dock
 
 if TYPE_CHECKING:
     from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
@@ -140,7 +138,7 @@ class HeatMap:
                 f"{self.grid.occupancy[i, j] * 100:.4g} % · limited by {REGION_NAMES[code]}\nclick to use these inputs")  # fmt: skip
 
 
-class HeatmapView(pg.GraphicsLayoutWidget):
+class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):
     """Both maps and one colour bar; a click moves ``threads`` and ``registers`` / ``dynamic_smem``."""
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
@@ -162,20 +160,6 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
         self.setMinimumHeight(160)
         self.refresh()
-
-    def on_session_changed(self, changed: frozenset[str]) -> None:
-        if self.isVisible():
-            self.refresh()
-        else:
-            self._dirty = True
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        return DOCK_SIZE
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
-        if self._dirty:
-            self.refresh()
-        super().showEvent(event)
 
     def refresh(self) -> None:
         self._dirty = False

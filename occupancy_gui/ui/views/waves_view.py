@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QShowEvent
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from ...engine import OccupancyError, WaveAnalysis, analyse_waves
@@ -20,8 +19,7 @@ from ...session import Session
 from ..plots.plot_cell import PlotCell
 from ..plots.plot_style import plot_style
 from ..qt_utils import signals_blocked
-from .advisor_view import DOCK_SIZE
-from .analysis_dock import add_analysis_dock
+from .analysis_dock import RefreshWhenVisible, add_analysis_dock
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow
@@ -42,7 +40,7 @@ def _spin(maximum: int, value: int, tip: str) -> QSpinBox:
     return spin
 
 
-class WavesView(QWidget):
+class WavesView(RefreshWhenVisible, QWidget):
     """Grid dimensions and (for a compute-capability profile) the SM count in; waves out."""
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
@@ -97,20 +95,6 @@ class WavesView(QWidget):
     def grid(self) -> tuple[int, int, int]:
         x, y, z = (spin.value() for spin in self.dims)
         return x, y, z
-
-    def on_session_changed(self, changed: frozenset[str]) -> None:
-        if self.isVisible():
-            self.refresh()
-        else:
-            self._dirty = True
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        return DOCK_SIZE
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
-        if self._dirty:
-            self.refresh()
-        super().showEvent(event)
 
     def _on_spin_value_changed(self, value: int) -> None:
         self.refresh()
