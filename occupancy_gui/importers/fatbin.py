@@ -11,11 +11,13 @@ Container layout (little-endian)::
 
 Flags ``0x2000`` mark an LZ4-compressed payload (``-Xfatbin -compress-all`` of CUDA 11.x-12.x and
 ``-compress-mode=speed`` of later releases), decoded here in pure Python.  Flags ``0x8000`` mark
-zstd (the default ``-compress-all`` mode of CUDA 12.8+); it is decoded when the running Python has
-``compression.zstd`` (3.14+), and otherwise the entry is skipped with a note.
+zstd (the default ``-compress-all`` mode of CUDA 12.8+), decoded with the ``zstandard`` package (a
+dependency) or Python 3.14's ``compression.zstd``; without either the entry is skipped with a note.
 """
 
 from __future__ import annotations
+
+import io
 
 import os
 import struct
@@ -98,12 +100,25 @@ def lz4_block_decompress(src: bytes, expected: int, fail) -> bytes:
     return bytes(out)
 
 
-def _zstd_decompress(data: bytes) -> bytes | None:
+def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
+    """zstd frames, through the pinned ``zstandard`` wheel (or Python 3.14's ``compression.zstd``).
+
+    Output is read up to ``limit`` + 1 bytes (the entry's declared size): a zstd bomb costs no more.
+    """
     try:
-        from compression import zstd  # type: ignore[import-not-found]  # Python 3.14+
+        import zstandard
     except ImportError:
-        return None
-    return zstd.decompress(data)
+        try:
+            from compression import zstd  # type: ignore[import-not-found]  # Python 3.14+
+        except ImportError:
+            return None
+        out = zstd.ZstdDecompressor().decompress(data, max_length=limit + 1)
+    else:
+        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data)) as reader:
+            out = reader.read(limit + 1)
+    if len(out) > limit:
+        raise ValueError(f"decompresses to more than the declared {limit} bytes")
+    return out
 
 
 def read_container(blob: Blob, at: int, result: ImportResult, prefix: str) -> int:
@@ -154,7 +169,7 @@ def read_container(blob: Blob, at: int, result: ImportResult, prefix: str) -> in
                         packed, usize, lambda reason, i: blob.fail(f"{label}: {reason}", payload_at + i))
                 else:
                     try:
-                        image_bytes = _zstd_decompress(packed)
+                        image_bytes = _zstd_decompress(packed, usize)
                     except Exception as exc:  # noqa: BLE001 - the codec's own error, reported
                         raise blob.fail(f"{label}: zstd data is corrupt ({exc})", payload_at) from None
                     if image_bytes is None:

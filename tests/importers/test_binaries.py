@@ -60,16 +60,29 @@ def test_lz4_entry_equals_uncompressed_cubin():
     assert strip(lz4) == strip(plain)
 
 
-def test_zstd_entries_are_reported_per_entry():
-    try:
-        from compression import zstd  # noqa: F401
-    except ImportError:
-        from occupancy_gui.importers import ImportFailure
+def test_zstd_entries_equal_the_uncompressed_cubins():
+    zstd = kernels(import_file(GEN / "a_zstd.fatbin"))
+    plain = {**kernels(import_file(GEN / "a_sm80.cubin")), **kernels(import_file(GEN / "a_sm120.cubin"))}
+    strip = lambda recs: {k: (r.registers, r.static_smem, r.barriers, r.local_bytes) for k, r in recs.items()}
+    assert {k[1] for k in zstd} == {"sm_80", "sm_120"}
+    assert strip(zstd) == strip(plain)
 
-        with pytest.raises(ImportFailure, match="fatbin entry 1 \\(ELF sm_80\\).*zstd"):
-            import_file_detailed(GEN / "a_zstd.fatbin")
-    else:  # pragma: no cover - Python 3.14+
-        assert {r.arch for r in import_file(GEN / "a_zstd.fatbin")} == {"sm_80", "sm_120"}
+
+def test_without_a_zstd_decoder_entries_are_reported_per_entry(monkeypatch):
+    import builtins
+
+    from occupancy_gui.importers import ImportFailure
+
+    real_import = builtins.__import__
+
+    def no_zstd(name, *args, **kwargs):
+        if name in ("zstandard", "compression"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_zstd)
+    with pytest.raises(ImportFailure, match="fatbin entry 1 \\(ELF sm_80\\).*zstd"):
+        import_file_detailed(GEN / "a_zstd.fatbin")
 
 
 @pytest.mark.parametrize("log,binary", [
