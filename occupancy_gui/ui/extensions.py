@@ -22,13 +22,10 @@ def registered() -> list[Install]:
     and the window module free of import cycles)."""
     from .detect_action import install_detect_action
     from .session_io import install_compare_and_sessions
-    from .views.advisor_view import install_advisor
-    from .views.heatmap_view import install_heatmap
+    from .views.analysis_dock import install_analysis_docks
     from .views.import_panel import install_import_panel
-    from .views.waves_view import install_waves
 
-    return [install_compare_and_sessions, install_advisor, install_heatmap, install_waves, install_import_panel,
-            install_detect_action]  # fmt: skip
+    return [install_compare_and_sessions, install_analysis_docks, install_import_panel, install_detect_action]
 
 
 def install_extensions(window: MainWindow) -> None:

@@ -1,12 +1,12 @@
 """The advisor dock: what to change — block size, the nearest cliffs, shared memory headroom, a register cap.
 
 Every number comes from :func:`occupancy_gui.engine.advise`; the view only lays the answer out.
-Installed by :func:`install_advisor` (``ui/extensions.py``).
+Installed by ``analysis_dock.install_analysis_docks``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
@@ -21,14 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .analysis_dock import RefreshWhenVisible, add_analysis_dock
+from .analysis_dock import RefreshWhenVisible
 from ...engine import Advice, DynamicSmem, OccupancyError, advise, suggest_launch_bounds
 from ...session import Session
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import QuantitySpinBox
-
-if TYPE_CHECKING:
-    from ..main_window import MainWindow
 
 INPUT_NAMES = {"registers": "Registers", "shared_memory": "Shared memory", "threads": "Block size"}
 SMEM_MODES = ("as launched (constant)", "bytes per thread", "bytes per warp")
@@ -280,8 +277,3 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         self.bounds.setText(f"<code>{target.launch_bounds}</code><br><code>{target.maxrregcount}</code><br>"
                             f"At most <b>{target.max_registers}</b> registers per thread keep {target.min_blocks} "
                             f"blocks of {target.block_size} threads ({_pct(target.occupancy)}); {change}.")  # fmt: skip
-
-
-def install_advisor(window: MainWindow) -> None:
-    """Add the advisor dock to ``window``."""
-    window.advisor_dock = add_analysis_dock(window, AdvisorView, "advisor_view", "advisor_dock", "Advisor")  # type: ignore[attr-defined]

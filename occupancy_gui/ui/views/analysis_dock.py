@@ -92,3 +92,28 @@ def add_analysis_dock(window: MainWindow, factory: ViewFactory, attr: str, name:
     dock.hide()  # opened from the Analysis menu (or by a restored layout): the main view stays uncluttered
     window.analysis_menu.addAction(dock.toggleViewAction())
     return dock
+
+
+def _advisor(session: Session) -> QWidget:
+    from .advisor_view import AdvisorView
+
+    return AdvisorView(session)
+
+
+def _heatmap(session: Session) -> QWidget:
+    from .heatmap_view import HeatmapView
+
+    return HeatmapView(session)
+
+
+def _waves(session: Session) -> QWidget:
+    from .waves_view import WavesView
+
+    return WavesView(session)
+
+
+def install_analysis_docks(window: MainWindow) -> None:
+    """The Advisor, Heat maps and Grid-and-waves docks; their modules load when a dock is first shown."""
+    window.advisor_dock = add_analysis_dock(window, _advisor, "advisor_view", "advisor_dock", "Advisor")  # type: ignore[attr-defined]
+    window.heatmap_dock = add_analysis_dock(window, _heatmap, "heatmap_view", "heatmap_dock", "Heat maps")  # type: ignore[attr-defined]
+    window.waves_dock = add_analysis_dock(window, _waves, "waves_view", "waves_dock", "Grid and waves")  # type: ignore[attr-defined]

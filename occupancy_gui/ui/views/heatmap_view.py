@@ -2,7 +2,7 @@
 
 The current point is marked, the regions where one limit binds are outlined and named, and a click
 on a cell moves the session's inputs there.  Items are created once; updates call ``setImage`` /
-``setData``.  Installed by :func:`install_heatmap` (``ui/extensions.py``).
+``setData``.  Installed by ``analysis_dock.install_analysis_docks``.
 """
 
 from __future__ import annotations
@@ -19,12 +19,11 @@ from ...engine.advisor import BINDING_ORDER
 from ...session import Session
 from ..plots.plot_cell import PlotCell
 from ..plots.plot_style import plot_style
-from .analysis_dock import RefreshWhenVisible, add_analysis_dock
+from .analysis_dock import RefreshWhenVisible
 
 if TYPE_CHECKING:
     from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
 
-    from ..main_window import MainWindow
 
 KIB = 1024.0
 SHORT_NAMES = {Limit.WARPS: "warps", Limit.BLOCKS: "block slots", Limit.REGISTERS: "registers",
@@ -199,8 +198,3 @@ class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):
         hit = self._hit(pos)
         text = hit[0].describe(hit[1], "registers" if hit[0] is self.registers else "B") if hit else None
         self.setToolTip(text or "")
-
-
-def install_heatmap(window: MainWindow) -> None:
-    """Add the heat map dock to ``window``."""
-    window.heatmap_dock = add_analysis_dock(window, HeatmapView, "heatmap_view", "heatmap_dock", "Heat maps")  # type: ignore[attr-defined]

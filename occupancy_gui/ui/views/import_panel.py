@@ -9,6 +9,8 @@ A failed or cancelled import leaves the previous table and inputs as they were.
 
 from __future__ import annotations
 
+import importlib.util
+
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -77,15 +79,22 @@ class ImportPanel(QWidget):
         self._restoring = False
         self.notes: Notes = (None, None)
         """(spill warning, architecture note) last given to the kernel panel."""
-        from ...importers import ImportCancelled, ImportFailure
-
-        self.runner = TaskRunner(self, expected=(ImportFailure, OSError), cancel_types=(ImportCancelled,))
-        self.runner.progressed.connect(self._on_runner_progressed)
-        self.runner.finished.connect(self._on_runner_finished)
+        self._runner: TaskRunner | None = None  # made by the first import: start-up skips the importers
         self._build_widgets()
         self.file_watch = FileWatch(self)
         self.file_watch.fileRewritten.connect(self._on_file_watch_file_rewritten)
         self.watcher = self.file_watch.watcher  # the QFileSystemWatcher itself
+
+    @property
+    def runner(self) -> TaskRunner:
+        """The pool that reads files; created, with the importers, on first use."""
+        if self._runner is None:
+            from ...importers import ImportCancelled, ImportFailure
+
+            self._runner = TaskRunner(self, expected=(ImportFailure, OSError), cancel_types=(ImportCancelled,))
+            self._runner.progressed.connect(self._on_runner_progressed)
+            self._runner.finished.connect(self._on_runner_finished)
+        return self._runner
 
     # ----------------------------------------------------------------------------- build
     def _build_widgets(self) -> None:
@@ -174,7 +183,8 @@ class ImportPanel(QWidget):
 
     def cancel(self) -> None:
         """Stop the running import; the table and inputs stay as they were."""
-        self.runner.cancel_all()
+        if self._runner is not None:
+            self._runner.cancel_all()
 
     def current_source(self) -> tuple[str, str] | None:
         """(file path, mangled name of the selected kernel or ``""``) of the table shown, if any."""
@@ -184,7 +194,7 @@ class ImportPanel(QWidget):
 
     @property
     def loading(self) -> bool:
-        return self.runner.busy
+        return self._runner is not None and self._runner.busy
 
     def wait_for_import(self, msecs: int = -1) -> bool:
         """Block until the running import is done and its outcome shown (start-up, screenshots)."""
@@ -389,7 +399,8 @@ class ImportPanel(QWidget):
     def shutdown(self) -> None:
         """Stop watching and wait for the import thread (the window is closing)."""
         self.file_watch.stop()
-        self.runner.shutdown()
+        if self._runner is not None:
+            self._runner.shutdown()
 
     def _on_import_action_triggered(self) -> None:
         start = os.path.dirname(self.path) if self.path else ""
@@ -400,9 +411,7 @@ class ImportPanel(QWidget):
 
 def install_import_panel(window: MainWindow) -> None:
     """Add the kernel table dock, File → Import compiler output…, and drops on the window."""
-    try:
-        import occupancy_gui.importers  # noqa: F401 - a build without importers gets no import panel
-    except ImportError:
+    if importlib.util.find_spec("occupancy_gui.importers") is None:  # a build without importers: no panel
         return
     panel = ImportPanel(window)
     dock = QDockWidget("Kernels", window)

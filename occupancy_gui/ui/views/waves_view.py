@@ -1,13 +1,12 @@
 """Grid, waves and the whole GPU: how a grid runs in waves of ``resident blocks × SMs``.
 
 The figures come from :func:`occupancy_gui.engine.analyse_waves`; the bar chart shows each wave's
-fill (items created once, updated with ``setOpts``).  Installed by :func:`install_waves`.
+fill (items created once, updated with ``setOpts``).  Installed by ``analysis_dock.install_analysis_docks``.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
@@ -19,10 +18,7 @@ from ...session import Session
 from ..plots.plot_cell import PlotCell
 from ..plots.plot_style import plot_style
 from ..qt_utils import signals_blocked
-from .analysis_dock import RefreshWhenVisible, add_analysis_dock
-
-if TYPE_CHECKING:
-    from ..main_window import MainWindow
+from .analysis_dock import RefreshWhenVisible
 
 MAX_BARS = 48
 """Waves drawn at most; a longer grid shows its first waves and the last one."""
@@ -152,8 +148,3 @@ class WavesView(RefreshWhenVisible, QWidget):
             self.cell.view.setXRange(*span, padding=0.0)
             step = max(1, int(x[-1]) // 8)
             self.cell.getAxis("bottom").setTicks([[(float(v), str(v)) for v in range(1, int(x[-1]) + 1, step)]])
-
-
-def install_waves(window: MainWindow) -> None:
-    """Add the grid / waves dock to ``window``."""
-    window.waves_dock = add_analysis_dock(window, WavesView, "waves_view", "waves_dock", "Grid and waves")  # type: ignore[attr-defined]
