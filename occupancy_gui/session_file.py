@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 
 from .engine import CacheConfig
 from .session import INPUT_FIELDS, Inputs
@@ -104,6 +103,8 @@ def state_to_dict(state: SessionState) -> dict[str, Any]:
 
 def dumps(state: SessionState) -> str:
     """The YAML text of a session file."""
+    import yaml  # only when a session is written or read: start-up stays free of it
+
     return yaml.safe_dump(state_to_dict(state), sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
@@ -214,6 +215,8 @@ class _Reader:
     def __init__(self, text: str, catalog: Catalog, source: str) -> None:
         self.text, self.catalog, self.source = text, catalog, source
         self.lines = text.splitlines()
+        import yaml
+
         try:
             self.data = yaml.safe_load(text)
         except yaml.MarkedYAMLError as exc:

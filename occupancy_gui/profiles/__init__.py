@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from .catalog import PROFILE_DIR_ENV, Catalog, DeviceProfile, default_catalog, user_profile_dir
 from .errors import ProfileError
-from .loader import RawProfile, Sourced, load_profile, parse_profile
 from .schema import INFO_FIELDS, LIMIT_FIELDS, LIMIT_NAMES, SCHEMA_VERSION, Field
 
 __all__ = [
@@ -29,3 +28,12 @@ __all__ = [
     "parse_profile",
     "user_profile_dir",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The YAML loader is imported on first use: a catalog read from the GUI's cache needs no YAML."""
+    if name in ("RawProfile", "Sourced", "load_profile", "parse_profile"):
+        from . import loader
+
+        return getattr(loader, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,14 +11,16 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
 from ..engine.types import DeviceProperties
 from . import schema as S
 from .errors import ProfileError
-from .loader import RawProfile, load_profile
+
+if TYPE_CHECKING:
+    from .loader import RawProfile
 
 PROFILE_DIR_ENV = "OCCUPANCY_GUI_PROFILE_DIR"
 PROFILE_SUFFIXES = (".yaml", ".yml")
@@ -86,6 +88,8 @@ class Catalog:
     def load(cls, dirs: Sequence[Path], user_dirs: Sequence[Path] = ()) -> Catalog:
         """Load bundled ``dirs`` (any error raises) and then ``user_dirs`` (errors are collected)."""
         builder = _Resolver()
+        from .loader import load_profile  # YAML is parsed only when the catalog is (not from the start-up cache)
+
         bundled: list[RawProfile] = []
         for directory in dirs:
             bundled += [load_profile(path) for path in profile_files(Path(directory))]
