@@ -17,7 +17,6 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from .. import session_file as sf
 from ..session import Inputs
-from . import export_actions
 from .autosave import Autosave
 from .file_drop import DROP_EVENTS, accept_drop, dropped_session
 
@@ -269,10 +268,14 @@ class SessionIO(QObject):
     # ----------------------------------------------------------------------------- export
     def export_to(self, path: str | os.PathLike[str]) -> Path:
         """Write a report (.html/.md), the table (.csv) or the plots (.png/.svg) by extension."""
+        from . import export_actions  # the exporters load with the first export
+
         return export_actions.export_to(self, path)
 
     def plot_image_bytes(self, suffix: str) -> bytes:
         """The plot grid as PNG or SVG bytes, at the screen's pixel ratio (logical size × DPR)."""
+        from . import export_actions
+
         return export_actions.plot_image_bytes(self.window.plots, suffix)
 
     # ----------------------------------------------------------------------------- dialogs (real app)
@@ -296,6 +299,8 @@ class SessionIO(QObject):
             self.save_to(path)
 
     def _on_export_triggered(self) -> None:
+        from . import export_actions
+
         export_actions.export_dialog(self)
 
     def _on_recent_triggered(self) -> None:
