@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from tests.ui.flush import settle
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QDockWidget
 
 from occupancy_gui.engine import grid_block_size_registers
-
-
-def settle(qtbot, window):
-    from occupancy_gui.ui.deferred import DeferredUpdate
-
-    window.bridge.flush()
-    for follower in window.findChildren(DeferredUpdate):  # the analysis views follow the main results
-        follower.flush()
-    qtbot.wait(1)
 
 
 def show_dock(qtbot, window, name: str):

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.ui.flush import flush_all
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
@@ -39,15 +41,6 @@ SPILL_LOG = (
     "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
     "ptxas info    : Used 40 registers, used 2 barriers, 1024 bytes smem, 352 bytes cmem[0]\n"
 )
-
-
-def flush_all(window):
-    """Deliver the session change and everything that follows it (the panel updates a turn later)."""
-    from occupancy_gui.ui.deferred import DeferredUpdate
-
-    window.bridge.flush()
-    for follower in window.findChildren(DeferredUpdate):
-        follower.flush()
 
 
 @pytest.fixture
