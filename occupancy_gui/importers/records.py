@@ -173,7 +173,7 @@ def arch_number(arch: str) -> int | None:
         return None
     digits = ""
     for ch in arch.split("_", 1)[1]:
-        if not ch.isdigit():
+        if ch not in "0123456789":  # str.isdigit() also accepts "³", which int() refuses
             break
         digits += ch
     return int(digits) if digits else None

@@ -60,3 +60,11 @@ def test_harness_sees_no_crash_in_fixtures(tmp_path):
 
         for data in seeds(target):
             assert run_one(target, data, str(tmp_path / "f")) in ("records", "error")
+
+
+def test_superscript_digit_in_an_arch_is_not_a_number() -> None:
+    """Found by the long fuzz run (ptxas_log input 409667): "sm_³6" crashed ``int()``."""
+    from occupancy_gui.importers.records import arch_number
+
+    assert arch_number("sm_\u00b36") is None
+    assert arch_number("sm_90a") == 90
