@@ -5,39 +5,15 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
-from types import SimpleNamespace
 
 import pytest
 
 from occupancy_gui.cli.main import main
+from tests.fake_cuda import NoDriver, fake_h200_runtime
 from occupancy_gui.detect import DetectionUnavailable, detect_devices, profile_document, save_profile
 from occupancy_gui.paths import data_dir
 from occupancy_gui.profiles import Catalog
 
-
-
-class _Ok(int):
-    name = "cudaSuccess"
-
-
-class _NoDriver(int):
-    name = "cudaErrorInsufficientDriver"
-
-
-def fake_h200_runtime(count: int = 1) -> SimpleNamespace:
-    prop = SimpleNamespace(
-        name=b"NVIDIA H200", major=9, minor=0, multiProcessorCount=132, warpSize=32, maxThreadsPerBlock=1024,
-        maxThreadsPerMultiProcessor=2048, regsPerBlock=65536, regsPerMultiprocessor=65536, sharedMemPerBlock=49152,
-        sharedMemPerMultiprocessor=233472, sharedMemPerBlockOptin=232448, reservedSharedMemPerBlock=1024,
-        integrated=0, l2CacheSize=50 * 2**20, totalGlobalMem=141 * 2**30, pciDomainID=0, pciBusID=0x1b, pciDeviceID=0,
-        maxBlocksPerMultiProcessor=32,
-    )  # fmt: skip
-    return SimpleNamespace(
-        cudaGetDeviceCount=lambda: (_Ok(0), count),
-        cudaDriverGetVersion=lambda: (_Ok(0), 13050),
-        cudaRuntimeGetVersion=lambda: (_Ok(0), 13050),
-        cudaGetDeviceProperties=lambda i: (_Ok(0), prop),
-    )
 
 
 def test_detected_profile_loads_and_matches_the_runtime(tmp_path) -> None:
@@ -56,7 +32,7 @@ def test_detected_profile_loads_and_matches_the_runtime(tmp_path) -> None:
 
 def test_no_driver_is_one_clear_message() -> None:
     rt = fake_h200_runtime()
-    rt.cudaGetDeviceCount = lambda: (_NoDriver(35), None)
+    rt.cudaGetDeviceCount = lambda: (NoDriver(35), None)
     with pytest.raises(DetectionUnavailable, match="cudaErrorInsufficientDriver"):
         detect_devices(rt)
 

@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from occupancy_gui.profiles import user_profile_dir
+from tests.fake_cuda import NoDevice, fake_h200_runtime
 
 
-class _Ok(int):
-    name = "cudaSuccess"
-
-
-class _NoDevice(int):
-    name = "cudaErrorNoDevice"
-
-
-def fake_h200_runtime(count: int = 1) -> SimpleNamespace:
-    """As in tests/test_detect.py: what cuda.bindings.runtime returns on an H200 machine."""
-    prop = SimpleNamespace(
-        name=b"NVIDIA H200", major=9, minor=0, multiProcessorCount=132, warpSize=32, maxThreadsPerBlock=1024,
-        maxThreadsPerMultiProcessor=2048, regsPerBlock=65536, regsPerMultiprocessor=65536, sharedMemPerBlock=49152,
-        sharedMemPerMultiprocessor=233472, sharedMemPerBlockOptin=232448, reservedSharedMemPerBlock=1024,
-        integrated=0, l2CacheSize=50 * 2**20, totalGlobalMem=141 * 2**30, pciDomainID=0, pciBusID=0x1b, pciDeviceID=0,
-        maxBlocksPerMultiProcessor=32,
-    )  # fmt: skip
-    return SimpleNamespace(
-        cudaGetDeviceCount=lambda: (_Ok(0), count),
-        cudaDriverGetVersion=lambda: (_Ok(0), 13050),
-        cudaRuntimeGetVersion=lambda: (_Ok(0), 13050),
-        cudaGetDeviceProperties=lambda i: (_Ok(0), prop),
-    )
 
 
 def _close_message(window):
@@ -72,7 +49,7 @@ def test_no_gpu_is_one_line_and_changes_nothing(qtbot, window, runtime):
     detect = window.detect_gpu
     if runtime == "no_device":
         rt = fake_h200_runtime()
-        rt.cudaGetDeviceCount = lambda: (_NoDevice(100), None)
+        rt.cudaGetDeviceCount = lambda: (NoDevice(100), None)
         detect.runtime = rt
     before = window.session.inputs
     catalog = window.session.catalog
