@@ -16,6 +16,9 @@ A plain ``.cubin`` dump has no ``Fatbin`` header; its architecture is then unkno
 passes one.  ``SHARED`` is the ``.nv.shared`` section size, which on sm_90+ includes the 1 KiB the
 toolchain reserves; it is split off into ``reserved_smem`` so that ``static_smem`` means what
 ``ptxas -v`` reports.
+
+PowerShell 5 saves redirected output as UTF-16LE with a BOM; UTF-16 either way round, with or
+without a BOM, and UTF-8 with or without one are all read (undecodable bytes become U+FFFD).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 
+from .line_chunks import sniff_utf16
 from .records import read_input, ImportFailure, KernelRecord, split_reserved_smem
 
 _PAIR = re.compile(r"([A-Z_]+)(?:\[(\d+)\])?:(\d+)")
@@ -77,13 +81,19 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
     return list(records.values())
 
 
+def decode_dump(data: bytes) -> str:
+    """The text of a dump in whichever encoding the shell that redirected it chose.
+
+    The BOM is dropped, since ``str.strip`` keeps U+FEFF and the first line would not match.
+    """
+    utf16 = sniff_utf16(data[:4096])
+    text = data.decode(utf16 or "utf-8", "replace")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
 def import_cuobjdump_text(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
     name, data = read_input(path)
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = data.decode("utf-16", "replace")
-    else:
-        text = data.decode("utf-8", "replace")
-    records = parse_text(text, os.path.basename(name), path=name)
+    records = parse_text(decode_dump(data), os.path.basename(name), path=name)
     if progress is not None:
         progress(len(data), len(data))
     return records

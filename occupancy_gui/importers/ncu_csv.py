@@ -21,21 +21,28 @@ without ``/block``) in exact decimal arithmetic.  Nsight Compute rounds scaled v
 them (1024 bytes is ``"1.02" Kbyte``); such a value is read as the whole number of bytes within the
 printed precision that is divisible by the largest power of two (see ``_bytes``).  ``ncu
 --print-units base`` prints plain bytes and avoids the question.  Occupancies are percentages.
+
+A report redirected in a Windows shell is often UTF-16 (PowerShell 5's ``>``: little-endian with a
+BOM) or UTF-8 with a BOM and CRLF line ends; all of these are read, streamed, with bytes that do not
+decode replaced by U+FFFD.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import os
 import re
 from decimal import Decimal, InvalidOperation
 
+from .line_chunks import sniff_utf16
 from .records import ImportFailure, KernelRecord, fast_record
 
 _ID_COLUMNS = ('"ID"', '"Process ID"', '"Kernel Name"')
 _LONG_COLUMNS = ("Section Name", "Metric Name", "Metric Unit", "Metric Value")
 _MAX_ROWS_BEFORE_HEADER = 100_000
+_SNIFF_SIZE = 4096
 
 # Metric -> field, for the details page (metric names) and the raw page (metric identifiers).
 _METRICS = {
@@ -261,12 +268,31 @@ def parse_ncu_csv(stream: io.TextIOBase, name: str, progress=None, cancel=None, 
     return [_record(launch, source, name) for launch in launches.values()]
 
 
+def text_encoding(head: bytes) -> str:
+    """The codec for a report that starts with ``head``, as ``detect_format`` decided it is one.
+
+    With a BOM the ``utf-16`` codec reads the byte order from it and drops it (a ``utf-16-le``
+    decoder would hand the BOM to the CSV reader as part of the first field); without one the
+    byte order comes from where the NULs of ASCII text fall.  ``utf-8-sig`` drops a UTF-8 BOM.
+    """
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    return sniff_utf16(head) or "utf-8-sig"
+
+
 def import_ncu_csv(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
+    """Records of an ``ncu --csv`` report file in any of the encodings Windows shells save.
+
+    The file is decoded as a stream, so memory does not grow with its size; progress counts bytes
+    of the file, whatever the encoding.
+    """
     name = os.fspath(path)
     try:
         size = os.path.getsize(name)
         with open(name, "rb") as raw:
-            text = io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace", newline="")
+            encoding = text_encoding(raw.read(_SNIFF_SIZE))
+            raw.seek(0)
+            text = io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline="")
             return parse_ncu_csv(text, name, progress, cancel, size, raw.tell)
     except OSError as exc:
         raise ImportFailure(name, exc.strerror or str(exc)) from None

@@ -11,6 +11,7 @@ from occupancy_gui.importers.cuobjdump_text import parse_text
 from occupancy_gui.importers.fatbin import lz4_block_decompress
 
 from .conftest import GEN, find_cuobjdump
+from .test_ncu_csv import WINDOWS_SAVES, save_both_ways
 
 BINARIES = ["a_sm80.cubin", "a_sm120.cubin", "b_sm90.cubin", "a.fatbin", "a_lz4.fatbin", "b_host.o"]
 
@@ -137,6 +138,17 @@ def test_cuobjdump_text_import():
     cl = recs[("_Z14cluster_kernelPj", "sm_120")]
     assert (cl.registers, cl.static_smem, cl.reserved_smem, cl.const_bytes) == (12, 128, 1024, 904)
     assert recs[("_Z12spill_kernelPKfPfi", "sm_75")].local_bytes == 144
+
+
+@pytest.mark.parametrize("encoding", sorted(WINDOWS_SAVES))
+@pytest.mark.parametrize("fname", ["b_host.o.cuobjdump.txt", "a.fatbin.cuobjdump.txt"])
+def test_cuobjdump_text_windows_encodings_read_like_utf8(tmp_path, fname, encoding):
+    # PowerShell 5 redirects `cuobjdump --dump-resource-usage x > usage.txt` as UTF-16LE with a BOM.
+    text = (GEN / fname).read_bytes().decode()
+    plain, encoded = save_both_ways(tmp_path, fname, text, WINDOWS_SAVES[encoding])
+    expected = import_file(plain)
+    assert expected and {r.arch for r in expected} != {"unknown"}
+    assert import_file(encoded) == expected  # archs from the "Fatbin"/"arch =" lines, source lines
 
 
 def test_lz4_overlapping_match():

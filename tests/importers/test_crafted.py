@@ -1,14 +1,20 @@
-"""Crafted containers: static libraries (ar archives) and damaged fatbin/ELF headers."""
+"""Crafted containers: static libraries (ar archives), damaged fatbin/ELF headers and zstd entries
+that are corrupt or inflate far beyond what their header declares."""
 
 from __future__ import annotations
 
 import struct
+import tracemalloc
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
+import zstandard
 
 from occupancy_gui.importers import ImportFailure, detect_format, import_file, import_file_detailed
 from occupancy_gui.importers.elf_cubin import read_cubin
-from occupancy_gui.importers.fatbin import read_fatbin_bytes
+from occupancy_gui.importers.fatbin import (FATBIN_MAGIC, FLAG_COMPRESSED_ZSTD, KIND_ELF, MAX_IMAGE,
+                                            read_fatbin_bytes)
 
 from .conftest import GEN
 
@@ -130,3 +136,114 @@ def test_bad_compressed_sizes(csize):
     with pytest.raises(ImportFailure, match="fatbin entry 1 \\(ELF sm_80\\): LZ4") as info:
         read_fatbin_bytes(bytes(data), "x.fatbin")
     assert info.value.offset is not None
+
+
+# -- zstd-compressed fatbin entries (flag 0x8000, CUDA 12.8+ -compress-all) -------------------------
+
+_ENTRY_HEADER_SIZE = 64
+_BOMB_CHUNK = 1 << 20
+_BOMB_CHUNKS = 2048  # 2 GiB of zeros
+_MEMORY_BOUND = 64 << 20
+
+
+def zstd_fatbin(packed: bytes, declared: int, arch: int = 80) -> bytes:
+    """One fatbin container with one zstd-flagged ELF entry whose header declares ``declared``
+    uncompressed bytes; the other header fields are those nvcc 12.8 writes (see a_zstd.fatbin)."""
+    flags = FLAG_COMPRESSED_ZSTD | 0x11
+    entry = struct.pack("<HHIQ", KIND_ELF, 0x101, _ENTRY_HEADER_SIZE, len(packed))
+    entry += struct.pack("<IIHHIIIQQQ", len(packed), 0, 8, 1, arch, 0, 0, flags, 0, declared)
+    return struct.pack("<IHHQ", FATBIN_MAGIC, 1, 16, len(entry) + len(packed)) + entry + packed
+
+
+@pytest.fixture(scope="module")
+def zeros_bomb() -> bytes:
+    """2 GiB of zeros as one zstd frame of some 64 KiB, fed to the compressor 1 MiB at a time so
+    that the test itself never holds what a careless reader would inflate."""
+    compressor = zstandard.ZstdCompressor(level=1).compressobj()
+    chunk = bytes(_BOMB_CHUNK)
+    parts = [compressor.compress(chunk) for _ in range(_BOMB_CHUNKS)]
+    parts.append(compressor.flush())
+    return b"".join(parts)
+
+
+@pytest.fixture(scope="module")
+def cubin_frame() -> tuple[bytes, bytes]:
+    """A real cubin and its zstd frame (with a checksum, as nvcc writes)."""
+    cubin = (GEN / "a_sm80.cubin").read_bytes()
+    return cubin, zstandard.ZstdCompressor(level=19, write_checksum=True).compress(cubin)
+
+
+def failure_and_peak(path: Path) -> tuple[ImportFailure, int]:
+    """The ImportFailure of importing ``path`` and the most Python memory held meanwhile."""
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    try:
+        base, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        with pytest.raises(ImportFailure) as info:
+            import_file_detailed(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        if not was_tracing:
+            tracemalloc.stop()
+    return info.value, peak - base
+
+
+def assert_one_line_at_a_byte(failure: ImportFailure, path: Path, size: int) -> None:
+    """The message is one line naming the file, and its offset is a byte of that file."""
+    message = str(failure)
+    assert "\n" not in message and message.startswith(f"{path}: at byte ")
+    assert failure.offset is not None and 0 <= failure.offset < size
+
+
+def test_zstd_bomb_stops_at_the_declared_size(tmp_path, zeros_bomb):
+    assert len(zeros_bomb) < _BOMB_CHUNK  # a bomb: 2 GiB out of this
+    data = zstd_fatbin(zeros_bomb, 4096)
+    path = tmp_path / "bomb.fatbin"
+    path.write_bytes(data)
+    failure, peak = failure_and_peak(path)
+    assert peak < _MEMORY_BOUND
+    assert_one_line_at_a_byte(failure, path, len(data))
+    assert "zstd" in failure.reason and "4096" in failure.reason
+
+
+@pytest.mark.parametrize("declared", [MAX_IMAGE + 1, (1 << 64) - 1])
+def test_zstd_entry_declaring_an_implausible_size(tmp_path, zeros_bomb, declared):
+    # Refused before inflating anything: declared sizes are the only bound a reader has.
+    data = zstd_fatbin(zeros_bomb, declared)
+    path = tmp_path / "huge.fatbin"
+    path.write_bytes(data)
+    failure, peak = failure_and_peak(path)
+    assert peak < _MEMORY_BOUND
+    assert_one_line_at_a_byte(failure, path, len(data))
+    assert str(declared) in failure.reason
+
+
+def test_crafted_zstd_entry_reads_like_its_cubin(tmp_path, cubin_frame):
+    # The control for the damaged cases below: undamaged, the crafted container imports.
+    cubin, frame = cubin_frame
+    path = tmp_path / "ok.fatbin"
+    path.write_bytes(zstd_fatbin(frame, len(cubin)))
+    unsourced = lambda recs: [replace(r, source="") for r in recs]  # noqa: E731
+    assert unsourced(import_file(path)) == unsourced(import_file(GEN / "a_sm80.cubin"))
+
+
+@pytest.mark.parametrize("damage", [
+    lambda frame, size: (bytes(4) + frame[4:], size),  # not a zstd frame (magic number gone)
+    lambda frame, size: (frame[:len(frame) // 2], size),  # truncated
+    lambda frame, size: (frame[:len(frame) // 2] + bytes([frame[len(frame) // 2] ^ 0xFF])
+                         + frame[len(frame) // 2 + 1:], size),  # a flipped byte in a block
+    lambda frame, size: (frame[:-1] + bytes([frame[-1] ^ 0xFF]), size),  # bad checksum
+    lambda frame, size: (frame, size - 1),  # inflates beyond the declared size
+    lambda frame, size: (frame, size + 1),  # inflates short of it
+], ids=["magic", "truncated", "flipped", "checksum", "declared-short", "declared-long"])
+def test_corrupt_zstd_entries(tmp_path, cubin_frame, damage):
+    cubin, frame = cubin_frame
+    packed, declared = damage(frame, len(cubin))
+    data = zstd_fatbin(packed, declared)
+    path = tmp_path / "corrupt.fatbin"
+    path.write_bytes(data)
+    failure, _ = failure_and_peak(path)
+    assert_one_line_at_a_byte(failure, path, len(data))
+    assert "fatbin entry 1 (ELF sm_80)" in failure.reason

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import codecs
+from collections.abc import Callable
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +16,41 @@ from occupancy_gui.importers.ncu_csv import _bytes, import_ncu_csv
 from .conftest import DATA
 
 NCU = DATA / "ncu"
+HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+          '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
+          '"Metric Value"\n')
+
+
+def _crlf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+# How Windows shells save redirected text: PowerShell 5 ``>`` writes UTF-16LE with a BOM, ``Out-File
+# -Encoding BigEndianUnicode`` UTF-16BE, some tools UTF-16LE without one, PowerShell 7 and editors
+# UTF-8 with a BOM and CRLF line ends.  Shared with the cuobjdump text tests.
+WINDOWS_SAVES: dict[str, Callable[[str], bytes]] = {
+    "utf-16-le-bom": lambda text: codecs.BOM_UTF16_LE + text.encode("utf-16-le"),
+    "utf-16-be-bom": lambda text: codecs.BOM_UTF16_BE + text.encode("utf-16-be"),
+    "utf-16-le-no-bom": lambda text: text.encode("utf-16-le"),
+    "utf-8-bom-crlf": lambda text: codecs.BOM_UTF8 + _crlf(text).encode("utf-8"),
+}
+
+
+def save_both_ways(tmp_path: Path, fname: str, text: str, save: Callable[[str], bytes]) -> tuple[Path, Path]:
+    """The same text as UTF-8 and re-encoded, under one file name (records name their file)."""
+    plain, encoded = tmp_path / "utf8" / fname, tmp_path / "windows" / fname
+    for path, data in ((plain, text.encode("utf-8")), (encoded, save(text))):
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(data)
+    return plain, encoded
+
+
+def _big_report() -> str:
+    """The details fixture with its launches repeated, long enough for several cancel polls."""
+    text = (NCU / "details_launchstats_occupancy.csv").read_text()
+    head, _, rows = text.partition('"ID",')
+    header, body = rows.split("\n", 1)
+    return head + '"ID",' + header + "\n" + body * 400
 
 
 def test_detected_by_content_despite_profiler_preamble(tmp_path):
@@ -95,9 +133,7 @@ def test_scaled_sizes_snap_within_printed_precision(value, scale, expected):
 ])
 def test_bad_rows_name_the_line(tmp_path, body, match):
     path = tmp_path / "bad.csv"
-    path.write_text('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
-                    '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
-                    '"Metric Value"\n' + body + "\n")
+    path.write_text(HEADER + body + "\n")
     with pytest.raises(ImportFailure, match=match) as info:
         import_file_detailed(path)
     assert info.value.line == 2 and str(info.value).startswith(f"{path}:2: ")
@@ -110,12 +146,53 @@ def test_header_only_and_cancel(tmp_path):
     with pytest.raises(ImportFailure, match="no kernel launches"):
         import_file(path)
     big = tmp_path / "big.csv"
-    text = (NCU / "details_launchstats_occupancy.csv").read_text()
-    head, _, rows = text.partition('"ID",')
-    body = rows.split("\n", 1)[1]
-    big.write_text(head + '"ID",' + rows.split("\n", 1)[0] + "\n" + body * 400)
+    big.write_text(_big_report())
     with pytest.raises(ImportCancelled):
         import_ncu_csv(big, cancel=lambda: True)
     seen = []
     assert len(import_ncu_csv(big, progress=lambda d, t: seen.append((d, t)))) == 3
+    assert seen[-1][0] == seen[-1][1] == big.stat().st_size
+
+
+@pytest.mark.parametrize("encoding", sorted(WINDOWS_SAVES))
+@pytest.mark.parametrize("fname", ["details_launchstats_occupancy.csv", "raw_base_units.csv"])
+def test_windows_encodings_read_like_utf8(tmp_path, fname, encoding):
+    plain, encoded = save_both_ways(tmp_path, fname, (NCU / fname).read_bytes().decode(),
+                                     WINDOWS_SAVES[encoding])
+    expected = import_file(plain)
+    assert expected  # the baseline holds launches to compare
+    assert import_file(encoded) == expected  # names, values and source lines alike
+
+
+@pytest.mark.parametrize("encoding", sorted(WINDOWS_SAVES))
+def test_windows_encodings_keep_error_lines(tmp_path, encoding):
+    text = HEADER + '"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",' \
+                    '"Registers Per Thread","register/thread","-3"\n'
+    _, encoded = save_both_ways(tmp_path, "bad.csv", text, WINDOWS_SAVES[encoding])
+    with pytest.raises(ImportFailure, match="negative") as info:
+        import_file(encoded)
+    assert info.value.line == 2 and str(info.value).startswith(f"{encoded}:2: ")
+    assert "\n" not in str(info.value)
+
+
+def test_invalid_utf8_bytes_are_replaced(tmp_path):
+    # A Latin-1 console (e.g. cp1252 program output before the header, or in a kernel name) is
+    # not UTF-8: the bytes become U+FFFD instead of failing the whole report.
+    row = ('"0","1","p","h","k\xe9rnel","1","7","(64, 1, 1)","(2, 1, 1)","0","8.0",'
+           '"Launch Statistics","Registers Per Thread","register/thread","32"\n')
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(b"Temp\xe9rature \xb0C\n" + (HEADER + row).encode("latin-1"))
+    (rec,) = import_file(path)
+    assert (rec.name, rec.registers, rec.block_size, rec.source) == ("k\ufffdrnel", 32, 64, "latin1.csv:3")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le-bom", "utf-16-be-bom"])
+def test_utf16_progress_and_cancel(tmp_path, encoding):
+    big = tmp_path / "big.csv"
+    big.write_bytes(WINDOWS_SAVES[encoding](_big_report()))
+    with pytest.raises(ImportCancelled):
+        import_ncu_csv(big, cancel=lambda: True)
+    seen: list[tuple[int, int]] = []
+    assert len(import_ncu_csv(big, progress=lambda d, t: seen.append((d, t)))) == 3
+    assert len(seen) > 1 and seen == sorted(seen)
     assert seen[-1][0] == seen[-1][1] == big.stat().st_size
