@@ -14,16 +14,13 @@ line or byte offset.  This package uses only the standard library.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 
-from .cuobjdump_text import import_cuobjdump_text, looks_like_cuobjdump
-from .demangle import demangle
 from .elf_cubin import ELF_MAGIC, import_cubin, is_cuda_elf
 from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
-from .ncu_csv import import_ncu_csv, looks_like_ncu_csv
 from .line_chunks import ImportCancelled, sniff_utf16
-from .ptxas_log import import_ptxas_log
 from .records import ImportFailure, KernelRecord, merge_records
 
 __all__ = [
@@ -40,15 +37,32 @@ def _host_binary(path, progress=None, cancel=None) -> list[KernelRecord]:
     return import_fatbin_detailed(path).records
 
 
+def _text_importer(module: str, function: str) -> Importer:
+    """An importer whose module loads on first use: listing a binary needs none of the text parsers."""
+    def run(path, progress=None, cancel=None) -> list[KernelRecord]:
+        return getattr(importlib.import_module(f"{__name__}.{module}"), function)(
+            path, progress=progress, cancel=cancel)
+    run.__name__ = run.__qualname__ = function
+    return run
+
+
 IMPORTERS: dict[str, Importer] = {
-    "ptxas_log": import_ptxas_log,
-    "cuobjdump_text": import_cuobjdump_text,
-    "ncu_csv": import_ncu_csv,
+    "ptxas_log": _text_importer("ptxas_log", "import_ptxas_log"),
+    "cuobjdump_text": _text_importer("cuobjdump_text", "import_cuobjdump_text"),
+    "ncu_csv": _text_importer("ncu_csv", "import_ncu_csv"),
     "cubin": import_cubin,
     "fatbin": _host_binary,
     "host_binary": _host_binary,
 }
 """Format name -> ``importer(path, progress=None, cancel=None) -> list[KernelRecord]``."""
+
+
+def __getattr__(name: str):
+    if name == "demangle":
+        from .demangle import demangle
+        return demangle
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _BINARY_MAGICS = (b"MZ", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"!<arch>\n")
 # Bytes a text log may hold: everything but the C0 controls other than \t \n \f \r ESC, and DEL.
@@ -68,6 +82,9 @@ def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
         return "cubin" if is_cuda_elf(head) else "host_binary"
     if head.startswith(_BINARY_MAGICS):
         return "host_binary"
+    from .cuobjdump_text import looks_like_cuobjdump
+    from .ncu_csv import looks_like_ncu_csv
+
     utf16 = sniff_utf16(head)
     text = head
     if utf16:

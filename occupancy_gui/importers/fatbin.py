@@ -23,8 +23,9 @@ import os
 import struct
 from dataclasses import dataclass, field
 
-from .elf_cubin import ELF_MAGIC, EM_CUDA, Blob, Elf, read_cubin
-from .records import read_input, ImportFailure, KernelRecord
+from .binary_data import Blob, FileImage
+from .elf_cubin import ELF_MAGIC, EM_CUDA, Elf, read_cubin
+from .records import ImportFailure, KernelRecord
 
 FATBIN_MAGIC = 0xBA55ED50
 FATBIN_MAGIC_BYTES = struct.pack("<I", FATBIN_MAGIC)
@@ -153,10 +154,10 @@ def read_container(blob: Blob, at: int, result: ImportResult, prefix: str) -> in
         if kind == KIND_ELF:
             compressed = flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD)
             if not compressed:
-                image = memoryview(blob.data)[payload_at:payload_at + size]
+                window = memoryview(blob.data)[payload_at:payload_at + size]
                 result.records.extend(read_cubin(
-                    image, blob.path, blob.base + payload_at, blob.what,
-                    source_prefix=f"{prefix}:{label}"))
+                    window, blob.path, blob.base + payload_at, blob.what,
+                    source_prefix=f"{prefix}:{label}", image=blob.image))
             else:
                 if not 0 < csize <= size:
                     csize = size
@@ -191,16 +192,19 @@ def read_container(blob: Blob, at: int, result: ImportResult, prefix: str) -> in
 
 
 def read_fatbin_bytes(data: bytes | memoryview, path: str, base: int = 0, prefix: str | None = None,
-                      result: ImportResult | None = None) -> ImportResult:
-    """One or more fatbin containers laid end to end (zero padding between them allowed)."""
+                      result: ImportResult | None = None, image: FileImage | None = None) -> ImportResult:
+    """One or more fatbin containers laid end to end (zero padding between them allowed).
+
+    ``image``: the file ``data`` is a window of (from offset ``base``), read as it is parsed.
+    """
     result = result if result is not None else ImportResult()
-    blob = Blob(data, path, base)
+    blob = Blob(data, path, base, image=image)
     prefix = prefix if prefix is not None else os.path.basename(path)
     pos = 0
     count = 0
     n = len(data)
     while pos < n:
-        while pos < n and data[pos] == 0:  # alignment padding
+        while pos < n and blob.byte(pos) == 0:  # alignment padding
             pos += 1
         if pos >= n:
             break
@@ -212,20 +216,22 @@ def read_fatbin_bytes(data: bytes | memoryview, path: str, base: int = 0, prefix
 
 
 def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix: str | None = None,
-                     result: ImportResult | None = None) -> ImportResult:
+                     result: ImportResult | None = None, image: FileImage | None = None) -> ImportResult:
     """Fatbins embedded in a host ELF (``.o``, executable, ``.so``) or any other container.
 
-    ``base`` is the offset of ``data`` in the file (for messages), ``prefix`` names it in sources.
+    ``base`` is the offset of ``data`` in the file (for messages), ``prefix`` names it in sources;
+    ``image``: the file ``data`` is a window of, read as it is parsed.
     """
     result = result if result is not None else ImportResult()
     prefix = prefix if prefix is not None else os.path.basename(path)
     found = False
+    blob = Blob(data, path, base, image=image)
+    blob.load(0, 64)
     if bytes(data[:4]) == ELF_MAGIC:
-        blob = Blob(data, path, base)
         end = "<" if len(data) > 5 and data[5] == 1 else ">"
         (machine,) = blob.unpack(end + "H", 18, "ELF header")
         if machine == EM_CUDA:
-            result.records.extend(read_cubin(data, path, base, source_prefix=prefix))
+            result.records.extend(read_cubin(data, path, base, source_prefix=prefix, image=image))
             return result
         try:
             sections = Elf(blob).sections
@@ -235,9 +241,12 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
             if sec.name in _FAT_SECTIONS and sec.type != 8 and sec.size:
                 found = True
                 read_fatbin_bytes(memoryview(data)[sec.offset:sec.offset + sec.size], path,
-                                  base=base + sec.offset, prefix=f"{prefix}:{sec.name}", result=result)
+                                  base=base + sec.offset, prefix=f"{prefix}:{sec.name}", result=result,
+                                  image=image)
     if not found:
-        raw = data if isinstance(data, bytes) else bytes(data)
+        blob.load(0, len(data))  # no section says where: scan it all
+        raw = image.buffer if image is not None and base == 0 else \
+            data if isinstance(data, (bytes, bytearray)) else bytes(data)
         pos = raw.find(FATBIN_MAGIC_BYTES)
         while pos >= 0:
             if pos + 16 <= len(raw):
@@ -320,9 +329,18 @@ def read_ar_archive(data: bytes, path: str) -> ImportResult:
 
 
 def import_fatbin_detailed(path: str | os.PathLike[str]) -> ImportResult:
-    name, data = read_input(path)
-    if data[:4] == FATBIN_MAGIC_BYTES:
-        return read_fatbin_bytes(data, name)
-    if data[:8] == AR_MAGIC:
-        return read_ar_archive(data, name)
-    return read_host_binary(data, name)
+    """A fatbin, host binary or static library; only the parts that are parsed are read."""
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as stream:
+            image = FileImage(stream, os.fstat(stream.fileno()).st_size, name)
+            image.load(0, 64)
+            head = bytes(image.buffer[:8])
+            if head[:4] == FATBIN_MAGIC_BYTES:
+                return read_fatbin_bytes(image.view, name, image=image)
+            if head == AR_MAGIC:
+                image.load_all()
+                return read_ar_archive(bytes(image.buffer), name)
+            return read_host_binary(image.view, name, image=image)
+    except OSError as exc:
+        raise ImportFailure(name, exc.strerror or str(exc)) from None

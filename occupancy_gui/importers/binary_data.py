@@ -1,0 +1,130 @@
+"""Bounds-checked reads of binary data, held in memory or read from the file only where looked at.
+
+A vendor library is 100+ MB, of which the figures we need (ELF and fatbin headers, symbol and string
+tables, ``.nv.info`` sections) are a few hundred KB; the machine code and constant tables around them
+are never parsed.  :class:`FileImage` is a zero-filled buffer the size of the file whose ranges are
+read the first time a :class:`Blob` touches them, so a library costs the bytes actually parsed, in
+time and in memory (the untouched pages of the anonymous mapping are never committed by the OS).
+"""
+
+from __future__ import annotations
+
+import mmap
+import struct
+from bisect import bisect_right
+from typing import BinaryIO
+
+from .records import ImportFailure
+
+MAX_NAME = 64 << 10  # longest string-table entry we read (mangled C++ names run to a few KB)
+
+
+class FileImage:
+    """An open file as a buffer of its size; :meth:`load` reads a range into it once."""
+
+    def __init__(self, stream: BinaryIO, size: int, path: str):
+        self.stream = stream
+        self.size = size
+        self.path = path
+        # Anonymous memory: zero pages cost nothing until written (a bytearray would be memset).
+        self.buffer: mmap.mmap | bytearray = mmap.mmap(-1, size) if size else bytearray()
+        self.view = memoryview(self.buffer)
+        self._starts: list[int] = []  # loaded ranges, disjoint and sorted
+        self._ends: list[int] = []
+
+    def load(self, at: int, size: int) -> None:
+        """Read ``[at, at + size)`` (clipped to the file) unless it is loaded already."""
+        lo, hi = max(0, at), min(self.size, at + size)
+        if lo >= hi:
+            return
+        i = bisect_right(self._starts, lo) - 1
+        if i >= 0 and self._ends[i] >= hi:
+            return
+        self.stream.seek(lo)
+        got = self.stream.readinto(self.view[lo:hi])
+        if got != hi - lo:
+            raise ImportFailure(self.path, "the file is shorter than when it was opened (is it being "
+                                           "rewritten?)", offset=lo + (got or 0))
+        self._add(lo, hi)
+
+    def load_all(self) -> None:
+        self.load(0, self.size)
+
+    def _add(self, lo: int, hi: int) -> None:
+        starts, ends = self._starts, self._ends
+        i = bisect_right(starts, lo)
+        if i and ends[i - 1] >= lo:  # joins the range before it
+            i -= 1
+            lo = starts[i]
+        j = i
+        while j < len(starts) and starts[j] <= hi:  # swallows the ranges it reaches
+            hi = max(hi, ends[j])
+            j += 1
+        starts[i:j] = [lo]
+        ends[i:j] = [hi]
+
+
+class Blob:
+    """Bounds-checked little/big-endian reads; errors name the file and the absolute offset.
+
+    With an ``image``, ``data`` is a window of ``image.view`` starting at file offset ``base``, and
+    every read through this class first loads what it touches.
+    """
+
+    def __init__(self, data: bytes | bytearray | memoryview, path: str, base: int = 0, what: str = "",
+                 image: FileImage | None = None):
+        self.data = data
+        self.path = path
+        self.base = base  # absolute offset of data[0] in the file, for messages
+        self.what = what  # e.g. "fatbin entry 2 (decompressed)": prefixes messages
+        self.image = image
+
+    def window(self, at: int, size: int, what: str | None = None) -> "Blob":
+        """The blob of ``data[at:at + size]`` (not copied), with the same file behind it."""
+        self.need(at, size, "window")
+        return Blob(memoryview(self.data)[at:at + size], self.path, self.base + at,
+                    self.what if what is None else what, self.image)
+
+    def load(self, at: int, size: int) -> None:
+        if self.image is not None:
+            self.image.load(self.base + at, size)
+
+    def fail(self, reason: str, at: int) -> ImportFailure:
+        prefix = f"{self.what}: " if self.what else ""
+        return ImportFailure(self.path, prefix + reason, offset=self.base + max(0, at))
+
+    def need(self, at: int, size: int, what: str) -> None:
+        if at < 0 or size < 0 or at + size > len(self.data):
+            raise self.fail(f"{what} ({size} bytes at {at}) lies beyond the end of the data "
+                            f"({len(self.data)} bytes)", at)
+
+    def unpack(self, fmt: str, at: int, what: str) -> tuple:
+        size = struct.calcsize(fmt)
+        self.need(at, size, what)
+        self.load(at, size)
+        return struct.unpack_from(fmt, self.data, at)
+
+    def bytes(self, at: int, size: int, what: str) -> bytes:
+        self.need(at, size, what)
+        self.load(at, size)
+        return bytes(self.data[at:at + size])
+
+    def byte(self, at: int) -> int:
+        """One byte (callers check the bound)."""
+        if self.image is not None:
+            self.load(at, 4096)  # a scan goes on byte by byte: read ahead
+        return self.data[at]
+
+    def cstring(self, at: int, what: str) -> str:
+        if at < 0 or at >= len(self.data):
+            raise self.fail(f"{what} string offset beyond the end of the data", at)
+        self.load(at, MAX_NAME)
+        data = self.data
+        if isinstance(data, (bytes, bytearray)):
+            end = data.find(b"\0", at, at + MAX_NAME)
+        else:
+            end = bytes(data[at:at + MAX_NAME]).find(b"\0")
+            end = end + at if end >= 0 else end
+        if end < 0:
+            raise self.fail(f"{what} string is not terminated", at)
+        return bytes(data[at:end]).decode("utf-8", "replace")
