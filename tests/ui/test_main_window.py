@@ -99,6 +99,21 @@ def test_cliffs_marked(window):
     assert sorted(m.pos().x() for m in plot.cliff_markers) == sorted([above.x, below.x])
 
 
+@pytest.mark.parametrize("height", [520, 1000])
+def test_cliff_labels_stay_inside_the_plot(qtbot, window, height):
+    """Near 100 % in a short plot a label goes below its point rather than past the plot's top."""
+    window.session.replace(device="sm_90", threads=256, registers=32, static_smem=0)
+    window.resize(1400, height)
+    settle(qtbot, window)
+    qtbot.wait(20)
+    plot = window.plots.plots["threads"]
+    top = plot.plot.getViewBox().sceneBoundingRect().top()
+    shown = [text for text in (plot.cliff_above, plot.cliff_below) if text.isVisible()]
+    assert shown
+    for text in shown:
+        assert text.sceneBoundingRect().top() >= top - 0.5, text.textItem.toPlainText()
+
+
 def test_shared_memory_plot_in_kib(window):
     plot = window.plots.plots["shared_memory"]
     assert_drawn_matches_engine(plot, window.session.curves["shared_memory"])

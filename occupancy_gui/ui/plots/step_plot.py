@@ -14,6 +14,8 @@ from .plot_style import PlotStyle
 
 PERCENT, WARPS = "percent", "warps"
 KIB = 1024.0
+LABEL_ROOM_PX = 20
+"""Height a cliff label needs above its point; with less (a short plot, a point near the top) it goes below."""
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -77,6 +79,7 @@ class StepCurvePlot:
         vb = plot.getViewBox()
         vb.disableAutoRange()
         vb.setDefaultPadding(0.0)
+        vb.sigResized.connect(self._on_view_resized)
 
     def _build_items(self, style: PlotStyle) -> None:
         self.curve = pg.PlotCurveItem(np.array([0.0, 1.0]), np.array([0.0]), stepMode="center", fillLevel=0.0,
@@ -194,9 +197,24 @@ class StepCurvePlot:
             if text.textItem.toPlainText() != words:
                 text.setText(words)
             text.setPos(x, y)
+            self._anchor_label(text)
             marker.setPos(x, y)
             text.show()
             marker.show()
+
+    def _anchor_label(self, text: pg.TextItem) -> None:
+        """A cliff label sits above its point, or below it where a short plot has no room above."""
+        vb = self.plot.getViewBox()
+        y0, y1 = vb.viewRange()[1]
+        room_px = (y1 - text.pos().y()) / (y1 - y0) * vb.height() if y1 > y0 else 0.0
+        anchor_y = 1.0 if room_px >= LABEL_ROOM_PX else 0.0
+        if text.anchor.y() != anchor_y:
+            text.setAnchor((text.anchor.x(), anchor_y))
+
+    def _on_view_resized(self) -> None:
+        for text in (self.cliff_above, self.cliff_below):
+            if text.isVisible():
+                self._anchor_label(text)
 
     def _set_visible(self, visible: bool) -> None:
         if visible == self._visible:
