@@ -53,8 +53,8 @@ def test_big_log_is_imported_while_the_event_loop_runs(qtbot, tmp_path, window):
 
     original = module.import_task
 
-    def spying_task(path):
-        run = original(path)
+    def spying_task(path, **options):
+        run = original(path, **options)
 
         def wrapped(cancelled, progress):
             worker_threads.add(threading.get_ident())

@@ -48,6 +48,10 @@ if TYPE_CHECKING:
 
 LARGE_TABLE = 50_000
 """Rows above which filter typing is debounced (filtering 10^5 names takes tens of ms)."""
+DOCK_SETTLE_S = 0.06
+"""How long the first import waits while the dock opens and the window repaints around it."""
+RELEASE_DELAY_MS = 300
+"""A replaced table is freed this long after the new one is shown (its first paint goes first)."""
 FILE_FILTER = ("Compiler output (*.log *.txt *.out *.err *.cubin *.fatbin *.o *.obj *.a *.lib *.so *.dll *.csv);;"
                "All files (*)")  # fmt: skip
 _OCCUPANCY_INPUTS = frozenset({"device", "threads", "dynamic_smem", "carveout", "cache_config"})
@@ -87,11 +91,9 @@ class ImportPanel(QWidget):
 
     @property
     def runner(self) -> TaskRunner:
-        """The pool that reads files; created, with the importers, on first use."""
+        """The pool that reads files; created on first use (its tasks load the importers)."""
         if self._runner is None:
-            from ...importers import ImportCancelled, ImportFailure
-
-            self._runner = TaskRunner(self, expected=(ImportFailure, OSError), cancel_types=(ImportCancelled,))
+            self._runner = TaskRunner(self, expected=(OSError,))
             self._runner.progressed.connect(self._on_runner_progressed)
             self._runner.finished.connect(self._on_runner_finished)
         return self._runner
@@ -106,7 +108,6 @@ class ImportPanel(QWidget):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addWidget(self.source_label)
         layout.addWidget(self.banner)
-        layout.addWidget(self.progress_row)
         layout.addLayout(tools)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.count_label)
@@ -153,6 +154,10 @@ class ImportPanel(QWidget):
         block_label.setBuddy(self.block_size)
         tools = QHBoxLayout()
         tools.addWidget(self.filter_edit, 1)
+        # In the filter's row and no taller than it: showing it must not move the table, whose
+        # repaint (10^5 rows, while the reader thread holds the GIL) is the costliest in the window.
+        tools.addWidget(self.progress_row, 1)
+        self.progress_row.setMaximumHeight(self.filter_edit.sizeHint().height())
         tools.addWidget(block_label)
         tools.addWidget(self.block_size)
         return tools
@@ -223,15 +228,17 @@ class ImportPanel(QWidget):
     # ----------------------------------------------------------------------------- import
     def _start(self, request: ImportRequest) -> None:
         self._request = request
-        # Looked up on the module at each start, so that a test can wrap the task.
-        self._task_id = self.runner.start(import_tasks.import_task(request.path))
+        dock = self.parentWidget()
+        opening = not request.reload and isinstance(dock, QDockWidget) and not dock.isVisible()
+        # Looked up on the module at each start, so that a test can wrap the task.  A dock that opens
+        # relayouts the plots: the reader waits for that repaint instead of competing for the GIL.
+        task = import_tasks.import_task(request.path, settle_s=DOCK_SETTLE_S if opening else 0.0)
+        self._task_id = self.runner.start(task)
         self.progress.setValue(0)
         self.progress_row.show()
-        if not request.reload:
-            dock = self.parentWidget()
-            if isinstance(dock, QDockWidget):
-                dock.show()
-                dock.raise_()
+        if not request.reload and isinstance(dock, QDockWidget):
+            dock.show()
+            dock.raise_()
         self.window_.statusBar().showMessage(f"Reading {request.path}…")
         self.importStarted.emit(request.path)
 
@@ -266,7 +273,9 @@ class ImportPanel(QWidget):
         old = self.model.table
         self.model.set_table(table, self._occupancy(table))
         if old is not None and len(old) > 10_000:
-            self.runner.pool.start(release_task(old))  # freeing 10^5 records takes the GUI thread ~0.1 s
+            # Freeing 10^5 records takes ~0.1 s: on a pool thread, once the new table has painted.
+            release = release_task(old)
+            QTimer.singleShot(RELEASE_DELAY_MS, self, lambda: self.runner.pool.start(release))
         del old
         self.source_label.setText(request.path)
         self.source_label.setToolTip(request.path)

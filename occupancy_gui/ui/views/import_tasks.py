@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..import_worker import gc_paused
+from ..import_worker import TaskCancelled, TaskFailed, gc_paused, quick_gil_handoff
 from .kernel_table_model import KernelTable
 
 BIG_FILE = 16 << 20
@@ -32,18 +33,29 @@ class ImportRequest:
     apply: bool = True
 
 
-def import_task(path: str) -> Callable[[Callable[[], bool], Callable[[int, int], None]], KernelTable]:
-    """The pool-thread work of one import: parse, then build the table's columns (no Qt)."""
+def import_task(path: str, settle_s: float = 0.0) -> Callable[[Callable[[], bool], Callable[[int, int], None]], KernelTable]:
+    """The pool-thread work of one import: parse, then build the table's columns (no Qt).
+
+    ``settle_s``: sleep this long first (the GIL free), while the GUI thread repaints a changed layout.
+    """
 
     def run(cancelled: Callable[[], bool], progress: Callable[[int, int], None]) -> KernelTable:
-        from ...importers import ImportCancelled, import_file
+        if settle_s:
+            time.sleep(settle_s)
+        # Imported here, on the pool thread: the first import does not load the parsers on the GUI thread.
+        from ...importers import ImportCancelled, ImportFailure, import_file
 
         big = (file_stamp(path) or (0, 0))[0] > BIG_FILE
-        with gc_paused() if big else contextlib.nullcontext():
-            records = import_file(path, progress=progress, cancel=cancelled)
-            if cancelled():
-                raise ImportCancelled(path)
-            return KernelTable.from_records(path, records, cancelled)
+        try:
+            with gc_paused() if big else contextlib.nullcontext():
+                records = import_file(path, progress=progress, cancel=cancelled)
+                if cancelled():
+                    raise ImportCancelled(path)
+                return KernelTable.from_records(path, records, cancelled)
+        except ImportCancelled:
+            raise TaskCancelled(path) from None
+        except ImportFailure as exc:
+            raise TaskFailed(str(exc)) from None
 
     return run
 
@@ -54,9 +66,10 @@ def release_task(table: KernelTable) -> Callable[[], None]:
 
     def run() -> None:
         old = holder.pop()
-        for column in (old.records, old.names, old.demangled, old.haystack, old.arch):
-            while column:
-                del column[-4096:]
+        with quick_gil_handoff():
+            for column in (old.records, old.names, old.demangled, old.haystack, old.arch):
+                while column:
+                    del column[-4096:]
 
     return run
 

@@ -1,0 +1,80 @@
+"""The pool that runs imports: outcomes by signal, and the GIL handed to the GUI thread quickly."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from occupancy_gui.ui import import_worker
+from occupancy_gui.ui.import_worker import (SHORT_SWITCH_INTERVAL_S, TaskCancelled, TaskFailed, TaskRunner,
+                                            quick_gil_handoff)
+
+
+def test_quick_handoff_shortens_the_switch_interval_and_restores_it():
+    before = sys.getswitchinterval()
+    assert before > SHORT_SWITCH_INTERVAL_S  # CPython's default, 5 ms
+    with quick_gil_handoff():
+        assert sys.getswitchinterval() == pytest.approx(SHORT_SWITCH_INTERVAL_S)
+        with quick_gil_handoff():  # a second pool thread at the same time
+            assert sys.getswitchinterval() == pytest.approx(SHORT_SWITCH_INTERVAL_S)
+        assert sys.getswitchinterval() == pytest.approx(SHORT_SWITCH_INTERVAL_S)  # one still runs
+    assert sys.getswitchinterval() == pytest.approx(before)
+
+
+def _run(qtbot, fn):
+    runner = TaskRunner(expected=(OSError,))
+    with qtbot.waitSignal(runner.finished, timeout=10000) as blocker:
+        runner.start(fn)
+    runner.shutdown()
+    return blocker.args[0]
+
+
+def test_a_task_runs_with_the_short_interval(qtbot):
+    outcome = _run(qtbot, lambda cancelled, progress: sys.getswitchinterval())
+    assert outcome.value == pytest.approx(SHORT_SWITCH_INTERVAL_S)
+    assert sys.getswitchinterval() > SHORT_SWITCH_INTERVAL_S  # back to the default once it is done
+
+
+def test_outcomes_of_failed_cancelled_and_broken_tasks(qtbot):
+    def failed(cancelled, progress):
+        raise TaskFailed("build.log:12: no ptxas lines")
+
+    def stopped(cancelled, progress):
+        raise TaskCancelled("build.log")
+
+    def broken(cancelled, progress):
+        raise KeyError("oops")
+
+    outcome = _run(qtbot, failed)
+    assert (outcome.error, outcome.cancelled, outcome.value) == ("build.log:12: no ptxas lines", False, None)
+    outcome = _run(qtbot, stopped)
+    assert (outcome.error, outcome.cancelled) == (None, True)
+    outcome = _run(qtbot, broken)
+    assert outcome.error == "unexpected error: KeyError: 'oops'"
+    assert import_worker._switch_users == 0  # every task gave the interval back
+
+
+def test_only_the_import_that_opens_the_dock_waits_for_the_repaint(qtbot, tmp_path, window, monkeypatch):
+    import occupancy_gui.ui.views.import_tasks as module
+
+    log = tmp_path / "a.log"
+    log.write_text("ptxas info    : Compiling entry function 'k' for 'sm_80'\n"
+                   "ptxas info    : Function properties for k\n"
+                   "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+                   "ptxas info    : Used 10 registers, 380 bytes cmem[0]\n")
+    settles = []
+    original = module.import_task
+
+    def spying_task(path, settle_s=0.0):
+        settles.append(settle_s)
+        return original(path, settle_s=settle_s)
+
+    monkeypatch.setattr(module, "import_task", spying_task)
+    panel = window.import_panel
+    assert not window.kernel_dock.isVisible()
+    for _ in range(2):
+        with qtbot.waitSignal(panel.importFinished, timeout=10000):
+            panel.load(log)
+    assert window.kernel_dock.isVisible()
+    assert settles[0] > 0 and settles[1] == 0
