@@ -51,6 +51,22 @@ __all__ = [
     "max_potential_block_size", "sweep_barriers", "sweep_block_size", "sweep_block_size_registers", "sweep_registers",
     "sweep_shared_memory",
 ]  # fmt: skip
-from .advisor import Advice, HeadroomRow, InputCliff, LimitGrid, RegisterTarget, advise, grid_block_size_registers, grid_block_size_shared_memory, input_cliffs, register_targets, smem_headroom, suggest_launch_bounds, advise_block_size  # noqa: E402, I001
-from .waves import WaveAnalysis, analyse_waves, grid_blocks  # noqa: E402
-__all__ += ["Advice", "HeadroomRow", "InputCliff", "LimitGrid", "RegisterTarget", "WaveAnalysis", "advise", "advise_block_size", "analyse_waves", "grid_block_size_registers", "grid_block_size_shared_memory", "grid_blocks", "input_cliffs", "register_targets", "smem_headroom", "suggest_launch_bounds"]  # fmt: skip
+# The analysis views' rules load with their first use (the window's start-up does not need them).
+_LAZY = {
+    **dict.fromkeys(("Advice", "HeadroomRow", "InputCliff", "LimitGrid", "RegisterTarget", "advise",
+                     "advise_block_size", "grid_block_size_registers", "grid_block_size_shared_memory",
+                     "input_cliffs", "register_targets", "smem_headroom", "suggest_launch_bounds"), "advisor"),
+    **dict.fromkeys(("WaveAnalysis", "analyse_waves", "grid_blocks"), "waves"),
+}  # fmt: skip
+__all__ += sorted(_LAZY)
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

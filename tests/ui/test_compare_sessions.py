@@ -50,6 +50,26 @@ def test_pin_then_change_highlights_differences(qtbot, window):
     assert model.index(same, 3).data() == "" and model.index(same, 0).data(Qt.ItemDataRole.BackgroundRole) is None
 
 
+def test_hidden_compare_table_is_filled_when_shown(qtbot, window, monkeypatch):
+    """Edits with the A/B dock closed do not describe B for nobody; opening it shows the current B."""
+    import occupancy_gui.report as report
+
+    calls = []
+    original = report.describe
+    monkeypatch.setattr(report, "describe", lambda *a: calls.append(a) or original(*a))
+    compare = window.compare
+    assert not compare.dock.isVisible()
+    for registers in (40, 48, 56):
+        window.session.replace(registers=registers)
+        settle(qtbot, window)
+    assert calls == []
+    compare.dock.show()
+    settle(qtbot, window)
+    model = compare.model
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == "Registers per thread")
+    assert model.index(row, 2).data() == "56" and len(calls) == 1
+
+
 def test_a_is_drawn_dashed_in_the_plots(qtbot, window):
     compare = window.compare
     assert compare.overlay_steps("threads") is None

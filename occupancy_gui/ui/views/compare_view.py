@@ -36,13 +36,13 @@ from PySide6.QtWidgets import (
 )
 
 from ..deferred import DeferredUpdate
-from ...report import Figure, GpuRow, describe, every_gpu
 from ...session import INPUT_FIELDS, Inputs, Session
 from ..plots.step_plot import merge_steps
 from ..qt_utils import blend, is_dark, palette
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow
+    from ...report import Figure, GpuRow
 
 DIFF_MARK = "≠"
 DOCK_WIDTH = 560
@@ -211,6 +211,7 @@ class CompareView(QObject):
         self.gpu_proxy.setSourceModel(self.gpu_model)
         self.gpu_proxy.setSortRole(SORT_ROLE)
         self._gpus_dirty = True
+        self._table_dirty = True
         self._dark: bool | None = None
         self._build_actions()
         self._build_docks()
@@ -269,6 +270,7 @@ class CompareView(QObject):
         self.gpu_dock.setObjectName("every_gpu_dock")
         self.gpu_dock.setWidget(self.gpu_table)
         self.gpu_dock.visibilityChanged.connect(self._on_gpu_dock_visibility_changed)
+        self.dock.visibilityChanged.connect(self._on_dock_visibility_changed)
         # A and B side by side need height (30 rows); seven columns of GPUs need width.
         for dock, area in ((self.dock, Qt.DockWidgetArea.RightDockWidgetArea),
                            (self.gpu_dock, Qt.DockWidgetArea.BottomDockWidgetArea)):  # fmt: skip
@@ -329,12 +331,28 @@ class CompareView(QObject):
             self.window.resizeDocks([dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
 
     def refresh(self) -> None:
+        a = self.pinned
+        self.clear_action.setEnabled(a is not None)
+        self.clear_button.setEnabled(a is not None)
+        self._update_overlays()
+        self._gpus_dirty = True
+        if self.gpu_dock.isVisible():
+            self.refresh_gpus()
+        # The A/B table is filled when it can be seen: every edit would otherwise describe B for nobody.
+        self._table_dirty = True
+        if self.dock.isVisible():
+            self.refresh_table()
+
+    def refresh_table(self) -> None:
+        if not self._table_dirty:
+            return
+        self._table_dirty = False
+        from ...report import describe
+
         s, a = self.session, self.pinned
         b_figures = describe(s.profile, s.inputs, s.result, s.error)
         a_figures = describe(a.profile, a.inputs, a.result, a.error) if a is not None else None
         self.model.set_figures(a_figures, b_figures)
-        self.clear_action.setEnabled(a is not None)
-        self.clear_button.setEnabled(a is not None)
         if a is None:
             self.a_label.setText("Nothing pinned: press “Pin as A”, then change the device or inputs.")
         else:
@@ -342,15 +360,13 @@ class CompareView(QObject):
             self.a_label.setText(f"<b>A</b> (dashed in the plots): {a.inputs.device}, {a.inputs.threads} threads, "
                                  f"{a.inputs.registers} registers. <b>B</b>: the current inputs. "
                                  f"{diffs} figure(s) differ, marked {DIFF_MARK}.")  # fmt: skip
-        self._update_overlays()
-        self._gpus_dirty = True
-        if self.gpu_dock.isVisible():
-            self.refresh_gpus()
 
     def refresh_gpus(self) -> None:
         if not self._gpus_dirty:
             return
         self._gpus_dirty = False
+        from ...report import every_gpu
+
         self.gpu_model.set_rows(every_gpu(self.session.catalog, self.session.inputs), self.session.inputs.device)
 
     def _update_overlays(self) -> None:
@@ -381,6 +397,10 @@ class CompareView(QObject):
 
     def _on_mode_triggered(self, action: QAction) -> None:
         self._update_overlays()
+
+    def _on_dock_visibility_changed(self, visible: bool) -> None:
+        if visible:
+            self.refresh_table()
 
     def _on_gpu_dock_visibility_changed(self, visible: bool) -> None:
         if visible:
