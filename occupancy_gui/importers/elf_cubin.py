@@ -74,7 +74,8 @@ class Section:
 
 # Sections whose contents the importer never reads (only their sizes), and the largest gap between
 # two wanted sections that one read spans rather than two.
-_NOT_PARSED = (".text", ".nv.constant", ".nv.global", ".rel", ".debug", ".nv_debug", ".nv.rel")
+_NOT_PARSED = (".text", ".nv.constant", ".nv.global", ".rel", ".debug", ".nv_debug", ".nv.rel", ".nv.merc",
+               ".nv.capmerc")  # the last two: sm_100+ "Mercury" copies of code and data
 _READ_GAP = 16 << 10
 
 
