@@ -24,7 +24,8 @@ import struct
 from dataclasses import dataclass, field
 
 from .binary_data import Blob, FileImage
-from .elf_cubin import ELF_MAGIC, EM_CUDA, Elf, read_cubin
+from .elf import ELF_MAGIC, Elf
+from .elf_cubin import EM_CUDA, read_cubin
 from .records import ImportFailure, KernelRecord
 
 FATBIN_MAGIC = 0xBA55ED50
@@ -145,10 +146,10 @@ def read_container(blob: Blob, at: int, result: ImportResult, prefix: str) -> in
             raise blob.fail(f"fatbin entry {number} ({ehs}+{size} bytes) runs past the end of its "
                             f"container", pos)
         if ehs >= 64:
-            csize, _opt, minor, major, arch, _noff, _nlen, flags, _zero, usize = blob.unpack(
+            csize, _opt, _minor, _major, arch, _noff, _nlen, flags, _zero, usize = blob.unpack(
                 "<IIHHIIIQQQ", pos + 16, f"fatbin entry {number} header")
         else:
-            csize = minor = major = arch = flags = usize = 0
+            csize = arch = flags = usize = 0
         payload_at = pos + ehs
         label = f"fatbin entry {number} ({'ELF' if kind == KIND_ELF else 'PTX' if kind == KIND_PTX else f'kind {kind}'} sm_{arch})"
         if kind == KIND_ELF:
