@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from .read_only_model import ReadOnlyTableModel
 from ...engine import Limit, LimitRow, OccupancyResult
 from ..qt_utils import binding_row_color
 
@@ -45,8 +46,11 @@ def _count(value: int | None) -> str:
     return "—" if value is None else str(value)
 
 
-class ConstraintTableModel(QAbstractTableModel):
+class ConstraintTableModel(ReadOnlyTableModel):
     """Read-only adapter over an :class:`OccupancyResult` (``None`` shows an empty table)."""
+
+    HEADERS = HEADER_LABELS
+    HEADER_TIPS = HEADER_TIPS
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -83,25 +87,8 @@ class ConstraintTableModel(QAbstractTableModel):
         return self._rows[index].limit in self._binding
 
     # -- QAbstractItemModel
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return HEADER_LABELS[section]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return HEADER_TIPS[section]
-        return None
-
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+    def row_count(self) -> int:
+        return len(self._rows)
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..table.read_only_model import ReadOnlyTableModel
 from ..deferred import DeferredUpdate
 from ...session import INPUT_FIELDS, Inputs, Session
 from ..plots.step_plot import merge_steps
@@ -55,11 +56,7 @@ def difference_color() -> QColor:
     return blend(palette().color(QPalette.ColorRole.Base), QColor("#f08c00"), 0.35 if is_dark() else 0.25)
 
 
-def _index_ok(index: QModelIndex | QPersistentModelIndex, rows: int) -> bool:
-    return index.isValid() and 0 <= index.row() < rows
-
-
-class CompareTableModel(QAbstractTableModel):
+class CompareTableModel(ReadOnlyTableModel):
     """Rows: every input and result figure; columns: figure, A, B and a ``≠`` marker where they differ."""
 
     HEADERS = ("Figure", "A (pinned)", "B (current)", "Δ")
@@ -89,24 +86,11 @@ class CompareTableModel(QAbstractTableModel):
     def differing_labels(self) -> list[str]:
         return [self._rows[r][0] for r in range(len(self._rows)) if self.differs(r)]
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 4:
-            return self.HEADERS[section]
-        return None
-
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+    def row_count(self) -> int:
+        return len(self._rows)
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not _index_ok(index, len(self._rows)):
+        if not self.valid(index):
             return None
         row, column = index.row(), index.column()
         differs = self.differs(row)
@@ -124,8 +108,10 @@ class CompareTableModel(QAbstractTableModel):
 GPU_HEADERS = ("GPU", "CC", "SMs", "Blocks / SM", "Occupancy", "Binding limit", "Blocks per GPU")
 
 
-class GpuTableModel(QAbstractTableModel):
+class GpuTableModel(ReadOnlyTableModel):
     """One row per named GPU; ``SORT_ROLE`` gives numbers for the numeric columns."""
+
+    HEADERS = GPU_HEADERS
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -144,24 +130,11 @@ class GpuTableModel(QAbstractTableModel):
     def gpu_row(self, row: int) -> GpuRow:
         return self._rows[row]
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(GPU_HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(GPU_HEADERS):
-            return GPU_HEADERS[section]
-        return None
-
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+    def row_count(self) -> int:
+        return len(self._rows)
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not _index_ok(index, len(self._rows)):
+        if not self.valid(index):
             return None
         g, column = self._rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QFont
 
+from ..table.read_only_model import ReadOnlyTableModel
 from ...engine import INT_MAX, DeviceProperties, DeviceState, FunctionAttributes, build_query, max_active_blocks
 from .. import units
 from ..qt_utils import error_color
@@ -146,8 +147,11 @@ def occupancy_column(table: KernelTable, device: DeviceProperties, block_size: i
     return occ[table.combo_inverse]
 
 
-class KernelTableModel(QAbstractTableModel):
+class KernelTableModel(ReadOnlyTableModel):
     """Rows of a :class:`KernelTable` in a filtered, sorted order kept as a numpy index array."""
+
+    HEADERS = HEADERS
+    HEADER_TIPS = HEADER_TIPS
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -256,25 +260,8 @@ class KernelTableModel(QAbstractTableModel):
         self.layoutChanged.emit()
 
     # ----------------------------------------------------------------------------- Qt model
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else int(self._rows.size)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(HEADERS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[section]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return HEADER_TIPS[section]
-        return None
-
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+    def row_count(self) -> int:
+        return int(self._rows.size)
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         t = self.table
