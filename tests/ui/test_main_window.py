@@ -99,19 +99,24 @@ def test_cliffs_marked(window):
     assert sorted(m.pos().x() for m in plot.cliff_markers) == sorted([above.x, below.x])
 
 
-@pytest.mark.parametrize("height", [520, 1000])
-def test_cliff_labels_stay_inside_the_plot(qtbot, window, height):
-    """Near 100 % in a short plot a label goes below its point rather than past the plot's top."""
+@pytest.mark.parametrize("size", [(1400, 520), (1400, 1000), (900, 600)])
+def test_cliff_labels_stay_inside_the_plot_and_apart(qtbot, window, size):
+    """Near 100 % in a short plot a label goes below its point, near an edge to the other side, and the
+    two labels of a plot never cover each other."""
     window.session.replace(device="sm_90", threads=256, registers=32, static_smem=0)
-    window.resize(1400, height)
+    window.resize(*size)
     settle(qtbot, window)
     qtbot.wait(20)
     plot = window.plots.plots["threads"]
-    top = plot.plot.getViewBox().sceneBoundingRect().top()
+    view = plot.plot.getViewBox().sceneBoundingRect()
     shown = [text for text in (plot.cliff_above, plot.cliff_below) if text.isVisible()]
-    assert shown
+    assert len(shown) == 2
     for text in shown:
-        assert text.sceneBoundingRect().top() >= top - 0.5, text.textItem.toPlainText()
+        rect = text.sceneBoundingRect()
+        label = text.textItem.toPlainText()
+        assert rect.top() >= view.top() - 0.5, label
+        assert rect.left() >= view.left() - 0.5 and rect.right() <= view.right() + 0.5, label
+    assert not shown[0].sceneBoundingRect().intersects(shown[1].sceneBoundingRect())
 
 
 def test_shared_memory_plot_in_kib(window):
@@ -302,3 +307,17 @@ def test_follows_a_dark_palette(qtbot, window, qapp):
         qapp.setPalette(old)
         qtbot.wait(1)
     assert window.plots.backgroundBrush().color() == old.color(QPalette.ColorRole.Base)
+
+
+def test_summary_lines_cut_short_show_whole_in_their_tooltip(qtbot, window):
+    window.resize(1400, 900)
+    settle(qtbot, window)
+    counts, estimate = window.summary.counts, window.summary.estimate
+    assert not counts.cut_short and counts.toolTip() == ""
+    assert estimate.toolTip().startswith("First-pass estimate: min(")
+    window.resize(700, 600)
+    settle(qtbot, window)
+    qtbot.wait(20)
+    assert counts.cut_short
+    assert counts.toolTip() == counts.text().replace("<b>", "").replace("</b>", "")
+    assert "threads per SM" in counts.toolTip()

@@ -7,8 +7,10 @@ never re-lays out the window: the table and plots below stay put and only repain
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QPalette
+from PySide6.QtGui import QFont, QPalette, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 from ...engine import Limit
@@ -20,6 +22,7 @@ LIMIT_NAMES = {
     Limit.SHARED_MEMORY: "shared memory", Limit.BARRIERS: "block barriers",
     Limit.VIRTUAL_RESOURCES: "virtual resources",
 }  # fmt: skip
+_TAG = re.compile(r"<[^>]+>")
 BANNER_LINES = 4
 """Lines the banner has room for: its title and three reasons (more reasons share lines)."""
 
@@ -33,6 +36,36 @@ def _steady(label: QLabel) -> QLabel:
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
     label.setMinimumWidth(40)
     return label
+
+
+class SummaryLine(QLabel):
+    """One line of the summary: it never widens the window, and when a narrow window (or an open
+    dock) cuts it short its tooltip shows it whole, before the line's own explanation ``tip``."""
+
+    def __init__(self, parent: QWidget, tip: str = "") -> None:
+        super().__init__(parent)
+        self.tip = tip
+        _steady(self)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setToolTip(tip)
+
+    @property
+    def cut_short(self) -> bool:
+        return self.sizeHint().width() > self.width()
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt override)
+        super().setText(text)
+        self._update_tip()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._update_tip()
+
+    def _update_tip(self) -> None:
+        whole = _TAG.sub("", self.text()) if self.cut_short else ""
+        tip = "\n\n".join(part for part in (whole, self.tip) if part)
+        if tip != self.toolTip():
+            self.setToolTip(tip)
 
 
 class Banner(QFrame):
@@ -89,13 +122,11 @@ class SummaryPanel(QWidget):
         self.occupancy.setToolTip("Theoretical occupancy: resident warps ÷ the SM's maximum resident warps")
         self.occupancy.setFixedWidth(self.occupancy.fontMetrics().horizontalAdvance("100.0 %") + 8)
         self.caption = QLabel("theoretical\noccupancy", self)
-        self.counts = _steady(QLabel(self))
-        self.limited_by = _steady(QLabel(self))
-        self.estimate = _steady(QLabel(self))
-        self.estimate.setToolTip("First-pass estimate: min(B_max, ⌊T_SM/T⌋, ⌊W_SM/W_B⌋, ⌊R_SM/(T·R)⌋, ⌊S_SM/S⌋)\n"
-                                 "with no allocation rounding; the exact figure is the one on the left.")  # fmt: skip
-        for label in (self.counts, self.limited_by, self.estimate):
-            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.counts = SummaryLine(self)
+        self.limited_by = SummaryLine(self)
+        self.estimate = SummaryLine(self, "First-pass estimate: min(B_max, ⌊T_SM/T⌋, ⌊W_SM/W_B⌋, ⌊R_SM/(T·R)⌋, "
+                                          "⌊S_SM/S⌋)\nwith no allocation rounding; the exact figure is the one on "
+                                          "the left.")  # fmt: skip
         details = QWidget(self)
         column = QVBoxLayout(details)
         column.setContentsMargins(0, 0, 0, 0)

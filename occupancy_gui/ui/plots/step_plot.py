@@ -14,8 +14,8 @@ from .plot_style import PlotStyle
 
 PERCENT, WARPS = "percent", "warps"
 KIB = 1024.0
-LABEL_ROOM_PX = 20
-"""Height a cliff label needs above its point; with less (a short plot, a point near the top) it goes below."""
+LABEL_MARGIN_PX = 2
+"""Room kept between a cliff label above its point and the top of the plot."""
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -197,24 +197,44 @@ class StepCurvePlot:
             if text.textItem.toPlainText() != words:
                 text.setText(words)
             text.setPos(x, y)
-            self._anchor_label(text)
             marker.setPos(x, y)
             text.show()
             marker.show()
+        self._place_labels()
 
-    def _anchor_label(self, text: pg.TextItem) -> None:
-        """A cliff label sits above its point, or below it where a short plot has no room above."""
+    def _place_labels(self) -> None:
+        """Each cliff label beside its point: "→ N" to the right, "N ←" to the left, above the point.
+
+        Where the plot's edges or the other label are in the way (a short or narrow plot, a point near
+        the top), the first of these that fits is taken: below the point, the other side above, the
+        other side below, then one line lower still.
+        """
         vb = self.plot.getViewBox()
-        y0, y1 = vb.viewRange()[1]
-        room_px = (y1 - text.pos().y()) / (y1 - y0) * vb.height() if y1 > y0 else 0.0
-        anchor_y = 1.0 if room_px >= LABEL_ROOM_PX else 0.0
-        if text.anchor.y() != anchor_y:
-            text.setAnchor((text.anchor.x(), anchor_y))
+        (x0, x1), (y0, y1) = vb.viewRange()
+        width, height = vb.width(), vb.height()
+        if x1 <= x0 or y1 <= y0 or width <= 0 or height <= 0:
+            return
+        bounds = QRectF(0.0, LABEL_MARGIN_PX, width, height - LABEL_MARGIN_PX)
+        placed: list[QRectF] = []
+        for text, home_x in ((self.cliff_above, 0.0), (self.cliff_below, 1.0)):
+            if not text.isVisible():
+                continue
+            px = (text.pos().x() - x0) / (x1 - x0) * width  # the point, in pixels from the top left
+            py = (y1 - text.pos().y()) / (y1 - y0) * height
+            w, h = text.boundingRect().width(), text.boundingRect().height()
+            other_x = 1.0 - home_x
+            candidates = [(home_x, 1.0), (home_x, 0.0), (other_x, 1.0), (other_x, 0.0), (home_x, -1.0),
+                          (other_x, -1.0)]  # fmt: skip
+            rects = [QRectF(px - ax * w, py - ay * h, w, h) for ax, ay in candidates]
+            inside = [i for i, r in enumerate(rects) if bounds.contains(r)]
+            free = [i for i in inside if not any(rects[i].intersects(p) for p in placed)]
+            best = (free or inside or [0])[0]
+            placed.append(rects[best])
+            if (text.anchor.x(), text.anchor.y()) != candidates[best]:
+                text.setAnchor(candidates[best])
 
     def _on_view_resized(self) -> None:
-        for text in (self.cliff_above, self.cliff_below):
-            if text.isVisible():
-                self._anchor_label(text)
+        self._place_labels()
 
     def _set_visible(self, visible: bool) -> None:
         if visible == self._visible:
