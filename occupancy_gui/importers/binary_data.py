@@ -79,12 +79,6 @@ class Blob:
         self.what = what  # e.g. "fatbin entry 2 (decompressed)": prefixes messages
         self.image = image
 
-    def window(self, at: int, size: int, what: str | None = None) -> "Blob":
-        """The blob of ``data[at:at + size]`` (not copied), with the same file behind it."""
-        self.need(at, size, "window")
-        return Blob(memoryview(self.data)[at:at + size], self.path, self.base + at,
-                    self.what if what is None else what, self.image)
-
     def load(self, at: int, size: int) -> None:
         if self.image is not None:
             self.image.load(self.base + at, size)
