@@ -62,6 +62,7 @@ class StepCurvePlot:
         self._shown: tuple[FloatArray, FloatArray] | None = None
         self._x_range: tuple[float, float] | None = None
         self._visible = True
+        self._labels_placed_for: tuple = ()
         self._build_axes(label, style)
         self._build_items(style)
         self.set_mode(PERCENT, 64)
@@ -214,6 +215,11 @@ class StepCurvePlot:
         width, height = vb.width(), vb.height()
         if x1 <= x0 or y1 <= y0 or width <= 0 or height <= 0:
             return
+        key = (x0, x1, y0, y1, width, height, *((t.isVisible(), t.pos().x(), t.pos().y(), t.textItem.toPlainText())
+                                                for t in (self.cliff_above, self.cliff_below)))  # fmt: skip
+        if key == self._labels_placed_for:
+            return  # most edits move the current point, not the cliffs
+        self._labels_placed_for = key
         bounds = QRectF(0.0, LABEL_MARGIN_PX, width, height - LABEL_MARGIN_PX)
         placed: list[QRectF] = []
         for text, home_x in ((self.cliff_above, 0.0), (self.cliff_below, 1.0)):
