@@ -66,13 +66,14 @@ class ConstraintTableModel(ReadOnlyTableModel):
         binding = frozenset(result.binding) if result is not None and result.active_blocks > 0 else frozenset()
         old_texts = self._texts
         if len(rows) == len(self._rows) and [r.limit for r in rows] == [r.limit for r in self._rows]:
-            # Same shape: update in place, and only the rows whose content changed, so the view keeps
+            # Same shape: update in place, and only the span of rows whose content changed, so the view keeps
             # its selection and re-measures and repaints as little as possible.
             self._rows, self._binding = rows, binding
             self._texts = [self._row_texts(r) for r in range(len(rows))]
-            for r in range(len(rows)):
-                if self._texts[r] != old_texts[r] or (rows[r].limit in binding) != self._was_binding[r]:
-                    self.dataChanged.emit(self.index(r, 0), self.index(r, len(COLUMNS) - 1))
+            changed = [r for r in range(len(rows))
+                       if self._texts[r] != old_texts[r] or (rows[r].limit in binding) != self._was_binding[r]]
+            if changed:  # one signal: the view re-measures its columns once per result, not per row
+                self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], len(COLUMNS) - 1))
         else:
             self.beginResetModel()
             self._rows, self._binding = rows, binding
