@@ -23,7 +23,7 @@ def registered() -> list[Install]:
     from .detect_action import install_detect_action
     from .session_io import install_compare_and_sessions
     from .views.analysis_dock import install_analysis_docks
-    from .views.import_panel import install_import_panel
+    from .views.import_dock import install_import_panel
 
     return [install_compare_and_sessions, install_analysis_docks, install_import_panel, install_detect_action]
 

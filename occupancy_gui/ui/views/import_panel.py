@@ -9,14 +9,12 @@ A failed or cancelled import leaves the previous table and inputs as they were.
 
 from __future__ import annotations
 
-import importlib.util
 
 import os
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -30,7 +28,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..deferred import DeferredUpdate
 from ..file_drop import DROP_EVENTS, accept_drop, dropped_compiler_output
 from ..import_worker import TaskOutcome, TaskRunner
 from ..panels.kernel_panel import MAX_THREADS
@@ -411,38 +408,9 @@ class ImportPanel(QWidget):
         if self._runner is not None:
             self._runner.shutdown()
 
-    def _on_import_action_triggered(self) -> None:
+    def open_file_dialog(self) -> None:
+        """File → Import compiler output…: ask for a file, starting where the last one was."""
         start = os.path.dirname(self.path) if self.path else ""
         path, _ = QFileDialog.getOpenFileName(self.window_, "Import compiler output", start, FILE_FILTER)
         if path:
             self.load(path)
-
-
-def install_import_panel(window: MainWindow) -> None:
-    """Add the kernel table dock, File → Import compiler output…, and drops on the window."""
-    if importlib.util.find_spec("occupancy_gui.importers") is None:  # a build without importers: no panel
-        return
-    panel = ImportPanel(window)
-    dock = QDockWidget("Kernels", window)
-    dock.setObjectName("kernel_table_dock")
-    dock.setWidget(panel)
-    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-    area = Qt.DockWidgetArea.BottomDockWidgetArea
-    others = [d for d in window.findChildren(QDockWidget) if d is not dock and window.dockWidgetArea(d) == area]
-    if others:
-        window.tabifyDockWidget(others[0], dock)
-    dock.hide()  # shown by the first import (or by a restored layout)
-    action = QAction("&Import compiler output…", window)
-    action.setShortcut(QKeySequence("Ctrl+I"))
-    action.setToolTip("Read a ptxas -v / nvcc --resource-usage log, cuobjdump output, a cubin, fatbin or "
-                      "object file (Ctrl+I)")  # fmt: skip
-    action.triggered.connect(panel._on_import_action_triggered)
-    window.file_menu.insertAction(window.file_quit_separator, action)
-    window.view_menu.addAction(dock.toggleViewAction())
-    panel.follow = DeferredUpdate(panel.on_session_changed, panel)
-    window.bridge.resultChanged.connect(panel.follow.schedule)
-    window.setAcceptDrops(True)
-    window.installEventFilter(panel)
-    window.import_panel = panel  # type: ignore[attr-defined]
-    window.import_action = action  # type: ignore[attr-defined]
-    window.kernel_dock = dock  # type: ignore[attr-defined]
