@@ -82,6 +82,17 @@ say "occupancy (CLI)"
 CALC="$(run_user occupancy calc --device sm_100 --threads 256 --registers 64 --static-smem 24KiB)"
 echo "$CALC" | head -n 2
 grep -q "4 blocks.*occupancy 50.0%" <<<"$CALC" || fail "occupancy calc did not give 4 blocks / 50 %"
+
+say "occupancy import (every parser of the bundle: log, cuobjdump text, ncu CSV, cubin, fatbin, object)"
+for f in gen/a_ptxas_v.log gen/a_sm80.cubin.cuobjdump.txt ncu/details_launchstats_occupancy.csv \
+         gen/a_sm80.cubin gen/a_lz4.fatbin gen/b_host.o; do
+    cp "$ROOT/tests/data/importers/$f" "$HOME_DIR/"
+    name="$HOME_DIR/$(basename "$f")"
+    COUNT="$(run_user occupancy import "$name" --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')" \
+        || fail "occupancy import $f failed"
+    [[ "$COUNT" -gt 0 ]] || fail "occupancy import $f listed no kernels"
+    echo "$f: $COUNT records"
+done
 rm -rf "$HOME_DIR"
 
 say "uninstall"

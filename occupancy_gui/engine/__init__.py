@@ -62,11 +62,14 @@ __all__ += sorted(_LAZY)
 
 
 def __getattr__(name: str):
+    # Plain import statements, not importlib: a bundler (PyInstaller) finds modules by reading them.
     module = _LAZY.get(name)
-    if module is None:
+    if module == "advisor":
+        from . import advisor as loaded
+    elif module == "waves":
+        from . import waves as loaded
+    else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{module}"), name)
+    value = getattr(loaded, name)
     globals()[name] = value
     return value

@@ -14,7 +14,6 @@ line or byte offset.  This package uses only the standard library.
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable
 
@@ -37,19 +36,30 @@ def _host_binary(path, progress=None, cancel=None) -> list[KernelRecord]:
     return import_fatbin_detailed(path).records
 
 
-def _text_importer(module: str, function: str) -> Importer:
-    """An importer whose module loads on first use: listing a binary needs none of the text parsers."""
-    def run(path, progress=None, cancel=None) -> list[KernelRecord]:
-        return getattr(importlib.import_module(f"{__name__}.{module}"), function)(
-            path, progress=progress, cancel=cancel)
-    run.__name__ = run.__qualname__ = function
-    return run
+# The text parsers load on first use (listing a binary needs none of them).  Plain import statements,
+# not importlib: a bundler (PyInstaller) finds its modules by reading them.
+def _ptxas_log(path, progress=None, cancel=None) -> list[KernelRecord]:
+    from .ptxas_log import import_ptxas_log
+
+    return import_ptxas_log(path, progress=progress, cancel=cancel)
+
+
+def _cuobjdump_text(path, progress=None, cancel=None) -> list[KernelRecord]:
+    from .cuobjdump_text import import_cuobjdump_text
+
+    return import_cuobjdump_text(path, progress=progress, cancel=cancel)
+
+
+def _ncu_csv(path, progress=None, cancel=None) -> list[KernelRecord]:
+    from .ncu_csv import import_ncu_csv
+
+    return import_ncu_csv(path, progress=progress, cancel=cancel)
 
 
 IMPORTERS: dict[str, Importer] = {
-    "ptxas_log": _text_importer("ptxas_log", "import_ptxas_log"),
-    "cuobjdump_text": _text_importer("cuobjdump_text", "import_cuobjdump_text"),
-    "ncu_csv": _text_importer("ncu_csv", "import_ncu_csv"),
+    "ptxas_log": _ptxas_log,
+    "cuobjdump_text": _cuobjdump_text,
+    "ncu_csv": _ncu_csv,
     "cubin": import_cubin,
     "fatbin": _host_binary,
     "host_binary": _host_binary,

@@ -168,6 +168,20 @@ class _QtMessages:
         return f" (Qt: {self.messages[0]})" if self.messages else ""
 
 
+def check_on_demand_modules() -> int:
+    """Import what the window loads only on first use (a bundle that lacks one fails only then)."""
+    from .. import engine
+    from ..importers import cuobjdump_text, ncu_csv, ptxas_log
+    from .views import advisor_view, heatmap_view, import_dock, waves_view
+
+    modules = (cuobjdump_text, ncu_csv, ptxas_log, advisor_view, heatmap_view, import_dock, waves_view)
+    names = ("advise", "analyse_waves", "grid_blocks", "suggest_launch_bounds")
+    missing = [name for name in names if not callable(getattr(engine, name, None))]
+    if missing:
+        raise SelfTestFailure(f"engine rules missing: {', '.join(missing)}")
+    return len(modules) + len(names)
+
+
 def run() -> int:
     """Run every check; 0 on success, 1 (with one line on stderr) on the first failure."""
     start = time.perf_counter()
@@ -177,6 +191,7 @@ def run() -> int:
     try:
         count = check_profiles()
         example = check_worked_example()
+        modules = check_on_demand_modules()
         with qt:
             window = check_main_window()
     except SelfTestFailure as exc:
@@ -187,7 +202,8 @@ def run() -> int:
         print(f"occupancy-gui: self-test failed: {message}{qt.hint()}", file=sys.stderr)
         return 1
     where = "frozen bundle" if getattr(sys, "frozen", False) else "source"
-    print(f"occupancy-gui self-test passed ({where}): {count} profiles; {example}; {window}; "
+    print(f"occupancy-gui self-test passed ({where}): {count} profiles; {example}; {modules} on-demand modules; "
+          f"{window}; "
           f"{time.perf_counter() - start:.2f} s")  # fmt: skip
     return 0
 
