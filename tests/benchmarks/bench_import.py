@@ -51,7 +51,9 @@ def noise_block(i: int) -> str:
     )
 
 
-def generate(path: Path, size_mb: int, share: float) -> None:
+def generate(path: Path, size_mb: int, share: float, kernels: int | None = None) -> None:
+    """A log of ``size_mb`` MiB, ``share`` of it ptxas blocks; ``kernels``: how many distinct kernels
+    the blocks cycle through (``None``: every block is a new kernel)."""
     target = size_mb << 20
     written = 0
     i = 0
@@ -59,7 +61,7 @@ def generate(path: Path, size_mb: int, share: float) -> None:
     with open(path, "w", newline="\n") as fh:
         while written < target:
             if share >= 1.0 or ptxas_bytes < share * max(written, 1):
-                block = ptxas_block(i)
+                block = ptxas_block(i if kernels is None else i % kernels)
                 ptxas_bytes += len(block)
             else:
                 block = noise_block(i)

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.benchmarks.bench_import import noise_block, ptxas_block  # noqa: E402
+from tests.benchmarks.bench_import import generate  # noqa: E402
 
 _CHILD = r"""
 import resource, sys, time
@@ -34,21 +34,6 @@ kernels = sum(1 for r in records if r.registers >= 0)  # reads every record's fi
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
 print(len(records), kernels, peak, f"{elapsed:.2f}", len(seen))
 """
-
-
-def generate(path: Path, size_mb: int, kernels: int, share: float = 0.25) -> None:
-    target = size_mb << 20
-    written = ptxas_bytes = i = 0
-    with open(path, "w", newline="\n") as fh:
-        while written < target:
-            if ptxas_bytes < share * max(written, 1):
-                block = ptxas_block(i % kernels)
-                ptxas_bytes += len(block)
-            else:
-                block = noise_block(i)
-            fh.write(block)
-            written += len(block)
-            i += 1
 
 
 def baseline_rss() -> int:
@@ -68,7 +53,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes_mb:
             path = Path(tmp) / f"build_{size}.log"
-            generate(path, size, args.kernels)
+            generate(path, size, 0.25, kernels=args.kernels)
             out = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(ROOT)],
                                  capture_output=True, text=True, check=True).stdout.split()
             records, _, peak_kib, elapsed, calls = out
