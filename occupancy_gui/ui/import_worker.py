@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,12 +27,43 @@ PROGRESS_INTERVAL_S = 0.03
 """At most one progress signal per 30 ms: the GUI thread repaints a bar, not 10^4 of them."""
 
 
-_gc_lock = threading.Lock()
-_gc_pauses = 0
+class _WhileAnyTask:
+    """A process-wide setting held while at least one pool task needs it (tasks may overlap).
+
+    ``apply()`` runs when the first task enters and returns what ``restore(saved)`` needs when the
+    last one leaves.
+    """
+
+    def __init__(self, apply: Callable[[], Any], restore: Callable[[Any], None]) -> None:
+        self._apply, self._restore = apply, restore
+        self._lock = threading.Lock()
+        self._saved: Any = None
+        self.users = 0
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        with self._lock:
+            if self.users == 0:
+                self._saved = self._apply()
+            self.users += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.users -= 1
+                if self.users == 0:
+                    self._restore(self._saved)
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
+def _freeze_and_collect_again(_saved: None) -> None:
+    gc.freeze()
+    gc.enable()
+
+
+_GC_PAUSE = _WhileAnyTask(gc.disable, _freeze_and_collect_again)
+
+
+def gc_paused() -> AbstractContextManager[None]:
     """No cyclic garbage collection while a task builds 10^5-10^6 objects.
 
     A collection holds the GIL for its whole run: a full one over half a million fresh records
@@ -41,29 +72,22 @@ def gc_paused() -> Iterator[None]:
     long-lived data) so the next collection does not walk them on the GUI thread either; plain
     reference counting still frees them when the table is replaced.
     """
-    global _gc_pauses
-    with _gc_lock:
-        if _gc_pauses == 0:
-            gc.disable()
-        _gc_pauses += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0:
-                gc.freeze()
-                gc.enable()
+    return _GC_PAUSE.held()
 
 
 SHORT_SWITCH_INTERVAL_S = 0.0005
-_switch_lock = threading.Lock()
-_switch_users = 0
-_switch_saved = 0.005
 
 
-@contextmanager
-def quick_gil_handoff() -> Iterator[None]:
+def _shorten_switch_interval() -> float:
+    saved = sys.getswitchinterval()
+    sys.setswitchinterval(min(saved, SHORT_SWITCH_INTERVAL_S))
+    return saved
+
+
+QUICK_HANDOFF = _WhileAnyTask(_shorten_switch_interval, sys.setswitchinterval)
+
+
+def quick_gil_handoff() -> AbstractContextManager[None]:
     """While a pool thread runs Python, the GUI thread gets the GIL within 0.5 ms, not CPython's 5 ms.
 
     Every call Qt makes into Python (one table cell's data, one plot item's paint) must take the GIL
@@ -71,19 +95,7 @@ def quick_gil_handoff() -> Iterator[None]:
     stalled the window for 50-70 ms in ``bench_responsiveness.py``.  The interval only matters while
     a thread waits for the GIL, so an idle window costs the reader nothing.
     """
-    global _switch_users, _switch_saved
-    with _switch_lock:
-        if _switch_users == 0:
-            _switch_saved = sys.getswitchinterval()
-            sys.setswitchinterval(min(_switch_saved, SHORT_SWITCH_INTERVAL_S))
-        _switch_users += 1
-    try:
-        yield
-    finally:
-        with _switch_lock:
-            _switch_users -= 1
-            if _switch_users == 0:
-                sys.setswitchinterval(_switch_saved)
+    return QUICK_HANDOFF.held()
 
 
 class TaskCancelled(Exception):

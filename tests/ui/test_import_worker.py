@@ -52,7 +52,7 @@ def test_outcomes_of_failed_cancelled_and_broken_tasks(qtbot):
     assert (outcome.error, outcome.cancelled) == (None, True)
     outcome = _run(qtbot, broken)
     assert outcome.error == "unexpected error: KeyError: 'oops'"
-    assert import_worker._switch_users == 0  # every task gave the interval back
+    assert import_worker.QUICK_HANDOFF.users == 0  # every task gave the interval back
 
 
 def test_only_the_import_that_opens_the_dock_waits_for_the_repaint(qtbot, tmp_path, window, monkeypatch):
