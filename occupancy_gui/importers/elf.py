@@ -170,13 +170,6 @@ class Elf:
                     in struct.iter_unpack(fmt, table)]
         return rows, strtab
 
-    def symbols(self) -> list[str]:
-        """The name of every symbol of ``.symtab``, in order."""
-        rows, strtab = self.symbol_table()
-        if strtab is None:
-            return []
-        return [strtab.get(name, f"symbol {i} name") if name else "" for i, (name, *_rest) in enumerate(rows)]
-
 
 def _header_fields(row: tuple) -> tuple:
     """(type, flags, offset, size, link, info, entsize) of an unpacked section header."""
