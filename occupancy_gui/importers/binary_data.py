@@ -31,14 +31,19 @@ class FileImage:
         self.view = memoryview(self.buffer)
         self._starts: list[int] = []  # loaded ranges, disjoint and sorted
         self._ends: list[int] = []
+        self._hit = (0, 0)  # the loaded range that answered last: most calls fall inside it again
 
     def load(self, at: int, size: int) -> None:
         """Read ``[at, at + size)`` (clipped to the file) unless it is loaded already."""
+        hit_lo, hit_hi = self._hit
+        if hit_lo <= at and at + size <= hit_hi:
+            return
         lo, hi = max(0, at), min(self.size, at + size)
         if lo >= hi:
             return
         i = bisect_right(self._starts, lo) - 1
         if i >= 0 and self._ends[i] >= hi:
+            self._hit = (self._starts[i], self._ends[i])
             return
         self.stream.seek(lo)
         got = self.stream.readinto(self.view[lo:hi])

@@ -2,6 +2,10 @@
 
 Nothing here is CUDA-specific; ``elf_cubin`` reads the CUDA figures out of what this gives, and
 ``fatbin`` walks the sections of host binaries to find the fatbinaries inside them.
+
+A vendor library holds hundreds of cubins of hundreds of sections each, so the section table is
+kept as the raw unpacked rows plus a name list; :class:`Section` objects are made only for the
+sections a caller asks for.
 """
 
 from __future__ import annotations
@@ -17,20 +21,23 @@ SHT_NOBITS = 8
 READ_GAP = 16 << 10
 """The largest gap between two wanted sections that one read spans rather than two."""
 
+# Fields of an unpacked section header row (32- and 64-bit layouts unpack to the same order).
+NAME, TYPE, FLAGS, OFFSET, SIZE, LINK, INFO, ENTSIZE = 0, 1, 2, 4, 5, 6, 7, 9
+
 
 class Section:
     __slots__ = ("index", "name", "type", "flags", "offset", "size", "link", "info", "entsize")
 
-    def __init__(self, index, name, type_, flags, offset, size, link, info, entsize):
+    def __init__(self, index: int, name: str, row: tuple):
         self.index = index
         self.name = name
-        self.type = type_
-        self.flags = flags
-        self.offset = offset
-        self.size = size
-        self.link = link
-        self.info = info
-        self.entsize = entsize
+        self.type = row[TYPE]
+        self.flags = row[FLAGS]
+        self.offset = row[OFFSET]
+        self.size = row[SIZE]
+        self.link = row[LINK]
+        self.info = row[INFO]
+        self.entsize = row[ENTSIZE]
 
 
 class StringTable:
@@ -55,13 +62,30 @@ class StringTable:
                 return text[at:end]
         return self.blob.cstring(at, what if isinstance(what, str) else what())
 
+    def get_all(self, offsets: list[int], what: Callable[[int], str]) -> list[str]:
+        """The names at ``offsets``; ``what(i)`` names entry ``i`` in an error message.
+
+        An ASCII table that ends in a NUL, with every offset inside it, is one slice per name
+        (no call per name); anything else goes through :meth:`get` one by one.
+        """
+        text = self.text
+        if text and text[-1] == "\0" and offsets and 0 <= min(offsets) and max(offsets) < len(text):
+            find = text.find
+            names = [text[at:find("\0", at)] for at in offsets]
+            if max(map(len, names)) < MAX_NAME:
+                return names
+        return [self.get(at, lambda i=i: what(i)) for i, at in enumerate(offsets)]
+
 
 class Elf:
-    """Section headers, names and symbols of an ELF file, every offset checked."""
+    """Section headers, names and symbols of an ELF file, every offset checked.
+
+    ``rows[i]`` is section ``i``'s header as unpacked (index it with ``NAME``, ``TYPE``, ...),
+    ``names[i]`` its name, ``index`` maps a name to the last section of that name.
+    """
 
     def __init__(self, blob: Blob, read_ahead_except: tuple[str, ...] | None = None):
-        self.blob = blob
-        b = blob
+        self.blob = b = blob
         b.load(0, 64)
         if len(b.data) < 16 or bytes(b.data[:4]) != ELF_MAGIC:
             raise b.fail("not an ELF image (bad magic)", 0)
@@ -69,10 +93,9 @@ class Elf:
         if ei_class not in (1, 2) or ei_data not in (1, 2):
             raise b.fail(f"unsupported ELF class {ei_class} / data encoding {ei_data}", 4)
         self.is64 = ei_class == 2
-        self.end = "<" if ei_data == 1 else ">"
+        self.end = e = "<" if ei_data == 1 else ">"
         self.osabi = b.data[7]
         self.abiversion = b.data[8]
-        e = self.end
         if self.is64:
             (self.type, self.machine, _ver, _entry, _phoff, shoff, self.flags, _ehsize, _phentsize,
              _phnum, shentsize, shnum, shstrndx) = b.unpack(e + "HHIQQQIHHHHHH", 16, "ELF header")
@@ -86,10 +109,9 @@ class Elf:
         if shentsize < sh_min:
             raise b.fail(f"ELF section header entry size {shentsize} is smaller than {sh_min}", 0x3A)
         if shnum == 0:  # extended numbering: the count is in section 0's sh_size
-            first = b.unpack(sh_fmt, shoff, "section header 0")
-            shnum = first[5]
+            shnum = b.unpack(sh_fmt, shoff, "section header 0")[SIZE]
         if shstrndx == 0xFFFF:
-            shstrndx = b.unpack(sh_fmt, shoff, "section header 0")[7]
+            shstrndx = b.unpack(sh_fmt, shoff, "section header 0")[LINK]
         if shoff + shnum * shentsize > len(b.data) or shoff + shnum * shentsize < shoff:
             raise b.fail(f"section header table ({shnum} entries of {shentsize} bytes) runs past "
                          f"the end of the data ({len(b.data)} bytes)", shoff)
@@ -97,34 +119,44 @@ class Elf:
         # The whole table in one read: a cubin of a vendor library has hundreds of sections.
         table = b.bytes(shoff, shnum * shentsize, "section header table")
         if shentsize == sh_min:
-            raw = list(struct.iter_unpack(sh_fmt, table))
+            rows = list(struct.iter_unpack(sh_fmt, table))
         else:
             unpack = struct.Struct(sh_fmt).unpack_from
-            raw = [unpack(table, i * shentsize) for i in range(shnum)]
+            rows = [unpack(table, i * shentsize) for i in range(shnum)]
         if not 0 <= shstrndx < shnum:
             raise b.fail(f"section name table index {shstrndx} is out of range (0..{shnum - 1})", 0x3E)
-        str_sec = raw[shstrndx]
-        self._check_range(str_sec[4], str_sec[5], "section name table", shoff + shstrndx * shentsize)
-        names = StringTable(b.bytes(str_sec[4], str_sec[5], "section name table"), b.path,
-                            b.base + str_sec[4], b.what)
-        get, limit, check = names.get, len(b.data), self._check_range
-        self.sections: list[Section] = [Section(0, "", *_header_fields(raw[0]))] if raw else []
-        append = self.sections.append
-        for i in range(1, len(raw)):
-            row = raw[i]
-            sname = get(row[0], lambda: f"section {i} name")
-            type_, offset, size = row[1], row[4], row[5]
-            if type_ != SHT_NOBITS and size and offset + size > limit:
-                check(offset, size, f"section {sname or i}", shoff + i * shentsize)
-            append(Section(i, sname, *_header_fields(row)))
-        self.by_name = {s.name: s for s in self.sections}
+        str_row = rows[shstrndx]
+        self._check_range(str_row[OFFSET], str_row[SIZE], "section name table", self._header_at(shstrndx))
+        names = StringTable(b.bytes(str_row[OFFSET], str_row[SIZE], "section name table"), b.path,
+                            b.base + str_row[OFFSET], b.what)
+        self.section_names = names
+        self.rows: list[tuple] = rows
+        self.names: list[str] = [""] + names.get_all([row[NAME] for row in rows[1:]],
+                                                     lambda i: f"section {i + 1} name") if rows else []
+        self._check_bounds()
+        self.index: dict[str, int] = dict(zip(self.names, range(len(rows))))
+        self._sections: list[Section] | None = None
         if b.image is not None and read_ahead_except is not None:
             self._read_ahead(read_ahead_except)
 
+    def _header_at(self, i: int) -> int:
+        return self._shoff + i * self._shentsize
+
+    def _check_bounds(self) -> None:
+        """Every section with contents lies inside the data (one pass; the first bad one named)."""
+        limit = len(self.blob.data)
+        if max((row[OFFSET] + row[SIZE] for row in self.rows[1:] if row[TYPE] != SHT_NOBITS and row[SIZE]),
+               default=0) <= limit:
+            return
+        for i in range(1, len(self.rows)):
+            row = self.rows[i]
+            if row[TYPE] != SHT_NOBITS and row[SIZE]:
+                self._check_range(row[OFFSET], row[SIZE], f"section {self.names[i] or i}", self._header_at(i))
+
     def _read_ahead(self, skipped: tuple[str, ...]) -> None:
         """Read, in a few large reads, every section whose name does not start with ``skipped``."""
-        wanted = sorted((s.offset, s.offset + s.size) for s in self.sections[1:]
-                        if s.type != SHT_NOBITS and s.size and not s.name.startswith(skipped))
+        wanted = sorted((row[OFFSET], row[OFFSET] + row[SIZE]) for row, name in zip(self.rows[1:], self.names[1:])
+                        if row[TYPE] != SHT_NOBITS and row[SIZE] and not name.startswith(skipped))
         lo = hi = -1
         for start, end in wanted:
             if start > hi + READ_GAP:
@@ -140,37 +172,51 @@ class Elf:
             raise self.blob.fail(f"{what} ({size} bytes at offset {offset}) runs past the end of "
                                  f"the data ({len(self.blob.data)} bytes)", header_at)
 
+    @property
+    def sections(self) -> list[Section]:
+        """Every section as a :class:`Section` (made on first use)."""
+        if self._sections is None:
+            self._sections = [Section(i, name, row) for i, (name, row) in enumerate(zip(self.names, self.rows))]
+        return self._sections
+
+    def section(self, i: int) -> Section:
+        return Section(i, self.names[i], self.rows[i])
+
+    def find(self, name: str) -> Section | None:
+        """The (last) section called ``name``."""
+        i = self.index.get(name)
+        return None if i is None else Section(i, name, self.rows[i])
+
     def data(self, sec: Section) -> bytes:
         if sec.type == SHT_NOBITS:
             return b""
         return self.blob.bytes(sec.offset, sec.size, f"section {sec.name}")
 
-    def symbol_table(self) -> tuple[list[tuple[int, int, int, int]], StringTable | None]:
-        """(name offset, info, other, shndx) of every ``.symtab`` entry, and its string table.
+    def section_bytes(self, i: int) -> bytes:
+        """The contents of section ``i`` (empty for ``SHT_NOBITS``)."""
+        row = self.rows[i]
+        if row[TYPE] == SHT_NOBITS:
+            return b""
+        return self.blob.bytes(row[OFFSET], row[SIZE], f"section {self.names[i]}")
 
-        Names are left to the caller: most symbols of a cubin are never looked at.
+    def symbol_table(self) -> tuple[list[tuple[int, int, int, int, int, int]], StringTable | None]:
+        """(name offset, info, other, shndx, value, size) of every ``.symtab`` entry, and its
+        string table.  Names are left to the caller: most symbols of a cubin are never looked at.
         """
-        sec = next((s for s in self.sections if s.type == SHT_SYMTAB), None)
-        if sec is None:
+        at = next((i for i, row in enumerate(self.rows) if row[TYPE] == SHT_SYMTAB), None)
+        if at is None:
             return [], None
-        if not 0 <= sec.link < len(self.sections):
-            raise self.blob.fail(f"symbol table links to missing section {sec.link}", sec.offset)
-        strsec = self.sections[sec.link]
-        strtab = StringTable(self.data(strsec), self.blob.path, self.blob.base + strsec.offset,
-                             self.blob.what)
+        row = self.rows[at]
+        link = row[LINK]
+        if not 0 <= link < len(self.rows):
+            raise self.blob.fail(f"symbol table links to missing section {link}", row[OFFSET])
+        strtab = StringTable(self.section_bytes(link), self.blob.path,
+                             self.blob.base + self.rows[link][OFFSET], self.blob.what)
         e = self.end
         fmt, size = (e + "IBBHQQ", 24) if self.is64 else (e + "IIIBBH", 16)
-        count = sec.size // size
-        table = self.blob.bytes(sec.offset, count * size, "symbol table")  # bounds checked once
-        if self.is64:
-            rows = [(name, info, other, shndx) for name, info, other, shndx, _v, _s
-                    in struct.iter_unpack(fmt, table)]
-        else:
-            rows = [(name, info, other, shndx) for name, _v, _s, info, other, shndx
-                    in struct.iter_unpack(fmt, table)]
-        return rows, strtab
-
-
-def _header_fields(row: tuple) -> tuple:
-    """(type, flags, offset, size, link, info, entsize) of an unpacked section header."""
-    return row[1], row[2], row[4], row[5], row[6], row[7], row[9]
+        count = row[SIZE] // size
+        table = self.blob.bytes(row[OFFSET], count * size, "symbol table")  # bounds checked once
+        if self.is64:  # already in that order
+            return list(struct.iter_unpack(fmt, table)), strtab
+        return [(name, info, other, shndx, value, size) for name, value, size, info, other, shndx
+                in struct.iter_unpack(fmt, table)], strtab

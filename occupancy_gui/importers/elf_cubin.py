@@ -24,10 +24,12 @@ from __future__ import annotations
 import os
 import re
 import struct
+from collections.abc import Callable
 
 from .binary_data import Blob, FileImage
-from .elf import ELF_MAGIC, SHT_NOBITS, Elf, Section, StringTable
-from .records import _LAUNCH_KEYS, RESERVED_SMEM_BASE, KernelRecord, fast_record, read_input
+from .elf import ELF_MAGIC, FLAGS, INFO, OFFSET, SHT_NOBITS, SIZE, Elf, StringTable
+from .records import (_LAUNCH_KEYS, RESERVED_SMEM_BASE, KernelRecord, fast_record, keyed_lazy_record,
+                      read_input)
 
 EM_CUDA = 190
 
@@ -59,34 +61,63 @@ _NOT_PARSED = (".text", ".nv.constant", ".nv.global", ".rel", ".debug", ".nv_deb
                ".nv.capmerc")  # the last two: sm_100+ "Mercury" copies of code and data
 
 
-def parse_nv_info(elf: Elf, sec: Section) -> list[tuple[int, int, bytes | int]]:
-    """Entries of an ``.nv.info`` section: (attribute, format, value or payload)."""
-    data = elf.data(sec)
+def nv_info_entries(data: bytes, little: bool, wanted: frozenset[int] | None, blob: Blob, name: str,
+                    offset: int, skip_runs: bool = False) -> list[tuple[int, int, bytes | int]]:
+    """Entries of an ``.nv.info`` section: (attribute, format, value or payload).
+
+    Every entry is walked and checked; only those whose attribute is in ``wanted`` (all, for
+    ``None``) are returned.  ``skip_runs``: step over runs of unwanted entries with one regex
+    match (see :func:`_skipper`), for sections where few are wanted: a kernel's holds ~20 entries,
+    mostly parameter descriptions.  ``offset`` is the section's place in ``blob``, for messages.
+    """
     out: list[tuple[int, int, bytes | int]] = []
     append = out.append
     pos = 0
     n = len(data)
-    little = elf.end == "<"
+    skip = _skipper(wanted) if skip_runs and little and wanted is not None else None
     while pos < n:
+        if skip is not None:
+            pos = skip(data, pos).end()  # type: ignore[union-attr]  # (it matches the empty string)
+            if pos >= n:
+                break
         if pos + 4 > n:
-            raise elf.blob.fail(f"truncated attribute in {sec.name}", sec.offset + pos)
+            raise blob.fail(f"truncated attribute in {name}", offset + pos)
         fmt, attr = data[pos], data[pos + 1]
         value = data[pos + 2] | data[pos + 3] << 8 if little else data[pos + 2] << 8 | data[pos + 3]
         if fmt == EIFMT_SVAL:
             if pos + 4 + value > n:
-                raise elf.blob.fail(f"attribute 0x{attr:02x} in {sec.name} claims {value} bytes, "
-                                    f"only {n - pos - 4} remain", sec.offset + pos)
-            append((attr, fmt, data[pos + 4:pos + 4 + value]))
+                raise blob.fail(f"attribute 0x{attr:02x} in {name} claims {value} bytes, "
+                                f"only {n - pos - 4} remain", offset + pos)
+            if wanted is None or attr in wanted:
+                append((attr, fmt, data[pos + 4:pos + 4 + value]))
             pos += 4 + value
-        elif fmt == EIFMT_BVAL:
-            append((attr, fmt, value & 0xFF))
-            pos += 4
-        elif fmt == EIFMT_NVAL or fmt == EIFMT_HVAL:
-            append((attr, fmt, value))
+        elif fmt == EIFMT_NVAL or fmt == EIFMT_HVAL or fmt == EIFMT_BVAL:
+            if wanted is None or attr in wanted:
+                append((attr, fmt, value & 0xFF if fmt == EIFMT_BVAL else value))
             pos += 4
         else:
-            raise elf.blob.fail(f"unknown attribute format 0x{fmt:02x} in {sec.name}", sec.offset + pos)
+            raise blob.fail(f"unknown attribute format 0x{fmt:02x} in {name}", offset + pos)
     return out
+
+
+_SKIPPERS: dict[frozenset[int], Callable[[bytes, int], re.Match[bytes] | None]] = {}
+
+
+def _skipper(wanted: frozenset[int]) -> Callable[[bytes, int], re.Match[bytes] | None]:
+    """A regex ``match`` that steps over a run of well-formed little-endian entries that are not
+    ``wanted``: fixed-size values, and payloads of the common sizes 0-16 bytes.
+
+    It stops before anything else (a wanted entry, another size, a truncated or unknown entry),
+    which the walker then reads and checks one by one; the run in between costs one C call.
+    """
+    skip = _SKIPPERS.get(wanted)
+    if skip is None:
+        other = b"[^" + b"".join(re.escape(bytes([attr])) for attr in sorted(wanted)) + b"]"
+        skip = re.compile(b"(?:[\x01-\x03]" + other + b"..|\x04" + other
+                          + b"(?:\x00\x00|\x04\x00.{4}|\x08\x00.{8}|\x0c\x00.{12}|\x10\x00.{16}))*",
+                          re.DOTALL).match
+        _SKIPPERS[wanted] = skip
+    return skip
 
 
 _U32 = {(end, count): struct.Struct(f"{end}{count}I").unpack_from for end in "<>" for count in (2, 3)}
@@ -99,7 +130,7 @@ def _u32s(payload: bytes | int, count: int, end: str) -> tuple[int, ...] | None:
 
 
 def cubin_arch(elf: Elf) -> str:
-    note = elf.by_name.get(".note.nv.tkinfo")
+    note = elf.find(".note.nv.tkinfo")
     if note is not None and note.type != SHT_NOBITS:
         m = _ARCH_IN_NOTE.search(elf.data(note))
         if m:
@@ -120,116 +151,190 @@ def is_cuda_elf(head: bytes) -> bool:
 
 
 def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "",
-               source_prefix: str | None = None, image: FileImage | None = None) -> list[KernelRecord]:
-    """Records for every function of one CUDA ELF image (``image``: the file behind ``data``)."""
+               source_prefix: str | None = None, image: FileImage | None = None,
+               lazy: bool = False) -> list[KernelRecord]:
+    """Records for every function of one CUDA ELF image (``image``: the file behind ``data``).
+
+    ``lazy``: each record's figures are read from the image when first used (its name and arch
+    are known at once).  A vendor library repeats many functions in several cubins of one arch and
+    only the last of each is kept; its reader builds the kept ones, so errors still surface in the
+    import (see ``fatbin.import_fatbin_detailed``).
+    """
     blob = Blob(data, path, base, what, image)
     elf = Elf(blob, read_ahead_except=_NOT_PARSED)
     if elf.machine != EM_CUDA:
         raise blob.fail(f"ELF machine {elf.machine} is not CUDA ({EM_CUDA})", 18)
-    arch = cubin_arch(elf)
-    prefix = source_prefix if source_prefix is not None else os.path.basename(path)
-    symbols, strtab = elf.symbol_table()
-    per_function = _module_info(elf)
-    regs, frame = per_function[EIATTR_REGCOUNT], per_function[EIATTR_FRAME_SIZE]
-    min_stack, max_stack = per_function[EIATTR_MIN_STACK_SIZE], per_function[EIATTR_MAX_STACK_SIZE]
-    uses_reserved_base = _uses_reserved_base(elf, symbols, strtab)
-    module_banks = _module_banks(elf)
-    sections, by_name = elf.sections, elf.by_name
-
+    module = _Module(elf, source_prefix if source_prefix is not None else os.path.basename(path))
+    regs, frame = module.regs, module.frame
+    arch = module.arch
+    symbols, strtab = module.symbols, module.strtab
+    functions = [(index, name_at, bool(other & STO_CUDA_ENTRY), shndx)
+                 for index, (name_at, st_info, other, shndx, _value, _size) in enumerate(symbols)
+                 if st_info & 0xF == 2 and name_at  # STT_FUNC
+                 and (other & STO_CUDA_ENTRY or index in regs or index in frame)]
+    names = strtab.get_all([f[1] for f in functions],  # type: ignore[union-attr]
+                           lambda i: f"symbol {functions[i][0]} name") if functions else []
     records: list[KernelRecord] = []
-    for index, (name_at, st_info, other, shndx) in enumerate(symbols):
-        if st_info & 0xF != 2 or not name_at:  # STT_FUNC
-            continue
-        entry = bool(other & STO_CUDA_ENTRY)
-        if not entry and index not in regs and index not in frame:
-            continue
-        name = strtab.get(name_at, lambda: f"symbol {index} name")
+    append = records.append
+    for (index, _at, entry, shndx), name in zip(functions, names):
         if not name:
             continue
         display = name
         if not entry and name.startswith("$") and name.count("$") >= 2:
             display = name.rsplit("$", 1)[1]  # "$kernel$device_function"
-        text = sections[shndx] if 0 < shndx < len(sections) else None
-        registers = regs.get(index)
-        if registers is None and text is not None and entry:
-            registers = (text.info >> 24) & 0xFF
-        stack = max_stack.get(index, min_stack.get(index, 0))
-        kinfo = by_name.get(f".nv.info.{name}") if entry else None
-        launch = _kernel_info(elf, kinfo, text)
-        if registers is None:
-            registers = launch.pop("registers", None)
+        if lazy:
+            append(keyed_lazy_record(display, arch, _function_fields, module, index, name, display,
+                                     entry, shndx))
         else:
-            launch.pop("registers", None)
-        smem_sec = by_name.get(f".nv.shared.{name}") if entry else None
-        section_smem = smem_sec.size if smem_sec is not None else 0
-        reserved = RESERVED_SMEM_BASE if uses_reserved_base and section_smem >= RESERVED_SMEM_BASE else 0
-        c0 = by_name.get(f".nv.constant0.{name}") if entry else None
-        banks = dict(module_banks)
-        if c0 is not None:
-            banks[0] = c0.size
-        where = f".nv.info.{name}" if kinfo is not None else ".nv.info"
-        records.append(fast_record({
-            "name": display, "arch": arch, "registers": registers or 0, "is_kernel": entry,
-            "static_smem": section_smem - reserved, "reserved_smem": reserved,
-            "local_bytes": max(stack, frame.get(index, 0)), "spill_stores": None, "spill_loads": None,
-            "barriers": launch["barriers"] if entry else None,
-            "const_bytes": c0.size if c0 is not None else None, "const_banks": banks,
-            "max_threads": launch["max_threads"], "min_blocks": None, "req_threads": launch["req_threads"],
-            "cluster_dims": launch["cluster_dims"], "max_registers": launch["max_registers"],
-            "source": f"{prefix}:ELF section {where}", **_NO_LAUNCH_FIGURES,
-        }))
+            append(fast_record(_function_fields(module, index, name, display, entry, shndx)))
     return records
 
 
 _NO_LAUNCH_FIGURES = {key: None for key in _LAUNCH_KEYS}
 _MODULE_ATTRS = (EIATTR_REGCOUNT, EIATTR_FRAME_SIZE, EIATTR_MIN_STACK_SIZE, EIATTR_MAX_STACK_SIZE)
+_KERNEL_ATTRS = frozenset((EIATTR_NUM_BARRIERS, EIATTR_MAX_THREADS, EIATTR_REQNTID, EIATTR_CTA_PER_CLUSTER,
+                           EIATTR_MAXREG_COUNT, EIATTR_REGCOUNT))
+
+
+class _Module:
+    """What the functions of one cubin share: its arch, symbols, module-wide ``.nv.info`` figures,
+    constant banks and shared-memory layout (the last two worked out on first use)."""
+
+    def __init__(self, elf: Elf, prefix: str):
+        self.elf = elf
+        self.prefix = prefix
+        self.arch = cubin_arch(elf)
+        self.symbols, self.strtab = elf.symbol_table()
+        per_function = _module_info(elf)
+        self.regs, self.frame = per_function[EIATTR_REGCOUNT], per_function[EIATTR_FRAME_SIZE]
+        self.min_stack, self.max_stack = per_function[EIATTR_MIN_STACK_SIZE], per_function[EIATTR_MAX_STACK_SIZE]
+        self._banks: dict[int, int] | None = None
+        self._reserved: bool | None = None
+
+    @property
+    def banks(self) -> dict[int, int]:
+        if self._banks is None:
+            self._banks = _module_banks(self.elf)
+        return self._banks
+
+    @property
+    def uses_reserved_base(self) -> bool:
+        if self._reserved is None:
+            self._reserved = _uses_reserved_base(self.elf, self.symbols, self.strtab)
+        return self._reserved
+
+
+def _function_fields(module: _Module, index: int, name: str, display: str, entry: bool,
+                     shndx: int) -> dict[str, object]:
+    """Every field of one function's record (``name``: its symbol, ``display``: the record's name)."""
+    elf = module.elf
+    rows, find = elf.rows, elf.index.get
+    text = rows[shndx] if 0 < shndx < len(rows) else None
+    registers = module.regs.get(index)
+    if registers is None and text is not None and entry:
+        registers = (text[INFO] >> 24) & 0xFF
+    stack = module.max_stack.get(index)
+    if stack is None:
+        stack = module.min_stack.get(index, 0)
+    banks = dict(module.banks)
+    barriers = max_threads = req_threads = cluster_dims = max_registers = c0_size = None
+    section_smem = reserved = 0
+    where = ".nv.info"
+    if entry:
+        kinfo = find(".nv.info." + name)
+        barriers, max_threads, req_threads, cluster_dims, max_registers, info_registers = \
+            _kernel_info(elf, kinfo, text)
+        if registers is None:
+            registers = info_registers
+        if kinfo is not None:
+            where += "." + name
+        at = find(".nv.shared." + name)
+        if at is not None:
+            section_smem = rows[at][SIZE]
+            if section_smem >= RESERVED_SMEM_BASE and module.uses_reserved_base:
+                reserved = RESERVED_SMEM_BASE
+        at = find(".nv.constant0." + name)
+        if at is not None:
+            c0_size = rows[at][SIZE]
+            banks[0] = c0_size
+    fields = {
+        "name": display, "arch": module.arch, "registers": registers or 0, "is_kernel": entry,
+        "static_smem": section_smem - reserved, "reserved_smem": reserved,
+        "local_bytes": max(stack, module.frame.get(index, 0)), "spill_stores": None, "spill_loads": None,
+        "barriers": barriers, "const_bytes": c0_size, "const_banks": banks,
+        "max_threads": max_threads, "min_blocks": None, "req_threads": req_threads,
+        "cluster_dims": cluster_dims, "max_registers": max_registers,
+        "source": module.prefix + ":ELF section " + where,
+    }
+    fields.update(_NO_LAUNCH_FIGURES)
+    return fields
 
 
 def _module_info(elf: Elf) -> dict[int, dict[int, int]]:
     """Module-wide ``.nv.info``: attribute -> {symbol index: value} for registers and stack."""
     out: dict[int, dict[int, int]] = {attr: {} for attr in _MODULE_ATTRS}
-    info = elf.by_name.get(".nv.info")
+    info = elf.find(".nv.info")
     if info is None:
         return out
     e = elf.end
-    for attr, _fmt, payload in parse_nv_info(elf, info):
-        target = out.get(attr)
-        if target is not None:
-            pair = _u32s(payload, 2, e)
-            if pair is not None:
-                target[pair[0]] = pair[1]
+    data = elf.data(info)
+    if len(data) % 12 == 0:
+        # The usual layout: nothing but (symbol, value) pairs, 12 bytes an entry; one unpack.
+        rows = list(struct.iter_unpack(e + "BBHII", data))
+        if all(fmt == EIFMT_SVAL and size == 8 for fmt, _attr, size, _sym, _value in rows):
+            for _fmt, attr, _size, symbol, value in rows:
+                target = out.get(attr)
+                if target is not None:
+                    target[symbol] = value
+            return out
+    for attr, _fmt, payload in nv_info_entries(data, e == "<", _MODULE_WANTED, elf.blob, info.name, info.offset):
+        pair = _u32s(payload, 2, e)
+        if pair is not None:
+            out[attr][pair[0]] = pair[1]
     return out
 
 
-def _kernel_info(elf: Elf, kinfo: Section | None, text: Section | None) -> dict[str, object]:
-    """Barriers and launch bounds of one kernel: its ``.nv.info.<name>``, else its ``.text`` flags."""
-    from_flags = (text.flags >> 20) & 0x7F if text is not None else 0
-    out: dict[str, object] = {"barriers": from_flags or 0, "max_threads": None, "req_threads": None,
-                              "cluster_dims": None, "max_registers": None}
+_MODULE_WANTED = frozenset(_MODULE_ATTRS)
+
+
+def _kernel_info(elf: Elf, kinfo: int | None, text: tuple | None) -> tuple:
+    """(barriers, max threads, required block, cluster dims, register cap, registers) of one
+    kernel: its ``.nv.info.<name>`` (section number ``kinfo``), else the flags of its ``.text``
+    section (header row ``text``)."""
+    barriers = (text[FLAGS] >> 20) & 0x7F if text is not None else 0
+    max_threads = req_threads = cluster_dims = max_registers = registers = None
     if kinfo is None:
-        return out
+        return barriers, max_threads, req_threads, cluster_dims, max_registers, registers
     e = elf.end
-    for attr, _fmt, payload in parse_nv_info(elf, kinfo):
-        if attr == EIATTR_NUM_BARRIERS and isinstance(payload, int):
-            out["barriers"] = payload
+    row = elf.rows[kinfo]
+    entries = nv_info_entries(elf.section_bytes(kinfo), e == "<", _KERNEL_ATTRS, elf.blob, elf.names[kinfo],
+                              row[OFFSET], skip_runs=True)
+    for attr, _fmt, payload in entries:
+        if attr == EIATTR_NUM_BARRIERS:
+            if isinstance(payload, int):
+                barriers = payload
         elif attr == EIATTR_MAX_THREADS:
             dims = _u32s(payload, 3, e)
             if dims:
-                out["max_threads"] = dims[0] * max(dims[1], 1) * max(dims[2], 1)
-        elif attr in (EIATTR_REQNTID, EIATTR_CTA_PER_CLUSTER):
+                max_threads = dims[0] * max(dims[1], 1) * max(dims[2], 1)
+        elif attr == EIATTR_REQNTID:
             dims = _u32s(payload, 3, e)
             if dims:
-                out["req_threads" if attr == EIATTR_REQNTID else "cluster_dims"] = (dims[0], dims[1], dims[2])
-        elif attr == EIATTR_MAXREG_COUNT and isinstance(payload, int):
-            out["max_registers"] = payload
-        elif attr == EIATTR_REGCOUNT and "registers" not in out:
+                req_threads = (dims[0], dims[1], dims[2])
+        elif attr == EIATTR_CTA_PER_CLUSTER:
+            dims = _u32s(payload, 3, e)
+            if dims:
+                cluster_dims = (dims[0], dims[1], dims[2])
+        elif attr == EIATTR_MAXREG_COUNT:
+            if isinstance(payload, int):
+                max_registers = payload
+        elif attr == EIATTR_REGCOUNT and registers is None:
             pair = _u32s(payload, 2, e)
             if pair:
-                out["registers"] = pair[1]
-    req = out["req_threads"]
-    if req is not None and out["max_threads"] is None:
-        out["max_threads"] = req[0] * max(req[1], 1) * max(req[2], 1)
-    return out
+                registers = pair[1]
+    if req_threads is not None and max_threads is None:
+        max_threads = req_threads[0] * max(req_threads[1], 1) * max(req_threads[2], 1)
+    return barriers, max_threads, req_threads, cluster_dims, max_registers, registers
 
 
 _RESERVED_PREFIXES = (".nv.reservedSmem", "__nv_reservedSMEM")
@@ -237,7 +342,9 @@ _RESERVED_PREFIXES = (".nv.reservedSmem", "__nv_reservedSMEM")
 
 def _uses_reserved_base(elf: Elf, symbols: list, strtab: StringTable | None) -> bool:
     """Whether the toolchain put the driver's 1 KiB at the start of each ``.nv.shared`` section."""
-    if any(s.name.startswith(".nv.shared.reserved.") for s in elf.sections):
+    text = elf.section_names.text  # every name is a piece of it: one search rules them all out
+    if (text is None or ".nv.shared.reserved." in text) and \
+            any(name.startswith(".nv.shared.reserved.") for name in elf.names):
         return True
     if strtab is None or not any(p.encode() in strtab.blob.data for p in _RESERVED_PREFIXES):
         return False  # no such name anywhere in the table: no need to decode every symbol name
@@ -245,14 +352,23 @@ def _uses_reserved_base(elf: Elf, symbols: list, strtab: StringTable | None) -> 
                for at, *_rest in symbols if at)
 
 
+_BANK_NAME = re.compile(r"\.nv\.constant\d+(?=\0)")
+
+
 def _module_banks(elf: Elf) -> dict[int, int]:
     """Constant bank number -> bytes, for the module-wide ``.nv.constant<N>`` sections."""
     banks: dict[int, int] = {}
-    for s in elf.sections:
-        if s.name.startswith(".nv.constant"):
-            m = re.fullmatch(r"\.nv\.constant(\d+)", s.name)
-            if m:
-                banks[int(m.group(1))] = s.size
+    text = elf.section_names.text
+    if text is not None:  # the candidates, found in the name table at C speed
+        found = sorted(i for i in map(elf.index.get, set(_BANK_NAME.findall(text))) if i is not None)
+    else:
+        found = range(len(elf.names))
+    for i in found:
+        name = elf.names[i]
+        if name.startswith(".nv.constant"):
+            number = name[12:]
+            if number.isascii() and number.isdigit():  # not ".nv.constant0.<kernel>"
+                banks[int(number)] = elf.rows[i][SIZE]
     return banks
 
 

@@ -93,8 +93,7 @@ class KernelRecord:
         except AttributeError:
             lazy = None
         if lazy is not None:
-            object.__setattr__(self, "_lazy", None)
-            state.update(lazy[0](*lazy[1:]))
+            state = _build(self, lazy)
             if attr in state:
                 return state[attr]
         if attr == "demangled" and "name" in state:
@@ -156,6 +155,8 @@ def fast_record(values: dict[str, Any]) -> KernelRecord:
 
 
 _set_lazy = KernelRecord._lazy.__set__  # type: ignore[attr-defined]
+_lazy_slot = KernelRecord._lazy.__get__  # type: ignore[attr-defined]
+_set_dict = object.__setattr__  # past the frozen dataclass's __setattr__
 
 
 def lazy_record(build: Callable[..., dict[str, Any]], *args: Any) -> KernelRecord:
@@ -165,6 +166,40 @@ def lazy_record(build: Callable[..., dict[str, Any]], *args: Any) -> KernelRecor
     rec = _new(KernelRecord)
     _set_lazy(rec, (build, *args))
     return rec
+
+
+def keyed_lazy_record(name: str, arch: str, build: Callable[..., dict[str, Any]], *args: Any) -> KernelRecord:
+    """A :func:`lazy_record` whose ``name`` and ``arch`` (its ``key``) are known now: merging
+    records by key does not build them.  ``build`` must give the same two values."""
+    rec = _new(KernelRecord)
+    rec.__dict__.update(name=name, arch=arch)
+    _set_lazy(rec, (build, *args))
+    return rec
+
+
+def _build(rec: KernelRecord, lazy: tuple) -> dict[str, Any]:
+    """Make a lazy record whole; its new ``__dict__`` is the dict its build returned."""
+    built = lazy[0](*lazy[1:])  # may raise (a damaged binary): the record stays lazy
+    if rec.__dict__:
+        built.update(rec.__dict__)  # fields known before the build (a keyed record's name, arch)
+    _set_dict(rec, "__dict__", built)
+    _set_lazy(rec, None)
+    return built
+
+
+def realize(records: "list[KernelRecord]") -> None:
+    """Build every lazy record now, so that a build that fails does so inside the import."""
+    for rec in records:
+        lazy = _get_lazy(rec) if "registers" not in rec.__dict__ else None
+        if lazy is not None:
+            _build(rec, lazy)
+
+
+def _get_lazy(rec: KernelRecord) -> tuple | None:
+    try:
+        return _lazy_slot(rec)
+    except AttributeError:  # never set: an eager record
+        return None
 
 
 def arch_number(arch: str) -> int | None:
