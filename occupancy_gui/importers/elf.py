@@ -179,9 +179,6 @@ class Elf:
             self._sections = [Section(i, name, row) for i, (name, row) in enumerate(zip(self.names, self.rows))]
         return self._sections
 
-    def section(self, i: int) -> Section:
-        return Section(i, self.names[i], self.rows[i])
-
     def find(self, name: str) -> Section | None:
         """The (last) section called ``name``."""
         i = self.index.get(name)
