@@ -40,32 +40,42 @@ _set_lazy = KernelRecord._lazy.__set__  # type: ignore[attr-defined]
 
 # The scanner: one compiled byte regex over a whole chunk, whose literal prefix ("info") lets the
 # regex engine skip unrelated text at C speed.  Its first alternative is the standard ptxas block of
-# one entry function (4 lines, plus the "Compile time" line of CUDA 12.8+) with every figure captured;
-# that covers nearly every kernel of a real log in one match.  Anything else with "info" in it is
-# one line, handed to the general event code below.
-_P = rb"(?:\d+>)?"  # MSBuild's project prefix
+# one entry function (4 lines, plus the "Compile time" line of CUDA 12.8+), checked exactly and
+# captured with the text of its figures; that covers nearly every kernel of a real log in one match.
+# Anything else with "info" in it is one line, handed to the general event code below.
+#
+# The patterns are written for the speed of Python's regex engine, which runs a group's "?" through
+# a slow general repeat but tries alternatives cheaply (skipping one whose first character is a
+# literal that does not match): an optional part is written "(?:A|)", or as alternatives "(?:B|AB)".
+_P = rb"(?:\d+>|)"  # MSBuild's project prefix
+_PTXAS = rb"(?:ptxas info    : |\d+>ptxas info    : )"  # the start of a ptxas line, prefix or not
 # A name the state machine would take as is: no quote, line break or leading/trailing blank, quote
 # or colon (those go the general way, which strips them); non-ASCII edges go that way too.
 _EDGE = rb"[^'\s\":\x1c-\x1f\x80-\xff]"
-_NAME = rb"(?P<name>" + _EDGE + rb"(?:[^'\r\n]*" + _EDGE + rb")?)"
+# The name runs up to the first quote (no quote can be in it), so checking its last character
+# after the quote (a lookbehind) is the same as ending it on an _EDGE character, and cheaper.
+_NAME = rb"(?P<name>" + _EDGE + rb"[^'\r\n]*)'(?<=" + _EDGE + rb"')"
 
-
+_STACK_TEXT = _P + rb"[ \t]*(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads\r?\n"
 _TAIL_TEXT = (
-    _P + rb"[ \t]*(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads\r?\n"
-    + _P + rb"ptxas info    : Used ((\d+) registers(?:, used (\d+) barriers)?(?:, (\d+) bytes smem)?"
-    rb"(?:, (\d+) bytes cmem\[0\])?([^\n]*))\n"
+    _STACK_TEXT + _PTXAS + rb"Used ((\d+) registers(?:, used (\d+) barriers|)(?:, (\d+) bytes smem|)"
+    rb"(?:, (\d+) bytes cmem\[0\]|)([^\n]*))\n"
 )
 _SCAN = re.compile(
-    rb"info(?:(?<=ptxas info)    : (?:\d+ bytes gmem[^\n]*(\n)" + _P + rb"ptxas info    : )?"
-    rb"Compiling entry function '" + _NAME + rb"' for '([^'\n]*)'\r?\n"
-    + _P + rb"ptxas info    : Function properties for (?P=name)\r?\n"
-    rb"(" + re.sub(rb"\((?!\?)", b"(?:", _TAIL_TEXT) + rb")"
-    rb"(?:" + _P + rb"ptxas info    : Compile time = [^\n]*\n)?"
+    rb"info(?:(?<=ptxas info)    : "
+    rb"(?:Compiling entry function '|\d+ bytes gmem[^\n]*(\n)" + _PTXAS + rb"Compiling entry function ')"
+    + _NAME + rb" for '([^'\n]*)'\r?\n"
+    + _PTXAS + rb"Function properties for (?P=name)\r?\n"
+    # The "Used" line's figures are read when the record is built (by _TAIL): here any rest will do.
+    rb"(" + re.sub(rb"\((?!\?)", b"(?:", _STACK_TEXT) + _PTXAS + rb"Used \d+ registers[^\n]*\n)"
+    rb"(?:" + _PTXAS + rb"Compile time = [^\n]*\n()|)"
     rb"|[^\n]*)"
 )
 """The standard block of one entry function (the "N bytes gmem" line of its module and the
 "Compile time" line of CUDA 12.8+ optional), or else any line with "info" in it (no groups).
-Groups: 1 gmem line present, 2 name, 3 arch, 4 the stack-frame and "Used" lines."""
+Groups: 1 gmem line present, 2 name, 3 arch, 4 the stack-frame and "Used" lines, 5 the "Compile
+time" line present.  So a block's ``lastindex`` (4 or 5) is its number of lines from the
+"Compiling entry function" on, and ``None`` marks the one-line alternative."""
 _TAIL = re.compile(_TAIL_TEXT)
 """Groups of those two lines: 1 stack frame, 2/3 spill stores/loads, 4 the "Used" figures,
 5 registers, 6 barriers, 7 smem, 8 cmem[0], 9 the rest of the "Used" line."""
@@ -152,6 +162,12 @@ def _block_fields(name: str, arch: str, tail: bytes, line: int, source: str) -> 
     }
 
 
+_BATCH = 1024
+"""Records of standard blocks put into the parser's table at a time.  A large dict takes its
+inserts faster in a row than one at a time between other work; a batch keeps alive the records
+that later ones of the same kernel replace, so it is kept small."""
+
+
 class PtxasLogParser:
     """Feed chunks of log text (bytes, UTF-8 or any ASCII superset) and collect records."""
 
@@ -178,10 +194,16 @@ class PtxasLogParser:
             chunk = _ANSI.sub(b"", chunk[:end])
             end = len(chunk)
         line = self.line_base
-        last = 0  # newlines are counted up to here
+        last = 0  # the offset that `line` is the line of
+        follow = -1  # where a standard block right after the previous one starts (past its "ptxas ")
         gap = 0  # end of the previous general match: a stray stack-frame line may follow it
         count = chunk.count
-        records = self.records
+        # The records of standard blocks go to the table in batches (see _BATCH), put in before
+        # anything else reads or adds to it: the table's order is that of the log.
+        keys: list[tuple[str, str]] = []
+        made: list[KernelRecord] = []
+        add_key = keys.append
+        add_record = made.append
         archs = self._archs
         arch_text = self._arch_text
         source = self.source_name
@@ -190,38 +212,59 @@ class PtxasLogParser:
         busy = bool(self.pending or self.await_stack or self.deferred)
         arch = None  # the architecture of the latest standard block, for self.arch
         for m in _SCAN.finditer(chunk, 0, end):
-            if m.lastindex is not None and not busy:
+            lines = m.lastindex
+            if lines and not busy:
                 # The standard block of one entry function: the state machine would open, describe
                 # and close the entry in turn.  Its record reads the figures from the block's text
                 # when first used (most records of a big log never are).
                 start = m.start()
-                line += count(b"\n", last, start)
-                last = start
-                gmem, raw_name, raw_arch, tail = m.group(1, 2, 3, 4)
+                if start != follow:  # else only "ptxas " lies between: `line` is start's line
+                    line += count(b"\n", last, start)
+                    last = start
+                gmem, raw_name, raw_arch, tail, _ = m.groups()
                 arch = archs.get(raw_arch) or arch_text(raw_arch)
                 if arch:
                     name = raw_name.decode("utf-8", "replace")
                     rec = new(KernelRecord)
-                    set_lazy(rec, (_block_fields, name, arch, tail, line if gmem is None else line + 1, source))
-                    records[name, arch] = rec
+                    if gmem is not None:
+                        line += 1
+                    set_lazy(rec, (_block_fields, name, arch, tail, line, source))
+                    line += lines  # the block's lines are known: its text needs no counting
+                    last = m.end()
+                    follow = last + 6
+                    add_key((name, arch))
+                    add_record(rec)
+                    if len(made) >= _BATCH:
+                        self._add_records(keys, made)
                     continue
+                last = start
             else:
                 start = m.start()
                 if busy and self.await_stack:
                     self._stack_lines(chunk, gap, start)
                 line += count(b"\n", last, start)
                 last = start
+            if keys:
+                self._add_records(keys, made)
             if arch is not None:
                 self.arch = arch
                 arch = None
             gap = m.end()
             self._general(chunk, start, gap, line)
             busy = bool(self.pending or self.await_stack or self.deferred)
+        if keys:
+            self._add_records(keys, made)
         if arch is not None:
             self.arch = arch
         if self.await_stack:
             self._stack_lines(chunk, gap, end)
         self.line_base = line + count(b"\n", last, end)
+
+    def _add_records(self, keys: list[tuple[str, str]], made: list[KernelRecord]) -> None:
+        """Put records into the table in order (a later one of a key replaces an earlier one)."""
+        self.records.update(zip(keys, made))
+        keys.clear()
+        made.clear()
 
     def _arch_text(self, raw: bytes) -> str:
         arch = _text(raw) if b"\r" not in raw else ""
@@ -422,7 +465,23 @@ def parse_stream(
         return parser.finish()
     finally:
         if collecting:
+            _age_young_objects()
             gc.enable()
+
+
+def _age_young_objects() -> None:
+    """Move every object the collector tracks to its oldest generation, without a pass over them.
+
+    Made while the collector was off, the records of a big log (two tracked objects each, all
+    alive) fill its youngest generation, which it would traverse at its next allocation, then
+    again as the middle one: 50-70 ms for the 138,000 records of a 200 MiB log, at the start of
+    whatever the application does next.  ``gc.freeze()`` and ``unfreeze()`` move the lot to the
+    oldest generation at no cost (other young objects go with them: they wait for the next full
+    collection).  Where an application has frozen objects of its own, unfreezing would release
+    them, so then nothing is done."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def parse_bytes(data: bytes, source_name: str = "<log>") -> list[KernelRecord]:
