@@ -24,11 +24,11 @@ open entry function whose ``Function properties`` line has been seen.
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 from typing import BinaryIO
 
+from .collector import collection_paused
 from .line_chunks import CHUNK_SIZE, CancelFn, ImportCancelled, ProgressFn, feed_stream, sniff_utf16
 from .records import ImportFailure, KernelRecord, split_reserved_smem
 
@@ -456,32 +456,9 @@ def parse_stream(
     per distinct (kernel, architecture).  ``cancel()`` is polled before every chunk; when it
     returns true, :class:`ImportCancelled` is raised and nothing is returned."""
     parser = PtxasLogParser(source_name)
-    # Cyclic GC passes over the growing record table cost more than the parse; nothing made here
-    # forms a cycle.  (The collector is process-wide: it is switched back on at the end.)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collection_paused():
         feed_stream(stream, parser, total, progress, cancel, chunk_size)
         return parser.finish()
-    finally:
-        if collecting:
-            _age_young_objects()
-            gc.enable()
-
-
-def _age_young_objects() -> None:
-    """Move every object the collector tracks to its oldest generation, without a pass over them.
-
-    Made while the collector was off, the records of a big log (two tracked objects each, all
-    alive) fill its youngest generation, which it would traverse at its next allocation, then
-    again as the middle one: 50-70 ms for the 138,000 records of a 200 MiB log, at the start of
-    whatever the application does next.  ``gc.freeze()`` and ``unfreeze()`` move the lot to the
-    oldest generation at no cost (other young objects go with them: they wait for the next full
-    collection).  Where an application has frozen objects of its own, unfreezing would release
-    them, so then nothing is done."""
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()
 
 
 def parse_bytes(data: bytes, source_name: str = "<log>") -> list[KernelRecord]:
