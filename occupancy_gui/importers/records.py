@@ -88,10 +88,7 @@ class KernelRecord:
         if attr == "_lazy":
             raise AttributeError(attr)
         state = self.__dict__
-        try:
-            lazy = self._lazy
-        except AttributeError:
-            lazy = None
+        lazy = _get_lazy(self)
         if lazy is not None:
             state = _build(self, lazy)
             if attr in state:
