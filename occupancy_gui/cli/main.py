@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", help="list kernels from compiler output or binaries")
     imp.add_argument("file")
     imp.add_argument("--json", action="store_true")
+    imp.add_argument("--all-functions", action="store_true", help="list device functions too, not only kernels")
     _add_report_arguments(sub.add_parser("report", help="write an HTML, Markdown or CSV report of one launch"))
     return parser
 
@@ -102,7 +103,7 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
         from ..importers.cli import run_import
     except ImportError:
         return fail("occupancy import", "the importers are not available in this build")
-    argv = [args.file] + (["--json"] if args.json else [])
+    argv = [args.file] + (["--json"] if args.json else []) + (["--all-functions"] if args.all_functions else [])
     return run_import(argv)
 
 

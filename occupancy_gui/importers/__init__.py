@@ -129,7 +129,7 @@ def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=Non
         result = import_fatbin_detailed(name)
     else:
         result = ImportResult(records=IMPORTERS[fmt](name, progress=progress, cancel=cancel))
-    if fmt not in ("ptxas_log", "ncu_csv"):  # one record per (name, arch) / per profiled launch
+    if fmt == "cuobjdump_text":  # binaries are merged as they are read; a log lists each launch/line
         result.records = merge_records(result.records)
     if not result.records:
         if result.notes:

@@ -11,8 +11,21 @@ from . import ImportCancelled, ImportFailure, import_file_detailed
 _COLUMNS = (
     ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("local_bytes", "local"),
     ("spill_stores", "spill st"), ("spill_loads", "spill ld"), ("barriers", "bars"),
-    ("const_bytes", "cmem[0]"), ("max_threads", "max thr"), ("demangled", "kernel"),
+    ("const_bytes", "cmem[0]"), ("max_threads", "max thr"), ("note", "note"), ("demangled", "kernel"),
 )
+
+
+def _note(rec) -> str:
+    """What a reader should know of a row: device function, pre-link (-rdc) copy, embedded fatbin,
+    identical copies merged."""
+    parts = [] if rec.is_kernel else ["device fn"]
+    if rec.relocatable:
+        parts.append("pre-link")
+    if rec.embedded:
+        parts.append("embedded")
+    if rec.copies > 1:
+        parts.append(f"x{rec.copies}")
+    return ",".join(parts) or "-"
 
 
 def _cell(value: object) -> str:
@@ -20,7 +33,7 @@ def _cell(value: object) -> str:
 
 
 def format_table(records) -> str:
-    rows = [[_cell(rec.to_json()[key]) for key, _ in _COLUMNS] for rec in records]
+    rows = [[_note(rec) if key == "note" else _cell(rec.to_json()[key]) for key, _ in _COLUMNS] for rec in records]
     heads = [title for _, title in _COLUMNS]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
     lines = []
@@ -44,6 +57,8 @@ def run_import(argv: list[str]) -> int:
                                                  "cuobjdump output, .cubin, .fatbin or host binary.")
     parser.add_argument("file")
     parser.add_argument("--json", action="store_true", help="print a JSON list")
+    parser.add_argument("--all-functions", action="store_true",
+                        help="list device functions too (by default only kernels, the __global__ entry points)")
     args = parser.parse_args(argv)
     try:
         result = import_file_detailed(args.file)
@@ -60,12 +75,17 @@ def run_import(argv: list[str]) -> int:
         return 2
     for note in result.notes:
         print(f"occupancy import: note: {note}", file=sys.stderr)
+    records = result.records if args.all_functions else [rec for rec in result.records if rec.is_kernel]
+    hidden = len(result.records) - len(records)
+    if hidden:
+        print(f"occupancy import: note: {hidden} device function{'s' if hidden != 1 else ''} not listed "
+              "(--all-functions lists them)", file=sys.stderr)
     if args.json:
         # One record per line: still one JSON list, readable, and far cheaper than indent=2.
-        rows = ",\n ".join(json.dumps(rec.to_json()) for rec in result.records)
+        rows = ",\n ".join(json.dumps(rec.to_json()) for rec in records)
         print(f"[{rows}]" if not rows else f"[\n {rows}\n]")
     else:
-        print(format_table(result.records))
+        print(format_table(records))
     return 0
 
 

@@ -41,7 +41,7 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
     """Records of a dump; ``source_name`` goes into each record's source, ``path`` (default: the
     same) into error messages."""
     path = source_name if path is None else path
-    records: dict[tuple[str, str], KernelRecord] = {}
+    records: list[KernelRecord] = []
     arch = default_arch
     function: str | None = None
     function_line = 0
@@ -76,9 +76,9 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
                 const_bytes=banks.get(0), const_banks=banks,
                 source=f"{source_name}:{function_line}",
             )
-            records[rec.key] = rec
+            records.append(rec)  # copies of one function: merge_records keeps each distinct one
             function = None
-    return list(records.values())
+    return records
 
 
 def decode_dump(data: bytes) -> str:

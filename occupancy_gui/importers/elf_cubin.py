@@ -27,9 +27,9 @@ import struct
 from collections.abc import Callable
 
 from .binary_data import Blob, FileImage
-from .elf import ELF_MAGIC, FLAGS, INFO, OFFSET, SHT_NOBITS, SIZE, Elf, StringTable
-from .records import (_LAUNCH_KEYS, RESERVED_SMEM_BASE, KernelRecord, fast_record, keyed_lazy_record,
-                      read_input)
+from .elf import ELF_MAGIC, FLAGS, INFO, OFFSET, SHT_NOBITS, SIZE, TYPE, Elf
+from .records import (_LAUNCH_KEYS, RESERVED_SMEM_BASE, KernelRecord, arch_number, fast_record,
+                      keyed_lazy_record, read_input)
 
 EM_CUDA = 190
 
@@ -53,6 +53,12 @@ EIATTR_NUM_BARRIERS = 0x4C
 EIFMT_NVAL, EIFMT_BVAL, EIFMT_HVAL, EIFMT_SVAL = 1, 2, 3, 4
 
 STO_CUDA_ENTRY = 0x10
+SHT_RELA, SHT_REL = 4, 9
+STT_FUNC, STT_SECTION = 2, 3
+ET_REL = 1  # a relocatable image (``-rdc`` before nvlink); ET_EXEC = 2 is linked
+EF_CUDA_ARCH_SPECIFIC_V7 = 0x800
+SHT_CUDA_SHARED = 0x7000000A  # shared-memory sections of relocatable images (NOBITS once linked)
+STT_CUDA_SHARED = 13  # a __shared__ variable's symbol in a relocatable image
 _ARCH_IN_NOTE = re.compile(rb"-arch[ =]+((?:sm|compute)_[0-9]+[a-z]?)")
 
 
@@ -130,16 +136,24 @@ def _u32s(payload: bytes | int, count: int, end: str) -> tuple[int, ...] | None:
 
 
 def cubin_arch(elf: Elf) -> str:
+    """The image's target, ``a``/``f`` suffix kept: ``.note.nv.tkinfo`` names it (CUDA 12.8+ and
+    13.x); without the note, the ELF flags.  In the ABI-7 layout of CUDA 11.x-12.x the SM number is
+    the low byte and bit ``0x800`` marks an arch-specific (``a``) target (0x5a0d5a is sm_90a,
+    0x5a055a sm_90; measured on ptxas 12.0-12.9); ABI 8 (CUDA 13) keeps the number in bits 8-15
+    and leaves the suffix to the note."""
     note = elf.find(".note.nv.tkinfo")
     if note is not None and note.type != SHT_NOBITS:
         m = _ARCH_IN_NOTE.search(elf.data(note))
         if m:
             return m.group(1).decode().replace("compute_", "sm_")
+    suffix = ""
     if elf.osabi == 0x41 or elf.abiversion >= 8:
         number = (elf.flags >> 8) & 0xFF
     else:
         number = elf.flags & 0xFF
-    return f"sm_{number}" if number else "unknown"
+        if elf.flags & EF_CUDA_ARCH_SPECIFIC_V7:
+            suffix = "a"
+    return f"sm_{number}{suffix}" if number else "unknown"
 
 
 def is_cuda_elf(head: bytes) -> bool:
@@ -152,8 +166,11 @@ def is_cuda_elf(head: bytes) -> bool:
 
 def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "",
                source_prefix: str | None = None, image: FileImage | None = None,
-               lazy: bool = False) -> list[KernelRecord]:
+               lazy: bool = False, embedded: bool = False) -> list[KernelRecord]:
     """Records for every function of one CUDA ELF image (``image``: the file behind ``data``).
+
+    ``embedded``: the image sits in a fatbin outside the sections the CUDA runtime registers
+    (a library loads it itself at run time); its records say so.
 
     ``lazy``: each record's figures are read from the image when first used (its name and arch
     are known at once).  A vendor library repeats many functions in several cubins of one arch and
@@ -164,7 +181,7 @@ def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "
     elf = Elf(blob, read_ahead_except=_NOT_PARSED)
     if elf.machine != EM_CUDA:
         raise blob.fail(f"ELF machine {elf.machine} is not CUDA ({EM_CUDA})", 18)
-    module = _Module(elf, source_prefix if source_prefix is not None else os.path.basename(path))
+    module = _Module(elf, source_prefix if source_prefix is not None else os.path.basename(path), embedded)
     regs, frame = module.regs, module.frame
     arch = module.arch
     symbols, strtab = module.symbols, module.strtab
@@ -200,16 +217,24 @@ class _Module:
     """What the functions of one cubin share: its arch, symbols, module-wide ``.nv.info`` figures,
     constant banks and shared-memory layout (the last two worked out on first use)."""
 
-    def __init__(self, elf: Elf, prefix: str):
+    def __init__(self, elf: Elf, prefix: str, embedded: bool = False):
         self.elf = elf
         self.prefix = prefix
+        self.embedded = embedded
+        self.relocatable = elf.type == ET_REL
         self.arch = cubin_arch(elf)
+        number = arch_number(self.arch)
+        # Linked sm_90+ images start every non-empty .nv.shared.<kernel> with the driver's 1 KiB
+        # (every toolkit 11.8-13.5, with or without .nv.shared.reserved.* markers); relocatable ones
+        # do not (nvlink adds it).  ptxas -v counts it nowhere.
+        self.reserved_base = not self.relocatable and number is not None and number >= 90
         self.symbols, self.strtab = elf.symbol_table()
         per_function = _module_info(elf)
         self.regs, self.frame = per_function[EIATTR_REGCOUNT], per_function[EIATTR_FRAME_SIZE]
         self.min_stack, self.max_stack = per_function[EIATTR_MIN_STACK_SIZE], per_function[EIATTR_MAX_STACK_SIZE]
         self._banks: dict[int, int] | None = None
-        self._reserved: bool | None = None
+        self._relocations: dict[int, int] | None = None  # target section -> its .rel/.rela section
+        self._shared_sections: frozenset[int] = frozenset()
 
     @property
     def banks(self) -> dict[int, int]:
@@ -217,11 +242,55 @@ class _Module:
             self._banks = _module_banks(self.elf)
         return self._banks
 
-    @property
-    def uses_reserved_base(self) -> bool:
-        if self._reserved is None:
-            self._reserved = _uses_reserved_base(self.elf, self.symbols, self.strtab)
-        return self._reserved
+    def unit_shared_bytes(self, text_section: int, own_section: int | None) -> int:
+        """Bytes of the ``__shared__`` variables a relocatable image keeps outside the kernel's own
+        ``.nv.shared.<kernel>`` (file-scope variables, in a common shared section) that the kernel
+        or a device function of this image it calls refers to, each placed at its alignment.
+
+        Variables of other translation units are known only after nvlink: the record of a
+        relocatable image is the translation unit's share.
+        """
+        rows, symbols = self.elf.rows, self.symbols
+        if self._relocations is None:
+            self._relocations = {row[INFO]: i for i, (row, name) in enumerate(zip(rows, self.elf.names))
+                                 if row[TYPE] in (SHT_RELA, SHT_REL) and not name.startswith(".nv.merc")}
+            self._shared_sections = frozenset(i for i, row in enumerate(rows) if row[TYPE] == SHT_CUDA_SHARED)
+        shared_sections = self._shared_sections
+        seen_text, variables = {text_section}, {}
+        todo = [text_section]
+        while todo:
+            rel = self._relocations.get(todo.pop())
+            if rel is None:
+                continue
+            for index in _relocation_symbols(self.elf, rel):
+                if not 0 <= index < len(symbols):
+                    continue
+                _name, info, _other, shndx, value, size = symbols[index]
+                kind = info & 0xF
+                if kind == STT_FUNC and 0 < shndx < len(rows) and shndx not in seen_text:
+                    seen_text.add(shndx)
+                    todo.append(shndx)
+                elif kind != STT_SECTION and shndx in shared_sections and shndx != own_section:
+                    variables[index] = (value, size)
+        total = 0
+        for index in sorted(variables):
+            align, size = variables[index]
+            align = align if 0 < align <= 4096 and align & (align - 1) == 0 else 1
+            total = -(-total // align) * align + size
+        return total
+
+
+def _relocation_symbols(elf: Elf, rel: int) -> set[int]:
+    """Symbol indices a ``.rel``/``.rela`` section refers to (``r_info``: symbol in the top 32 bits
+    of ELF64's, the top 24 of ELF32's)."""
+    rela = elf.rows[rel][TYPE] == SHT_RELA
+    data = elf.section_bytes(rel)
+    if elf.is64:
+        step, fmt, shift = (24 if rela else 16), elf.end + "8xQ", 32
+    else:
+        step, fmt, shift = (12 if rela else 8), elf.end + "4xI", 8
+    unpack = struct.Struct(fmt).unpack_from
+    return {unpack(data, at)[0] >> shift for at in range(0, len(data) - step + 1, step)}
 
 
 def _function_fields(module: _Module, index: int, name: str, display: str, entry: bool,
@@ -251,8 +320,10 @@ def _function_fields(module: _Module, index: int, name: str, display: str, entry
         at = find(".nv.shared." + name)
         if at is not None:
             section_smem = rows[at][SIZE]
-            if section_smem >= RESERVED_SMEM_BASE and module.uses_reserved_base:
+            if section_smem >= RESERVED_SMEM_BASE and module.reserved_base:
                 reserved = RESERVED_SMEM_BASE
+        if module.relocatable and 0 < shndx < len(rows):
+            section_smem += module.unit_shared_bytes(shndx, at)
         at = find(".nv.constant0." + name)
         if at is not None:
             c0_size = rows[at][SIZE]
@@ -264,7 +335,8 @@ def _function_fields(module: _Module, index: int, name: str, display: str, entry
         "barriers": barriers, "const_bytes": c0_size, "const_banks": banks,
         "max_threads": max_threads, "min_blocks": None, "req_threads": req_threads,
         "cluster_dims": cluster_dims, "max_registers": max_registers,
-        "source": module.prefix + ":ELF section " + where,
+        "relocatable": module.relocatable, "embedded": module.embedded, "copies": 1,
+        "source": module.prefix + ": ELF section " + where,
     }
     fields.update(_NO_LAUNCH_FIGURES)
     return fields
@@ -335,21 +407,6 @@ def _kernel_info(elf: Elf, kinfo: int | None, text: tuple | None) -> tuple:
     if req_threads is not None and max_threads is None:
         max_threads = req_threads[0] * max(req_threads[1], 1) * max(req_threads[2], 1)
     return barriers, max_threads, req_threads, cluster_dims, max_registers, registers
-
-
-_RESERVED_PREFIXES = (".nv.reservedSmem", "__nv_reservedSMEM")
-
-
-def _uses_reserved_base(elf: Elf, symbols: list, strtab: StringTable | None) -> bool:
-    """Whether the toolchain put the driver's 1 KiB at the start of each ``.nv.shared`` section."""
-    text = elf.section_names.text  # every name is a piece of it: one search rules them all out
-    if (text is None or ".nv.shared.reserved." in text) and \
-            any(name.startswith(".nv.shared.reserved.") for name in elf.names):
-        return True
-    if strtab is None or not any(p.encode() in strtab.blob.data for p in _RESERVED_PREFIXES):
-        return False  # no such name anywhere in the table: no need to decode every symbol name
-    return any(strtab.get(at, "symbol name").startswith(_RESERVED_PREFIXES)
-               for at, *_rest in symbols if at)
 
 
 _BANK_NAME = re.compile(r"\.nv\.constant\d+(?=\0)")

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 from .binary_data import Blob, FileImage
 from .collector import collection_paused
-from .elf import ELF_MAGIC, Elf
+from .elf import ELF_MAGIC, SHT_NOBITS, Elf
 from .elf_cubin import EM_CUDA, read_cubin
-from .records import ImportFailure, KernelRecord, merge_records, realize
+from .records import ImportFailure, KernelRecord, merge_records
 
 FATBIN_MAGIC = 0xBA55ED50
 FATBIN_MAGIC_BYTES = struct.pack("<I", FATBIN_MAGIC)
@@ -125,8 +125,14 @@ def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
     return out
 
 
-def read_container(blob: Blob, at: int, result: ImportResult, prefix: str) -> int:
-    """Parse one fatbin container starting at ``at``; returns the offset just past it."""
+def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, number: int = 1,
+                   embedded: bool = False) -> int:
+    """Parse one fatbin container starting at ``at``; returns the offset just past it.
+
+    ``number`` counts the containers of one section (from 1): with the container's and each
+    entry's file offset it goes into every record's ``source``, so that the 10^4 records of a
+    library can be told apart.  ``embedded``: see ``elf_cubin.read_cubin``.
+    """
     magic, version, header_size, fat_size = blob.unpack("<IHHQ", at, "fatbin header")
     if magic != FATBIN_MAGIC:
         raise blob.fail(f"bad fatbin magic 0x{magic:08x}", at)
@@ -138,6 +144,7 @@ def read_container(blob: Blob, at: int, result: ImportResult, prefix: str) -> in
         raise blob.fail(f"fatbin claims {fat_size} bytes of entries, only "
                         f"{max(0, len(blob.data) - start)} remain", at + 8)
     pos = start
+    container = f"{prefix} container {number} @0x{blob.base + at:x}"
     number = 0
     while pos + 16 <= end:
         number += 1
@@ -160,7 +167,8 @@ def read_container(blob: Blob, at: int, result: ImportResult, prefix: str) -> in
                 window = memoryview(blob.data)[payload_at:payload_at + size]
                 result.records.extend(read_cubin(
                     window, blob.path, blob.base + payload_at, blob.what,
-                    source_prefix=f"{prefix}:{label}", image=blob.image, lazy=result.lazy))
+                    source_prefix=f"{container}: {label} @0x{blob.base + pos:x}", image=blob.image,
+                    lazy=result.lazy, embedded=embedded))
             else:
                 if not 0 < csize <= size:
                     csize = size
@@ -188,8 +196,9 @@ def read_container(blob: Blob, at: int, result: ImportResult, prefix: str) -> in
                         raise blob.fail(f"{label}: inflated to {len(image_bytes)} bytes, header says "
                                         f"{usize}", pos + 56)
                     result.records.extend(read_cubin(
-                        image_bytes, blob.path, blob.base + payload_at,
-                        f"{label} (decompressed image)", source_prefix=f"{prefix}:{label}", lazy=result.lazy))
+                        image_bytes, blob.path, blob.base + payload_at, f"{label} (decompressed image)",
+                        source_prefix=f"{container}: {label} @0x{blob.base + pos:x}", lazy=result.lazy,
+                        embedded=embedded))
         pos = payload_at + size
     return end
 
@@ -214,13 +223,19 @@ def read_fatbin_bytes(data: bytes | memoryview, path: str, base: int = 0, prefix
         count += 1
         if count > _MAX_CONTAINERS:
             raise blob.fail("too many fatbin containers", pos)
-        pos = read_container(blob, pos, result, prefix)
+        pos = read_container(blob, pos, result, prefix, count)
     return result
 
 
 def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix: str | None = None,
                      result: ImportResult | None = None, image: FileImage | None = None) -> ImportResult:
     """Fatbins embedded in a host ELF (``.o``, executable, ``.so``) or any other container.
+
+    In an ELF, the fatbin sections the CUDA runtime registers are read as cuobjdump reads them:
+    ``.nv_fatbin`` (whole-program code and nvlink's linked images) and, only where there is no
+    ``.nv_fatbin``, ``__nv_relfatbin`` (the relocatable ``-rdc`` copies nvlink consumed).  Fatbins
+    elsewhere (libcublasLt's ``.cask_resource``, libcufft's ``.ldata``, libcusparse's ``.rodata``)
+    are listed too, marked embedded, where their structure checks out end to end.
 
     ``base`` is the offset of ``data`` in the file (for messages), ``prefix`` names it in sources;
     ``image``: the file ``data`` is a window of, read as it is parsed.
@@ -240,31 +255,111 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
         try:
             sections = Elf(blob).sections
         except ImportFailure:
-            sections = []  # stripped or damaged section headers: fall back to the scan below
-        for sec in sections:
-            if sec.name in _FAT_SECTIONS and sec.type != 8 and sec.size:
-                found = True
+            sections = None  # stripped or damaged section headers: fall back to the scan below
+        if sections is not None:
+            fat = [sec for sec in sections if sec.name in _FAT_SECTIONS and sec.type != SHT_NOBITS and sec.size]
+            if any(sec.name == ".nv_fatbin" for sec in fat):
+                fat = [sec for sec in fat if sec.name != "__nv_relfatbin"]
+            for sec in fat:
                 read_fatbin_bytes(memoryview(data)[sec.offset:sec.offset + sec.size], path,
                                   base=base + sec.offset, prefix=f"{prefix}:{sec.name}", result=result,
                                   image=image)
-    if not found:
-        blob.load(0, len(data))  # no section says where: scan it all
-        raw = image.buffer if image is not None and base == 0 else \
-            data if isinstance(data, (bytes, bytearray)) else bytes(data)
-        pos = raw.find(FATBIN_MAGIC_BYTES)
-        while pos >= 0:
-            if pos + 16 <= len(raw):
-                _m, version, hs, _size = struct.unpack_from("<IHHQ", raw, pos)
-                if version == 1 and hs == 16:
-                    found = True
-                    end = read_container(Blob(raw, path, base), pos, result, prefix)
-                    pos = raw.find(FATBIN_MAGIC_BYTES, end)
-                    continue
-            pos = raw.find(FATBIN_MAGIC_BYTES, pos + 4)
+            embedded = 0
+            for sec in sections:
+                if sec.type != SHT_NOBITS and sec.size >= 64 and sec.name not in _FAT_SECTIONS \
+                        and not sec.name.startswith(_NO_FATBIN_SECTIONS):
+                    embedded += read_embedded(blob, sec.offset, sec.offset + sec.size, result,
+                                              f"{prefix}:{sec.name}")
+            if fat or embedded:
+                return result
+            raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
+                                      "in any data section)", offset=base)
+    blob.load(0, len(data))  # a container without sections to say where: scan it all
+    raw = image.buffer if image is not None and base == 0 else \
+        data if isinstance(data, (bytes, bytearray)) else bytes(data)
+    pos = raw.find(FATBIN_MAGIC_BYTES)
+    while pos >= 0:
+        if pos + 16 <= len(raw):
+            _m, version, hs, _size = struct.unpack_from("<IHHQ", raw, pos)
+            if version == 1 and hs == 16:
+                found = True
+                end = read_container(Blob(raw, path, base), pos, result, prefix)
+                pos = raw.find(FATBIN_MAGIC_BYTES, end)
+                continue
+        pos = raw.find(FATBIN_MAGIC_BYTES, pos + 4)
     if not found:
         raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
                                   "header anywhere in the file)", offset=base)
     return result
+
+
+# Sections of a host ELF that hold code or metadata, never data a library loads: not scanned.
+_NO_FATBIN_SECTIONS = (".text", ".rel", ".dyn", ".symtab", ".strtab", ".shstrtab", ".eh_frame", ".gcc_except",
+                       ".debug", ".gnu", ".note", ".init", ".fini", ".plt", ".got", ".hash", ".interp",
+                       ".comment", ".ctors", ".dtors", ".tbss", ".tdata")
+_SCAN_CHUNK = 8 << 20
+
+
+def _magic_hits(blob: Blob, lo: int, hi: int):
+    """Offsets in ``[lo, hi)`` of ``blob`` where a fatbin header (magic, version 1, 16-byte header)
+    starts.  An image-backed blob is read in chunks into one buffer: scanning 280 MB of libcufft's
+    ``.ldata`` costs 8 MB of memory, and the image itself loads only what is parsed."""
+    image = blob.image
+    if image is None:
+        data = blob.data
+        raw = data if isinstance(data, (bytes, bytearray)) else bytes(data)
+        pos = raw.find(FATBIN_MAGIC_BYTES, lo, hi)
+        while pos >= 0:
+            if raw[pos + 4:pos + 8] == b"\x01\x00\x10\x00":
+                yield pos
+            pos = raw.find(FATBIN_MAGIC_BYTES, pos + 4, hi)
+        return
+    chunk = bytearray(_SCAN_CHUNK)
+    view = memoryview(chunk)
+    start = lo
+    while start < hi:
+        size = min(_SCAN_CHUNK, hi - start)
+        image.stream.seek(blob.base + start)
+        got = image.stream.readinto(view[:size]) or 0
+        limit = got - 7  # a header's first 8 bytes must lie in this chunk
+        pos = chunk.find(FATBIN_MAGIC_BYTES, 0, max(limit + 3, 0))
+        while 0 <= pos < limit:
+            if chunk[pos + 4:pos + 8] == b"\x01\x00\x10\x00":
+                yield start + pos
+            pos = chunk.find(FATBIN_MAGIC_BYTES, pos + 4, max(limit + 3, 0))
+        if got < size or size < _SCAN_CHUNK:
+            break
+        start += size - 7
+
+
+def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: str) -> int:
+    """Fatbin containers that lie in ``[lo, hi)`` of ``blob`` (a data section); the number found.
+
+    A byte pattern alone never makes a kernel: a candidate counts only where the whole container
+    parses (headers, entry sizes inside it, every ELF image and each function's figures read
+    without error); anything else is skipped as the data it most likely is.
+    """
+    found = 0
+    past = lo
+    for at in _magic_hits(blob, lo, hi):
+        if at < past:
+            continue  # inside the container just read
+        window = Blob(blob.data, blob.path, blob.base, image=blob.image)
+        trial = ImportResult(lazy=False)
+        try:
+            (_m, _v, _hs, fat_size) = window.unpack("<IHHQ", at, "fatbin header")
+            if at + 16 + fat_size > hi:
+                continue
+            end = read_container(window, at, trial, prefix, found + 1, embedded=True)
+        except (ImportFailure, ValueError, struct.error):
+            continue
+        if not trial.records:
+            continue  # PTX only, or entries that are not CUDA ELF images
+        found += 1
+        past = end
+        result.records.extend(trial.records)
+        result.notes.extend(trial.notes)
+    return found
 
 
 AR_MAGIC = b"!<arch>\n"
@@ -335,7 +430,7 @@ def read_ar_archive(data: bytes, path: str, lazy: bool = False) -> ImportResult:
 def import_fatbin_detailed(path: str | os.PathLike[str]) -> ImportResult:
     """A fatbin, host binary or static library; only the parts that are parsed are read.
 
-    One record per (function, arch), the last one read; only those are built.
+    One record per distinct copy of a function (see ``records.merge_records``).
     """
     name = os.fspath(path)
     try:
@@ -352,7 +447,6 @@ def import_fatbin_detailed(path: str | os.PathLike[str]) -> ImportResult:
             else:
                 read_host_binary(image.view, name, image=image, result=result)
             result.records = merge_records(result.records)
-            realize(result.records)
             return result
     except OSError as exc:
         raise ImportFailure(name, exc.strerror or str(exc)) from None

@@ -187,6 +187,7 @@ def _record(launch: _Launch, source: str, name: str) -> KernelRecord:
         "spill_loads": None, "barriers": None, "const_bytes": None, "const_banks": {},
         "max_threads": None, "min_blocks": None, "req_threads": None, "cluster_dims": None,
         "max_registers": None, "reserved_smem": v.get("reserved_smem") or 0,
+        "relocatable": False, "embedded": False, "copies": 1,
         "source": f"{source}:{launch.line}",
         "block_size": v.get("block_size"), "grid_size": v.get("grid_size"),
         "dynamic_smem": v.get("dynamic_smem"),

@@ -8,6 +8,7 @@ reservation that sm_80+ devices add on their own, which the engine takes from th
 
 from __future__ import annotations
 
+import operator
 import os
 from dataclasses import dataclass, field, fields
 from collections.abc import Callable
@@ -68,6 +69,13 @@ class KernelRecord:
     cluster_dims: tuple[int, int, int] | None = None
     max_registers: int | None = None
     reserved_smem: int = 0
+    relocatable: bool = False
+    """From a relocatable image (``-rdc`` before nvlink): the translation unit's own figures; the
+    device link may add registers, stack and shared memory of functions in other units."""
+    embedded: bool = False
+    """From a fatbin outside the sections the CUDA runtime registers (a library loads it itself)."""
+    copies: int = 1
+    """Identical copies of this record that the input holds (images of one library repeat kernels)."""
     source: str = ""
     # Launch and measurement figures: only Nsight Compute reports carry them.
     block_size: int | None = None
@@ -110,10 +118,16 @@ class KernelRecord:
     def arch_number(self) -> int | None:
         return arch_number(self.arch)
 
+    @property
+    def kind(self) -> str:
+        """``"kernel"`` for an entry function (``__global__``), ``"device_function"`` otherwise."""
+        return "kernel" if self.is_kernel else "device_function"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "demangled": self.demangled,
+            "kind": self.kind,
             "arch": self.arch,
             "registers": self.registers,
             "static_smem": self.static_smem,
@@ -124,6 +138,10 @@ class KernelRecord:
             "const_bytes": self.const_bytes,
             "max_threads": self.max_threads,
             "min_blocks": self.min_blocks,
+            "reserved_smem": self.reserved_smem,
+            "relocatable": self.relocatable,
+            "embedded": self.embedded,
+            "copies": self.copies,
             "source": self.source,
             **{key: getattr(self, key) for key in _LAUNCH_KEYS if getattr(self, key) is not None},
         }
@@ -223,11 +241,40 @@ def split_reserved_smem(arch: str, section_bytes: int) -> tuple[int, int]:
     return section_bytes, 0
 
 
+_NOT_FIGURES = frozenset(("source", "copies", "demangled", "const_banks"))
+_FIGURES = tuple(name for name in FIELDS if name not in _NOT_FIGURES)
+
+
+_get_figures = operator.itemgetter(*_FIGURES)
+
+
+def figures(rec: KernelRecord) -> tuple:
+    """Everything a record says of its function but where it was read: two copies of a kernel
+    with equal figures are the same kernel to the occupancy model.  (Built records only.)"""
+    state = rec.__dict__
+    return _get_figures(state), frozenset(state["const_banks"].items())
+
+
 def merge_records(records: "list[KernelRecord]") -> list[KernelRecord]:
-    """Keep the last record per (name, arch), in first-seen order."""
-    out: dict[tuple[str, str], KernelRecord] = {}
+    """One record per distinct copy, in first-seen order: identical copies of a function (same
+    name, arch and figures) become one record whose ``copies`` counts them and whose ``source``
+    is the first; copies that differ in any figure are all kept, each with its own source.
+
+    A relocatable copy (``-rdc``, before nvlink) is dropped when the input also holds a linked
+    copy of the same function for the same arch: the linked image is what the GPU runs.
+    """
+    realize(records)
+    linked = {rec.key for rec in records if not rec.relocatable}
+    out: dict[tuple, KernelRecord] = {}
     for rec in records:
-        out[rec.key] = rec
+        if rec.relocatable and rec.key in linked:
+            continue
+        ident = figures(rec)
+        first = out.get(ident)
+        if first is None:
+            out[ident] = rec
+        else:
+            _set_dict(first, "copies", first.copies + rec.copies)
     return list(out.values())
 
 

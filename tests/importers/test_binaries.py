@@ -42,7 +42,7 @@ def test_cubin_expected_values():
     ts = a[("_ZN3occ9tiled_sumILi512EEEvPKfPfi", "sm_80")]
     assert (ts.registers, ts.static_smem, ts.max_threads, ts.max_registers, ts.const_bytes) == (10, 2048, 256, 128, 372)
     assert ts.const_banks[3] == 256  # the module's __constant__ array
-    assert ts.source == "a_sm80.cubin:ELF section .nv.info._ZN3occ9tiled_sumILi512EEEvPKfPfi"
+    assert ts.source == "a_sm80.cubin: ELF section .nv.info._ZN3occ9tiled_sumILi512EEEvPKfPfi"
     assert a[("_Z14named_barriersPf", "sm_80")].barriers == 3
 
 
@@ -51,7 +51,7 @@ def test_fatbin_and_host_object_cover_every_arch():
     assert {r.arch for r in import_file(GEN / "a_lz4.fatbin")} == {"sm_80", "sm_90"}
     assert {r.arch for r in import_file(GEN / "b_host.o")} == {"sm_75", "sm_120"}
     src = import_file(GEN / "b_host.o")[1].source
-    assert src.startswith("b_host.o:.nv_fatbin:fatbin entry 1 (ELF sm_75):ELF section .nv.info")
+    assert src.startswith("b_host.o:.nv_fatbin container 1 @0x7e0: fatbin entry 1 (ELF sm_75) @0x7f0: ELF section .nv.info")
 
 
 def test_lz4_entry_equals_uncompressed_cubin():

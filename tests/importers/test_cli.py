@@ -19,7 +19,8 @@ def test_json(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert set(rows[0]) == {"name", "demangled", "arch", "registers", "static_smem", "local_bytes",
                             "spill_stores", "spill_loads", "barriers", "const_bytes", "max_threads",
-                            "min_blocks", "source"}
+                            "min_blocks", "source", "kind", "reserved_smem", "relocatable", "embedded",
+                            "copies"}
     assert rows[1]["registers"] == 30 and rows[1]["source"] == "cuda11_ninja.log:10"
 
 

@@ -44,7 +44,7 @@ def test_static_library_members(tmp_path):
     assert detect_format(lib, lib.read_bytes()[:65536]) == "host_binary"
     recs = import_file(lib)
     assert {r.arch for r in recs} == {"sm_75", "sm_120"}
-    assert recs[0].source.startswith("libkernels.a(kernels_b_with_device_code.o):.nv_fatbin:fatbin entry 1")
+    assert recs[0].source.startswith("libkernels.a(kernels_b_with_device_code.o):.nv_fatbin container 1 @0x")
     assert len(recs) == len(import_file(GEN / "b_host.o"))
 
 
@@ -55,7 +55,7 @@ def test_bsd_names_and_fatbin_member(tmp_path):
     lib.write_bytes(b"!<arch>\n" + ar_member(b"#1/%d" % len(name), name + fat))
     recs = import_file(lib)
     assert {r.arch for r in recs} == {"sm_80", "sm_90"}
-    assert recs[0].source.startswith("bsd.a(device_code.fatbin):fatbin entry")
+    assert recs[0].source.startswith("bsd.a(device_code.fatbin) container 1 @0x56: fatbin entry 1")
 
 
 def test_archive_without_device_code(tmp_path):
