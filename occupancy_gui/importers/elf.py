@@ -84,8 +84,12 @@ class Elf:
     ``names[i]`` its name, ``index`` maps a name to the last section of that name.
     """
 
-    def __init__(self, blob: Blob, read_ahead_except: tuple[str, ...] | None = None):
+    def __init__(self, blob: Blob, read_ahead_except: tuple[str, ...] | None = None,
+                 nobits: frozenset[int] = frozenset((SHT_NOBITS,))):
+        """``nobits``: section types that occupy no bytes of the file (a processor may add its own:
+        CUDA's relocatable shared-memory sections)."""
         self.blob = b = blob
+        self.nobits = nobits
         b.load(0, 64)
         if len(b.data) < 16 or bytes(b.data[:4]) != ELF_MAGIC:
             raise b.fail("not an ELF image (bad magic)", 0)
@@ -145,18 +149,19 @@ class Elf:
     def _check_bounds(self) -> None:
         """Every section with contents lies inside the data (one pass; the first bad one named)."""
         limit = len(self.blob.data)
-        if max((row[OFFSET] + row[SIZE] for row in self.rows[1:] if row[TYPE] != SHT_NOBITS and row[SIZE]),
+        nobits = self.nobits
+        if max((row[OFFSET] + row[SIZE] for row in self.rows[1:] if row[TYPE] not in nobits and row[SIZE]),
                default=0) <= limit:
             return
         for i in range(1, len(self.rows)):
             row = self.rows[i]
-            if row[TYPE] != SHT_NOBITS and row[SIZE]:
+            if row[TYPE] not in nobits and row[SIZE]:
                 self._check_range(row[OFFSET], row[SIZE], f"section {self.names[i] or i}", self._header_at(i))
 
     def _read_ahead(self, skipped: tuple[str, ...]) -> None:
         """Read, in a few large reads, every section whose name does not start with ``skipped``."""
         wanted = sorted((row[OFFSET], row[OFFSET] + row[SIZE]) for row, name in zip(self.rows[1:], self.names[1:])
-                        if row[TYPE] != SHT_NOBITS and row[SIZE] and not name.startswith(skipped))
+                        if row[TYPE] not in self.nobits and row[SIZE] and not name.startswith(skipped))
         lo = hi = -1
         for start, end in wanted:
             if start > hi + READ_GAP:
@@ -185,14 +190,14 @@ class Elf:
         return None if i is None else Section(i, name, self.rows[i])
 
     def data(self, sec: Section) -> bytes:
-        if sec.type == SHT_NOBITS:
+        if sec.type in self.nobits:
             return b""
         return self.blob.bytes(sec.offset, sec.size, f"section {sec.name}")
 
     def section_bytes(self, i: int) -> bytes:
-        """The contents of section ``i`` (empty for ``SHT_NOBITS``)."""
+        """The contents of section ``i`` (empty for ``SHT_NOBITS`` and the other ``nobits``)."""
         row = self.rows[i]
-        if row[TYPE] == SHT_NOBITS:
+        if row[TYPE] in self.nobits:
             return b""
         return self.blob.bytes(row[OFFSET], row[SIZE], f"section {self.names[i]}")
 

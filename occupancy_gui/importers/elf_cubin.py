@@ -59,6 +59,7 @@ ET_REL = 1  # a relocatable image (``-rdc`` before nvlink); ET_EXEC = 2 is linke
 EF_CUDA_ARCH_SPECIFIC_V7 = 0x800
 SHT_CUDA_SHARED = 0x7000000A  # shared-memory sections of relocatable images (NOBITS once linked)
 STT_CUDA_SHARED = 13  # a __shared__ variable's symbol in a relocatable image
+_NOBITS = frozenset((SHT_NOBITS, SHT_CUDA_SHARED))  # occupy no bytes of the image
 _ARCH_IN_NOTE = re.compile(rb"-arch[ =]+((?:sm|compute)_[0-9]+[a-z]?)")
 
 
@@ -178,7 +179,7 @@ def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "
     import (see ``fatbin.import_fatbin_detailed``).
     """
     blob = Blob(data, path, base, what, image)
-    elf = Elf(blob, read_ahead_except=_NOT_PARSED)
+    elf = Elf(blob, read_ahead_except=_NOT_PARSED, nobits=_NOBITS)
     if elf.machine != EM_CUDA:
         raise blob.fail(f"ELF machine {elf.machine} is not CUDA ({EM_CUDA})", 18)
     module = _Module(elf, source_prefix if source_prefix is not None else os.path.basename(path), embedded)
@@ -233,7 +234,7 @@ class _Module:
         self.regs, self.frame = per_function[EIATTR_REGCOUNT], per_function[EIATTR_FRAME_SIZE]
         self.min_stack, self.max_stack = per_function[EIATTR_MIN_STACK_SIZE], per_function[EIATTR_MAX_STACK_SIZE]
         self._banks: dict[int, int] | None = None
-        self._relocations: dict[int, int] | None = None  # target section -> its .rel/.rela section
+        self._relocations: dict[int, list[int]] | None = None  # section -> its .rel/.rela sections
         self._shared_sections: frozenset[int] = frozenset()
 
     @property
@@ -251,18 +252,17 @@ class _Module:
         relocatable image is the translation unit's share.
         """
         rows, symbols = self.elf.rows, self.symbols
-        if self._relocations is None:
-            self._relocations = {row[INFO]: i for i, (row, name) in enumerate(zip(rows, self.elf.names))
-                                 if row[TYPE] in (SHT_RELA, SHT_REL) and not name.startswith(".nv.merc")}
+        if self._relocations is None:  # a text section may have both a .rel and a .rela section
+            self._relocations = {}
+            for i, (row, name) in enumerate(zip(rows, self.elf.names)):
+                if row[TYPE] in (SHT_RELA, SHT_REL) and not name.startswith(".nv.merc"):
+                    self._relocations.setdefault(row[INFO], []).append(i)
             self._shared_sections = frozenset(i for i, row in enumerate(rows) if row[TYPE] == SHT_CUDA_SHARED)
         shared_sections = self._shared_sections
         seen_text, variables = {text_section}, {}
         todo = [text_section]
         while todo:
-            rel = self._relocations.get(todo.pop())
-            if rel is None:
-                continue
-            for index in _relocation_symbols(self.elf, rel):
+            for index in {i for rel in self._relocations.get(todo.pop(), ()) for i in _relocation_symbols(self.elf, rel)}:
                 if not 0 <= index < len(symbols):
                     continue
                 _name, info, _other, shndx, value, size = symbols[index]

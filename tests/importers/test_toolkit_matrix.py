@@ -1,0 +1,214 @@
+"""The binary reader against the compilers themselves, on every toolkit a user may have.
+
+For each (toolkit, arch) of ``matrix_build.CASES`` — ptxas 11.8, 12.0, 12.4, 12.8, 12.9 and CUDA
+13.5, sm_75 to sm_121f with ``a`` and ``f`` targets — the fixture sources are compiled at test
+time and what the compiler's ``-v`` said of each function is the truth: registers, static shared
+memory (never the sm_90+ reserved window), stack frame, barriers (where that ptxas prints them),
+the arch with its suffix, and whether it is a kernel.  The same images packed in fatbins (plain,
+LZ4, zstd), relocatable ``-rdc`` images, nvlink's linked images, and CUDA 13.5 host objects, a
+static library and a device-linked executable are read too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections import Counter
+
+import pytest
+
+from tests.importers import matrix_build as mb
+from tests import toolchains
+from occupancy_gui.importers import import_file, import_file_detailed
+from occupancy_gui.importers.cli import run_import
+from occupancy_gui.importers.cuobjdump_text import parse_text
+
+pytestmark = pytest.mark.slow
+CASE_IDS = [f"{tk}-{arch}" for tk, arch in mb.CASES]
+
+
+@pytest.fixture(scope="module", params=mb.CASES, ids=CASE_IDS)
+def case(request) -> mb.Case:
+    return mb.build_case(*request.param)
+
+
+def arch_number(arch: str) -> int:
+    return int(re.match(r"sm_(\d+)", arch).group(1))  # type: ignore[union-attr]
+
+
+def nvlink_window(arch: str) -> int:
+    """What CUDA 13.5's nvlink, run on its own, counts of the reserved window in "bytes smem":
+    all of it for sm_90/sm_90a (the section size, as cuobjdump does), none for sm_100+ (as
+    ptxas -v and nvcc -dlink do).  Measured; the sections themselves are laid out alike."""
+    return 1024 if arch_number(arch) // 10 == 9 else 0
+
+
+def by_name(records):
+    out = {}
+    for rec in records:
+        assert rec.name not in out, f"{rec.name} listed twice: {rec.source} and {out[rec.name].source}"
+        out[rec.name] = rec
+    return out
+
+
+def check_against(records, log: dict[str, mb.Figures], arch: str, *, smem_extra=None) -> None:
+    """Every function of ``log`` is a record with the compiler's figures; nothing else is listed."""
+    got = by_name(records)
+    kernels = {name for name, fig in log.items() if fig.entry}
+    assert {n for n, r in got.items() if r.is_kernel} == kernels
+    for name, fig in log.items():
+        rec = got.get(name)
+        if rec is None:
+            assert not fig.entry
+            continue  # a device function ptxas reports but that left no symbol of its own
+        assert rec.arch == arch, name
+        if not fig.entry:
+            assert rec.kind == "device_function", name
+            continue
+        assert rec.kind == "kernel"
+        assert rec.registers == fig.registers, name
+        expected_smem = fig.smem + (smem_extra(name) if smem_extra else 0)
+        assert rec.static_smem == expected_smem, name
+        assert rec.local_bytes == fig.stack, name
+        if fig.barriers is not None:
+            assert (rec.barriers or 0) == fig.barriers, name
+    for name, rec in got.items():
+        assert name in log or not rec.is_kernel, f"{name}: a kernel the compiler did not report"
+
+
+def test_cubin_reads_as_ptxas_says(case):
+    records = import_file(case.whole)
+    check_against(records, case.whole_log, case.arch)
+    got = by_name(records)
+    assert got["_Z21calls_device_functionPy"].max_threads == 128
+    assert got["_Z9smem_6000Pd"].max_threads == 256
+    number = int(re.match(r"sm_(\d+)", case.arch).group(1))
+    reserved = 1024 if number >= 90 else 0
+    for name in ("_Z8smem_256Pf", "_Z9smem_1024Pf", "_Z9smem_6000Pd"):
+        assert got[name].reserved_smem == reserved, name  # split off, never counted as the kernel's
+    assert got["_Z12empty_kernelv"].static_smem == 0
+    assert got["_Z14named_barriersPf"].barriers == 4  # bar.sync 3: barriers 0-3
+
+
+@pytest.mark.parametrize("compress", ["none", "lz4", "zstd"])
+def test_fatbin_reads_as_the_cubin(case, compress):
+    def figures(records):
+        return sorted((r.name, r.arch, r.registers, r.static_smem, r.reserved_smem, r.local_bytes, r.barriers,
+                       r.is_kernel, r.max_threads) for r in records)
+
+    packed = mb.fatbin_of(case.whole, case.arch, compress)
+    records = import_file(packed)
+    assert figures(records) == figures(import_file(case.whole))
+    assert all(re.search(r"container 1 @0x0: fatbin entry 1 \(ELF sm_\d+\) @0x10: ", r.source) for r in records)
+
+
+def test_relocatable_images_read_as_ptxas_says(case):
+    """A ``-rdc`` image before nvlink: ptxas's registers and stack; shared memory is the kernel's
+    own plus the file-scope ``__shared__`` variables of its unit that it (or its callees) use."""
+    unit_vars = {"_Z10rdc_callerPKfPfi": 512 + 1024, "_Z9rdc_localPf": 512, "_Z12rdc_b_kernelPf": 1024}
+    records = [r for unit in case.rdc.values() for r in import_file(unit)]
+    assert all(r.relocatable for r in records)
+    check_against(records, case.rdc_log, case.arch, smem_extra=unit_vars.get)
+
+
+# CUDA 13.5's nvlink links no CUDA 11.x objects ("must be recompiled with toolkit >= Cuda 12.0").
+LINKED = [(tk, arch) for tk, arch in mb.CASES if tk != "11.8"]
+
+
+@pytest.mark.parametrize("toolkit,arch", LINKED, ids=[f"{tk}-{arch}" for tk, arch in LINKED])
+def test_linked_image_reads_as_nvlink_says(toolkit, arch):
+    case = mb.build_case(toolkit, arch)
+    assert case.linked is not None
+    records = import_file(case.linked)
+    assert not any(r.relocatable for r in records)
+    got = by_name(records)
+    assert case.link_log, "nvlink -v reported no function"
+    window = 1024 if arch_number(case.arch) >= 90 else 0  # every linked sm_90+ section starts with it
+    reported = nvlink_window(case.arch)
+    for name, fig in case.link_log.items():
+        rec = got[name]
+        assert rec.kind == "kernel" and rec.arch == case.arch
+        assert rec.reserved_smem == window
+        assert (rec.registers, rec.static_smem, rec.local_bytes) == (fig.registers, fig.smem - reported, fig.stack), name
+        if fig.barriers is not None:
+            assert (rec.barriers or 0) == fig.barriers
+    # The kernel that calls into the other unit: nvlink's figures, not ptxas's pre-link ones.
+    caller = "_Z10rdc_callerPKfPfi"
+    assert got[caller].registers >= case.rdc_log[caller].registers
+    assert got[caller].static_smem == 512 + 1024 + 1024  # tile_a, counts_a and far_work's tile_b
+    # nvlink lays the units' shared variables out once for all kernels: a kernel's section reaches
+    # the end of the last variable it uses, so the pre-link figure is a floor.
+    pre = by_name(import_file(case.rdc["rdc_a"]))
+    assert pre["_Z9rdc_localPf"].static_smem <= got["_Z9rdc_localPf"].static_smem
+
+
+# CUDA 13.5 host-side builds: what a developer opens most often.
+
+@pytest.fixture(scope="module")
+def host() -> mb.HostBuild:
+    return mb.build_host()
+
+
+def linked_truth(arch: str) -> dict[str, mb.Figures]:
+    return mb.build_case("13.5", arch).link_log
+
+
+def test_executable_gives_the_linked_figures_only(host):
+    records = import_file(host.executable)
+    assert not any(r.relocatable for r in records), "a pre-link copy listed beside the linked image"
+    for arch in mb.HOST_ARCHS:
+        got = by_name([r for r in records if r.arch == arch])
+        for name, fig in linked_truth(arch).items():
+            want = (fig.registers, fig.smem - nvlink_window(arch))
+            assert (got[name].registers, got[name].static_smem) == want, (arch, name)
+    assert all(".nv_fatbin container" in r.source for r in records)
+
+
+def test_rdc_object_and_static_library(host):
+    for path in (host.rdc_a_o, host.library):
+        records = import_file(path)
+        assert records and all(r.relocatable for r in records)
+        assert {r.arch for r in records} == set(mb.HOST_ARCHS)
+        caller = [r for r in records if r.name == "_Z10rdc_callerPKfPfi"]
+        assert {r.static_smem for r in caller} == {512 + 1024}
+        assert all("__nv_relfatbin container" in r.source for r in records)
+
+
+def test_whole_program_object_matches_cubins(host):
+    records = import_file(host.whole_o)
+    for arch in mb.HOST_ARCHS:
+        cubin = mb.build_case("13.5", arch).whole
+        want = sorted((r.name, r.registers, r.static_smem, r.local_bytes) for r in import_file(cubin))
+        assert sorted((r.name, r.registers, r.static_smem, r.local_bytes) for r in records if r.arch == arch) == want
+
+
+def test_cli_lists_kernels_unless_all_functions(case, capsys):
+    assert run_import([str(case.whole), "--json"]) == 0
+    kernels = json.loads(capsys.readouterr().out)
+    assert {r["kind"] for r in kernels} == {"kernel"}
+    assert {r["name"] for r in kernels} == {n for n, f in case.whole_log.items() if f.entry}
+    assert all(r["arch"] == case.arch for r in kernels)
+    assert run_import([str(case.whole), "--json", "--all-functions"]) == 0
+    everything = json.loads(capsys.readouterr().out)
+    assert "device_function" in {r["kind"] for r in everything}
+    assert len(everything) > len(kernels)
+
+
+def test_cuobjdump_agrees(case):
+    """cuobjdump, a second opinion: the same functions, registers, and SHARED less the reserved
+    window.  Its STACK is the call-graph stack of linked images (0 in relocatable ones)."""
+    compared = 0
+    for path in [case.whole, *(case.linked and [case.linked] or [])]:
+        proc = subprocess.run([str(toolchains.cuobjdump()), "--dump-resource-usage", str(path)],
+                              capture_output=True, text=True)
+        if proc.returncode and "does not contain device code" in proc.stdout + proc.stderr:
+            continue  # cuobjdump 13.5 refuses ptxas 12.0's sm_90 cubins; ptxas itself is the truth
+        assert proc.returncode == 0, proc.stderr
+        out = proc.stdout
+        compared += 1
+        theirs = Counter((r.name, r.registers, r.static_smem, r.local_bytes)
+                         for r in parse_text(out, path.name, default_arch=case.arch))
+        ours = Counter((r.name, r.registers, r.static_smem, r.local_bytes) for r in import_file(path) if r.is_kernel)
+        assert ours - theirs == Counter(), path.name
+    assert compared, "cuobjdump read none of this case's images"

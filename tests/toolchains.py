@@ -1,0 +1,140 @@
+"""NVIDIA's compilers and libraries from their pip wheels, fetched at test time into a cache.
+
+Nothing NVIDIA makes is committed to this repository: a test asks for a pinned wheel and gets the
+folder it was unpacked into.  The cache is ``$OCCUPANCY_TEST_CACHE`` or ``~/.cache/occupancy_gui-tests``
+and survives between runs; each wheel is unpacked once (a marker file says it is complete).
+
+Where the registry cannot be reached the calling test is skipped, saying so; any other failure
+(a wheel without the expected file, a compiler error) fails the test.
+
+What the wheels hold, measured: ``nvidia-cuda-nvcc-cu11`` / ``-cu12`` carry ``ptxas`` and libnvvm
+only (no ``nvcc`` driver, no ``nvlink``), so older toolkits are driven through ``ptxas`` on PTX;
+``nvidia-cuda-nvcc`` 13.x is a whole ``nvcc`` (with ``nvidia-cuda-crt``, ``nvidia-nvvm`` and
+``nvidia-cuda-runtime`` for its headers).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+CACHE = Path(os.environ.get("OCCUPANCY_TEST_CACHE") or Path.home() / ".cache" / "occupancy_gui-tests")
+
+# ptxas of every toolkit line a user may have, newest patch of each that pip offers.
+PTXAS_WHEELS = {
+    "11.8": "nvidia-cuda-nvcc-cu11==11.8.89",
+    "12.0": "nvidia-cuda-nvcc-cu12==12.0.140",
+    "12.4": "nvidia-cuda-nvcc-cu12==12.4.131",
+    "12.8": "nvidia-cuda-nvcc-cu12==12.8.93",
+    "12.9": "nvidia-cuda-nvcc-cu12==12.9.86",
+}
+# The highest PTX ISA each ptxas accepts (PTX written by a newer nvcc is relabelled to it).
+PTX_ISA = {"11.8": "7.8", "12.0": "8.0", "12.4": "8.4", "12.8": "8.7", "12.9": "8.8"}
+NVCC13 = ("nvidia-cuda-nvcc==13.5.37", "nvidia-cuda-crt==13.5.37", "nvidia-nvvm==13.5.37",
+          "nvidia-cuda-runtime==13.5.37")
+CUOBJDUMP = "nvidia-cuda-cuobjdump==13.5.37"
+
+# The five NVIDIA libraries of the exactness checks: the releases on the registry mirror here.
+LIBRARY_WHEELS = {
+    "curand": ("nvidia-curand==10.4.0.35", ("libcurand.so",)),
+    "cublas": ("nvidia-cublas==13.1.1.3", ("libcublas.so", "libcublasLt.so")),
+    "cufft": ("nvidia-cufft==12.0.0.61", ("libcufft.so",)),
+    "cusparse": ("nvidia-cusparse==12.6.3.3", ("libcusparse.so",)),
+}
+
+_UNREACHABLE = re.compile(r"(Could not fetch URL|connection|Network is unreachable|Temporary failure in name "
+                          r"resolution|Max retries exceeded|timed out)", re.I)
+
+
+def _slug(spec: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", spec)
+
+
+def wheel_tree(spec: str) -> Path:
+    """The folder a pinned wheel (``name==version``, no dependencies) is unpacked into."""
+    tree = CACHE / "trees" / _slug(spec)
+    done = tree / ".complete"
+    if done.exists():
+        return tree
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # pytest-xdist or two runs at once share the cache
+        if done.exists():
+            return tree
+        download = CACHE / "download" / _slug(spec)
+        shutil.rmtree(download, ignore_errors=True)
+        proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(download), spec],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            if _UNREACHABLE.search(proc.stderr):
+                pytest.skip(f"the package registry is unreachable, {spec} not fetched")
+            raise RuntimeError(f"pip download {spec} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        wheels = list(download.glob("*.whl"))
+        if len(wheels) != 1:
+            raise RuntimeError(f"pip download {spec} gave {len(wheels)} wheels")
+        shutil.rmtree(tree, ignore_errors=True)
+        with zipfile.ZipFile(wheels[0]) as zf:
+            for info in zf.infolist():
+                path = zf.extract(info, tree)
+                mode = (info.external_attr >> 16) & 0o777
+                if mode:
+                    os.chmod(path, mode)
+        shutil.rmtree(download, ignore_errors=True)
+        done.write_text(spec)
+    return tree
+
+
+def _find(tree: Path, pattern: str) -> Path:
+    found = sorted(tree.glob(pattern))
+    if not found:
+        raise RuntimeError(f"{tree.name}: no {pattern}")
+    return found[0]
+
+
+def ptxas(toolkit: str) -> Path:
+    """``ptxas`` of one toolkit line (a key of :data:`PTXAS_WHEELS`, or "13.5")."""
+    if toolkit == "13.5":
+        return nvcc13_bin() / "ptxas"
+    return _find(wheel_tree(PTXAS_WHEELS[toolkit]), "nvidia/*/bin/ptxas")
+
+
+def nvcc13_bin() -> Path:
+    """The ``bin`` folder of CUDA 13.5's nvcc, its headers and libnvvm laid out as one toolkit."""
+    root = CACHE / "cuda-13.5"
+    if not (root / ".complete").exists():
+        trees = [wheel_tree(spec) for spec in NVCC13]
+        shutil.rmtree(root, ignore_errors=True)
+        for tree in trees:
+            shutil.copytree(_find(tree, "nvidia/cu13"), root, dirs_exist_ok=True, symlinks=True)
+        (root / ".complete").write_text("\n".join(NVCC13))
+    return root / "bin"
+
+
+def cuobjdump() -> Path:
+    return _find(wheel_tree(CUOBJDUMP), "nvidia/*/bin/cuobjdump")
+
+
+def library(name: str) -> list[Path]:
+    """The shared libraries of one NVIDIA library wheel (a key of :data:`LIBRARY_WHEELS`)."""
+    spec, files = LIBRARY_WHEELS[name]
+    tree = wheel_tree(spec)
+    out = []
+    for stem in files:
+        out.append(_find(tree, f"nvidia/**/{stem}*"))
+    return out
+
+
+def run(cmd: list[str | os.PathLike[str]], **kwargs) -> subprocess.CompletedProcess[str]:
+    """A compiler run; its output is shown when it fails."""
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kwargs)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, cmd))} failed:\n{proc.stderr[-4000:]}")
+    return proc
