@@ -186,10 +186,11 @@ def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "
     regs, frame = module.regs, module.frame
     arch = module.arch
     symbols, strtab = module.symbols, module.strtab
+    owners = module.text_owners
     functions = [(index, name_at, bool(other & STO_CUDA_ENTRY), shndx)
                  for index, (name_at, st_info, other, shndx, _value, _size) in enumerate(symbols)
                  if st_info & 0xF == 2 and name_at  # STT_FUNC
-                 and (other & STO_CUDA_ENTRY or index in regs or index in frame)]
+                 and (other & STO_CUDA_ENTRY or index in regs or index in frame or index in owners)]
     names = strtab.get_all([f[1] for f in functions],  # type: ignore[union-attr]
                            lambda i: f"symbol {functions[i][0]} name") if functions else []
     records: list[KernelRecord] = []
@@ -234,6 +235,10 @@ class _Module:
         self.regs, self.frame = per_function[EIATTR_REGCOUNT], per_function[EIATTR_FRAME_SIZE]
         self.min_stack, self.max_stack = per_function[EIATTR_MIN_STACK_SIZE], per_function[EIATTR_MAX_STACK_SIZE]
         self._banks: dict[int, int] | None = None
+        # A function with a .text section of its own is named by the section's sh_info (low 24
+        # bits; the top 8 hold its registers): cuobjdump lists each such function.
+        self.text_owners = frozenset(row[INFO] & 0xFFFFFF for row, name in zip(elf.rows, elf.names)
+                                     if name.startswith(".text."))
         self._relocations: dict[int, list[int]] | None = None  # section -> its .rel/.rela sections
         self._shared_sections: frozenset[int] = frozenset()
 
@@ -300,7 +305,7 @@ def _function_fields(module: _Module, index: int, name: str, display: str, entry
     rows, find = elf.rows, elf.index.get
     text = rows[shndx] if 0 < shndx < len(rows) else None
     registers = module.regs.get(index)
-    if registers is None and text is not None and entry:
+    if registers is None and text is not None and (entry or index in module.text_owners):
         registers = (text[INFO] >> 24) & 0xFF
     stack = module.max_stack.get(index)
     if stack is None:
@@ -336,7 +341,9 @@ def _function_fields(module: _Module, index: int, name: str, display: str, entry
         "max_threads": max_threads, "min_blocks": None, "req_threads": req_threads,
         "cluster_dims": cluster_dims, "max_registers": max_registers,
         "relocatable": module.relocatable, "embedded": module.embedded, "copies": 1,
-        "source": module.prefix + ": ELF section " + where,
+        # A device function has no .nv.info of its own; ptxas's copies inside kernels share a
+        # display name ("$kernel$function" -> "function"): the symbol tells them apart.
+        "source": module.prefix + ": ELF section " + where + ("" if entry else f" (symbol {name})"),
     }
     fields.update(_NO_LAUNCH_FIGURES)
     return fields

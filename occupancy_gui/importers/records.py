@@ -261,13 +261,14 @@ def merge_records(records: "list[KernelRecord]") -> list[KernelRecord]:
     is the first; copies that differ in any figure are all kept, each with its own source.
 
     A relocatable copy (``-rdc``, before nvlink) is dropped when the input also holds a linked
-    copy of the same function for the same arch: the linked image is what the GPU runs.
+    copy of the same function for the same arch: the linked image is what the GPU runs.  Embedded
+    fatbins (which their library links and loads itself) and registered ones are apart here.
     """
     realize(records)
-    linked = {rec.key for rec in records if not rec.relocatable}
+    linked = {(rec.key, rec.embedded) for rec in records if not rec.relocatable}
     out: dict[tuple, KernelRecord] = {}
     for rec in records:
-        if rec.relocatable and rec.key in linked:
+        if rec.relocatable and (rec.key, rec.embedded) in linked:
             continue
         ident = figures(rec)
         first = out.get(ident)

@@ -1,0 +1,109 @@
+"""NVIDIA's own libraries, read whole and compared with cuobjdump record for record.
+
+The five libraries (curand, cublas, cublasLt, cufft, cusparse) come from their pinned pip wheels
+at test time.  For each, the records of the fatbins the CUDA runtime registers are compared with
+``cuobjdump --dump-resource-usage`` of the library, and the records of the embedded fatbins
+(cublasLt's ``.cask_resource``, cufft's ``.ldata``, cusparse's ``.rodata``), which cuobjdump does
+not look at, with cuobjdump of a fatbin file made of exactly those containers, cut out of the
+library at the offsets the records name.  cuobjdump refuses libcufft.so ("does not contain device
+code"): all of its kernels are embedded, so that second comparison is the whole check for it.
+
+Compared as multisets, each record counted ``copies`` times: for kernels (name, arch, registers,
+static shared memory less the sm_90+ reserved window, stack), both ways; for device functions
+(name, arch), cuobjdump's within ours (it prints REG:0 for a device function nvlink gave a
+register count, and omits the copies ptxas makes inside a kernel's code).  Stack is left
+out for relocatable images, where cuobjdump prints STACK:0 and ptxas the function's frame (the
+toolkit matrix checks those against ptxas).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from occupancy_gui.importers import import_file_detailed
+from occupancy_gui.importers.cuobjdump_text import parse_text
+from tests import toolchains
+
+pytestmark = pytest.mark.slow
+LIBRARIES = [("curand", "libcurand.so"), ("cublas", "libcublas.so"), ("cublas", "libcublasLt.so"),
+             ("cufft", "libcufft.so"), ("cusparse", "libcusparse.so")]
+_CONTAINER = re.compile(r" container \d+ @0x([0-9a-f]+): ")
+
+
+def library_file(wheel: str, stem: str) -> Path:
+    return next(p for p in toolchains.library(wheel) if p.name.startswith(stem))
+
+
+def cuobjdump(path: Path) -> tuple[int, str]:
+    proc = subprocess.run([str(toolchains.cuobjdump()), "--dump-resource-usage", str(path)],
+                          capture_output=True, text=True)
+    return proc.returncode, proc.stdout + (proc.stderr if proc.returncode else "")
+
+
+def multiset(records, relocatable: set, kernels: set, count_copies: bool) -> Counter:
+    out: Counter = Counter()
+    for r in records:
+        if r.key in kernels:
+            stack = None if r.key in relocatable else r.local_bytes
+            item = ("kernel", r.name, r.arch, r.registers, r.static_smem, stack)
+        else:
+            item = ("device function", r.name, r.arch)
+        out[item] += r.copies if count_copies else 1
+    return out
+
+
+def compare(ours, text: str, what: str) -> None:
+    theirs = parse_text(text, what)
+    kernels = {r.key for r in ours if r.is_kernel}
+    relocatable = {r.key for r in ours if r.relocatable}
+    mine = multiset(ours, relocatable, kernels, True)
+    cuobj = multiset(theirs, relocatable, kernels, False)
+    only_ours, only_theirs = mine - cuobj, cuobj - mine
+    # cuobjdump lists the device functions with a .text section of their own, not the copies
+    # ptxas made inside a kernel's ($kernel$function): ours may hold more of those, never fewer.
+    only_ours = Counter({item: n for item, n in only_ours.items() if item[0] == "kernel"})
+    assert not only_ours and not only_theirs, (
+        f"{what}: {sum(only_ours.values())} records only ours, {sum(only_theirs.values())} only cuobjdump's; "
+        f"e.g. {sorted(only_ours)[:2]} / {sorted(only_theirs)[:2]}")
+
+
+def embedded_fatbin(path: Path, records, out: Path) -> int:
+    """The embedded containers the records came from, laid end to end (8-byte aligned) in ``out``."""
+    starts = sorted({int(_CONTAINER.search(r.source).group(1), 16) for r in records})  # type: ignore[union-attr]
+    with open(path, "rb") as src, open(out, "wb") as dst:
+        for at in starts:
+            src.seek(at)
+            header = src.read(16)
+            (size,) = struct.unpack_from("<Q", header, 8)
+            dst.write(header + src.read(size))
+            dst.write(b"\0" * (-dst.tell() % 8))
+    return len(starts)
+
+
+@pytest.mark.parametrize("wheel,stem", LIBRARIES, ids=[stem for _, stem in LIBRARIES])
+def test_library_matches_cuobjdump(wheel, stem, tmp_path):
+    path = library_file(wheel, stem)
+    records = import_file_detailed(path).records
+    assert records
+    registered = [r for r in records if not r.embedded]
+    embedded = [r for r in records if r.embedded]
+    rc, text = cuobjdump(path)
+    if rc and "does not contain device code" in text:
+        assert not [r for r in registered if r.is_kernel], f"{path.name}: kernels cuobjdump says are not there"
+    else:
+        assert rc == 0, text[-500:]
+        compare(registered, text, path.name)
+    if embedded:
+        fatbin = tmp_path / "embedded.fatbin"
+        assert embedded_fatbin(path, embedded, fatbin)
+        rc, text = cuobjdump(fatbin)
+        assert rc == 0, text[-500:]
+        compare(embedded, text, f"{path.name} (embedded fatbins)")
+    sources = [r.source for r in records]
+    assert len(set(sources)) == len(sources), "two records with one source"
