@@ -77,7 +77,7 @@ def select(panel, name, arch):
         ("a_sm80.cubin", 4, ("_Z14named_barriersPf", "sm_80", "16", "512 B", "—", "3")),
         ("a.fatbin", 8, ("_Z14named_barriersPf", "sm_90", "16", "512 B", "—", "3")),
         ("a_sm80.cubin.cuobjdump.txt", 4, ("_Z14named_barriersPf", "unknown", "16", "512 B", "—", "—")),
-        ("b_resource_usage.log", 12, ("_Z11local_arrayP4Pairi", "sm_90", "37", "0 B", "0 / 0", "0")),
+        ("b_resource_usage.log", 9, ("_Z11local_arrayP4Pairi", "sm_90", "37", "0 B", "0 / 0", "0")),
     ],
 )  # fmt: skip
 def test_each_format_fills_the_table(qtbot, window, panel, file, count, expect):
@@ -86,8 +86,22 @@ def test_each_format_fills_the_table(qtbot, window, panel, file, count, expect):
     assert len(table) == count
     assert expect in table
     assert window.kernel_dock.isVisible()
-    assert panel.count_label.text() == f"{count} kernels"
+    assert panel.count_label.text().startswith(f"{count} kernels")
     assert not panel.banner.isVisible() and not panel.progress_row.isVisible()
+
+
+def test_device_functions_are_listed_on_request(qtbot, window, panel):
+    load(qtbot, panel, GEN / "b_resource_usage.log")  # 9 kernels and 3 copies of the device function heavy()
+    assert len(rows(panel)) == 9
+    assert panel.count_label.text() == "9 kernels + 3 device functions (hidden)"
+    panel.all_functions.setChecked(True)
+    names = [r[0] for r in rows(panel)]
+    assert len(names) == 12 and names.count("_Z5heavyPKfi") == 3
+    assert panel.count_label.text() == "9 kernels + 3 device functions"
+    panel.set_filter("heavy")
+    assert panel.count_label.text() == "9 kernels + 3 device functions, 3 shown"
+    panel.all_functions.setChecked(False)
+    assert rows(panel) == []
 
 
 def test_rows_match_the_importer_and_the_engine(qtbot, window, panel):

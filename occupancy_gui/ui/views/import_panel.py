@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDockWidget,
     QFileDialog,
     QHBoxLayout,
@@ -147,6 +148,10 @@ class ImportPanel(QWidget):
         self.block_size.setToolTip("Threads per block for the Occupancy column (kernels with a launch bound use it).\n"
                                    "Follows the calculator's threads per block.")  # fmt: skip
         self.block_size.valueChanged.connect(self._on_block_size_changed)
+        self.all_functions = QCheckBox("A&ll functions", self)
+        self.all_functions.setToolTip("List device functions too, not only kernels (__global__ entry points).\n"
+                                      "Device functions are not launched: their figures count in the kernels that call them.")
+        self.all_functions.toggled.connect(self._on_all_functions_toggled)
         block_label = QLabel("Block si&ze:", self)
         block_label.setBuddy(self.block_size)
         tools = QHBoxLayout()
@@ -155,6 +160,7 @@ class ImportPanel(QWidget):
         # repaint (10^5 rows, while the reader thread holds the GIL) is the costliest in the window.
         tools.addWidget(self.progress_row, 1)
         self.progress_row.setMaximumHeight(self.filter_edit.sizeHint().height())
+        tools.addWidget(self.all_functions)
         tools.addWidget(block_label)
         tools.addWidget(self.block_size)
         return tools
@@ -381,11 +387,28 @@ class ImportPanel(QWidget):
             self._restoring = False
         self._update_count()
 
+    def _on_all_functions_toggled(self, shown: bool) -> None:
+        selected = self._selected_record()
+        self._restoring = True
+        try:
+            self.model.set_all_functions(shown)
+            row = None if selected is None else self.model.row_of(selected)
+            if row is not None:
+                self._set_current_row(row)
+        finally:
+            self._restoring = False
+        self._update_count()
+
     def _update_count(self) -> None:
-        total = len(self.model.table) if self.model.table is not None else 0
+        table = self.model.table
+        kernels = int(table.is_kernel.sum()) if table is not None else 0
+        others = (len(table) if table is not None else 0) - kernels
+        text = f"{kernels} kernel{'s' if kernels != 1 else ''}"
+        if others:
+            text += f" + {others} device function{'s' if others != 1 else ''}"
+            text += "" if self.all_functions.isChecked() else " (hidden)"
         shown = self.model.rowCount()
-        text = f"{total} kernel{'s' if total != 1 else ''}"
-        self.count_label.setText(text if shown == total else f"{text}, {shown} shown")
+        self.count_label.setText(text if shown == self.model.listable() else f"{text}, {shown} shown")
 
     # ----------------------------------------------------------------------------- watching
     def _on_file_watch_file_rewritten(self, path: str, stamp: tuple[int, int] | None) -> None:

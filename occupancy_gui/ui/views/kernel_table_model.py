@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 NAME, ARCH, REGISTERS, STATIC_SMEM, SPILLS, BARRIERS, LAUNCH_BOUND, OCCUPANCY = range(8)
 HEADERS = ("Kernel", "Arch", "Registers", "Static smem", "Spills (st / ld)", "Barriers", "Launch bound", "Occupancy")
 HEADER_TIPS = (
-    "Demangled kernel name; the mangled name is in the tooltip. Italic: a device function, not a kernel.",
+    "Demangled kernel name; the mangled name and where it was read are in the tooltip. Italic: a device function (listed with Device functions).",
     "The architecture the code was compiled for.",
     "Registers per thread.",
     "Static shared memory per block (__shared__ variables).",
@@ -159,6 +159,7 @@ class KernelTableModel(ReadOnlyTableModel):
         self.occupancy = np.zeros(0)
         self._rows = np.zeros(0, dtype=np.int64)  # view row -> record index
         self._filter = ""
+        self._all_functions = False  # device functions listed beside the kernels
         self._sort: tuple[int, Qt.SortOrder] | None = None
         self._name_rank: np.ndarray | None = None
         self._arch_rank: np.ndarray | None = None
@@ -193,6 +194,22 @@ class KernelTableModel(ReadOnlyTableModel):
     @property
     def filter_text(self) -> str:
         return self._filter
+
+    def set_all_functions(self, shown: bool) -> None:
+        """List device functions too (by default only kernels, as ``occupancy import`` does)."""
+        if shown == self._all_functions:
+            return
+        self.beginResetModel()
+        self._all_functions = shown
+        self._rows = self._ordered_rows()
+        self.endResetModel()
+
+    def listable(self) -> int:
+        """Rows shown without a name filter: the kernels, or every function."""
+        t = self.table
+        if t is None:
+            return 0
+        return len(t) if self._all_functions else int(t.is_kernel.sum())
 
     def record_index(self, row: int) -> int:
         return int(self._rows[row])
@@ -237,6 +254,8 @@ class KernelTableModel(ReadOnlyTableModel):
             column, sort_order = self._sort
             key = self._sort_key(column)
             order = np.argsort(-key if sort_order == Qt.SortOrder.DescendingOrder else key, kind="stable")
+        if not self._all_functions:
+            order = order[t.is_kernel[order]]
         if self._filter:
             needle = self._filter
             mask = np.fromiter((needle in h for h in t.haystack), dtype=bool, count=len(t))
@@ -314,8 +333,7 @@ class KernelTableModel(ReadOnlyTableModel):
 
     def _tooltip(self, t: KernelTable, i: int, column: int) -> str | None:
         if column == NAME:
-            kind = "" if t.is_kernel[i] else "\n(device function, not a kernel)"
-            return f"{t.demangled[i]}\n{t.names[i]}{kind}"
+            return "\n".join([t.demangled[i], t.names[i], *record_notes(t.records[i])])
         if column == SPILLS:
             spills = t.spills(i)
             if spills is None:
@@ -324,6 +342,21 @@ class KernelTableModel(ReadOnlyTableModel):
         if column == OCCUPANCY and t.max_threads[i] > 0:
             return f"At the launch bound of {int(t.max_threads[i])} threads per block"
         return None
+
+
+def record_notes(rec: KernelRecord) -> list[str]:
+    """What a reader of a row should know beyond its figures, one line each."""
+    notes = [] if rec.is_kernel else ["(device function, not a kernel)"]
+    if rec.relocatable:
+        notes.append("Pre-link copy (-rdc): nvlink may add registers, stack and shared memory of\n"
+                     "functions in other translation units; open the linked program for the final figures")
+    if rec.embedded:
+        notes.append("From a fatbin the library loads itself at run time (not registered with the runtime)")
+    if rec.copies > 1:
+        notes.append(f"{rec.copies} identical copies in this file")
+    if rec.source:
+        notes.append(f"From {rec.source}")
+    return notes
 
 
 def _rank(values: list[str]) -> np.ndarray:
