@@ -10,7 +10,7 @@ Container layout (little-endian)::
             u64 uncompressed size @56
 
 Flags ``0x2000`` mark an LZ4-compressed payload (``-Xfatbin -compress-all`` of CUDA 11.x-12.x and
-``-compress-mode=speed`` of later releases), decoded here in pure Python.  Flags ``0x8000`` mark
+``-compress-mode=speed`` of later releases), decoded with the ``lz4`` package.  Flags ``0x8000`` mark
 zstd (the default ``-compress-all`` mode of CUDA 12.8+), decoded with the ``zstandard`` package (a
 dependency) or Python 3.14's ``compression.zstd``; without either the entry is skipped with a note.
 """
@@ -47,61 +47,19 @@ class ImportResult:
 
 
 def lz4_block_decompress(src: bytes, expected: int, fail) -> bytes:
-    """Decode one LZ4 block (the format NVIDIA's fatbinary uses) into ``expected`` bytes.
+    """Decode one LZ4 block (the format NVIDIA's fatbinary uses) into at most ``expected`` bytes,
+    with the compiled ``lz4`` package (a dependency: 20-40x the speed of the pure-Python decoder
+    this replaced, measured on libcusparse's 136 LZ4 entries: 2.0 s of 5 s).
 
-    ``fail(reason, at)`` builds the exception for malformed input.
+    ``fail(reason, at)`` builds the exception for malformed input; the output never grows past
+    ``expected``, so a crafted stream cannot inflate beyond what the header declares.
     """
-    out = bytearray()
-    i = 0
-    n = len(src)
-    while i < n:
-        token = src[i]
-        i += 1
-        lit = token >> 4
-        if lit == 15:
-            while True:
-                if i >= n:
-                    raise fail("LZ4 literal length runs past the end of the entry", i)
-                b = src[i]
-                i += 1
-                lit += b
-                if b != 255:
-                    break
-        if i + lit > n:
-            raise fail("LZ4 literals run past the end of the entry", i)
-        out += src[i:i + lit]
-        i += lit
-        if len(out) > expected:
-            raise fail(f"LZ4 data inflates beyond the declared {expected} bytes", i)
-        if i >= n:
-            break  # the last sequence has literals only
-        if i + 2 > n:
-            raise fail("LZ4 match offset runs past the end of the entry", i)
-        offset = src[i] | (src[i + 1] << 8)
-        i += 2
-        if offset == 0 or offset > len(out):
-            raise fail(f"LZ4 match offset {offset} points before the start of the output", i - 2)
-        mlen = token & 15
-        if mlen == 15:
-            while True:
-                if i >= n:
-                    raise fail("LZ4 match length runs past the end of the entry", i)
-                b = src[i]
-                i += 1
-                mlen += b
-                if b != 255:
-                    break
-        mlen += 4
-        if len(out) + mlen > expected:
-            raise fail(f"LZ4 data inflates beyond the declared {expected} bytes", i)
-        start = len(out) - offset
-        if offset >= mlen:
-            out += out[start:start + mlen]
-        else:  # overlapping copy: repeat the period
-            period = bytes(out[start:])
-            reps, rest = divmod(mlen, offset)
-            out += period * reps + period[:rest]
-    return bytes(out)
+    import lz4.block
+
+    try:
+        return lz4.block.decompress(src, uncompressed_size=expected)
+    except lz4.block.LZ4BlockError as exc:
+        raise fail(f"LZ4 data is corrupt or inflates beyond the declared {expected} bytes ({exc})", 0) from None
 
 
 def _zstd_decompress(data: bytes, limit: int) -> bytes | None:

@@ -151,7 +151,10 @@ def test_cuobjdump_text_windows_encodings_read_like_utf8(tmp_path, fname, encodi
     assert import_file(encoded) == expected  # archs from the "Fatbin"/"arch =" lines, source lines
 
 
-def test_lz4_overlapping_match():
-    # "ab" then a match of length 6 at offset 2 -> "abababab"
-    packed = bytes([0x22]) + b"ab" + bytes([2, 0]) + bytes([0x00])
-    assert lz4_block_decompress(packed[:-1], 8, lambda r, i: ValueError(r)) == b"abababab"
+def test_lz4_overlapping_match_and_bound():
+    # "ab", then a long match at offset 2 (it overlaps its own output), then the closing literals.
+    packed = bytes([0x2F]) + b"ab" + bytes([2, 0, 59]) + bytes([0x50]) + b"xyzzy"
+    plain = b"ab" * 40 + b"xyzzy"
+    assert lz4_block_decompress(packed, len(plain), lambda r, i: ValueError(r)) == plain
+    with pytest.raises(ValueError, match=f"beyond the declared {len(plain) - 1} bytes"):
+        lz4_block_decompress(packed, len(plain) - 1, lambda r, i: ValueError(r))
