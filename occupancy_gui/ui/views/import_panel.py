@@ -290,7 +290,12 @@ class ImportPanel(QWidget):
         else:
             self._update_notes()
         verb = "Reloaded" if request.reload else "Imported"
-        message = f"{verb} {len(table)} kernel{'s' if len(table) != 1 else ''} from {os.path.basename(request.path)}"
+        kernels = int(table.is_kernel.sum())
+        others = len(table) - kernels
+        message = f"{verb} {kernels} kernel{'s' if kernels != 1 else ''}"
+        if others:
+            message += f" and {others} device function{'s' if others != 1 else ''}"
+        message += f" from {os.path.basename(request.path)}"
         if keep and row is None:
             message += f"; {keep} is no longer in it"
         self.window_.statusBar().showMessage(message, 5000)

@@ -312,6 +312,9 @@ class KernelTableModel(ReadOnlyTableModel):
 
     def _display(self, t: KernelTable, i: int, column: int) -> str:
         if column == NAME:
+            rec = t.records[i]
+            if rec.relocatable or rec.embedded or rec.copies > 1:  # the tooltip says what each means
+                return f"[{' · '.join(record_tags(rec))}] {t.demangled[i]}"  # first: long names are elided
             return t.demangled[i]
         if column == ARCH:
             return t.arch[i]
@@ -342,6 +345,16 @@ class KernelTableModel(ReadOnlyTableModel):
         if column == OCCUPANCY and t.max_threads[i] > 0:
             return f"At the launch bound of {int(t.max_threads[i])} threads per block"
         return None
+
+
+def record_tags(rec: KernelRecord) -> list[str]:
+    """Short marks shown after a name: pre-link (-rdc), embedded fatbin, identical copies."""
+    tags = ["pre-link"] if rec.relocatable else []
+    if rec.embedded:
+        tags.append("embedded")
+    if rec.copies > 1:
+        tags.append(f"×{rec.copies}")
+    return tags
 
 
 def record_notes(rec: KernelRecord) -> list[str]:
