@@ -104,7 +104,13 @@ def _key() -> str:
 
 
 def root() -> Path:
-    return toolchains.CACHE / f"matrix-{_key()}"
+    """This matrix's folder; those of older sources or builders are removed on first use."""
+    here = toolchains.CACHE / f"matrix-{_key()}"
+    if not here.exists():
+        for old in toolchains.CACHE.glob("matrix-*"):
+            shutil.rmtree(old, ignore_errors=True)
+        here.mkdir(parents=True)
+    return here
 
 
 def _ptx(arch: str, source: str, rdc: bool) -> Path:
