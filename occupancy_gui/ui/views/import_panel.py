@@ -11,6 +11,7 @@ from __future__ import annotations
 
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -381,22 +382,17 @@ class ImportPanel(QWidget):
         self._apply_filter()
 
     def _apply_filter(self) -> None:
-        selected = self._selected_record()
-        self._restoring = True
-        try:
-            self.proxy.set_filter_text(self.filter_edit.text())
-            row = None if selected is None else self.model.row_of(selected)
-            if row is not None:
-                self._set_current_row(row)
-        finally:
-            self._restoring = False
-        self._update_count()
+        self._refilter(lambda: self.proxy.set_filter_text(self.filter_edit.text()))
 
     def _on_all_functions_toggled(self, shown: bool) -> None:
+        self._refilter(lambda: self.model.set_all_functions(shown))
+
+    def _refilter(self, change: Callable[[], None]) -> None:
+        """Change which rows show, keeping the selected kernel selected where it still shows."""
         selected = self._selected_record()
         self._restoring = True
         try:
-            self.model.set_all_functions(shown)
+            change()
             row = None if selected is None else self.model.row_of(selected)
             if row is not None:
                 self._set_current_row(row)
