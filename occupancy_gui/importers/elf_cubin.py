@@ -28,8 +28,7 @@ from collections.abc import Callable
 
 from .binary_data import Blob, FileImage
 from .elf import ELF_MAGIC, FLAGS, INFO, OFFSET, SHT_NOBITS, SIZE, TYPE, Elf
-from .records import (_LAUNCH_KEYS, RESERVED_SMEM_BASE, KernelRecord, arch_number, fast_record,
-                      keyed_lazy_record, read_input)
+from .records import _LAUNCH_KEYS, RESERVED_SMEM_BASE, KernelRecord, arch_number, fast_record, read_input
 
 EM_CUDA = 190
 
@@ -167,16 +166,12 @@ def is_cuda_elf(head: bytes) -> bool:
 
 def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "",
                source_prefix: str | None = None, image: FileImage | None = None,
-               lazy: bool = False, embedded: bool = False) -> list[KernelRecord]:
+               embedded: bool = False) -> list[KernelRecord]:
     """Records for every function of one CUDA ELF image (``image``: the file behind ``data``).
 
     ``embedded``: the image sits in a fatbin outside the sections the CUDA runtime registers
-    (a library loads it itself at run time); its records say so.
-
-    ``lazy``: each record's figures are read from the image when first used (its name and arch
-    are known at once).  A vendor library repeats many functions in several cubins of one arch and
-    only the last of each is kept; its reader builds the kept ones, so errors still surface in the
-    import (see ``fatbin.import_fatbin_detailed``).
+    (a library loads it itself at run time); its records say so.  Every record is built here (a
+    library's copies are told apart by their figures), so a damaged section fails the import.
     """
     blob = Blob(data, path, base, what, image)
     elf = Elf(blob, read_ahead_except=_NOT_PARSED, nobits=_NOBITS)
@@ -201,11 +196,7 @@ def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "
         display = name
         if not entry and name.startswith("$") and name.count("$") >= 2:
             display = name.rsplit("$", 1)[1]  # "$kernel$device_function"
-        if lazy:
-            append(keyed_lazy_record(display, arch, _function_fields, module, index, name, display,
-                                     entry, shndx))
-        else:
-            append(fast_record(_function_fields(module, index, name, display, entry, shndx)))
+        append(fast_record(_function_fields(module, index, name, display, entry, shndx)))
     return records
 
 

@@ -42,8 +42,6 @@ _MAX_CONTAINERS = 100_000
 class ImportResult:
     records: list[KernelRecord] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    lazy: bool = False
-    """Records from cubins are built on first use (see ``elf_cubin.read_cubin``)."""
 
 
 def lz4_block_decompress(src: bytes, expected: int, fail) -> bytes:
@@ -125,8 +123,7 @@ def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, numbe
                 window = memoryview(blob.data)[payload_at:payload_at + size]
                 result.records.extend(read_cubin(
                     window, blob.path, blob.base + payload_at, blob.what,
-                    source_prefix=f"{container}: {label} @0x{blob.base + pos:x}", image=blob.image,
-                    lazy=result.lazy, embedded=embedded))
+                    source_prefix=f"{container}: {label} @0x{blob.base + pos:x}", image=blob.image, embedded=embedded))
             else:
                 if not 0 < csize <= size:
                     csize = size
@@ -155,8 +152,7 @@ def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, numbe
                                         f"{usize}", pos + 56)
                     result.records.extend(read_cubin(
                         image_bytes, blob.path, blob.base + payload_at, f"{label} (decompressed image)",
-                        source_prefix=f"{container}: {label} @0x{blob.base + pos:x}", lazy=result.lazy,
-                        embedded=embedded))
+                        source_prefix=f"{container}: {label} @0x{blob.base + pos:x}", embedded=embedded))
         pos = payload_at + size
     return end
 
@@ -207,8 +203,7 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
         end = "<" if len(data) > 5 and data[5] == 1 else ">"
         (machine,) = blob.unpack(end + "H", 18, "ELF header")
         if machine == EM_CUDA:
-            result.records.extend(read_cubin(data, path, base, source_prefix=prefix, image=image,
-                                             lazy=result.lazy))
+            result.records.extend(read_cubin(data, path, base, source_prefix=prefix, image=image))
             return result
         try:
             sections = Elf(blob).sections
@@ -303,7 +298,7 @@ def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: st
         if at < past:
             continue  # inside the container just read
         window = Blob(blob.data, blob.path, blob.base, image=blob.image)
-        trial = ImportResult(lazy=False)
+        trial = ImportResult()
         try:
             (_m, _v, _hs, fat_size) = window.unpack("<IHHQ", at, "fatbin header")
             if at + 16 + fat_size > hi:
@@ -324,13 +319,13 @@ AR_MAGIC = b"!<arch>\n"
 _MAX_MEMBERS = 100_000
 
 
-def read_ar_archive(data: bytes, path: str, lazy: bool = False) -> ImportResult:
+def read_ar_archive(data: bytes, path: str) -> ImportResult:
     """Every member of a static library (``!<arch>``, GNU or BSD names) that holds a fatbin.
 
     Members without device code (host-only objects, symbol tables) are skipped; an archive with
     none at all is an ImportFailure, as is a member header that is damaged or runs past the end.
     """
-    result = ImportResult(lazy=lazy)
+    result = ImportResult()
     blob = Blob(data, path)
     prefix = os.path.basename(path)
     long_names = b""
@@ -396,12 +391,12 @@ def import_fatbin_detailed(path: str | os.PathLike[str]) -> ImportResult:
             image = FileImage(stream, os.fstat(stream.fileno()).st_size, name)
             image.load(0, 64)
             head = bytes(image.buffer[:8])
-            result = ImportResult(lazy=True)
+            result = ImportResult()
             if head[:4] == FATBIN_MAGIC_BYTES:
                 read_fatbin_bytes(image.view, name, image=image, result=result)
             elif head == AR_MAGIC:
                 image.load_all()
-                result = read_ar_archive(bytes(image.buffer), name, lazy=True)
+                result = read_ar_archive(bytes(image.buffer), name)
             else:
                 read_host_binary(image.view, name, image=image, result=result)
             result.records = merge_records(result.records)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import operator
 import os
 from dataclasses import dataclass, field, fields
-from collections.abc import Callable
 from typing import Any
 
 from .demangle import demangle
@@ -174,29 +173,11 @@ _lazy_slot = KernelRecord._lazy.__get__  # type: ignore[attr-defined]
 _set_dict = object.__setattr__  # past the frozen dataclass's __setattr__
 
 
-def lazy_record(build: Callable[..., dict[str, Any]], *args: Any) -> KernelRecord:
-    """A KernelRecord whose fields are ``build(*args)`` (every field but ``demangled``), computed
-    the first time any of them is read.  Equality, hashing, ``repr``, pickling and
-    ``dataclasses.replace`` all read the fields, so the record behaves like any other."""
-    rec = _new(KernelRecord)
-    _set_lazy(rec, (build, *args))
-    return rec
-
-
-def keyed_lazy_record(name: str, arch: str, build: Callable[..., dict[str, Any]], *args: Any) -> KernelRecord:
-    """A :func:`lazy_record` whose ``name`` and ``arch`` (its ``key``) are known now: merging
-    records by key does not build them.  ``build`` must give the same two values."""
-    rec = _new(KernelRecord)
-    rec.__dict__.update(name=name, arch=arch)
-    _set_lazy(rec, (build, *args))
-    return rec
-
-
 def _build(rec: KernelRecord, lazy: tuple) -> dict[str, Any]:
     """Make a lazy record whole; its new ``__dict__`` is the dict its build returned."""
     built = lazy[0](*lazy[1:])  # may raise (a damaged binary): the record stays lazy
     if rec.__dict__:
-        built.update(rec.__dict__)  # fields known before the build (a keyed record's name, arch)
+        built.update(rec.__dict__)  # fields set before the build
     _set_dict(rec, "__dict__", built)
     _set_lazy(rec, None)
     return built
