@@ -1,0 +1,79 @@
+"""Fatbins outside the registered sections: listed where they parse whole, never invented.
+
+The host object gets a data section (binutils ``objcopy --add-section``) holding a fatbin, a damaged
+copy of it, or bytes that merely start like one.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from occupancy_gui.importers import ImportFailure, import_file
+
+GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
+HOST, FATBIN = GEN / "b_host.o", GEN / "a.fatbin"
+MAGIC = struct.pack("<I", 0xBA55ED50)
+
+pytestmark = pytest.mark.skipif(shutil.which("objcopy") is None, reason="binutils objcopy is not installed")
+
+
+def with_section(tmp_path: Path, payload: bytes, name: str = ".mydata") -> Path:
+    blob, out = tmp_path / "payload.bin", tmp_path / "host.o"
+    blob.write_bytes(payload)
+    subprocess.run(["objcopy", "--add-section", f"{name}={blob}", "--set-section-flags",
+                    f"{name}=alloc,load,readonly,data", str(HOST), str(out)], check=True)
+    return out
+
+
+def figures(records):
+    return sorted((r.name, r.arch, r.registers, r.static_smem, r.local_bytes, r.barriers, r.is_kernel)
+                  for r in records)
+
+
+def test_a_fatbin_in_a_data_section_is_listed_as_embedded(tmp_path):
+    padding = b"\0" * 40  # not at the section's start
+    path = with_section(tmp_path, padding + FATBIN.read_bytes() + b"tail")
+    records = import_file(path)
+    registered = [r for r in records if not r.embedded]
+    embedded = [r for r in records if r.embedded]
+    assert figures(registered) == figures(import_file(HOST))
+    assert figures(embedded) == figures(import_file(FATBIN))
+    assert all(":.mydata container 1 @0x" in r.source for r in embedded)
+
+
+@pytest.mark.parametrize("payload", [
+    MAGIC + struct.pack("<HHQ", 1, 16, 64) + bytes(64),  # a header, then nothing a fatbin holds
+    MAGIC + struct.pack("<HHQ", 1, 16, 1 << 40),  # claims more than the section
+    (MAGIC + struct.pack("<HHQ", 1, 16, 0)) * 1000,  # empty containers
+    MAGIC * 10_000,
+])
+def test_byte_patterns_alone_make_no_kernel(tmp_path, payload):
+    records = import_file(with_section(tmp_path, payload))
+    assert not [r for r in records if r.embedded]
+    assert figures(records) == figures(import_file(HOST))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_damaged_embedded_fatbin_is_all_or_nothing(tmp_path, seed):
+    """Flip bytes in the headers and .nv.info-bearing first part of an embedded fatbin: the import
+    never fails for it, and lists either none of its records or records that parsed whole."""
+    rng = random.Random(seed)
+    data = bytearray(FATBIN.read_bytes())
+    for _ in range(rng.randint(1, 8)):
+        at = rng.randrange(len(data)) if rng.random() < 0.5 else rng.randrange(min(len(data), 256))
+        data[at] = rng.randrange(256)
+    try:
+        records = import_file(with_section(tmp_path, bytes(data)))
+    except ImportFailure as exc:  # only the registered part may fail, and it is intact
+        pytest.fail(f"an embedded candidate failed the import: {exc}")
+    registered = [r for r in records if not r.embedded]
+    assert figures(registered) == figures(import_file(HOST))
+    for rec in records:
+        if rec.embedded:
+            assert rec.name and rec.arch.startswith("sm_") and rec.registers >= 0
