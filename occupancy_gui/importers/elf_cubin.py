@@ -258,7 +258,8 @@ class _Module:
         seen_text, variables = {text_section}, {}
         todo = [text_section]
         while todo:
-            for index in {i for rel in self._relocations.get(todo.pop(), ()) for i in _relocation_symbols(self.elf, rel)}:
+            rels = self._relocations.get(todo.pop(), ())
+            for index in {i for rel in rels for i in _relocation_symbols(self.elf, rel)}:
                 if not 0 <= index < len(symbols):
                     continue
                 _name, info, _other, shndx, value, size = symbols[index]

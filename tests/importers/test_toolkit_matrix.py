@@ -130,7 +130,8 @@ def test_linked_image_reads_as_nvlink_says(toolkit, arch):
         rec = got[name]
         assert rec.kind == "kernel" and rec.arch == case.arch
         assert rec.reserved_smem == window
-        assert (rec.registers, rec.static_smem, rec.local_bytes) == (fig.registers, fig.smem - reported, fig.stack), name
+        want = (fig.registers, fig.smem - reported, fig.stack)
+        assert (rec.registers, rec.static_smem, rec.local_bytes) == want, name
         if fig.barriers is not None:
             assert (rec.barriers or 0) == fig.barriers
     # The kernel that calls into the other unit: nvlink's figures, not ptxas's pre-link ones.

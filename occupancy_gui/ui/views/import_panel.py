@@ -151,7 +151,8 @@ class ImportPanel(QWidget):
         self.block_size.valueChanged.connect(self._on_block_size_changed)
         self.all_functions = QCheckBox("A&ll functions", self)
         self.all_functions.setToolTip("List device functions too, not only kernels (__global__ entry points).\n"
-                                      "Device functions are not launched: their figures count in the kernels that call them.")
+                                      "Device functions are not launched: their figures count in the kernels\n"
+                                      "that call them.")
         self.all_functions.toggled.connect(self._on_all_functions_toggled)
         block_label = QLabel("Block si&ze:", self)
         block_label.setBuddy(self.block_size)

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 NAME, ARCH, REGISTERS, STATIC_SMEM, SPILLS, BARRIERS, LAUNCH_BOUND, OCCUPANCY = range(8)
 HEADERS = ("Kernel", "Arch", "Registers", "Static smem", "Spills (st / ld)", "Barriers", "Launch bound", "Occupancy")
 HEADER_TIPS = (
-    "Demangled kernel name; the mangled name and where it was read are in the tooltip. Italic: a device function (listed with Device functions).",
+    "Demangled kernel name; the mangled name and where it was read are in the tooltip.\n"
+    "Italic: a device function (listed with All functions).",
     "The architecture the code was compiled for.",
     "Registers per thread.",
     "Static shared memory per block (__shared__ variables).",
