@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import os
 import struct
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .binary_data import Blob, FileImage
@@ -44,20 +45,20 @@ class ImportResult:
     notes: list[str] = field(default_factory=list)
 
 
-def lz4_block_decompress(src: bytes, expected: int, fail) -> bytes:
+def lz4_block_decompress(src: bytes, expected: int) -> bytes:
     """Decode one LZ4 block (the format NVIDIA's fatbinary uses) into at most ``expected`` bytes,
     with the compiled ``lz4`` package (a dependency: 20-40x the speed of the pure-Python decoder
     this replaced, measured on libcusparse's 136 LZ4 entries: 2.0 s of 5 s).
 
-    ``fail(reason, at)`` builds the exception for malformed input; the output never grows past
-    ``expected``, so a crafted stream cannot inflate beyond what the header declares.
+    The output never grows past ``expected``, so a crafted stream cannot inflate beyond what the
+    header declares; malformed input is a ``ValueError`` that says so.
     """
     import lz4.block
 
     try:
         return lz4.block.decompress(src, uncompressed_size=expected)
     except lz4.block.LZ4BlockError as exc:
-        raise fail(f"LZ4 data is corrupt or inflates beyond the declared {expected} bytes ({exc})", 0) from None
+        raise ValueError(f"LZ4 data is corrupt or inflates beyond the declared {expected} bytes ({exc})") from None
 
 
 def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
@@ -82,13 +83,40 @@ def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
 
 
 def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, number: int = 1,
-                   embedded: bool = False) -> int:
+                   embedded: bool = False, pool: ThreadPoolExecutor | None = None) -> int:
     """Parse one fatbin container starting at ``at``; returns the offset just past it.
 
     ``number`` counts the containers of one section (from 1): with the container's and each
     entry's file offset it goes into every record's ``source``, so that the 10^4 records of a
-    library can be told apart.  ``embedded``: see ``elf_cubin.read_cubin``.
+    library can be told apart.  ``embedded``: see ``elf_cubin.read_cubin``.  ``pool``: inflate
+    the container's compressed images side by side.
     """
+    opened = _open_container(blob, at, prefix, number, pool)
+    _read_entries(blob, opened, result, embedded)
+    return opened.end
+
+
+@dataclass
+class _Entry:
+    label: str
+    pos: int  # the entry header's offset in the blob
+    payload_at: int
+    window: memoryview | None = None  # an uncompressed image, read in place
+    inflated: Future[bytes | None] | None = None  # a compressed one, being inflated
+    flags: int = 0
+    usize: int = 0
+
+
+@dataclass
+class _Container:
+    end: int
+    name: str
+    entries: list[_Entry]
+
+
+def _open_container(blob: Blob, at: int, prefix: str, number: int, pool: ThreadPoolExecutor | None) -> _Container:
+    """Check one container's headers and start inflating its compressed ELF entries (on ``pool``,
+    whose threads the codecs release the GIL to, or at once without one)."""
     magic, version, header_size, fat_size = blob.unpack("<IHHQ", at, "fatbin header")
     if magic != FATBIN_MAGIC:
         raise blob.fail(f"bad fatbin magic 0x{magic:08x}", at)
@@ -99,8 +127,8 @@ def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, numbe
     if end > len(blob.data):
         raise blob.fail(f"fatbin claims {fat_size} bytes of entries, only "
                         f"{max(0, len(blob.data) - start)} remain", at + 8)
+    container = _Container(end, f"{prefix} container {number} @0x{blob.base + at:x}", [])
     pos = start
-    container = f"{prefix} container {number} @0x{blob.base + at:x}"
     number = 0
     while pos + 16 <= end:
         number += 1
@@ -116,45 +144,78 @@ def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, numbe
         else:
             csize = arch = flags = usize = 0
         payload_at = pos + ehs
-        label = f"fatbin entry {number} ({'ELF' if kind == KIND_ELF else 'PTX' if kind == KIND_PTX else f'kind {kind}'} sm_{arch})"
+        what = "ELF" if kind == KIND_ELF else "PTX" if kind == KIND_PTX else f"kind {kind}"
+        entry = _Entry(f"fatbin entry {number} ({what} sm_{arch})", pos, payload_at, flags=flags, usize=usize)
         if kind == KIND_ELF:
-            compressed = flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD)
-            if not compressed:
-                window = memoryview(blob.data)[payload_at:payload_at + size]
-                result.records.extend(read_cubin(
-                    window, blob.path, blob.base + payload_at, blob.what,
-                    source_prefix=f"{container}: {label} @0x{blob.base + pos:x}", image=blob.image, embedded=embedded))
+            if not flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD):
+                entry.window = memoryview(blob.data)[payload_at:payload_at + size]
             else:
                 if not 0 < csize <= size:
                     csize = size
                 if usize <= 0 or usize > MAX_IMAGE:
-                    raise blob.fail(f"{label}: implausible uncompressed size {usize}", pos + 56)
-                packed = blob.bytes(payload_at, csize, f"{label} payload")
-                image_bytes: bytes | None
-                if flags & FLAG_COMPRESSED_LZ4:
-                    image_bytes = lz4_block_decompress(
-                        packed, usize, lambda reason, i: blob.fail(f"{label}: {reason}", payload_at + i))
+                    raise blob.fail(f"{entry.label}: implausible uncompressed size {usize}", pos + 56)
+                packed = blob.bytes(payload_at, csize, f"{entry.label} payload")
+                if pool is not None:
+                    entry.inflated = pool.submit(_inflate, flags, packed, usize)
                 else:
+                    entry.inflated = Future()
                     try:
-                        image_bytes = _zstd_decompress(packed, usize)
-                    except Exception as exc:  # noqa: BLE001 - the codec's own error, reported
-                        raise blob.fail(f"{label}: zstd data is corrupt ({exc})", payload_at) from None
-                    if image_bytes is None:
-                        result.notes.append(
-                            f"{blob.path}: {label} at byte {blob.base + pos} is zstd-compressed and this "
-                            "Python has no zstd decoder (Python 3.14+ has one); skipped. Rebuild with "
-                            "-Xfatbin -compress-mode=speed or =none, or import `cuobjdump "
-                            "--dump-resource-usage` output instead")
-                        image_bytes = None
-                if image_bytes is not None:
-                    if len(image_bytes) != usize:
-                        raise blob.fail(f"{label}: inflated to {len(image_bytes)} bytes, header says "
-                                        f"{usize}", pos + 56)
-                    result.records.extend(read_cubin(
-                        image_bytes, blob.path, blob.base + payload_at, f"{label} (decompressed image)",
-                        source_prefix=f"{container}: {label} @0x{blob.base + pos:x}", embedded=embedded))
+                        entry.inflated.set_result(_inflate(flags, packed, usize))
+                    except Exception as exc:  # noqa: BLE001 - reported by _read_entries, in order
+                        entry.inflated.set_exception(exc)
+            container.entries.append(entry)
         pos = payload_at + size
-    return end
+    return container
+
+
+def _inflate(flags: int, packed: bytes, usize: int) -> bytes | None:
+    """An entry's image; ``None`` where this Python has no zstd decoder.  Raises the codec's error."""
+    if flags & FLAG_COMPRESSED_LZ4:
+        return lz4_block_decompress(packed, usize)
+    return _zstd_decompress(packed, usize)
+
+
+def _read_entries(blob: Blob, container: _Container, result: ImportResult, embedded: bool) -> None:
+    """The records of a container's ELF entries, in order (inflation errors are raised here)."""
+    for entry in container.entries:
+        label, pos, payload_at = entry.label, entry.pos, entry.payload_at
+        source = f"{container.name}: {label} @0x{blob.base + pos:x}"
+        if entry.window is not None:
+            result.records.extend(read_cubin(entry.window, blob.path, blob.base + payload_at, blob.what,
+                                             source_prefix=source, image=blob.image, embedded=embedded))
+            continue
+        assert entry.inflated is not None
+        try:
+            image_bytes = entry.inflated.result()
+        except Exception as exc:  # noqa: BLE001 - the codec's own error, reported
+            reason = str(exc) if entry.flags & FLAG_COMPRESSED_LZ4 else f"zstd data is corrupt ({exc})"
+            raise blob.fail(f"{label}: {reason}", payload_at) from None
+        if image_bytes is None:
+            result.notes.append(
+                f"{blob.path}: {label} at byte {blob.base + pos} is zstd-compressed and this "
+                "Python has no zstd decoder (Python 3.14+ has one); skipped. Rebuild with "
+                "-Xfatbin -compress-mode=speed or =none, or import `cuobjdump "
+                "--dump-resource-usage` output instead")
+            continue
+        if len(image_bytes) != entry.usize:
+            raise blob.fail(f"{label}: inflated to {len(image_bytes)} bytes, header says "
+                            f"{entry.usize}", pos + 56)
+        result.records.extend(read_cubin(image_bytes, blob.path, blob.base + payload_at,
+                                         f"{label} (decompressed image)", source_prefix=source,
+                                         embedded=embedded))
+
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    """Threads that inflate the next container's images while this one's records are read: zstd
+    and lz4 release the GIL (libcublasLt: 5,832 compressed images)."""
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
+                                   thread_name_prefix="fatbin-inflate")
+    return _POOL
 
 
 def read_fatbin_bytes(data: bytes | memoryview, path: str, base: int = 0, prefix: str | None = None,
@@ -162,6 +223,8 @@ def read_fatbin_bytes(data: bytes | memoryview, path: str, base: int = 0, prefix
     """One or more fatbin containers laid end to end (zero padding between them allowed).
 
     ``image``: the file ``data`` is a window of (from offset ``base``), read as it is parsed.
+    The next container's images inflate on worker threads while one container's records are read;
+    at most two containers' images are held at once.
     """
     result = result if result is not None else ImportResult()
     blob = Blob(data, path, base, image=image)
@@ -169,6 +232,8 @@ def read_fatbin_bytes(data: bytes | memoryview, path: str, base: int = 0, prefix
     pos = 0
     count = 0
     n = len(data)
+    pending: _Container | None = None
+    pool = _pool()
     while pos < n:
         while pos < n and blob.byte(pos) == 0:  # alignment padding
             pos += 1
@@ -177,7 +242,13 @@ def read_fatbin_bytes(data: bytes | memoryview, path: str, base: int = 0, prefix
         count += 1
         if count > _MAX_CONTAINERS:
             raise blob.fail("too many fatbin containers", pos)
-        pos = read_container(blob, pos, result, prefix, count)
+        opened = _open_container(blob, pos, prefix, count, pool)
+        if pending is not None:
+            _read_entries(blob, pending, result, False)
+        pending = opened
+        pos = opened.end
+    if pending is not None:
+        _read_entries(blob, pending, result, False)
     return result
 
 
@@ -303,7 +374,7 @@ def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: st
             (_m, _v, _hs, fat_size) = window.unpack("<IHHQ", at, "fatbin header")
             if at + 16 + fat_size > hi:
                 continue
-            end = read_container(window, at, trial, prefix, found + 1, embedded=True)
+            end = read_container(window, at, trial, prefix, found + 1, embedded=True, pool=_pool())
         except (ImportFailure, ValueError, struct.error):
             continue
         if not trial.records:
