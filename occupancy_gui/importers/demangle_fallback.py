@@ -50,22 +50,24 @@ class _Fail(Exception):
     pass
 
 
+_NESTING = re.compile(r"[<(]|[>)]|::")
+
+
 def _last_component(printed: str) -> str:
-    """``a::B<c::D>`` -> ``B``: the unqualified name a constructor of ``printed`` is named after."""
+    """``a::B<c::D>`` -> ``B``: the unqualified name a constructor of ``printed`` is named after.
+
+    Only brackets and ``::`` are visited (a regex finds them): substitutions of library names run
+    to kilobytes, and this is called for each (a character loop took 1.2 s of libcusparse)."""
     depth = start = 0
-    i = 0
-    while i < len(printed):
-        ch = printed[i]
-        if ch in "<(":
+    for m in _NESTING.finditer(printed):
+        token = m.group()
+        if token in "<(":
             depth += 1
-        elif ch in ">)":
+        elif token in ">)":
             depth -= 1
-        elif depth == 0 and printed.startswith("::", i):
-            start = i + 2
-            i += 1
-        i += 1
-    component = printed[start:]
-    return component.split("<", 1)[0]
+        elif depth == 0:
+            start = m.end()
+    return printed[start:].split("<", 1)[0]
 
 
 class _Fn:
