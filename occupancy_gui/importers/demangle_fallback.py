@@ -331,15 +331,7 @@ class _Parser:
         code = self.peek()
         if code in _BUILTINS and code not in ("v", "z"):
             self.i += 1
-            neg = ""
-            if self.peek() == "n":
-                self.i += 1
-                neg = "-"
-            start = self.i
-            while self.peek() not in ("E", ""):
-                self.i += 1
-            value = self.s[start:self.i]
-            self.take("E")
+            neg, value = self._literal_value()
             if code == "b" and value in ("0", "1"):
                 return "true" if value == "1" else "false"
             if code == "i":
@@ -348,6 +340,11 @@ class _Parser:
                 return neg + value + _LITERAL_SUFFIX[code]
             return f"({_BUILTINS[code]}){neg}{value}"
         typ = str(self.type())
+        neg, value = self._literal_value()
+        return f"({typ}){neg}{value}"
+
+    def _literal_value(self) -> tuple[str, str]:
+        """The ``[n]<digits>E`` of a literal: its sign ("-" or "") and digits."""
         neg = ""
         if self.peek() == "n":
             self.i += 1
@@ -357,7 +354,7 @@ class _Parser:
             self.i += 1
         value = self.s[start:self.i]
         self.take("E")
-        return f"({typ}){neg}{value}"
+        return neg, value
 
     def type(self) -> object:
         ch = self.peek()
