@@ -17,6 +17,7 @@ from .binary_data import MAX_NAME, Blob
 
 ELF_MAGIC = b"\x7fELF"
 SHT_SYMTAB = 2
+SHT_RELA, SHT_REL = 4, 9
 SHT_NOBITS = 8
 READ_GAP = 16 << 10
 """The largest gap between two wanted sections that one read spans rather than two."""
@@ -222,3 +223,24 @@ class Elf:
             return list(struct.iter_unpack(fmt, table)), strtab
         return [(name, info, other, shndx, value, size) for name, value, size, info, other, shndx
                 in struct.iter_unpack(fmt, table)], strtab
+
+    def relocation_sections(self, skip: tuple[str, ...] = ()) -> dict[int, list[int]]:
+        """Section number -> the ``.rel``/``.rela`` sections that apply to it (a section may have
+        one of each), leaving out those whose names start with ``skip``."""
+        out: dict[int, list[int]] = {}
+        for i, (row, name) in enumerate(zip(self.rows, self.names)):
+            if row[TYPE] in (SHT_RELA, SHT_REL) and not (skip and name.startswith(skip)):
+                out.setdefault(row[INFO], []).append(i)
+        return out
+
+    def relocation_symbols(self, rel: int) -> set[int]:
+        """Symbol indices relocation section ``rel`` refers to (``r_info``: the symbol in the top
+        32 bits of ELF64's, the top 24 of ELF32's)."""
+        rela = self.rows[rel][TYPE] == SHT_RELA
+        data = self.section_bytes(rel)
+        if self.is64:
+            step, fmt, shift = (24 if rela else 16), self.end + "8xQ", 32
+        else:
+            step, fmt, shift = (12 if rela else 8), self.end + "4xI", 8
+        unpack = struct.Struct(fmt).unpack_from
+        return {unpack(data, at)[0] >> shift for at in range(0, len(data) - step + 1, step)}

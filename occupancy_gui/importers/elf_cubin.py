@@ -52,7 +52,6 @@ EIATTR_NUM_BARRIERS = 0x4C
 EIFMT_NVAL, EIFMT_BVAL, EIFMT_HVAL, EIFMT_SVAL = 1, 2, 3, 4
 
 STO_CUDA_ENTRY = 0x10
-SHT_RELA, SHT_REL = 4, 9
 STT_FUNC, STT_SECTION = 2, 3
 ET_REL = 1  # a relocatable image (``-rdc`` before nvlink); ET_EXEC = 2 is linked
 EF_CUDA_ARCH_SPECIFIC_V7 = 0x800
@@ -247,19 +246,17 @@ class _Module:
         Variables of other translation units are known only after nvlink: the record of a
         relocatable image is the translation unit's share.
         """
-        rows, symbols = self.elf.rows, self.symbols
-        if self._relocations is None:  # a text section may have both a .rel and a .rela section
-            self._relocations = {}
-            for i, (row, name) in enumerate(zip(rows, self.elf.names)):
-                if row[TYPE] in (SHT_RELA, SHT_REL) and not name.startswith(".nv.merc"):
-                    self._relocations.setdefault(row[INFO], []).append(i)
+        elf = self.elf
+        rows, symbols = elf.rows, self.symbols
+        if self._relocations is None:  # .nv.merc*: the sm_100+ Mercury copies, not the code's own
+            self._relocations = elf.relocation_sections(skip=(".nv.merc",))
             self._shared_sections = frozenset(i for i, row in enumerate(rows) if row[TYPE] == SHT_CUDA_SHARED)
         shared_sections = self._shared_sections
         seen_text, variables = {text_section}, {}
         todo = [text_section]
         while todo:
             rels = self._relocations.get(todo.pop(), ())
-            for index in {i for rel in rels for i in _relocation_symbols(self.elf, rel)}:
+            for index in {i for rel in rels for i in elf.relocation_symbols(rel)}:
                 if not 0 <= index < len(symbols):
                     continue
                 _name, info, _other, shndx, value, size = symbols[index]
@@ -275,19 +272,6 @@ class _Module:
             align = align if 0 < align <= 4096 and align & (align - 1) == 0 else 1
             total = -(-total // align) * align + size
         return total
-
-
-def _relocation_symbols(elf: Elf, rel: int) -> set[int]:
-    """Symbol indices a ``.rel``/``.rela`` section refers to (``r_info``: symbol in the top 32 bits
-    of ELF64's, the top 24 of ELF32's)."""
-    rela = elf.rows[rel][TYPE] == SHT_RELA
-    data = elf.section_bytes(rel)
-    if elf.is64:
-        step, fmt, shift = (24 if rela else 16), elf.end + "8xQ", 32
-    else:
-        step, fmt, shift = (12 if rela else 8), elf.end + "4xI", 8
-    unpack = struct.Struct(fmt).unpack_from
-    return {unpack(data, at)[0] >> shift for at in range(0, len(data) - step + 1, step)}
 
 
 def _function_fields(module: _Module, index: int, name: str, display: str, entry: bool,
