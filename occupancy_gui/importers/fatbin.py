@@ -267,7 +267,6 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
     """
     result = result if result is not None else ImportResult()
     prefix = prefix if prefix is not None else os.path.basename(path)
-    found = False
     blob = Blob(data, path, base, image=image)
     blob.load(0, 64)
     if bytes(data[:4]) == ELF_MAGIC:
@@ -301,6 +300,7 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
     blob.load(0, len(data))  # a container without sections to say where: scan it all
     raw = image.buffer if image is not None and base == 0 else \
         data if isinstance(data, (bytes, bytearray)) else bytes(data)
+    found = False
     pos = raw.find(FATBIN_MAGIC_BYTES)
     while pos >= 0:
         if pos + 16 <= len(raw):
