@@ -78,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("file")
     imp.add_argument("--json", action="store_true")
     imp.add_argument("--all-functions", action="store_true", help="list device functions too, not only kernels")
+    imp.add_argument("--no-cache", action="store_true", help="read the file afresh, bypassing the import cache")
     _add_report_arguments(sub.add_parser("report", help="write an HTML, Markdown or CSV report of one launch"))
     return parser
 
@@ -103,7 +104,8 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
         from ..importers.cli import run_import
     except ImportError:
         return fail("occupancy import", "the importers are not available in this build")
-    argv = [args.file] + (["--json"] if args.json else []) + (["--all-functions"] if args.all_functions else [])
+    argv = [args.file] + (["--json"] if args.json else []) + (["--all-functions"] if args.all_functions else []) \
+        + (["--no-cache"] if args.no_cache else [])
     return run_import(argv)
 
 

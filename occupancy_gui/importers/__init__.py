@@ -17,13 +17,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from .cache import RecordCache
 from .elf_cubin import ELF_MAGIC, import_cubin, is_cuda_elf
 from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
 from .line_chunks import ImportCancelled, sniff_utf16
 from .records import ImportFailure, KernelRecord, merge_records
 
 __all__ = [
-    "IMPORTERS", "ImportCancelled", "ImportFailure", "ImportResult", "KernelRecord", "demangle",
+    "IMPORTERS", "ImportCancelled", "ImportFailure", "ImportResult", "KernelRecord", "RecordCache", "demangle",
     "detect_format", "import_file", "import_file_detailed", "merge_records",
 ]
 
@@ -117,7 +118,15 @@ def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
                               "binary header", line=1)
 
 
-def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=None) -> ImportResult:
+_CACHED_FORMATS = ("cubin", "fatbin", "host_binary")
+"""Formats whose import is worth a cache entry: binaries (seconds for a vendor library).  A log is
+read at hundreds of MB/s and may list a million launches; it is read again."""
+
+
+def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=None,
+                         cache: RecordCache | None = None) -> ImportResult:
+    """The records and notes of a file; ``cache``: where a binary's import is looked up first and
+    stored after (``RecordCache()`` is the user's cache directory)."""
     name = os.fspath(path)
     try:
         with open(name, "rb") as fh:
@@ -125,12 +134,25 @@ def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=Non
     except OSError as exc:
         raise ImportFailure(name, exc.strerror or str(exc)) from None
     fmt = detect_format(name, head)
+    key = cache.key(name, fmt) if cache is not None and fmt in _CACHED_FORMATS else None
+    if cache is not None and key is not None:
+        hit = cache.get(name, key)
+        if hit is not None:
+            return _checked(name, fmt, ImportResult(records=hit.records, notes=hit.notes))
     if fmt in ("fatbin", "host_binary"):
         result = import_fatbin_detailed(name)
     else:
         result = ImportResult(records=IMPORTERS[fmt](name, progress=progress, cancel=cancel))
     if fmt == "cuobjdump_text":  # binaries are merged as they are read; a log lists each launch/line
         result.records = merge_records(result.records)
+    _checked(name, fmt, result)
+    if cache is not None and key is not None:
+        cache.put(name, key, result.records, result.notes)
+    return result
+
+
+def _checked(name: str, fmt: str, result: ImportResult) -> ImportResult:
+    """``result``, unless it holds no records: then the failure that explains why."""
     if not result.records:
         if result.notes:
             raise ImportFailure(name, result.notes[0].split(": ", 1)[-1])
@@ -140,6 +162,7 @@ def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=Non
     return result
 
 
-def import_file(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
+def import_file(path: str | os.PathLike[str], progress=None, cancel=None,
+                cache: RecordCache | None = None) -> list[KernelRecord]:
     """All kernels of a file, whatever its format (detected from its content)."""
-    return import_file_detailed(path, progress, cancel).records
+    return import_file_detailed(path, progress, cancel, cache).records

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from . import ImportCancelled, ImportFailure, import_file_detailed
+from . import ImportCancelled, ImportFailure, RecordCache, import_file_detailed
 
 _COLUMNS = (
     ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("local_bytes", "local"),
@@ -59,9 +59,11 @@ def run_import(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print a JSON list")
     parser.add_argument("--all-functions", action="store_true",
                         help="list device functions too (by default only kernels, the __global__ entry points)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="read the file even if the import cache holds it (and do not store it)")
     args = parser.parse_args(argv)
     try:
-        result = import_file_detailed(args.file)
+        result = import_file_detailed(args.file, cache=None if args.no_cache else RecordCache())
     except ImportFailure as exc:
         reason = exc.reason
         if exc.line is not None:

@@ -43,12 +43,12 @@ def import_task(path: str, settle_s: float = 0.0) -> Callable[[Callable[[], bool
         if settle_s:
             time.sleep(settle_s)
         # Imported here, on the pool thread: the first import does not load the parsers on the GUI thread.
-        from ...importers import ImportCancelled, ImportFailure, import_file
+        from ...importers import ImportCancelled, ImportFailure, RecordCache, import_file
 
         big = (file_stamp(path) or (0, 0))[0] > BIG_FILE
         try:
             with gc_paused() if big else contextlib.nullcontext():
-                records = import_file(path, progress=progress, cancel=cancelled)
+                records = import_file(path, progress=progress, cancel=cancelled, cache=RecordCache())
                 if cancelled():
                     raise ImportCancelled(path)
                 return KernelTable.from_records(path, records, cancelled)
