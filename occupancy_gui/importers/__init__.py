@@ -34,7 +34,7 @@ HEAD_SIZE = 64 << 10
 
 
 def _host_binary(path, progress=None, cancel=None) -> list[KernelRecord]:
-    return import_fatbin_detailed(path).records
+    return import_fatbin_detailed(path, progress, cancel).records
 
 
 # The text parsers load on first use (listing a binary needs none of them).  Plain import statements,
@@ -140,7 +140,7 @@ def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=Non
         if hit is not None:
             return _checked(name, fmt, ImportResult(records=hit.records, notes=hit.notes))
     if fmt in ("fatbin", "host_binary"):
-        result = import_fatbin_detailed(name)
+        result = import_fatbin_detailed(name, progress, cancel)
     else:
         result = ImportResult(records=IMPORTERS[fmt](name, progress=progress, cancel=cancel))
     if fmt == "cuobjdump_text":  # binaries are merged as they are read; a log lists each launch/line

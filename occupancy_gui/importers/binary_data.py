@@ -10,6 +10,7 @@ time and in memory (the untouched pages of the anonymous mapping are never commi
 from __future__ import annotations
 
 import mmap
+import re
 import struct
 from bisect import bisect_right
 from typing import BinaryIO
@@ -52,6 +53,11 @@ class FileImage:
                                            "rewritten?)", offset=lo + (got or 0))
         self._add(lo, hi)
 
+    def covers(self, at: int, size: int) -> bool:
+        """Whether ``[at, at + size)`` is loaded already."""
+        i = bisect_right(self._starts, at) - 1
+        return i >= 0 and self._ends[i] >= min(self.size, at + size)
+
     def load_all(self) -> None:
         self.load(0, self.size)
 
@@ -67,6 +73,10 @@ class FileImage:
             j += 1
         starts[i:j] = [lo]
         ends[i:j] = [hi]
+
+
+_NONZERO = re.compile(rb"[^\0]")
+_ZERO_CHUNK = 1 << 20
 
 
 class Blob:
@@ -107,6 +117,39 @@ class Blob:
         self.need(at, size, what)
         self.load(at, size)
         return bytes(self.data[at:at + size])
+
+    def skip_zeros(self, at: int, end: int) -> int:
+        """The first offset in ``[at, end)`` whose byte is not zero, else ``end``: padding between
+        containers is skipped at C speed (a regex over the data, or over chunks read from the
+        file into one scratch buffer, so a gigabyte of padding costs 1 MiB of memory)."""
+        end = min(end, len(self.data))
+        if at >= end:
+            return end
+        image = self.image
+        if image is not None:  # padding is a few bytes: look at the next page the usual way first
+            self.load(at, 4096)
+            head = min(end, at + 4096)
+            found = _NONZERO.search(self.data, at, head)
+            if found or head == end:
+                return found.start() if found else end
+            at = head
+        if image is None or image.covers(self.base + at, end - at):
+            found = _NONZERO.search(self.data, at, end)
+            return found.start() if found else end
+        chunk = bytearray(_ZERO_CHUNK)
+        view = memoryview(chunk)
+        pos = at
+        while pos < end:
+            size = min(_ZERO_CHUNK, end - pos)
+            image.stream.seek(self.base + pos)
+            got = image.stream.readinto(view[:size]) or 0
+            found = _NONZERO.search(chunk, 0, got)
+            if found:
+                return pos + found.start()
+            if got < size:
+                return end
+            pos += size
+        return end
 
     def byte(self, at: int) -> int:
         """One byte (callers check the bound)."""
