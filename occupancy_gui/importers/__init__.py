@@ -21,7 +21,7 @@ from .cache import RecordCache
 from .elf_cubin import ELF_MAGIC, import_cubin, is_cuda_elf
 from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
 from .line_chunks import ImportCancelled, sniff_utf16
-from .records import ImportFailure, KernelRecord, merge_records
+from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
 __all__ = [
     "IMPORTERS", "ImportCancelled", "ImportFailure", "ImportResult", "KernelRecord", "RecordCache", "demangle",
@@ -129,7 +129,7 @@ def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=Non
     stored after (``RecordCache()`` is the user's cache directory)."""
     name = os.fspath(path)
     try:
-        with open(name, "rb") as fh:
+        with open_regular(name) as fh:
             head = fh.read(HEAD_SIZE)
     except OSError as exc:
         raise ImportFailure(name, exc.strerror or str(exc)) from None

@@ -30,7 +30,7 @@ from .collector import collection_paused
 from .elf import ELF_MAGIC, SHT_NOBITS, Elf
 from .elf_cubin import EM_CUDA, read_cubin
 from .line_chunks import ImportCancelled
-from .records import ImportFailure, KernelRecord, merge_records
+from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
 FATBIN_MAGIC = 0xBA55ED50
 FATBIN_MAGIC_BYTES = struct.pack("<I", FATBIN_MAGIC)
@@ -574,7 +574,7 @@ def import_fatbin_detailed(path: str | os.PathLike[str], progress: Callable[[int
     """
     name = os.fspath(path)
     try:
-        with collection_paused(), open(name, "rb") as stream:
+        with collection_paused(), open_regular(name) as stream:
             size = os.fstat(stream.fileno()).st_size
             image = FileImage(stream, size, name)
             image.load(0, 64)

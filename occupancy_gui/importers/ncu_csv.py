@@ -37,7 +37,7 @@ import re
 from decimal import Decimal, InvalidOperation
 
 from .line_chunks import sniff_utf16
-from .records import ImportFailure, KernelRecord, fast_record
+from .records import ImportFailure, KernelRecord, fast_record, open_regular
 
 _ID_COLUMNS = ('"ID"', '"Process ID"', '"Kernel Name"')
 _LONG_COLUMNS = ("Section Name", "Metric Name", "Metric Unit", "Metric Value")
@@ -290,7 +290,7 @@ def import_ncu_csv(path: str | os.PathLike[str], progress=None, cancel=None) -> 
     name = os.fspath(path)
     try:
         size = os.path.getsize(name)
-        with open(name, "rb") as raw:
+        with open_regular(name) as raw:
             encoding = text_encoding(raw.read(_SNIFF_SIZE))
             raw.seek(0)
             text = io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline="")

@@ -30,7 +30,7 @@ from typing import BinaryIO
 
 from .collector import collection_paused
 from .line_chunks import CHUNK_SIZE, CancelFn, ImportCancelled, ProgressFn, feed_stream, sniff_utf16
-from .records import ImportFailure, KernelRecord, split_reserved_smem
+from .records import ImportFailure, KernelRecord, open_regular, split_reserved_smem
 
 __all__ = ["CHUNK_SIZE", "ImportCancelled", "PtxasLogParser", "import_ptxas_log", "parse_bytes", "parse_stream",
            "sniff_utf16"]
@@ -476,7 +476,7 @@ def import_ptxas_log(
     name = os.fspath(path)
     try:
         total = os.path.getsize(name)
-        with open(name, "rb") as fh:
+        with open_regular(name) as fh:
             return parse_stream(fh, os.path.basename(name), total, progress, cancel)
     except OSError as exc:
         raise ImportFailure(name, exc.strerror or str(exc)) from None

@@ -154,3 +154,43 @@ def test_a_fatbin_of_only_unknown_kinds_says_so(tmp_path: Path) -> None:
     path.write_bytes(struct.pack("<IHHQ", FATBIN_MAGIC, 1, 16, len(entry)) + entry)
     with pytest.raises(ImportFailure, match="kind 7"):
         import_file_detailed(path)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+def test_only_regular_files_are_read(tmp_path: Path, kind: str) -> None:
+    """A FIFO used to block the import (and the window) forever waiting for a writer."""
+    if kind == "fifo":
+        path = tmp_path / "pipe.cubin"
+        os.mkfifo(path)
+        expected = "FIFO"
+    elif kind == "directory":
+        path = tmp_path / "folder.fatbin"
+        path.mkdir()
+        expected = "directory"
+    else:
+        path = Path("/dev/zero")
+        expected = "character device"
+    with pytest.raises(ImportFailure, match=expected) as info:
+        import_file_detailed(path)
+    assert "\n" not in str(info.value) and str(info.value).startswith(str(path))
+
+
+def test_the_command_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
+    path = tmp_path / "build.log"
+    os.mkfifo(path)
+    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", "import", str(path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"occupancy import: error: {path}: a FIFO (named pipe), not a file: only " \
+                                  "regular files are imported"
+
+
+@pytest.mark.parametrize("importer", ["ptxas_log", "ncu_csv", "cuobjdump_text", "cubin", "fatbin"])
+def test_each_importer_refuses_a_fifo(tmp_path: Path, importer: str) -> None:
+    """Called directly (a file replaced by a FIFO after the format was sniffed)."""
+    from occupancy_gui.importers import IMPORTERS
+
+    path = tmp_path / "swapped"
+    os.mkfifo(path)
+    with pytest.raises(ImportFailure, match="FIFO"):
+        IMPORTERS[importer](path)
