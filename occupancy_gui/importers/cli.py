@@ -7,6 +7,7 @@ import json
 import sys
 
 from . import ImportCancelled, ImportFailure, RecordCache, import_file_detailed
+from .records import impossible_figure
 
 _COLUMNS = (
     ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("local_bytes", "local"),
@@ -19,6 +20,8 @@ def _note(rec) -> str:
     """What a reader should know of a row: device function, pre-link (-rdc) copy, embedded fatbin,
     identical copies merged."""
     parts = [] if rec.is_kernel else ["device fn"]
+    if impossible_figure(rec) is not None:
+        parts.append("IMPOSSIBLE")
     if rec.relocatable:
         parts.append("pre-link")
     if rec.embedded:
@@ -78,6 +81,11 @@ def run_import(argv: list[str]) -> int:
     for note in result.notes:
         print(f"occupancy import: note: {note}", file=sys.stderr)
     records = result.records if args.all_functions else [rec for rec in result.records if rec.is_kernel]
+    for rec in records:
+        reason = impossible_figure(rec)
+        if reason is not None:
+            print(f"occupancy import: note: {rec.name} ({rec.arch}): {reason}; its figures are damaged",
+                  file=sys.stderr)
     hidden = len(result.records) - len(records)
     if hidden:
         print(f"occupancy import: note: {hidden} device function{'s' if hidden != 1 else ''} not listed "

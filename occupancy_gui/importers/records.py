@@ -147,6 +147,7 @@ class KernelRecord:
             "copies": self.copies,
             "source": self.source,
             **{key: getattr(self, key) for key in _LAUNCH_KEYS if getattr(self, key) is not None},
+            **({"impossible": reason} if (reason := impossible_figure(self)) is not None else {}),
         }
 
 
@@ -235,6 +236,32 @@ def split_reserved_smem(arch: str, section_bytes: int) -> tuple[int, int]:
     if number is not None and number >= 90 and section_bytes >= RESERVED_SMEM_BASE:
         return section_bytes - RESERVED_SMEM_BASE, RESERVED_SMEM_BASE
     return section_bytes, 0
+
+
+IMPOSSIBLE_ABOVE = {
+    "registers": 255,  # the ISA's register numbers: R0-R254 (and RZ) on every architecture
+    "max_registers": 255,
+    "static_smem": 256 << 10,  # more than the 228 KiB of the largest SM's shared memory
+    "reserved_smem": 256 << 10,
+    "local_bytes": 512 << 10,  # the largest local memory per thread any GPU has (512 KiB)
+    "barriers": 16,  # named barriers 0-15
+    "max_threads": 1024,  # threads per block on every compute capability 2.0+
+    "const_bytes": 64 << 10,  # a constant bank
+    "spill_stores": 512 << 10,
+    "spill_loads": 512 << 10,
+}
+"""The largest value each figure can have on any GPU: a record beyond one is damaged or crafted."""
+
+
+def impossible_figure(rec: KernelRecord) -> str | None:
+    """Why no GPU can run ``rec`` as read (the first figure beyond :data:`IMPOSSIBLE_ABOVE`, or
+    negative), else ``None``.  Such a record is listed, flagged, and never loaded into the inputs."""
+    for name, limit in IMPOSSIBLE_ABOVE.items():
+        value = getattr(rec, name)
+        if value is not None and not 0 <= value <= limit:
+            shown = str(value) if len(str(value)) <= 24 else f"a {len(str(value))}-digit number"
+            return f"impossible {name.replace('_', ' ')} {shown} (no GPU has more than {limit})"
+    return None
 
 
 _NOT_FIGURES = frozenset(("source", "copies", "demangled", "const_banks"))

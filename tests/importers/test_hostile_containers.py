@@ -194,3 +194,57 @@ def test_each_importer_refuses_a_fifo(tmp_path: Path, importer: str) -> None:
     os.mkfifo(path)
     with pytest.raises(ImportFailure, match="FIFO"):
         IMPORTERS[importer](path)
+
+
+def patched_cubin(what: str) -> bytes:
+    """a_sm80.cubin with one figure no GPU can have: a module REGCOUNT of 0xFFFFFFFF, or a kernel's
+    ``.nv.shared`` of 2^63 bytes."""
+    from occupancy_gui.importers.binary_data import Blob
+    from occupancy_gui.importers.elf import Elf
+
+    data = bytearray((GEN / "a_sm80.cubin").read_bytes())
+    elf = Elf(Blob(bytes(data), "a_sm80.cubin"))
+    if what == "registers":
+        info = elf.find(".nv.info")
+        assert info is not None
+        for at in range(info.offset, info.offset + info.size, 12):
+            if data[at:at + 4] == b"\x04\x2f\x08\x00":
+                struct.pack_into("<I", data, at + 8, 0xFFFFFFFF)
+                break
+        else:
+            raise AssertionError("no REGCOUNT entry")
+    else:
+        (shoff,) = struct.unpack_from("<Q", data, 0x28)
+        (entsize,) = struct.unpack_from("<H", data, 0x3A)
+        index = next(i for i, sec in enumerate(elf.sections) if sec.name == ".nv.shared._Z14named_barriersPf")
+        struct.pack_into("<Q", data, shoff + index * entsize + 32, 1 << 63)
+    return bytes(data)
+
+
+@pytest.mark.parametrize("what, reason", [("registers", "impossible registers 4294967295"),
+                                          ("smem", "impossible static smem 9223372036854775808")])
+def test_an_impossible_figure_is_flagged_and_the_rest_imports(tmp_path: Path, what: str, reason: str) -> None:
+    from occupancy_gui.importers.records import impossible_figure
+
+    path = tmp_path / "absurd.cubin"
+    path.write_bytes(patched_cubin(what))
+    records = import_file_detailed(path).records
+    sane = import_file_detailed(GEN / "a_sm80.cubin").records
+    assert len(records) == len(sane)
+    flagged = [r for r in records if impossible_figure(r)]
+    assert len(flagged) == 1 and impossible_figure(flagged[0]).startswith(reason)
+    assert flagged[0].to_json()["impossible"] == impossible_figure(flagged[0])
+    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", "import", str(path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "IMPOSSIBLE" in proc.stdout and reason in proc.stderr
+
+
+def test_impossible_figure_limits() -> None:
+    from occupancy_gui.importers.records import KernelRecord, impossible_figure
+
+    assert impossible_figure(KernelRecord("k", "sm_90", 255, static_smem=48 << 10, barriers=16)) is None
+    assert "registers 256" in impossible_figure(KernelRecord("k", "sm_90", 256))
+    assert "barriers 17" in impossible_figure(KernelRecord("k", "sm_90", 32, barriers=17))
+    assert "registers -12" in impossible_figure(KernelRecord("k", "sm_90", -12))
+    assert "a 31-digit number" in impossible_figure(KernelRecord("k", "sm_90", 10**30))

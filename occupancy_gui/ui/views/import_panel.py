@@ -336,8 +336,13 @@ class ImportPanel(QWidget):
     def _apply(self, i: int, match_device: bool = False, overrides: dict[str, Any] | None = None) -> None:
         t = self.model.table
         assert t is not None
-        changes = kernel_changes(t, i, self.session.catalog, match_device)
         self._selected = (t.names[i], t.arch[i])
+        reason = t.impossible.get(i)
+        if reason is not None:  # listed and flagged, never loaded: the inputs keep what they hold
+            self.window_.statusBar().showMessage(f"{t.names[i]}: {reason}; not loaded into the inputs", 10000)
+            self._update_notes()
+            return
+        changes = kernel_changes(t, i, self.session.catalog, match_device)
         with self.session.batch():
             self.session.replace(**{**changes, **(overrides or {})})
         self._update_notes()
