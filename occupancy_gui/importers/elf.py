@@ -20,6 +20,11 @@ SHT_SYMTAB = 2
 SHT_RELA, SHT_REL = 4, 9
 SHT_NOBITS = 8
 READ_GAP = 16 << 10
+READ_AHEAD_MAX = 16 << 20
+"""Sections larger than this are not read ahead (a parsed one is loaded when it is parsed)."""
+MAX_PARSED_SECTION = 512 << 20
+"""The largest section the reader parses (names, symbols, ``.nv.info``): libcublasLt's largest
+image holds ~2 MB of them."""
 """The largest gap between two wanted sections that one read spans rather than two."""
 
 # Fields of an unpacked section header row (32- and 64-bit layouts unpack to the same order).
@@ -132,6 +137,9 @@ class Elf:
             raise b.fail(f"section name table index {shstrndx} is out of range (0..{shnum - 1})", 0x3E)
         str_row = rows[shstrndx]
         self._check_range(str_row[OFFSET], str_row[SIZE], "section name table", self._header_at(shstrndx))
+        if str_row[SIZE] > MAX_PARSED_SECTION:
+            raise b.fail(f"section name table claims {str_row[SIZE]} bytes (the reader's limit is "
+                         f"{MAX_PARSED_SECTION})", self._header_at(shstrndx))
         names = StringTable(b.bytes(str_row[OFFSET], str_row[SIZE], "section name table"), b.path,
                             b.base + str_row[OFFSET], b.what)
         self.section_names = names
@@ -162,7 +170,8 @@ class Elf:
     def _read_ahead(self, skipped: tuple[str, ...]) -> None:
         """Read, in a few large reads, every section whose name does not start with ``skipped``."""
         wanted = sorted((row[OFFSET], row[OFFSET] + row[SIZE]) for row, name in zip(self.rows[1:], self.names[1:])
-                        if row[TYPE] not in self.nobits and row[SIZE] and not name.startswith(skipped))
+                        if row[TYPE] not in self.nobits and 0 < row[SIZE] <= READ_AHEAD_MAX
+                        and not name.startswith(skipped))
         lo = hi = -1
         for start, end in wanted:
             if start > hi + READ_GAP:
@@ -193,13 +202,22 @@ class Elf:
     def data(self, sec: Section) -> bytes:
         if sec.type in self.nobits:
             return b""
+        self._check_parsed_size(sec.size, sec.name, sec.index)
         return self.blob.bytes(sec.offset, sec.size, f"section {sec.name}")
+
+    def _check_parsed_size(self, size: int, name: str, i: int) -> None:
+        """A section this reader parses (names, symbols, ``.nv.info``) is at most
+        :data:`MAX_PARSED_SECTION`: memory follows what a real image needs, not what a header claims."""
+        if size > MAX_PARSED_SECTION:
+            raise self.blob.fail(f"section {name or i} claims {size} bytes; no CUDA image's tables come near "
+                                 f"that (the reader's limit is {MAX_PARSED_SECTION})", self._header_at(i))
 
     def section_bytes(self, i: int) -> bytes:
         """The contents of section ``i`` (empty for ``SHT_NOBITS`` and the other ``nobits``)."""
         row = self.rows[i]
         if row[TYPE] in self.nobits:
             return b""
+        self._check_parsed_size(row[SIZE], self.names[i], i)
         return self.blob.bytes(row[OFFSET], row[SIZE], f"section {self.names[i]}")
 
     def symbol_table(self) -> tuple[list[tuple[int, int, int, int, int, int]], StringTable | None]:
@@ -218,6 +236,7 @@ class Elf:
         e = self.end
         fmt, size = (e + "IBBHQQ", 24) if self.is64 else (e + "IIIBBH", 16)
         count = row[SIZE] // size
+        self._check_parsed_size(row[SIZE], self.names[at], at)
         table = self.blob.bytes(row[OFFSET], count * size, "symbol table")  # bounds checked once
         if self.is64:  # already in that order
             return list(struct.iter_unpack(fmt, table)), strtab

@@ -28,7 +28,8 @@ from collections.abc import Callable
 
 from .binary_data import Blob, FileImage
 from .elf import ELF_MAGIC, FLAGS, INFO, OFFSET, SHT_NOBITS, SIZE, TYPE, Elf
-from .records import _LAUNCH_KEYS, RESERVED_SMEM_BASE, KernelRecord, arch_number, fast_record, read_input
+from .records import (_LAUNCH_KEYS, RESERVED_SMEM_BASE, ImportFailure, KernelRecord, arch_number, fast_record,
+                      open_regular)
 
 EM_CUDA = 190
 
@@ -413,8 +414,15 @@ def _module_banks(elf: Elf) -> dict[int, int]:
 
 
 def import_cubin(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
-    name, data = read_input(path)
-    records = read_cubin(data, name)
+    """A ``.cubin`` file, read only where it is parsed (a 6 GB sparse file costs what its tables do)."""
+    name = os.fspath(path)
+    try:
+        with open_regular(name) as stream:
+            size = os.fstat(stream.fileno()).st_size
+            image = FileImage(stream, size, name)
+            records = read_cubin(image.view, name, image=image)
+    except OSError as exc:
+        raise ImportFailure(name, exc.strerror or str(exc)) from None
     if progress is not None:
-        progress(len(data), len(data))
+        progress(size, size)
     return records

@@ -248,3 +248,35 @@ def test_impossible_figure_limits() -> None:
     assert "barriers 17" in impossible_figure(KernelRecord("k", "sm_90", 32, barriers=17))
     assert "registers -12" in impossible_figure(KernelRecord("k", "sm_90", -12))
     assert "a 31-digit number" in impossible_figure(KernelRecord("k", "sm_90", 10**30))
+
+
+def test_a_sparse_six_gigabyte_cubin_costs_what_its_tables_do(tmp_path: Path) -> None:
+    """It used to be read whole (6.3 GB RSS): now only the parsed sections are loaded."""
+    cubin = (GEN / "a_sm80.cubin").read_bytes()
+    path = tmp_path / "sparse.cubin"
+    with open(path, "wb") as out:
+        out.write(cubin)
+        out.truncate(6 << 30)  # 6 GiB, a hole after the real image
+    peak, out = peak_rss_of_import(path)
+    assert out == str(len(import_file_detailed(GEN / "a_sm80.cubin").records)), out
+    assert peak < 200, f"peak RSS {peak} MiB"
+
+
+def test_a_section_claiming_gigabytes_is_refused_without_reading_it(tmp_path: Path) -> None:
+    """A symbol table that claims 5 GiB (inside a sparse file) is refused before it is read."""
+    from occupancy_gui.importers.binary_data import Blob
+    from occupancy_gui.importers.elf import SHT_SYMTAB, Elf
+
+    data = bytearray((GEN / "a_sm80.cubin").read_bytes())
+    elf = Elf(Blob(bytes(data), "a.cubin"))
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    (entsize,) = struct.unpack_from("<H", data, 0x3A)
+    index = next(sec.index for sec in elf.sections if sec.type == SHT_SYMTAB)
+    struct.pack_into("<QQ", data, shoff + index * entsize + 24, len(data), 5 << 30)  # offset, size
+    path = tmp_path / "claims.cubin"
+    with open(path, "wb") as out:
+        out.write(data)
+        out.truncate(len(data) + (5 << 30) + 4096)
+    peak, out = peak_rss_of_import(path)
+    assert "claims 5368709120 bytes" in out and out.startswith(f"{path}: at byte "), out
+    assert peak < 200, f"peak RSS {peak} MiB"
