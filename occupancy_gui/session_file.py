@@ -26,13 +26,13 @@ naming the file, the line and the field) because a silently ignored typo would c
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
 
 from .engine import CacheConfig
 from .session import INPUT_FIELDS, Inputs
@@ -130,10 +130,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     _fsync_directory(target.parent)
 

@@ -18,8 +18,8 @@ from ..engine import (
     max_potential_block_size,
 )
 from .devices import DeviceLookupError, device_from_query, load_catalog, profile_to_json, profiles_to_text
-from .main import fail
 from .inputs import QueryError, kernel_query, parse_cache_config, parse_carveout
+from .main import fail
 from .serialize import result_to_json, result_to_text
 
 USER_ERRORS = (QueryError, OccupancyError, DeviceLookupError)

@@ -27,7 +27,7 @@ import os
 import re
 
 from .line_chunks import sniff_utf16
-from .records import read_input, ImportFailure, KernelRecord, split_reserved_smem
+from .records import ImportFailure, KernelRecord, read_input, split_reserved_smem
 
 _PAIR = re.compile(r"([A-Z_]+)(?:\[(\d+)\])?:(\d+)")
 

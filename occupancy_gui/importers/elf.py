@@ -70,7 +70,7 @@ class StringTable:
         (no call per name); anything else goes through :meth:`get` one by one.
         """
         text = self.text
-        if text and text[-1] == "\0" and offsets and 0 <= min(offsets) and max(offsets) < len(text):
+        if text and text[-1] == "\0" and offsets and min(offsets) >= 0 and max(offsets) < len(text):
             find = text.find
             names = [text[at:find("\0", at)] for at in offsets]
             if max(map(len, names)) < MAX_NAME:

@@ -96,7 +96,7 @@ def nv_info_entries(data: bytes, little: bool, wanted: frozenset[int] | None, bl
             if wanted is None or attr in wanted:
                 append((attr, fmt, data[pos + 4:pos + 4 + value]))
             pos += 4 + value
-        elif fmt == EIFMT_NVAL or fmt == EIFMT_HVAL or fmt == EIFMT_BVAL:
+        elif fmt in (EIFMT_NVAL, EIFMT_HVAL, EIFMT_BVAL):
             if wanted is None or attr in wanted:
                 append((attr, fmt, value & 0xFF if fmt == EIFMT_BVAL else value))
             pos += 4
@@ -178,7 +178,6 @@ def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "
         raise blob.fail(f"ELF machine {elf.machine} is not CUDA ({EM_CUDA})", 18)
     module = _Module(elf, source_prefix if source_prefix is not None else os.path.basename(path), embedded)
     regs, frame = module.regs, module.frame
-    arch = module.arch
     symbols, strtab = module.symbols, module.strtab
     owners = module.text_owners
     functions = [(index, name_at, bool(other & STO_CUDA_ENTRY), shndx)

@@ -36,7 +36,7 @@ import os
 import re
 from decimal import Decimal, InvalidOperation
 
-from .line_chunks import sniff_utf16
+from .line_chunks import ImportCancelled, sniff_utf16
 from .records import ImportFailure, KernelRecord, fast_record
 
 _ID_COLUMNS = ('"ID"', '"Process ID"', '"Kernel Name"')
@@ -200,8 +200,6 @@ def _record(launch: _Launch, source: str, name: str) -> KernelRecord:
 def parse_ncu_csv(stream: io.TextIOBase, name: str, progress=None, cancel=None, size: int = 0,
                   position=None) -> list[KernelRecord]:
     """Records from an ``ncu --csv`` report read from a text stream (opened with ``newline=""``)."""
-    from .line_chunks import ImportCancelled  # noqa: PLC0415 - avoid a cycle at import time
-
     source = os.path.basename(name)
     reader = csv.reader(stream)
     header: list[str] | None = None

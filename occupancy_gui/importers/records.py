@@ -183,7 +183,7 @@ def _build(rec: KernelRecord, lazy: tuple) -> dict[str, Any]:
     return built
 
 
-def realize(records: "list[KernelRecord]") -> None:
+def realize(records: list[KernelRecord]) -> None:
     """Build every lazy record now, so that a build that fails does so inside the import."""
     for rec in records:
         lazy = _get_lazy(rec) if "registers" not in rec.__dict__ else None
@@ -236,7 +236,7 @@ def figures(rec: KernelRecord) -> tuple:
     return _get_figures(state), frozenset(state["const_banks"].items())
 
 
-def merge_records(records: "list[KernelRecord]") -> list[KernelRecord]:
+def merge_records(records: list[KernelRecord]) -> list[KernelRecord]:
     """One record per distinct copy, in first-seen order: identical copies of a function (same
     name, arch and figures) become one record whose ``copies`` counts them and whose ``source``
     is the first; copies that differ in any figure are all kept, each with its own source.
@@ -260,7 +260,7 @@ def merge_records(records: "list[KernelRecord]") -> list[KernelRecord]:
     return list(out.values())
 
 
-def read_input(path: "os.PathLike[str] | str") -> tuple[str, bytes]:
+def read_input(path: os.PathLike[str] | str) -> tuple[str, bytes]:
     """A whole input file as bytes, its path as text; an unreadable file is an ``ImportFailure``."""
     name = os.fspath(path)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import sys
@@ -72,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--screenshot", type=Path, metavar="OUT.png",
                         help=f"render the window at {SCREENSHOT_SIZE[0]}×{SCREENSHOT_SIZE[1]} to a PNG and exit")  # fmt: skip
     parser.add_argument("--self-test", action="store_true",
-                        help="load every bundled profile, check a worked example, render the window offscreen; exit 0 or 1")  # fmt: skip
+                        help="load every bundled profile, check a worked example, render the window offscreen; exit 0 or 1")
     parser.add_argument("--print-state", action="store_true",
                         help="print the session the window starts with (after any autosave restore) as JSON and exit")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -143,10 +144,8 @@ def initial_inputs(args: argparse.Namespace, catalog: Any, saved: dict[str, Any]
             inputs["threads"] = min(inputs["threads"], max_threads)
         arch = str(getattr(record, "arch", "")).rstrip("af")
         if arch and args.device is None:
-            try:
+            with contextlib.suppress(KeyError):
                 inputs["device"] = catalog.get(arch).name
-            except KeyError:
-                pass
     if args.device is not None:
         try:
             inputs["device"] = catalog.get(args.device).name

@@ -160,9 +160,9 @@ class _QtMessages:
     def _handle(self, kind: object, _context: object, message: str) -> None:
         from PySide6.QtCore import QtMsgType
 
-        if kind in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg):
-            if not any(text in message for text in self.IGNORED):
-                self.messages.append(" ".join(message.split()))
+        serious = kind in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg)
+        if serious and not any(text in message for text in self.IGNORED):
+            self.messages.append(" ".join(message.split()))
 
     def hint(self) -> str:
         return f" (Qt: {self.messages[0]})" if self.messages else ""

@@ -76,11 +76,11 @@ class SessionIO(QObject):
         return action
 
     def _build_actions(self) -> None:
-        K = QKeySequence.StandardKey
-        self.new_action = self._action("&New session", K.New, self.new_session)
-        self.open_action = self._action("&Open session…", K.Open, self._on_open_triggered)
-        self.save_action = self._action("&Save session", K.Save, self._on_save_triggered)
-        self.save_as_action = self._action("Save session &as…", K.SaveAs, self._on_save_as_triggered)
+        keys = QKeySequence.StandardKey
+        self.new_action = self._action("&New session", keys.New, self.new_session)
+        self.open_action = self._action("&Open session…", keys.Open, self._on_open_triggered)
+        self.save_action = self._action("&Save session", keys.Save, self._on_save_triggered)
+        self.save_as_action = self._action("Save session &as…", keys.SaveAs, self._on_save_as_triggered)
         self.export_action = self._action("&Export…", "Ctrl+E", self._on_export_triggered)
         self.export_action.setToolTip("Export a report (HTML, Markdown), the table (CSV) or the plots (PNG, SVG)")
         menu = self.window.file_menu

@@ -7,8 +7,6 @@ import io
 
 import numpy as np
 import pytest
-
-from tests.ui.flush import settle
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication
@@ -19,6 +17,7 @@ from occupancy_gui.ui.autosave import PENDING_KEY
 from occupancy_gui.ui.main_window import MainWindow
 from occupancy_gui.ui.session_io import MAX_RECENT, RECENT_KEY, read_recent
 from occupancy_gui.ui.views.compare_view import DIFF_MARK, SORT_ROLE
+from tests.ui.flush import settle
 
 SEED_EXAMPLE = dict(device="sm_100", threads=256, registers=64, static_smem=24 * 1024)
 

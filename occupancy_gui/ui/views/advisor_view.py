@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .analysis_dock import RefreshWhenVisible
 from ...engine import Advice, DynamicSmem, OccupancyError, advise, suggest_launch_bounds
 from ...session import Session
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import QuantitySpinBox
+from .analysis_dock import RefreshWhenVisible
 
 INPUT_NAMES = {"registers": "Registers", "shared_memory": "Shared memory", "threads": "Block size"}
 SMEM_MODES = ("as launched (constant)", "bytes per thread", "bytes per warp")
@@ -116,7 +116,8 @@ class AdvisorView(RefreshWhenVisible, QWidget):
     def _build(self) -> None:
         self.smem_mode = QComboBox()
         self.smem_mode.addItems(SMEM_MODES)
-        self.smem_mode.setToolTip("Dynamic shared memory for the block size search: the launch's bytes, or bytes that grow with the block")
+        self.smem_mode.setToolTip("Dynamic shared memory for the block size search: the launch's bytes, "
+                                  "or bytes that grow with the block")
         self.smem_bytes = QuantitySpinBox("bytes", 0, 1 << 20)
         self.smem_bytes.setEnabled(False)
         self.smem_mode.currentIndexChanged.connect(self._on_smem_mode_changed)
@@ -206,8 +207,10 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         rows, bold = [], set()
         best = bs.ranking[0].active_warps if bs.ranking else 0
         for i, r in enumerate(bs.ranking):
-            mark = " ".join(m for m, on in (("★ heuristic", r.block_size == chosen), ("◀ current", r.block_size == bs.current)) if on)
-            rows.append((str(r.block_size), f"{r.dynamic_smem} B", str(r.active_blocks), str(r.active_warps), _pct(r.occupancy), mark))
+            marks = (("★ heuristic", r.block_size == chosen), ("◀ current", r.block_size == bs.current))
+            mark = " ".join(m for m, on in marks if on)
+            rows.append((str(r.block_size), f"{r.dynamic_smem} B", str(r.active_blocks), str(r.active_warps),
+                         _pct(r.occupancy), mark))
             if r.active_warps == best:
                 bold.add(i)
         self.ranking_model.set_rows(rows, bold)

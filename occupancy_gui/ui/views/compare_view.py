@@ -35,15 +35,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..table.read_only_model import ReadOnlyTableModel
-from ..deferred import DeferredUpdate
 from ...session import INPUT_FIELDS, Inputs, Session
+from ..deferred import DeferredUpdate
 from ..plots.step_plot import merge_steps
 from ..qt_utils import blend, is_dark, palette
+from ..table.read_only_model import ReadOnlyTableModel
 
 if TYPE_CHECKING:
-    from ..main_window import MainWindow
     from ...report import Figure, GpuRow
+    from ..main_window import MainWindow
 
 DIFF_MARK = "≠"
 DOCK_WIDTH = 560

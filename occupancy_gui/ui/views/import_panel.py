@@ -9,7 +9,6 @@ A failed or cancelled import leaves the previous table and inputs as they were.
 
 from __future__ import annotations
 
-
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any

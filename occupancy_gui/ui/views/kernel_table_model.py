@@ -17,10 +17,10 @@ import numpy as np
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QFont
 
-from ..table.read_only_model import ReadOnlyTableModel
 from ...engine import INT_MAX, DeviceProperties, DeviceState, FunctionAttributes, build_query, max_active_blocks
 from .. import units
 from ..qt_utils import error_color
+from ..table.read_only_model import ReadOnlyTableModel
 
 if TYPE_CHECKING:
     from ...importers import KernelRecord
@@ -263,7 +263,7 @@ class KernelTableModel(ReadOnlyTableModel):
             order = order[mask[order]]
         return order
 
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:  # noqa: D102
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if column >= len(HEADERS):
             return
         self._sort = (column, order) if column >= 0 else None  # -1: the file's order
@@ -393,7 +393,7 @@ class KernelSortFilterProxy(QSortFilterProxyModel):
         self.setSourceModel(source)
         self.kernels = source
 
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:  # noqa: D102
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self.kernels.sort(column, order)
 
     def set_filter_text(self, text: str) -> None:
