@@ -67,12 +67,12 @@ def format_input(name: str, value: object) -> str:
     """An input value as a reader wants it (bytes with KiB, carveout and cache preference by meaning)."""
     if name == "max_dynamic_smem" and value is None:
         return "runtime default"
-    if name in BYTE_INPUTS:
-        return format_bytes(int(value))  # type: ignore[call-overload]
+    if name in BYTE_INPUTS and isinstance(value, int):
+        return format_bytes(value)
     if name == "carveout":
         return "default (no preference)" if value == CARVEOUT_DEFAULT else f"{value} %"
-    if name == "cache_config":
-        return CacheConfig(value).name.lower()  # type: ignore[arg-type]
+    if name == "cache_config" and isinstance(value, int):
+        return CacheConfig(value).name.lower()
     return str(value)
 
 

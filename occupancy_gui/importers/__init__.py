@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from .elf_cubin import ELF_MAGIC, import_cubin, is_cuda_elf
+from .elf import ELF_MAGIC
+from .elf_cubin import import_cubin, is_cuda_elf
 from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
-from .line_chunks import ImportCancelled, sniff_utf16
+from .line_chunks import CancelFn, ImportCancelled, ProgressFn, sniff_utf16
 from .records import ImportFailure, KernelRecord, merge_records
 
 __all__ = [
@@ -27,30 +29,37 @@ __all__ = [
     "detect_format", "import_file", "import_file_detailed", "merge_records",
 ]
 
+if TYPE_CHECKING:  # loaded lazily by __getattr__ below
+    from .demangle import demangle
+
 Importer = Callable[..., list[KernelRecord]]
 
 HEAD_SIZE = 64 << 10
 
 
-def _host_binary(path, progress=None, cancel=None) -> list[KernelRecord]:
+def _host_binary(path: str | os.PathLike[str],
+                 progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
     return import_fatbin_detailed(path).records
 
 
 # The text parsers load on first use (listing a binary needs none of them).  Plain import statements,
 # not importlib: a bundler (PyInstaller) finds its modules by reading them.
-def _ptxas_log(path, progress=None, cancel=None) -> list[KernelRecord]:
+def _ptxas_log(path: str | os.PathLike[str],
+               progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
     from .ptxas_log import import_ptxas_log
 
     return import_ptxas_log(path, progress=progress, cancel=cancel)
 
 
-def _cuobjdump_text(path, progress=None, cancel=None) -> list[KernelRecord]:
+def _cuobjdump_text(path: str | os.PathLike[str],
+                    progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
     from .cuobjdump_text import import_cuobjdump_text
 
     return import_cuobjdump_text(path, progress=progress, cancel=cancel)
 
 
-def _ncu_csv(path, progress=None, cancel=None) -> list[KernelRecord]:
+def _ncu_csv(path: str | os.PathLike[str],
+             progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
     from .ncu_csv import import_ncu_csv
 
     return import_ncu_csv(path, progress=progress, cancel=cancel)
@@ -67,7 +76,7 @@ IMPORTERS: dict[str, Importer] = {
 """Format name -> ``importer(path, progress=None, cancel=None) -> list[KernelRecord]``."""
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name == "demangle":
         from .demangle import demangle
         return demangle
@@ -117,7 +126,8 @@ def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
                               "binary header", line=1)
 
 
-def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=None) -> ImportResult:
+def import_file_detailed(path: str | os.PathLike[str],
+                         progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> ImportResult:
     name = os.fspath(path)
     try:
         with open(name, "rb") as fh:
@@ -140,6 +150,7 @@ def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=Non
     return result
 
 
-def import_file(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
+def import_file(path: str | os.PathLike[str],
+                progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
     """All kernels of a file, whatever its format (detected from its content)."""
     return import_file_detailed(path, progress, cancel).records

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 
-from . import ImportCancelled, ImportFailure, import_file_detailed
+from . import ImportCancelled, ImportFailure, KernelRecord, import_file_detailed
 
 _COLUMNS = (
     ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("local_bytes", "local"),
@@ -15,7 +16,7 @@ _COLUMNS = (
 )
 
 
-def _note(rec) -> str:
+def _note(rec: KernelRecord) -> str:
     """What a reader should know of a row: device function, pre-link (-rdc) copy, embedded fatbin,
     identical copies merged."""
     parts = [] if rec.is_kernel else ["device fn"]
@@ -32,13 +33,13 @@ def _cell(value: object) -> str:
     return "-" if value is None else str(value)
 
 
-def format_table(records) -> str:
+def format_table(records: Iterable[KernelRecord]) -> str:
     rows = [[_note(rec) if key == "note" else _cell(rec.to_json()[key]) for key, _ in _COLUMNS] for rec in records]
     heads = [title for _, title in _COLUMNS]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
     lines = []
-    for row in [heads] + rows:
-        cells = []
+    for row in [heads, *rows]:
+        cells: list[str] = []
         for i, cell in enumerate(row):
             last = i == len(row) - 1
             if last:

@@ -10,6 +10,7 @@ sections a caller asks for.
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Callable
 
@@ -29,7 +30,7 @@ NAME, TYPE, FLAGS, OFFSET, SIZE, LINK, INFO, ENTSIZE = 0, 1, 2, 4, 5, 6, 7, 9
 class Section:
     __slots__ = ("index", "name", "type", "flags", "offset", "size", "link", "info", "entsize")
 
-    def __init__(self, index: int, name: str, row: tuple):
+    def __init__(self, index: int, name: str, row: tuple[int, ...]):
         self.index = index
         self.name = name
         self.type = row[TYPE]
@@ -75,7 +76,7 @@ class StringTable:
             names = [text[at:find("\0", at)] for at in offsets]
             if max(map(len, names)) < MAX_NAME:
                 return names
-        return [self.get(at, lambda i=i: what(i)) for i, at in enumerate(offsets)]
+        return [self.get(at, functools.partial(what, i)) for i, at in enumerate(offsets)]
 
 
 class Elf:
@@ -120,7 +121,8 @@ class Elf:
         if shoff + shnum * shentsize > len(b.data) or shoff + shnum * shentsize < shoff:
             raise b.fail(f"section header table ({shnum} entries of {shentsize} bytes) runs past "
                          f"the end of the data ({len(b.data)} bytes)", shoff)
-        self._shoff, self._shentsize = shoff, shentsize
+        self._shoff: int = shoff
+        self._shentsize: int = shentsize
         # The whole table in one read: a cubin of a vendor library has hundreds of sections.
         table = b.bytes(shoff, shnum * shentsize, "section header table")
         if shentsize == sh_min:
@@ -135,7 +137,7 @@ class Elf:
         names = StringTable(b.bytes(str_row[OFFSET], str_row[SIZE], "section name table"), b.path,
                             b.base + str_row[OFFSET], b.what)
         self.section_names = names
-        self.rows: list[tuple] = rows
+        self.rows: list[tuple[int, ...]] = rows
         self.names: list[str] = [""] + names.get_all([row[NAME] for row in rows[1:]],
                                                      lambda i: f"section {i + 1} name") if rows else []
         self._check_bounds()

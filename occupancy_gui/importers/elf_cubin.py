@@ -25,9 +25,11 @@ import os
 import re
 import struct
 from collections.abc import Callable
+from typing import Any
 
 from .binary_data import Blob, FileImage
 from .elf import ELF_MAGIC, FLAGS, INFO, OFFSET, SHT_NOBITS, SIZE, TYPE, Elf
+from .line_chunks import CancelFn, ProgressFn
 from .records import _LAUNCH_KEYS, RESERVED_SMEM_BASE, KernelRecord, arch_number, fast_record, read_input
 
 EM_CUDA = 190
@@ -160,7 +162,7 @@ def is_cuda_elf(head: bytes) -> bool:
         return False
     end = "<" if head[5] == 1 else ">"
     (machine,) = struct.unpack_from(end + "H", head, 18)
-    return machine == EM_CUDA
+    return bool(machine == EM_CUDA)
 
 
 def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "",
@@ -184,7 +186,7 @@ def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "
                  for index, (name_at, st_info, other, shndx, _value, _size) in enumerate(symbols)
                  if st_info & 0xF == 2 and name_at  # STT_FUNC
                  and (other & STO_CUDA_ENTRY or index in regs or index in frame or index in owners)]
-    names = strtab.get_all([f[1] for f in functions],  # type: ignore[union-attr]
+    names = strtab.get_all([f[1] for f in functions],  # type: ignore[union-attr]  # functions imply a symtab
                            lambda i: f"symbol {functions[i][0]} name") if functions else []
     records: list[KernelRecord] = []
     append = records.append
@@ -351,7 +353,7 @@ def _module_info(elf: Elf) -> dict[int, dict[int, int]]:
 _MODULE_WANTED = frozenset(_MODULE_ATTRS)
 
 
-def _kernel_info(elf: Elf, kinfo: int | None, text: tuple | None) -> tuple:
+def _kernel_info(elf: Elf, kinfo: int | None, text: tuple[int, ...] | None) -> tuple[Any, ...]:
     """(barriers, max threads, required block, cluster dims, register cap, registers) of one
     kernel: its ``.nv.info.<name>`` (section number ``kinfo``), else the flags of its ``.text``
     section (header row ``text``)."""
@@ -398,6 +400,7 @@ def _module_banks(elf: Elf) -> dict[int, int]:
     """Constant bank number -> bytes, for the module-wide ``.nv.constant<N>`` sections."""
     banks: dict[int, int] = {}
     text = elf.section_names.text
+    found: list[int] | range
     if text is not None:  # the candidates, found in the name table at C speed
         found = sorted(i for i in map(elf.index.get, set(_BANK_NAME.findall(text))) if i is not None)
     else:
@@ -411,7 +414,8 @@ def _module_banks(elf: Elf) -> dict[int, int]:
     return banks
 
 
-def import_cubin(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
+def import_cubin(path: str | os.PathLike[str],
+                 progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
     name, data = read_input(path)
     records = read_cubin(data, name)
     if progress is not None:

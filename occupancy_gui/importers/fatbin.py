@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import os
 import struct
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -56,9 +57,10 @@ def lz4_block_decompress(src: bytes, expected: int) -> bytes:
     import lz4.block
 
     try:
-        return lz4.block.decompress(src, uncompressed_size=expected)
+        out: bytes = lz4.block.decompress(src, uncompressed_size=expected)
     except lz4.block.LZ4BlockError as exc:
         raise ValueError(f"LZ4 data is corrupt or inflates beyond the declared {expected} bytes ({exc})") from None
+    return out
 
 
 def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
@@ -66,6 +68,7 @@ def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
 
     Output is read up to ``limit`` + 1 bytes (the entry's declared size): a zstd bomb costs no more.
     """
+    out: bytes
     try:
         import zstandard
     except ImportError:
@@ -270,8 +273,8 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
     blob = Blob(data, path, base, image=image)
     blob.load(0, 64)
     if bytes(data[:4]) == ELF_MAGIC:
-        end = "<" if len(data) > 5 and data[5] == 1 else ">"
-        (machine,) = blob.unpack(end + "H", 18, "ELF header")
+        order = "<" if len(data) > 5 and data[5] == 1 else ">"
+        (machine,) = blob.unpack(order + "H", 18, "ELF header")
         if machine == EM_CUDA:
             result.records.extend(read_cubin(data, path, base, source_prefix=prefix, image=image))
             return result
@@ -324,7 +327,7 @@ _NO_FATBIN_SECTIONS = (".text", ".rel", ".dyn", ".symtab", ".strtab", ".shstrtab
 _SCAN_CHUNK = 8 << 20
 
 
-def _magic_hits(blob: Blob, lo: int, hi: int):
+def _magic_hits(blob: Blob, lo: int, hi: int) -> Iterator[int]:
     """Offsets in ``[lo, hi)`` of ``blob`` where a fatbin header (magic, version 1, 16-byte header)
     starts.  An image-backed blob is read in chunks into one buffer: scanning 280 MB of libcufft's
     ``.ldata`` costs 8 MB of memory, and the image itself loads only what is parsed."""

@@ -105,7 +105,7 @@ class KernelRecord:
             return value
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         # pickle/copy: the built fields (a frozen dataclass refuses the default slot restore).
         return (fast_record, ({name: getattr(self, name) for name in FIELDS},))
 
@@ -168,14 +168,15 @@ def fast_record(values: dict[str, Any]) -> KernelRecord:
     return rec
 
 
+# The slot's member descriptor (mypy sees the annotated field type, not the descriptor).
 _set_lazy = KernelRecord._lazy.__set__  # type: ignore[attr-defined]
 _lazy_slot = KernelRecord._lazy.__get__  # type: ignore[attr-defined]
 _set_dict = object.__setattr__  # past the frozen dataclass's __setattr__
 
 
-def _build(rec: KernelRecord, lazy: tuple) -> dict[str, Any]:
+def _build(rec: KernelRecord, lazy: tuple[Any, ...]) -> dict[str, Any]:
     """Make a lazy record whole; its new ``__dict__`` is the dict its build returned."""
-    built = lazy[0](*lazy[1:])  # may raise (a damaged binary): the record stays lazy
+    built: dict[str, Any] = lazy[0](*lazy[1:])  # may raise (a damaged binary): the record stays lazy
     if rec.__dict__:
         built.update(rec.__dict__)  # fields set before the build
     _set_dict(rec, "__dict__", built)
@@ -191,9 +192,10 @@ def realize(records: list[KernelRecord]) -> None:
             _build(rec, lazy)
 
 
-def _get_lazy(rec: KernelRecord) -> tuple | None:
+def _get_lazy(rec: KernelRecord) -> tuple[Any, ...] | None:
     try:
-        return _lazy_slot(rec)
+        lazy: tuple[Any, ...] | None = _lazy_slot(rec)
+        return lazy
     except AttributeError:  # never set: an eager record
         return None
 
@@ -229,7 +231,7 @@ _FIGURES = tuple(name for name in FIELDS if name not in _NOT_FIGURES)
 _get_figures = operator.itemgetter(*_FIGURES)
 
 
-def figures(rec: KernelRecord) -> tuple:
+def figures(rec: KernelRecord) -> tuple[Any, ...]:
     """Everything a record says of its function but where it was read: two copies of a kernel
     with equal figures are the same kernel to the occupancy model.  (Built records only.)"""
     state = rec.__dict__
@@ -247,7 +249,7 @@ def merge_records(records: list[KernelRecord]) -> list[KernelRecord]:
     """
     realize(records)
     linked = {(rec.key, rec.embedded) for rec in records if not rec.relocatable}
-    out: dict[tuple, KernelRecord] = {}
+    out: dict[tuple[Any, ...], KernelRecord] = {}
     for rec in records:
         if rec.relocatable and (rec.key, rec.embedded) in linked:
             continue

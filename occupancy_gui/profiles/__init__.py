@@ -7,6 +7,8 @@ typo is reported with its file and line instead of silently changing an occupanc
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .catalog import PROFILE_DIR_ENV, Catalog, DeviceProfile, default_catalog, user_profile_dir
 from .errors import ProfileError
 from .schema import INFO_FIELDS, LIMIT_FIELDS, LIMIT_NAMES, SCHEMA_VERSION, Field
@@ -28,6 +30,9 @@ __all__ = [
     "parse_profile",
     "user_profile_dir",
 ]
+
+if TYPE_CHECKING:  # loaded lazily by __getattr__ below
+    from .loader import RawProfile, Sourced, load_profile, parse_profile
 
 
 def __getattr__(name: str) -> object:

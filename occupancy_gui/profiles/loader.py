@@ -66,16 +66,18 @@ def parse_profile(text: str | bytes, source: str) -> RawProfile:
     size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
     if size > S.MAX_FILE_BYTES:
         raise ProfileError(source, None, None, f"file is larger than the 1 MiB limit for profiles ({size} bytes read)")
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = text.count(b"\n", 0, exc.start) + 1
-            raise ProfileError(
-                source, line, None, f"file is not valid UTF-8: byte 0x{text[exc.start]:02x} at byte offset {exc.start}"
-            ) from None
-    text = text.removeprefix("\ufeff")
-    return _Builder(source).build(Y.compose(text, source))
+    decoded = _decode_utf8(text, source) if isinstance(text, bytes) else text
+    return _Builder(source).build(Y.compose(decoded.removeprefix("\ufeff"), source))
+
+
+def _decode_utf8(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ProfileError(
+            source, line, None, f"file is not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}"
+        ) from None
 
 
 class _Builder:

@@ -106,7 +106,7 @@ def _load_catalog(use_cache: bool = True) -> Any:
 def _import_kernel(path: str) -> Any | None:
     """The first kernel of ``path``, or ``None`` (with a message) where importing is not available."""
     try:
-        from ..importers import import_file  # type: ignore[attr-defined]
+        from ..importers import import_file
     except ImportError:
         print(f"occupancy-gui: cannot import {path}: importing compiler output is not available in this build "
               "(the occupancy_gui.importers package is missing); starting with the other inputs", file=sys.stderr)  # fmt: skip
@@ -191,6 +191,7 @@ def process_events_until_idle(app: QCoreApplication, rounds: int = 5) -> None:
 
 def take_screenshot(window: Any, path: Path) -> None:
     app = QApplication.instance()
+    assert app is not None  # the window exists, so the application does
     window.resize(*SCREENSHOT_SIZE)
     window.show()
     process_events_until_idle(app)

@@ -131,8 +131,8 @@ class _Task(QRunnable):
         self.task_id = task_id
         self.fn = fn
         self.emitter = emitter
-        self.expected = expected
-        self.cancel_types = cancel_types
+        self.expected: tuple[type[BaseException], ...] = (TaskFailed, *expected)
+        self.cancel_types: tuple[type[BaseException], ...] = (TaskCancelled, *cancel_types)
         self.cancel_event = threading.Event()
         self._last_permille = -1
         self._last_emit = 0.0
@@ -149,9 +149,9 @@ class _Task(QRunnable):
         try:
             with quick_gil_handoff():
                 outcome.value = self.fn(self.cancel_event.is_set, self._progress)
-        except (TaskCancelled, *self.cancel_types):
+        except self.cancel_types:
             outcome.cancelled = True
-        except (TaskFailed, *self.expected) as exc:
+        except self.expected as exc:
             outcome.error = " ".join(str(exc).split())
         except Exception as exc:  # noqa: BLE001 - a worker must always report back; one line, no traceback
             outcome.error = f"unexpected error: {type(exc).__name__}: {' '.join(str(exc).split())}"

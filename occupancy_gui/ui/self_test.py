@@ -155,7 +155,7 @@ class _QtMessages:
     def __exit__(self, *exc: object) -> None:
         from PySide6.QtCore import qInstallMessageHandler
 
-        qInstallMessageHandler(self.previous)  # type: ignore[arg-type]
+        qInstallMessageHandler(self.previous)
 
     def _handle(self, kind: object, _context: object, message: str) -> None:
         from PySide6.QtCore import QtMsgType

@@ -69,7 +69,9 @@ class KernelPanel(QGroupBox):
         form.addRow("", self.barrier_note)
         self.spill_note = ErrorLabel(self)  # an imported kernel's spills, under its register count
         self.spill_note.setObjectName("spill_note")
-        self.fields["registers"].layout().addWidget(self.spill_note)
+        registers_row = self.fields["registers"].layout()
+        assert registers_row is not None  # a QuantityField lays out its box and unit
+        registers_row.addWidget(self.spill_note)
         self.arch_note = QLabel(self)  # an imported kernel built for another architecture
         self.arch_note.setObjectName("arch_note")
         self.arch_note.setWordWrap(True)

@@ -6,6 +6,7 @@ Installed by ``analysis_dock.install_analysis_docks``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
@@ -39,13 +40,13 @@ class RowsModel(QAbstractTableModel):
     def __init__(self, headers: tuple[str, ...], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.headers = headers
-        self.rows: list[tuple[str, ...]] = []
+        self.rows: Sequence[tuple[str, ...]] = []
         self.bold: set[int] = set()
         self.tips: list[str] = []
         self._bold_font = QFont()
         self._bold_font.setBold(True)
 
-    def set_rows(self, rows: list[tuple[str, ...]], bold: set[int] | None = None, tips: list[str] | None = None) -> None:
+    def set_rows(self, rows: Sequence[tuple[str, ...]], bold: set[int] | None = None, tips: list[str] | None = None) -> None:
         self.beginResetModel()
         self.rows, self.bold, self.tips = rows, bold or set(), tips or []
         self.endResetModel()

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..deferred import DeferredUpdate
 from ..file_drop import DROP_EVENTS, accept_drop, dropped_compiler_output
 from ..import_worker import TaskOutcome, TaskRunner
 from ..panels.kernel_panel import MAX_THREADS
@@ -69,6 +70,8 @@ class ImportPanel(QWidget):
     """An import failed; the argument is the one-line message.  The previous state is kept."""
     importCancelled = Signal()
     importStarted = Signal(str)
+    follow: DeferredUpdate
+    """Re-reads the table's occupancy column a moment after the main results (set by import_dock)."""
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__()

@@ -95,7 +95,9 @@ class KernelTable:
                           -1 if rec.spill_stores is None else rec.spill_stores,
                           -1 if rec.spill_loads is None else rec.spill_loads,
                           -1 if rec.barriers is None else rec.barriers, bound, int(rec.is_kernel))  # fmt: skip
-        table = cls(os.fspath(path), records, names, demangled, hay, archs, *ints[:7], ints[7].astype(bool))
+        table = cls(os.fspath(path), records, names, demangled, hay, archs, arch_number=ints[0], registers=ints[1],
+                    static_smem=ints[2], spill_stores=ints[3], spill_loads=ints[4], barriers=ints[5],
+                    max_threads=ints[6], is_kernel=ints[7].astype(bool))
         if n:
             table.combos, table.combo_inverse = _distinct(
                 np.stack([table.max_threads, table.registers, table.static_smem,
