@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ... import units
 from ...engine import CARVEOUT_DEFAULT, CacheConfig
 from ...engine import architecture as arch
 from ...session import Session
-from .. import units
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import ErrorLabel
 

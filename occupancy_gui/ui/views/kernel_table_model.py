@@ -17,8 +17,8 @@ import numpy as np
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QFont
 
+from ... import units
 from ...engine import INT_MAX, DeviceProperties, DeviceState, FunctionAttributes, build_query, max_active_blocks
-from .. import units
 from ..qt_utils import error_color
 from ..table.read_only_model import ReadOnlyTableModel
 
@@ -80,7 +80,7 @@ class KernelTable:
         ints = np.zeros((8, n), dtype=np.int64)
         for i, rec in enumerate(records):
             if cancelled is not None and not i & 4095 and cancelled():
-                from ...importers import ImportCancelled
+                from ...importers import ImportCancelled  # noqa: PLC0415 - on the pool thread, once cancelled
 
                 raise ImportCancelled(os.fspath(path))
             name, pretty = rec.name, rec.demangled or rec.name
