@@ -9,7 +9,6 @@ when the application quits or the owner goes away (STYLE.md pitfall 7: no thread
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 import time
@@ -53,26 +52,6 @@ class _WhileAnyTask:
                 self.users -= 1
                 if self.users == 0:
                     self._restore(self._saved)
-
-
-def _freeze_and_collect_again(_saved: None) -> None:
-    gc.freeze()
-    gc.enable()
-
-
-_GC_PAUSE = _WhileAnyTask(gc.disable, _freeze_and_collect_again)
-
-
-def gc_paused() -> AbstractContextManager[None]:
-    """No cyclic garbage collection while a task builds 10^5-10^6 objects.
-
-    A collection holds the GIL for its whole run: a full one over half a million fresh records
-    stopped the GUI thread for 100-250 ms in ``bench_responsiveness.py``.  At the end the survivors
-    are frozen (``gc.freeze``: moved out of the collector's sight, as CPython recommends for
-    long-lived data) so the next collection does not walk them on the GUI thread either; plain
-    reference counting still frees them when the table is replaced.
-    """
-    return _GC_PAUSE.held()
 
 
 SHORT_SWITCH_INTERVAL_S = 0.0005
