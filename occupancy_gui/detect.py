@@ -74,7 +74,7 @@ def _version(code: int) -> str:
 
 def _load_runtime() -> Any:
     try:
-        from cuda.bindings import runtime
+        from cuda.bindings import runtime  # noqa: PLC0415 - optional: the [cuda] extra
     except ImportError:
         raise DetectionUnavailable(
             "GPU detection needs the optional extra: pip install 'occupancy_gui[cuda]' (NVIDIA cuda-bindings)"

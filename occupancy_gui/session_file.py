@@ -103,7 +103,7 @@ def state_to_dict(state: SessionState) -> dict[str, Any]:
 
 def dumps(state: SessionState) -> str:
     """The YAML text of a session file."""
-    import yaml  # only when a session is written or read: start-up stays free of it
+    import yaml  # noqa: PLC0415 - lazy: only when a session is written or read: start-up stays free of it
 
     return yaml.safe_dump(state_to_dict(state), sort_keys=False, default_flow_style=False, allow_unicode=True)
 
@@ -213,7 +213,7 @@ class _Reader:
     def __init__(self, text: str, catalog: Catalog, source: str) -> None:
         self.text, self.catalog, self.source = text, catalog, source
         self.lines = text.splitlines()
-        import yaml
+        import yaml  # noqa: PLC0415 - lazy: as in dump
 
         try:
             self.data = yaml.safe_load(text)

@@ -112,9 +112,9 @@ def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     loaded: object
     if module == "advisor":
-        from . import advisor as loaded
+        from . import advisor as loaded  # noqa: PLC0415 - lazy: start-up needs no analysis rules
     elif module == "waves":
-        from . import waves as loaded
+        from . import waves as loaded  # noqa: PLC0415 - lazy: as above
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(loaded, name)

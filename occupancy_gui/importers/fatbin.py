@@ -54,7 +54,7 @@ def lz4_block_decompress(src: bytes, expected: int) -> bytes:
     The output never grows past ``expected``, so a crafted stream cannot inflate beyond what the
     header declares; malformed input is a ``ValueError`` that says so.
     """
-    import lz4.block
+    import lz4.block  # noqa: PLC0415 - lazy: only LZ4 entries need it
 
     try:
         out: bytes = lz4.block.decompress(src, uncompressed_size=expected)
@@ -70,10 +70,10 @@ def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
     """
     out: bytes
     try:
-        import zstandard
+        import zstandard  # noqa: PLC0415 - lazy: only zstd entries need it
     except ImportError:
         try:
-            from compression import zstd  # type: ignore[import-not-found]  # Python 3.14+
+            from compression import zstd  # type: ignore[import-not-found]  # noqa: PLC0415 - Python 3.14+'s own
         except ImportError:
             return None
         out = zstd.ZstdDecompressor().decompress(data, max_length=limit + 1)

@@ -464,8 +464,6 @@ def parse_stream(
 
 
 def parse_bytes(data: bytes, source_name: str = "<log>") -> list[KernelRecord]:
-    import io
-
     return parse_stream(io.BytesIO(data), source_name, total=len(data))
 
 

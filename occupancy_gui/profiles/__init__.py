@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # loaded lazily by __getattr__ below
 def __getattr__(name: str) -> object:
     """The YAML loader is imported on first use: a catalog read from the GUI's cache needs no YAML."""
     if name in ("RawProfile", "Sourced", "load_profile", "parse_profile"):
-        from . import loader
+        from . import loader  # noqa: PLC0415 - lazy: a catalog read from the cache needs no YAML
 
         return getattr(loader, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

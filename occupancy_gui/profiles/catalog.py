@@ -88,7 +88,7 @@ class Catalog:
     def load(cls, dirs: Sequence[Path], user_dirs: Sequence[Path] = ()) -> Catalog:
         """Load bundled ``dirs`` (any error raises) and then ``user_dirs`` (errors are collected)."""
         builder = _Resolver()
-        from .loader import load_profile  # YAML is parsed only when the catalog is (not from the start-up cache)
+        from .loader import load_profile  # noqa: PLC0415 - lazy: YAML only when the catalog is parsed, not cached
 
         bundled: list[RawProfile] = []
         for directory in dirs:
