@@ -180,13 +180,13 @@ def test_import_panel_source_is_saved(qtbot, tmp_path, window, io_):
         def open_source(self, path, kernel):
             self.opened = (path, kernel)
 
-    window.import_panel = FakeImportPanel()
+    io_.sources = FakeImportPanel()  # the panel the window hands its session file handling
     path = tmp_path / "s.occsession"
     io_.save_to(path)
     assert sf.load(path, window.session.catalog).source == ("/logs/build.log", "_Z6kernelPf")
-    window.import_panel = FakeImportPanel()
+    io_.sources = reopened = FakeImportPanel()
     io_.open_path(path)
-    assert window.import_panel.opened == ("/logs/build.log", "_Z6kernelPf")
+    assert reopened.opened == ("/logs/build.log", "_Z6kernelPf")
 
 
 def _drag_event(path, kind):

@@ -5,16 +5,15 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QSlider, QWidget
 
-from ...session import Session
+from ...session import INPUT_RANGES, Session
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import ErrorLabel, QuantityField, QuantitySpinBox
 
 KIB = 1024
-MAX_THREADS = 16384
-"""Larger than any device allows, so that an oversized block is explained rather than refused."""
-MAX_REGISTERS = 1024
-MAX_SMEM = 4 * KIB * KIB
-MAX_BARRIERS = 32
+MAX_THREADS = INPUT_RANGES["threads"][1]
+MAX_REGISTERS = INPUT_RANGES["registers"][1]
+MAX_SMEM = INPUT_RANGES["static_smem"][1]
+MAX_BARRIERS = INPUT_RANGES["barriers"][1]
 
 # (session field, label with mnemonic, kind, minimum, maximum, step, tooltip)
 FIELDS = (

@@ -26,7 +26,7 @@ from ...engine import Advice, DynamicSmem, OccupancyError, advise, suggest_launc
 from ...session import Session
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import QuantitySpinBox
-from .analysis_dock import RefreshWhenVisible
+from .refresh import RefreshWhenVisible
 
 INPUT_NAMES = {"registers": "Registers", "shared_memory": "Shared memory", "threads": "Block size"}
 SMEM_MODES = ("as launched (constant)", "bytes per thread", "bytes per warp")

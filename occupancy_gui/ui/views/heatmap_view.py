@@ -19,7 +19,7 @@ from ...engine.advisor import BINDING_ORDER
 from ...session import Session
 from ..plots.plot_cell import PlotCell
 from ..plots.plot_style import plot_style
-from .analysis_dock import RefreshWhenVisible
+from .refresh import RefreshWhenVisible
 
 if TYPE_CHECKING:
     from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent

@@ -18,7 +18,7 @@ from ...session import Session
 from ..plots.plot_cell import PlotCell
 from ..plots.plot_style import plot_style
 from ..qt_utils import signals_blocked
-from .analysis_dock import RefreshWhenVisible
+from .refresh import RefreshWhenVisible
 
 MAX_BARS = 48
 """Waves drawn at most; a longer grid shows its first waves and the last one."""
