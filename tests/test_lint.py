@@ -26,3 +26,22 @@ def test_mypy_finds_nothing() -> None:
     """Strict below the window, non-strict in ui (see [tool.mypy])."""
     proc = _run("mypy")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_every_type_ignore_says_why() -> None:
+    """A ``type: ignore[code]`` names its error code and, after it or on the line above, the reason."""
+    bare = []
+    for path in sorted([*(ROOT / "occupancy_gui").rglob("*.py"), *(ROOT / "tests").rglob("*.py")]):
+        if path == Path(__file__).resolve():
+            continue  # this file spells the marker out
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, 1):
+            at = line.find("# type: ignore")
+            if at < 0:
+                continue
+            rest = line[at + len("# type: ignore"):]
+            coded = rest.startswith("[")
+            reason = "#" in rest.replace("# fmt: skip", "") or lines[number - 2].lstrip().startswith("#")
+            if not (coded and reason):
+                bare.append(f"{path.relative_to(ROOT)}:{number}")
+    assert bare == []

@@ -168,9 +168,8 @@ def fast_record(values: dict[str, Any]) -> KernelRecord:
     return rec
 
 
-# The slot's member descriptor (mypy sees the annotated field type, not the descriptor).
-_set_lazy = KernelRecord._lazy.__set__  # type: ignore[attr-defined]
-_lazy_slot = KernelRecord._lazy.__get__  # type: ignore[attr-defined]
+_set_lazy = KernelRecord._lazy.__set__  # type: ignore[attr-defined]  # the slot's descriptor, not the field
+_lazy_slot = KernelRecord._lazy.__get__  # type: ignore[attr-defined]  # as above
 _set_dict = object.__setattr__  # past the frozen dataclass's __setattr__
 
 

@@ -179,7 +179,7 @@ def application() -> QApplication:
         app = QApplication(sys.argv[:1])
     _set_application_names()
     QApplication.setWindowIcon(app_icon())
-    return app  # type: ignore[return-value]
+    return app  # type: ignore[return-value]  # instance() is typed QCoreApplication; this one is a QApplication
 
 
 def process_events_until_idle(app: QCoreApplication, rounds: int = 5) -> None:

@@ -34,7 +34,7 @@ def case(request) -> mb.Case:
 
 
 def arch_number(arch: str) -> int:
-    return int(re.match(r"sm_(\d+)", arch).group(1))  # type: ignore[union-attr]
+    return int(re.match(r"sm_(\d+)", arch).group(1))  # type: ignore[union-attr]  # archs are sm_NN
 
 
 def nvlink_window(arch: str) -> int:

@@ -336,7 +336,7 @@ class ImportPanel(QWidget):
             self._restoring = False
         i = self.model.record_index(row)
         if request is not None and not request.apply:
-            self._selected = (self.model.table.names[i], self.model.table.arch[i])  # type: ignore[union-attr]
+            self._selected = (self.model.table.names[i], self.model.table.arch[i])  # type: ignore[union-attr]  # a row: a table
             self._update_notes()
             return
         self._apply(i, request.match_device if request else False, request.overrides if request else None)
