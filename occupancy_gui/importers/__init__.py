@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .cache import RecordCache
-from .elf_cubin import ELF_MAGIC, import_cubin, is_cuda_elf
+from .elf import ELF_MAGIC
+from .elf_cubin import import_cubin, is_cuda_elf
 from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
-from .line_chunks import ImportCancelled, sniff_utf16
+from .line_chunks import CancelFn, ImportCancelled, ProgressFn, sniff_utf16
 from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
 __all__ = [
@@ -28,31 +30,38 @@ __all__ = [
     "detect_format", "import_file", "import_file_detailed", "merge_records",
 ]
 
+if TYPE_CHECKING:  # loaded lazily by __getattr__ below
+    from .demangle import demangle
+
 Importer = Callable[..., list[KernelRecord]]
 
 HEAD_SIZE = 64 << 10
 
 
-def _host_binary(path, progress=None, cancel=None) -> list[KernelRecord]:
+def _host_binary(path: str | os.PathLike[str],
+                 progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
     return import_fatbin_detailed(path, progress, cancel).records
 
 
 # The text parsers load on first use (listing a binary needs none of them).  Plain import statements,
 # not importlib: a bundler (PyInstaller) finds its modules by reading them.
-def _ptxas_log(path, progress=None, cancel=None) -> list[KernelRecord]:
-    from .ptxas_log import import_ptxas_log
+def _ptxas_log(path: str | os.PathLike[str],
+               progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+    from .ptxas_log import import_ptxas_log  # noqa: PLC0415 - lazy: see above
 
     return import_ptxas_log(path, progress=progress, cancel=cancel)
 
 
-def _cuobjdump_text(path, progress=None, cancel=None) -> list[KernelRecord]:
-    from .cuobjdump_text import import_cuobjdump_text
+def _cuobjdump_text(path: str | os.PathLike[str],
+                    progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+    from .cuobjdump_text import import_cuobjdump_text  # noqa: PLC0415 - lazy: see above
 
     return import_cuobjdump_text(path, progress=progress, cancel=cancel)
 
 
-def _ncu_csv(path, progress=None, cancel=None) -> list[KernelRecord]:
-    from .ncu_csv import import_ncu_csv
+def _ncu_csv(path: str | os.PathLike[str],
+             progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+    from .ncu_csv import import_ncu_csv  # noqa: PLC0415 - lazy: see above
 
     return import_ncu_csv(path, progress=progress, cancel=cancel)
 
@@ -68,9 +77,9 @@ IMPORTERS: dict[str, Importer] = {
 """Format name -> ``importer(path, progress=None, cancel=None) -> list[KernelRecord]``."""
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name == "demangle":
-        from .demangle import demangle
+        from .demangle import demangle  # noqa: PLC0415 - lazy: the demangler binds libstdc++
         return demangle
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -93,8 +102,8 @@ def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
         return "cubin" if is_cuda_elf(head) else "host_binary"
     if head.startswith(_BINARY_MAGICS):
         return "host_binary"
-    from .cuobjdump_text import looks_like_cuobjdump
-    from .ncu_csv import looks_like_ncu_csv
+    from .cuobjdump_text import looks_like_cuobjdump  # noqa: PLC0415 - lazy: binaries need no text parser
+    from .ncu_csv import looks_like_ncu_csv  # noqa: PLC0415 - lazy: as above
 
     utf16 = sniff_utf16(head)
     text = head
@@ -123,8 +132,8 @@ _CACHED_FORMATS = ("cubin", "fatbin", "host_binary")
 read at hundreds of MB/s and may list a million launches; it is read again."""
 
 
-def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=None,
-                         cache: RecordCache | None = None) -> ImportResult:
+def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | None = None,
+                         cancel: CancelFn | None = None, cache: RecordCache | None = None) -> ImportResult:
     """The records and notes of a file; ``cache``: where a binary's import is looked up first and
     stored after (``RecordCache()`` is the user's cache directory)."""
     name = os.fspath(path)
@@ -162,7 +171,7 @@ def _checked(name: str, fmt: str, result: ImportResult) -> ImportResult:
     return result
 
 
-def import_file(path: str | os.PathLike[str], progress=None, cancel=None,
-                cache: RecordCache | None = None) -> list[KernelRecord]:
+def import_file(path: str | os.PathLike[str], progress: ProgressFn | None = None,
+                cancel: CancelFn | None = None, cache: RecordCache | None = None) -> list[KernelRecord]:
     """All kernels of a file, whatever its format (detected from its content)."""
     return import_file_detailed(path, progress, cancel, cache).records

@@ -9,11 +9,12 @@ time and in memory (the untouched pages of the anonymous mapping are never commi
 
 from __future__ import annotations
 
+import io
 import mmap
 import re
 import struct
 from bisect import bisect_right
-from typing import BinaryIO
+from typing import Any
 
 from .records import ImportFailure
 
@@ -23,7 +24,7 @@ MAX_NAME = 64 << 10  # longest string-table entry we read (mangled C++ names run
 class FileImage:
     """An open file as a buffer of its size; :meth:`load` reads a range into it once."""
 
-    def __init__(self, stream: BinaryIO, size: int, path: str):
+    def __init__(self, stream: io.BufferedIOBase, size: int, path: str):
         self.stream = stream
         self.size = size
         self.path = path
@@ -86,7 +87,7 @@ class Blob:
     every read through this class first loads what it touches.
     """
 
-    def __init__(self, data: bytes | bytearray | memoryview, path: str, base: int = 0, what: str = "",
+    def __init__(self, data: bytes | bytearray | memoryview | mmap.mmap, path: str, base: int = 0, what: str = "",
                  image: FileImage | None = None):
         self.data = data
         self.path = path
@@ -107,7 +108,7 @@ class Blob:
             raise self.fail(f"{what} ({size} bytes at {at}) lies beyond the end of the data "
                             f"({len(self.data)} bytes)", at)
 
-    def unpack(self, fmt: str, at: int, what: str) -> tuple:
+    def unpack(self, fmt: str, at: int, what: str) -> tuple[Any, ...]:
         size = struct.calcsize(fmt)
         self.need(at, size, what)
         self.load(at, size)

@@ -16,6 +16,7 @@ that cannot be read or written is no cache.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
 import os
@@ -30,6 +31,7 @@ from typing import Any
 import lz4.block
 import platformdirs
 
+from .. import __version__
 from .records import FIELDS, KernelRecord, new_lazy_records
 
 CACHE_DIR_ENV = "OCCUPANCY_GUI_CACHE_DIR"
@@ -56,8 +58,6 @@ def importer_version() -> str:
     """What the cached figures depend on besides the file: this package's version, the cache
     format, and the importer sources themselves (so that a fixed importer never serves old figures;
     a frozen bundle, which has no sources, goes by its version)."""
-    from .. import __version__
-
     digest = hashlib.blake2b(digest_size=8)
     here = Path(__file__).resolve().parent
     for source in sorted(here.glob("*.py")):
@@ -108,10 +108,8 @@ class RecordCache:
         if decoded is None:
             _remove(entry)
             return None
-        try:
+        with contextlib.suppress(OSError):
             os.utime(entry)  # least recently *used* is what the cap evicts
-        except OSError:
-            pass
         return decoded
 
     def put(self, path: str, key: bytes, records: list[KernelRecord], notes: list[str]) -> None:
@@ -213,7 +211,5 @@ def _decode(blob: bytes, key: bytes) -> CachedImport | None:
 
 
 def _remove(path: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):
         path.unlink()
-    except OSError:
-        pass

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 
-from . import ImportCancelled, ImportFailure, RecordCache, import_file_detailed
+from . import ImportCancelled, ImportFailure, KernelRecord, RecordCache, import_file_detailed
 from .records import impossible_figure
 
 _COLUMNS = (
@@ -16,7 +17,7 @@ _COLUMNS = (
 )
 
 
-def _note(rec) -> str:
+def _note(rec: KernelRecord) -> str:
     """What a reader should know of a row: device function, pre-link (-rdc) copy, embedded fatbin,
     identical copies merged."""
     parts = [] if rec.is_kernel else ["device fn"]
@@ -35,13 +36,13 @@ def _cell(value: object) -> str:
     return "-" if value is None else str(value)
 
 
-def format_table(records) -> str:
+def format_table(records: Iterable[KernelRecord]) -> str:
     rows = [[_note(rec) if key == "note" else _cell(rec.to_json()[key]) for key, _ in _COLUMNS] for rec in records]
     heads = [title for _, title in _COLUMNS]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
     lines = []
-    for row in [heads] + rows:
-        cells = []
+    for row in [heads, *rows]:
+        cells: list[str] = []
         for i, cell in enumerate(row):
             last = i == len(row) - 1
             if last:
@@ -82,9 +83,9 @@ def run_import(argv: list[str]) -> int:
         print(f"occupancy import: note: {note}", file=sys.stderr)
     records = result.records if args.all_functions else [rec for rec in result.records if rec.is_kernel]
     for rec in records:
-        reason = impossible_figure(rec)
-        if reason is not None:
-            print(f"occupancy import: note: {rec.name} ({rec.arch}): {reason}; its figures are damaged",
+        flag = impossible_figure(rec)
+        if flag is not None:
+            print(f"occupancy import: note: {rec.name} ({rec.arch}): {flag}; its figures are damaged",
                   file=sys.stderr)
     hidden = len(result.records) - len(records)
     if hidden:

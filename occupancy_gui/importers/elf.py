@@ -10,6 +10,7 @@ sections a caller asks for.
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Callable
 
@@ -34,7 +35,7 @@ NAME, TYPE, FLAGS, OFFSET, SIZE, LINK, INFO, ENTSIZE = 0, 1, 2, 4, 5, 6, 7, 9
 class Section:
     __slots__ = ("index", "name", "type", "flags", "offset", "size", "link", "info", "entsize")
 
-    def __init__(self, index: int, name: str, row: tuple):
+    def __init__(self, index: int, name: str, row: tuple[int, ...]):
         self.index = index
         self.name = name
         self.type = row[TYPE]
@@ -75,12 +76,12 @@ class StringTable:
         (no call per name); anything else goes through :meth:`get` one by one.
         """
         text = self.text
-        if text and text[-1] == "\0" and offsets and 0 <= min(offsets) and max(offsets) < len(text):
+        if text and text[-1] == "\0" and offsets and min(offsets) >= 0 and max(offsets) < len(text):
             find = text.find
             names = [text[at:find("\0", at)] for at in offsets]
             if max(map(len, names)) < MAX_NAME:
                 return names
-        return [self.get(at, lambda i=i: what(i)) for i, at in enumerate(offsets)]
+        return [self.get(at, functools.partial(what, i)) for i, at in enumerate(offsets)]
 
 
 class Elf:
@@ -125,7 +126,8 @@ class Elf:
         if shoff + shnum * shentsize > len(b.data) or shoff + shnum * shentsize < shoff:
             raise b.fail(f"section header table ({shnum} entries of {shentsize} bytes) runs past "
                          f"the end of the data ({len(b.data)} bytes)", shoff)
-        self._shoff, self._shentsize = shoff, shentsize
+        self._shoff: int = shoff
+        self._shentsize: int = shentsize
         # The whole table in one read: a cubin of a vendor library has hundreds of sections.
         table = b.bytes(shoff, shnum * shentsize, "section header table")
         if shentsize == sh_min:
@@ -143,7 +145,7 @@ class Elf:
         names = StringTable(b.bytes(str_row[OFFSET], str_row[SIZE], "section name table"), b.path,
                             b.base + str_row[OFFSET], b.what)
         self.section_names = names
-        self.rows: list[tuple] = rows
+        self.rows: list[tuple[int, ...]] = rows
         self.names: list[str] = [""] + names.get_all([row[NAME] for row in rows[1:]],
                                                      lambda i: f"section {i + 1} name") if rows else []
         self._check_bounds()

@@ -59,12 +59,13 @@ def lz4_block_decompress(src: bytes, expected: int) -> bytes:
     The output never grows past ``expected``, so a crafted stream cannot inflate beyond what the
     header declares; malformed input is a ``ValueError`` that says so.
     """
-    import lz4.block
+    import lz4.block  # noqa: PLC0415 - lazy: only LZ4 entries need it
 
     try:
-        return lz4.block.decompress(src, uncompressed_size=expected)
+        out: bytes = lz4.block.decompress(src, uncompressed_size=expected)
     except lz4.block.LZ4BlockError as exc:
         raise ValueError(f"LZ4 data is corrupt or inflates beyond the declared {expected} bytes ({exc})") from None
+    return out
 
 
 def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
@@ -72,11 +73,12 @@ def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
 
     Output is read up to ``limit`` + 1 bytes (the entry's declared size): a zstd bomb costs no more.
     """
+    out: bytes
     try:
-        import zstandard
+        import zstandard  # noqa: PLC0415 - lazy: only zstd entries need it
     except ImportError:
         try:
-            from compression import zstd  # type: ignore[import-not-found]  # Python 3.14+
+            from compression import zstd  # type: ignore[import-not-found]  # noqa: PLC0415 - Python 3.14+'s own
         except ImportError:
             return None
         out = zstd.ZstdDecompressor().decompress(data, max_length=limit + 1)
@@ -371,8 +373,8 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
     blob = Blob(data, path, base, image=image)
     blob.load(0, 64)
     if bytes(data[:4]) == ELF_MAGIC:
-        end = "<" if len(data) > 5 and data[5] == 1 else ">"
-        (machine,) = blob.unpack(end + "H", 18, "ELF header")
+        order = "<" if len(data) > 5 and data[5] == 1 else ">"
+        (machine,) = blob.unpack(order + "H", 18, "ELF header")
         if machine == EM_CUDA:
             result.records.extend(read_cubin(data, path, base, source_prefix=prefix, image=image))
             return result

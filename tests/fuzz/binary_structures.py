@@ -27,16 +27,16 @@ import zstandard
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from occupancy_gui.importers.binary_data import Blob  # noqa: E402
-from occupancy_gui.importers.elf import Elf  # noqa: E402
-from occupancy_gui.importers.fatbin import (  # noqa: E402
+from occupancy_gui.importers.binary_data import Blob
+from occupancy_gui.importers.elf import Elf
+from occupancy_gui.importers.fatbin import (
     FATBIN_MAGIC,
     FLAG_COMPRESSED_LZ4,
     FLAG_COMPRESSED_ZSTD,
     KIND_ELF,
     KIND_PTX,
 )
-from tests.fuzz.harness import INTERESTING, Crash, run_one  # noqa: E402
+from tests.fuzz.harness import INTERESTING, Crash, run_one
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
 TIME_BUDGET = 10.0  # seconds per input

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from occupancy_gui.importers import ImportCancelled, ImportFailure, import_file_detailed
-from occupancy_gui.importers import fatbin
+from occupancy_gui.importers import ImportCancelled, ImportFailure, fatbin, import_file_detailed
 from occupancy_gui.importers.fatbin import FATBIN_MAGIC, FLAG_COMPRESSED_ZSTD, KIND_ELF
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"

@@ -3,11 +3,10 @@ to break a slot, leave the table and summary disagreeing, or fail the import wit
 
 from __future__ import annotations
 
-from tests.importers.test_hostile_containers import patched_cubin
-from tests.ui.test_import_panel import load, select
-
 from occupancy_gui.importers import KernelRecord
 from occupancy_gui.ui.views.kernel_table_model import KernelTable, record_notes, record_tags
+from tests.importers.test_hostile_containers import patched_cubin
+from tests.ui.test_import_panel import load, select
 
 
 def test_the_table_holds_figures_beyond_int64() -> None:

@@ -17,10 +17,10 @@ import numpy as np
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QFont
 
-from ..table.read_only_model import ReadOnlyTableModel
+from ... import units
 from ...engine import INT_MAX, DeviceProperties, DeviceState, FunctionAttributes, build_query, max_active_blocks
-from .. import units
 from ..qt_utils import error_color
+from ..table.read_only_model import ReadOnlyTableModel
 
 if TYPE_CHECKING:
     from ...importers import KernelRecord
@@ -80,12 +80,12 @@ class KernelTable:
         n = len(records)
         names, demangled, hay, archs = [], [], [], []
         ints = np.zeros((8, n), dtype=np.int64)
-        from ...importers.records import impossible_figure  # loaded with the importers, off the GUI thread
+        from ...importers.records import impossible_figure  # noqa: PLC0415 - lazy: loaded with the importers, off the GUI thread
 
         impossible: dict[int, str] = {}
         for i, rec in enumerate(records):
             if cancelled is not None and not i & 4095 and cancelled():
-                from ...importers import ImportCancelled
+                from ...importers import ImportCancelled  # noqa: PLC0415 - on the pool thread, once cancelled
 
                 raise ImportCancelled(os.fspath(path))
             name, pretty = rec.name, rec.demangled or rec.name
@@ -109,8 +109,9 @@ class KernelTable:
                           -1 if rec.spill_stores is None else rec.spill_stores,
                           -1 if rec.spill_loads is None else rec.spill_loads,
                           -1 if rec.barriers is None else rec.barriers, bound, int(rec.is_kernel))  # fmt: skip
-        table = cls(os.fspath(path), records, names, demangled, hay, archs, *ints[:7], ints[7].astype(bool),
-                    impossible=impossible)
+        table = cls(os.fspath(path), records, names, demangled, hay, archs, arch_number=ints[0], registers=ints[1],
+                    static_smem=ints[2], spill_stores=ints[3], spill_loads=ints[4], barriers=ints[5],
+                    max_threads=ints[6], is_kernel=ints[7].astype(bool), impossible=impossible)
         if n:
             table.combos, table.combo_inverse = _distinct(
                 np.stack([table.max_threads, table.registers, table.static_smem,
@@ -281,7 +282,7 @@ class KernelTableModel(ReadOnlyTableModel):
             order = order[mask[order]]
         return order
 
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:  # noqa: D102
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if column >= len(HEADERS):
             return
         self._sort = (column, order) if column >= 0 else None  # -1: the file's order
@@ -368,7 +369,7 @@ class KernelTableModel(ReadOnlyTableModel):
 
 def record_tags(rec: KernelRecord) -> list[str]:
     """Short marks shown after a name: pre-link (-rdc), embedded fatbin, identical copies."""
-    from ...importers.records import impossible_figure  # the records' own module, loaded by then
+    from ...importers.records import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
 
     tags = ["impossible figures"] if impossible_figure(rec) is not None else []
     if rec.relocatable:
@@ -382,7 +383,7 @@ def record_tags(rec: KernelRecord) -> list[str]:
 
 def record_notes(rec: KernelRecord) -> list[str]:
     """What a reader of a row should know beyond its figures, one line each."""
-    from ...importers.records import impossible_figure  # the records' own module, loaded by then
+    from ...importers.records import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
 
     notes = [] if rec.is_kernel else ["(device function, not a kernel)"]
     reason = impossible_figure(rec)
@@ -420,7 +421,7 @@ class KernelSortFilterProxy(QSortFilterProxyModel):
         self.setSourceModel(source)
         self.kernels = source
 
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:  # noqa: D102
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self.kernels.sort(column, order)
 
     def set_filter_text(self, text: str) -> None:
