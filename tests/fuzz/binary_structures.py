@@ -36,6 +36,7 @@ from occupancy_gui.importers.fatbin import (
     KIND_ELF,
     KIND_PTX,
 )
+from tests.fuzz import harness
 from tests.fuzz.harness import INTERESTING, Crash, run_one
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
