@@ -66,6 +66,16 @@ class Inputs:
 
 INPUT_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Inputs))
 
+_MIB = 1 << 20
+INPUT_RANGES: dict[str, tuple[int, int]] = {
+    "threads": (1, 16384), "registers": (0, 1024), "static_smem": (0, 4 * _MIB), "dynamic_smem": (0, 4 * _MIB),
+    "max_dynamic_smem": (0, 4 * _MIB), "barriers": (0, 32), "carveout": (-1, 100),
+}  # fmt: skip
+"""The values each integer input can take in the window (its fields' ranges) and in a session file.
+
+Wider than any device allows (16384 threads), so that an oversized block is explained by the
+engine rather than refused; a session file outside them is refused, never clamped or defaulted."""
+
 
 class Session:
     """The current occupancy question and its answer.

@@ -26,6 +26,7 @@ naming the file, the line and the field) because a silently ignored typo would c
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tempfile
@@ -35,7 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 
 from .engine import CacheConfig
-from .session import INPUT_FIELDS, Inputs
+from .profiles import safe_yaml
+from .profiles.safe_yaml import shown
+from .session import INPUT_FIELDS, INPUT_RANGES, Inputs
 
 if TYPE_CHECKING:
     from .profiles import Catalog
@@ -51,8 +54,8 @@ MAX_BYTES = 1 << 20
 CACHE_NAMES = {CacheConfig.PREFER_NONE: "none", CacheConfig.PREFER_SHARED: "shared",
                CacheConfig.PREFER_L1: "l1", CacheConfig.PREFER_EQUAL: "equal"}  # fmt: skip
 TOP_KEYS = (FORMAT_KEY, "device", "inputs", "import", "compare")
-_MINIMUM = {"threads": 1, "carveout": -1}
-"""Smallest accepted value per integer input (0 for the others)."""
+MAX_DEVICE_NAME = 256
+"""Longest device name looked up (profile names are far shorter); a longer one is refused unread."""
 
 
 class SessionFileError(ValueError):
@@ -118,10 +121,10 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 
     The bytes go to a temporary file in the same directory, are flushed and fsync'ed, and then
     ``os.replace`` swaps the file in (atomic on POSIX and Windows).  On any failure the temporary
-    file is removed and the old file is left as it was.
+    file is removed and the old file is left as it was.  A missing directory is an error
+    (``FileNotFoundError``), never created: a mistyped folder must not appear on the user's disk.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -188,7 +191,9 @@ def is_session_file(path: str | os.PathLike[str]) -> bool:
 
 
 def load(path: str | os.PathLike[str], catalog: Catalog) -> SessionState:
-    """Read and validate a session file; every problem is a :class:`SessionFileError`."""
+    """Read and validate a session file; every problem is a :class:`SessionFileError`.
+
+    A relative ``import.path`` comes back joined to the session file's folder."""
     name = os.fspath(path)
     try:
         size = os.path.getsize(name)
@@ -200,7 +205,12 @@ def load(path: str | os.PathLike[str], catalog: Catalog) -> SessionState:
         raise SessionFileError(name, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise SessionFileError(name, None, None, exc.strerror or str(exc)) from None
-    return loads(text, catalog, name)
+    state = loads(text, catalog, name)
+    if state.source is not None and not os.path.isabs(state.source[0]):
+        # A relative import path is relative to the session file, wherever the program was started.
+        folder = os.path.dirname(os.path.abspath(name))
+        state = dataclasses.replace(state, source=(os.path.join(folder, state.source[0]), state.source[1]))
+    return state
 
 
 def loads(text: str, catalog: Catalog, source: str = "<session>") -> SessionState:
@@ -215,22 +225,19 @@ class _Reader:
     def __init__(self, text: str, catalog: Catalog, source: str) -> None:
         self.text, self.catalog, self.source = text, catalog, source
         self.lines = text.splitlines()
-        import yaml
-
         try:
-            self.data = yaml.safe_load(text)
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            line = int(mark.line) + 1 if mark is not None else None
-            raise SessionFileError(source, line, None, f"YAML syntax error: {exc.problem or exc.context}") from None
-        except yaml.YAMLError as exc:
-            raise SessionFileError(source, None, None, f"YAML syntax error: {exc}") from None
+            node = safe_yaml.compose(text)
+            self.data = safe_yaml.construct(node) if node is not None else None
+        except safe_yaml.YamlRefused as exc:
+            raise SessionFileError(source, exc.line, exc.field, exc.message) from None
 
     def fail(self, field: str, message: str) -> SessionFileError:
-        return SessionFileError(self.source, self._line_of(field), field, message)
+        return SessionFileError(self.source, self._line_of(field), safe_yaml.cut(field, 120), message)
 
     def _line_of(self, field: str) -> int | None:
         """The line of ``a.b.c``'s key: each part searched at a deeper indentation after its parent."""
+        if len(field) > 200:  # an unknown key a megabyte long: not worth a regex of its size
+            return None
         start, indent = 0, -1
         for part in field.split("."):
             pattern = re.compile(rf"^(\s*)(?:-\s+)?['\"]?{re.escape(part)}['\"]?\s*:")
@@ -252,7 +259,7 @@ class _Reader:
             raise SessionFileError(self.source, 1, None, f"not a session file: no '{FORMAT_KEY}: {FORMAT_VERSION}' key")
         version = data[FORMAT_KEY]
         if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-            raise self.fail(FORMAT_KEY, f"expected a format version number, got {version!r}")
+            raise self.fail(FORMAT_KEY, f"expected a format version number, got {shown(version)}")
         if version > FORMAT_VERSION:
             raise self.fail(FORMAT_KEY, f"format version {version} is newer than this program reads ({FORMAT_VERSION})")
         self._no_unknown(data, TOP_KEYS, "")
@@ -262,7 +269,7 @@ class _Reader:
         pinned = None
         if compare is not None:
             if not isinstance(compare, dict):
-                raise self.fail("compare", f"expected a mapping with device and inputs, got {compare!r}")
+                raise self.fail("compare", f"expected a mapping with device and inputs, got {shown(compare)}")
             self._no_unknown(compare, ("device", "inputs"), "compare.")
             pinned = self._inputs(compare, "compare.")
         return SessionState(inputs, source, pinned)
@@ -274,17 +281,17 @@ class _Reader:
 
     def _inputs(self, data: dict[str, Any], prefix: str) -> Inputs:
         device = data.get("device")
-        if not isinstance(device, str) or not device.strip():
-            raise self.fail(f"{prefix}device", f"expected a device profile name, got {device!r}")
+        if not isinstance(device, str) or not device.strip() or len(device) > MAX_DEVICE_NAME:
+            raise self.fail(f"{prefix}device", f"expected a device profile name, got {shown(device)}")
         try:
             device = self.catalog.get(device).name
         except KeyError as exc:
-            raise self.fail(f"{prefix}device", str(exc.args[0]) if exc.args else f"unknown device {device!r}") from None
+            raise self.fail(f"{prefix}device", str(exc.args[0]) if exc.args else f"unknown device {shown(device)}") from None
         raw = data.get("inputs", {})
         if raw is None:
             raw = {}
         if not isinstance(raw, dict):
-            raise self.fail(f"{prefix}inputs", f"expected a mapping of input names to values, got {raw!r}")
+            raise self.fail(f"{prefix}inputs", f"expected a mapping of input names to values, got {shown(raw)}")
         names = tuple(n for n in INPUT_FIELDS if n != "device")
         self._no_unknown(raw, names, f"{prefix}inputs.")
         values: dict[str, Any] = {"device": device}
@@ -299,30 +306,28 @@ class _Reader:
                 return by_name[value.lower()]
             if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
                 return CacheConfig(value)
-            raise self.fail(field, f"expected one of {', '.join(by_name)}, got {value!r}")
+            raise self.fail(field, f"expected one of {', '.join(by_name)}, got {shown(value)}")
         if name == "max_dynamic_smem" and value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(field, f"expected a whole number, got {value!r}")
-        low = _MINIMUM.get(name, 0)
-        high = 100 if name == "carveout" else None
-        if value < low or (high is not None and value > high):
-            span = f"{low}..{high}" if high is not None else f"{low} or more"
-            raise self.fail(field, f"expected {span}, got {value}")
+            raise self.fail(field, f"expected a whole number, got {shown(value)}")
+        low, high = INPUT_RANGES[name]
+        if not low <= value <= high:
+            raise self.fail(field, f"expected {low}..{high}, got {shown(value)}")
         return value
 
     def _source(self, raw: Any) -> tuple[str, str] | None:
         if raw is None:
             return None
         if not isinstance(raw, dict):
-            raise self.fail("import", f"expected a mapping with path and kernel, got {raw!r}")
+            raise self.fail("import", f"expected a mapping with path and kernel, got {shown(raw)}")
         self._no_unknown(raw, ("path", "kernel"), "import.")
         path, kernel = raw.get("path"), raw.get("kernel", "")
         if not isinstance(path, str) or not path:
-            raise self.fail("import.path", f"expected a file path, got {path!r}")
+            raise self.fail("import.path", f"expected a file path, got {shown(path)}")
         if kernel is None:
             kernel = ""
         if not isinstance(kernel, str):
-            raise self.fail("import.kernel", f"expected a kernel name, got {kernel!r}")
+            raise self.fail("import.kernel", f"expected a kernel name, got {shown(kernel)}")
         return (path, kernel)
 

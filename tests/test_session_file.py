@@ -48,7 +48,7 @@ def test_apply_inputs_is_one_recompute(catalog, state):
         ("occupancy_session: 1\ndevice: sm_90\ninputs:\n\tthreads: 1\n", "f.occsession:4: YAML syntax error"),
         ("occupancy_session: 1\ndevice: sm_90\ninputs:\n  threads: 256\n  registers: lots\n",
          "f.occsession:5: inputs.registers: expected a whole number, got 'lots'"),
-        ("occupancy_session: 1\ndevice: sm_90\ninputs:\n  threads: 0\n", "f.occsession:4: inputs.threads: expected 1 or more"),
+        ("occupancy_session: 1\ndevice: sm_90\ninputs:\n  threads: 0\n", "f.occsession:4: inputs.threads: expected 1..16384, got 0"),
         ("occupancy_session: 1\ndevice: sm_90\ninputs:\n  barriers: true\n", "inputs.barriers: expected a whole number"),
         ("occupancy_session: 1\ndevice: sm_90\ncolour: blue\n", "f.occsession:3: colour: unknown key"),
         ("occupancy_session: 1\ndevice: sm_90\ninputs:\n  thread: 256\n", "f.occsession:4: inputs.thread: unknown key"),
