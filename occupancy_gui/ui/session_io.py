@@ -165,7 +165,7 @@ class SessionIO(QObject):
 
     @property
     def autosave_file(self) -> Path:
-        """The autosave file (``autosave.occsession`` in the application data directory)."""
+        """This window's recovery file (``autosave-<pid>-<id>.occsession`` in the application data directory)."""
         return self.autosave.file
 
     @autosave_file.setter
@@ -352,6 +352,7 @@ def start_session(window: Any, args: Any, state: sf.SessionState | None) -> None
     io: SessionIO | None = getattr(window, "session_io", None)
     if io is None:
         return
+    io.autosave.read_only = bool(getattr(args, "print_state", False))  # a diagnostic run leaves recovery files be
     if state is not None:
         inputs = window.session.inputs
         io.adopt(sf.SessionState(inputs, state.source, state.pinned), args.session_file,
