@@ -29,7 +29,13 @@ import re
 from .line_chunks import sniff_utf16
 from .records import read_input, ImportFailure, KernelRecord, split_reserved_smem
 
-_PAIR = re.compile(r"([A-Z_]+)(?:\[(\d+)\])?:(\d+)")
+_PAIR = re.compile(r"([A-Z_]+)(?:\[([^\]\s]*)\])?:(\S*)")
+_FIGURE = re.compile(r"[0-9]{1,18}", re.ASCII)
+"""A figure as cuobjdump prints it: ASCII digits only (``int()`` would take Arabic-Indic or fullwidth
+ones, and refuse more than 4,300 digits with a ``ValueError``), at most 18 of them (no GPU has 10^18
+of anything)."""
+_READ = frozenset({"REG", "STACK", "SHARED", "LOCAL", "CONSTANT"})
+"""The fields read; a malformed value of another field is ignored like the field itself."""
 
 
 def looks_like_cuobjdump(head: bytes) -> bool:
@@ -62,10 +68,19 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
             values: dict[str, int] = {}
             banks: dict[int, int] = {}
             for m in _PAIR.finditer(line):
-                if m.group(2) is not None and m.group(1) == "CONSTANT":
-                    banks[int(m.group(2))] = int(m.group(3))
+                key, bank, value = m.groups()
+                if key not in _READ:
+                    continue
+                for text in (value, bank) if bank is not None else (value,):
+                    if not _FIGURE.fullmatch(text):
+                        shown = text if len(text) <= 30 else text[:29] + "…"
+                        name = function if len(function) <= 60 else function[:59] + "…"
+                        raise ImportFailure(path, f"{key} of {name}: {shown!r} is not a figure "
+                                                  "(0-9, at most 18 digits)", line=number)
+                if bank is not None and key == "CONSTANT":
+                    banks[int(bank)] = int(value)
                 else:
-                    values[m.group(1)] = int(m.group(3))
+                    values[key] = int(value)
             if "REG" not in values:
                 raise ImportFailure(path, f"resource line without REG for {function}", line=number)
             static, reserved = split_reserved_smem(arch, values.get("SHARED", 0))
