@@ -38,6 +38,11 @@ _READ = frozenset({"REG", "STACK", "SHARED", "LOCAL", "CONSTANT"})
 """The fields read; a malformed value of another field is ignored like the field itself."""
 
 
+def _cut(text: str, limit: int = 60) -> str:
+    """A name or value for a message: a mangled name may run to megabytes."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def looks_like_cuobjdump(head: bytes) -> bool:
     return b"Resource usage:" in head and (b" Function " in head or b"Common:" in head)
 
@@ -73,16 +78,14 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
                     continue
                 for text in (value, bank) if bank is not None else (value,):
                     if not _FIGURE.fullmatch(text):
-                        shown = text if len(text) <= 30 else text[:29] + "…"
-                        name = function if len(function) <= 60 else function[:59] + "…"
-                        raise ImportFailure(path, f"{key} of {name}: {shown!r} is not a figure "
+                        raise ImportFailure(path, f"{key} of {_cut(function)}: {_cut(text, 30)!r} is not a figure "
                                                   "(0-9, at most 18 digits)", line=number)
                 if bank is not None and key == "CONSTANT":
                     banks[int(bank)] = int(value)
                 else:
                     values[key] = int(value)
             if "REG" not in values:
-                raise ImportFailure(path, f"resource line without REG for {function}", line=number)
+                raise ImportFailure(path, f"resource line without REG for {_cut(function)}", line=number)
             static, reserved = split_reserved_smem(arch, values.get("SHARED", 0))
             rec = KernelRecord(
                 name=function, arch=arch, registers=values["REG"],
