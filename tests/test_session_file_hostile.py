@@ -81,6 +81,7 @@ def test_a_5000_digit_number_names_its_line_and_field(catalog):
         (HEAD + "inputs:\n  threads: 128\n  registers: 32\n  threads: 256\n", 6, "inputs.threads"),
         (HEAD + "compare:\n  device: sm_80\n  inputs: {threads: 1, threads: 2}\n", 5, "compare.inputs.threads"),
     ],
+    ids=["top", "inputs", "compare-flow"],
 )  # fmt: skip
 def test_duplicate_keys_are_refused(catalog, text, line, field):
     error = _refused(catalog, text)

@@ -53,6 +53,8 @@ def _refused(tmp_path, text: str, name: str = "b.log") -> ImportFailure:
          "negative figure"),
         ("x\n" * 3 + _block("12 registers") + _block(f"{'1' * 25} registers", arch="sm_90"), 11, "25 digits"),
     ],
+    ids=["minus-registers", "minus-smem", "minus-stack", "arabic-indic", "fullwidth", "arabic-smem", "5000-registers",
+         "5000-smem", "5000-stack", "nvlink-minus", "25-digits-second-block"],
 )  # fmt: skip
 def test_ptxas_figures_that_would_be_misread_are_refused_with_their_line(tmp_path, text, line, needle):
     error = _refused(tmp_path, text)
@@ -69,7 +71,8 @@ def test_plain_ptxas_figures_still_read(tmp_path):
 
 
 @pytest.mark.parametrize("value, needle", [("-12", "'-12'"), ("\u0664\u0662", "not a figure"),
-                                           (HUGE, "not a figure"), ("12x", "'12x'")])  # fmt: skip
+                                           (HUGE, "not a figure"), ("12x", "'12x'")],
+                         ids=["minus", "arabic-indic", "5000-digits", "suffix"])  # fmt: skip
 def test_cuobjdump_reg_field_that_is_no_figure(tmp_path, value, needle):
     dump = sorted(GEN.glob("*.cuobjdump.txt"))[0].read_text()
     at = dump.index("REG:")
@@ -87,7 +90,8 @@ def _ncu(value: str) -> str:
 
 @pytest.mark.parametrize("value, needle", [("1e999999999", "out of range"), ("-1e999999999", "out of range"),
                                            ("1e19", "out of range"), ("\u0664\u0662", "not a number"),
-                                           ("\uff16\uff14", "not a number"), (HUGE, "out of range")])  # fmt: skip
+                                           ("\uff16\uff14", "not a number"), (HUGE, "out of range")],
+                         ids=["1e999999999", "-1e999999999", "1e19", "arabic-indic", "fullwidth", "5000-digits"])  # fmt: skip
 def test_ncu_numbers_out_of_range_or_script(tmp_path, value, needle):
     error = _refused(tmp_path, _ncu(value), "r.csv")
     assert error.line == 3 and "registers" in error.reason and needle in error.reason
