@@ -20,8 +20,12 @@ Pure Python (no Qt).  A session file is a small YAML mapping whose first key mar
       device: sm_90
       inputs: {threads: 128, ...}
 
-Reading is strict (unknown keys, wrong types and unknown devices are :class:`SessionFileError`s
-naming the file, the line and the field) because a silently ignored typo would change a result.
+Reading is strict (unknown keys, wrong types, values outside ``session.INPUT_RANGES`` and unknown
+devices are :class:`SessionFileError`s naming the file, the line and the field) because a silently
+ignored typo would change a result.  Session files travel between people, so the YAML goes through
+the hardened reader of ``profiles.safe_yaml`` (no anchors or aliases, bounded depth and size, no
+duplicate keys, no over-long numbers) and messages cut long values.  A relative ``import.path`` is
+relative to the session file's folder.
 """
 
 from __future__ import annotations
