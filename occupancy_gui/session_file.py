@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-
 from .engine import CacheConfig
 from .profiles import safe_yaml
 from .profiles.safe_yaml import shown

@@ -17,7 +17,7 @@ Working on nodes rather than ``safe_load`` output lets every error name its line
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 from yaml.composer import Composer
@@ -38,7 +38,7 @@ try:
 
     HAVE_LIBYAML = True
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    _Parser = PurePythonParser
+    _Parser = PurePythonParser  # type: ignore[misc, assignment]
     HAVE_LIBYAML = False
 
 MAX_DEPTH = 32
@@ -96,6 +96,12 @@ class _Checks(Composer, Resolver):
         self._nodes = 0
         self._keys: list[str] = []  # the keys leading to the node being composed (a field's dotted name)
 
+    if TYPE_CHECKING:  # the parser's side, which a subclass brings
+
+        def peek_event(self) -> Any: ...
+        def get_event(self) -> Any: ...
+        def check_event(self, *choices: type) -> bool: ...
+
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
@@ -108,7 +114,7 @@ class _Checks(Composer, Resolver):
             raise YamlRefused(_line(event.start_mark), f"more than {MAX_NODES} keys and values")
         self._depth += 1
         try:
-            node: yaml.Node = Composer.compose_node(self, parent, index)
+            node = cast(yaml.Node, Composer.compose_node(self, parent, index))
         finally:
             self._depth -= 1
         if isinstance(node, yaml.ScalarNode) and node.tag == _INT and len(node.value) > MAX_INT_CHARS:
@@ -116,12 +122,12 @@ class _Checks(Composer, Resolver):
                               self._field())
         return node
 
-    def compose_mapping_node(self, anchor: str | None) -> yaml.MappingNode:
+    def compose_mapping_node(self, anchor: Any) -> yaml.MappingNode:
         """PyYAML's ``Composer.compose_mapping_node``, refusing non-scalar and duplicate keys as they come."""
         start = self.get_event()
         tag = start.tag
         if tag is None or tag == "!":
-            tag = self.resolve(yaml.MappingNode, None, start.implicit)
+            tag = self.resolve(yaml.MappingNode, None, start.implicit)  # type: ignore[no-untyped-call]
         node = yaml.MappingNode(tag, [], start.start_mark, None, flow_style=start.flow_style)
         seen: dict[str, int | None] = {}
         while not self.check_event(yaml.MappingEndEvent):
@@ -148,7 +154,7 @@ class _Checks(Composer, Resolver):
         return cut(".".join(parts), 120) if parts else None
 
 
-class _HardenedLoader(_Parser, _Checks):  # type: ignore[misc, valid-type]
+class _HardenedLoader(_Parser, _Checks):
     """libyaml's events (where PyYAML has libyaml) through the checked Python composer."""
 
     def __init__(self, text: str) -> None:
@@ -179,7 +185,7 @@ def compose(text: str, loader_class: type | None = None) -> yaml.Node | None:
     try:
         loader = (loader_class or _HardenedLoader)(text)
     except UnicodeError as exc:
-        raise YamlRefused(None, f"not valid text: {exc.reason}") from None
+        raise YamlRefused(None, f"not valid text: {cut(str(exc), 120)}") from None
     try:
         return loader.get_single_node()  # type: ignore[no-any-return]
     except yaml.MarkedYAMLError as exc:
@@ -189,7 +195,7 @@ def compose(text: str, loader_class: type | None = None) -> yaml.Node | None:
     except yaml.YAMLError as exc:
         raise YamlRefused(None, f"YAML syntax error: {cut(' '.join(str(exc).split()), 120)}") from None
     except UnicodeError as exc:
-        raise YamlRefused(None, f"not valid text: {exc.reason}") from None
+        raise YamlRefused(None, f"not valid text: {cut(str(exc), 120)}") from None
     except RecursionError:  # pragma: no cover - the depth limit comes first
         raise YamlRefused(None, "nesting too deep to read") from None
     finally:
