@@ -39,8 +39,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .engine import CacheConfig
-from .profiles import safe_yaml
-from .profiles.safe_yaml import shown
 from .session import INPUT_FIELDS, INPUT_RANGES, Inputs
 
 if TYPE_CHECKING:
@@ -222,12 +220,21 @@ def loads(text: str, catalog: Catalog, source: str = "<session>") -> SessionStat
     return reader.state()
 
 
+def _shown(value: Any) -> str:
+    """A file's value for a message, cut (see ``safe_yaml.shown``)."""
+    from .profiles.safe_yaml import shown  # with the reader, not at start-up
+
+    return shown(value)
+
+
 class _Reader:
     """Validation of one document; errors carry the line of the offending key where it can be found."""
 
     def __init__(self, text: str, catalog: Catalog, source: str) -> None:
         self.text, self.catalog, self.source = text, catalog, source
         self.lines = text.splitlines()
+        from .profiles import safe_yaml  # YAML loads with the first session read: start-up stays free of it
+
         try:
             node = safe_yaml.compose(text)
             self.data = safe_yaml.construct(node) if node is not None else None
@@ -235,7 +242,8 @@ class _Reader:
             raise SessionFileError(source, exc.line, exc.field, exc.message) from None
 
     def fail(self, field: str, message: str) -> SessionFileError:
-        return SessionFileError(self.source, self._line_of(field), safe_yaml.cut(field, 120), message)
+        shown_field = field if len(field) <= 120 else field[:119] + "…"
+        return SessionFileError(self.source, self._line_of(field), shown_field, message)
 
     def _line_of(self, field: str) -> int | None:
         """The line of ``a.b.c``'s key: each part searched at a deeper indentation after its parent."""
@@ -262,7 +270,7 @@ class _Reader:
             raise SessionFileError(self.source, 1, None, f"not a session file: no '{FORMAT_KEY}: {FORMAT_VERSION}' key")
         version = data[FORMAT_KEY]
         if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-            raise self.fail(FORMAT_KEY, f"expected a format version number, got {shown(version)}")
+            raise self.fail(FORMAT_KEY, f"expected a format version number, got {_shown(version)}")
         if version > FORMAT_VERSION:
             raise self.fail(FORMAT_KEY, f"format version {version} is newer than this program reads ({FORMAT_VERSION})")
         self._no_unknown(data, TOP_KEYS, "")
@@ -272,7 +280,7 @@ class _Reader:
         pinned = None
         if compare is not None:
             if not isinstance(compare, dict):
-                raise self.fail("compare", f"expected a mapping with device and inputs, got {shown(compare)}")
+                raise self.fail("compare", f"expected a mapping with device and inputs, got {_shown(compare)}")
             self._no_unknown(compare, ("device", "inputs"), "compare.")
             pinned = self._inputs(compare, "compare.")
         return SessionState(inputs, source, pinned)
@@ -285,16 +293,16 @@ class _Reader:
     def _inputs(self, data: dict[str, Any], prefix: str) -> Inputs:
         device = data.get("device")
         if not isinstance(device, str) or not device.strip() or len(device) > MAX_DEVICE_NAME:
-            raise self.fail(f"{prefix}device", f"expected a device profile name, got {shown(device)}")
+            raise self.fail(f"{prefix}device", f"expected a device profile name, got {_shown(device)}")
         try:
             device = self.catalog.get(device).name
         except KeyError as exc:
-            raise self.fail(f"{prefix}device", str(exc.args[0]) if exc.args else f"unknown device {shown(device)}") from None
+            raise self.fail(f"{prefix}device", str(exc.args[0]) if exc.args else f"unknown device {_shown(device)}") from None
         raw = data.get("inputs", {})
         if raw is None:
             raw = {}
         if not isinstance(raw, dict):
-            raise self.fail(f"{prefix}inputs", f"expected a mapping of input names to values, got {shown(raw)}")
+            raise self.fail(f"{prefix}inputs", f"expected a mapping of input names to values, got {_shown(raw)}")
         names = tuple(n for n in INPUT_FIELDS if n != "device")
         self._no_unknown(raw, names, f"{prefix}inputs.")
         values: dict[str, Any] = {"device": device}
@@ -309,28 +317,28 @@ class _Reader:
                 return by_name[value.lower()]
             if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
                 return CacheConfig(value)
-            raise self.fail(field, f"expected one of {', '.join(by_name)}, got {shown(value)}")
+            raise self.fail(field, f"expected one of {', '.join(by_name)}, got {_shown(value)}")
         if name == "max_dynamic_smem" and value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(field, f"expected a whole number, got {shown(value)}")
+            raise self.fail(field, f"expected a whole number, got {_shown(value)}")
         low, high = INPUT_RANGES[name]
         if not low <= value <= high:
-            raise self.fail(field, f"expected {low}..{high}, got {shown(value)}")
+            raise self.fail(field, f"expected {low}..{high}, got {_shown(value)}")
         return value
 
     def _source(self, raw: Any) -> tuple[str, str] | None:
         if raw is None:
             return None
         if not isinstance(raw, dict):
-            raise self.fail("import", f"expected a mapping with path and kernel, got {shown(raw)}")
+            raise self.fail("import", f"expected a mapping with path and kernel, got {_shown(raw)}")
         self._no_unknown(raw, ("path", "kernel"), "import.")
         path, kernel = raw.get("path"), raw.get("kernel", "")
         if not isinstance(path, str) or not path:
-            raise self.fail("import.path", f"expected a file path, got {shown(path)}")
+            raise self.fail("import.path", f"expected a file path, got {_shown(path)}")
         if kernel is None:
             kernel = ""
         if not isinstance(kernel, str):
-            raise self.fail("import.kernel", f"expected a kernel name, got {shown(kernel)}")
+            raise self.fail("import.kernel", f"expected a kernel name, got {_shown(kernel)}")
         return (path, kernel)
 
