@@ -2,8 +2,9 @@
 
 The first process gets one edit through the documented ``OCCUPANCY_GUI_TEST_EDIT`` hook (applied
 once the event loop runs, like a typed value), which the debounced autosave writes about a second
-later.  The process is then killed without any chance to clean up; the second start must restore
-the edit, which ``--print-state`` reports as JSON.
+later.  The process is then killed without any chance to clean up; the next start must restore
+the edit, which ``--print-state`` reports as JSON (and, being a diagnostic run, leaves the recovery
+file where it is).  Two windows at once each keep their own recovery file (issue 15, item 9).
 """
 
 from __future__ import annotations
