@@ -101,8 +101,10 @@ def _number(text: str, name: str, line: int, field: str) -> Decimal | None:
     # adjusted() is the exponent as written: no arithmetic, so 1e999999999 cannot raise decimal.Overflow
     if not value.is_finite() or (value and value.adjusted() > 18):
         raise ImportFailure(name, f"{field}: {text.strip()[:40]!r} is out of range", line=line)
-    if value and value.adjusted() < -18:
-        return Decimal(0)  # 1e-999999999: zero for every figure read here (quantize would overflow)
+    if not value or value.adjusted() < -18:
+        # 0e30624179 or 1e-999999999: zero for every figure read here, with a plain exponent (the
+        # precision of a scaled size is 10**exponent, which would overflow)
+        return Decimal(0)
     return value
 
 

@@ -97,10 +97,21 @@ def test_ncu_numbers_out_of_range_or_script(tmp_path, value, needle):
     assert error.line == 3 and "registers" in error.reason and needle in error.reason
 
 
-def test_ncu_tiny_exponent_reads_as_zero(tmp_path):
+@pytest.mark.parametrize("value", ["1e-999999999", "0e030624179", "0e-999999999"])
+def test_ncu_tiny_exponent_reads_as_zero(tmp_path, value):
     path = tmp_path / "r.csv"
-    path.write_text(_ncu("1e-999999999"))
+    path.write_text(_ncu(value))
     assert import_file_detailed(path).records[0].registers == 0
+
+
+def test_ncu_zero_with_a_huge_exponent_in_a_size(tmp_path):
+    # Found by the structured long run (ncu_gen): "0e030624179" byte/block raised decimal.Overflow when
+    # the size's printed precision (10**exponent) was worked out.
+    text = (DATA / "ncu" / "raw_base_units.csv").read_text()
+    assert '"1,024","0","32,768"' in text
+    path = tmp_path / "r.csv"
+    path.write_text(text.replace('"1,024","0","32,768"', '"0e030624179","0","32,768"', 1))
+    assert import_file_detailed(path).records[0].reserved_smem == 0
 
 
 def test_ncu_a_huge_row_is_refused_in_bounded_memory(tmp_path):
