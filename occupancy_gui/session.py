@@ -67,15 +67,19 @@ class Inputs:
 INPUT_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Inputs))
 
 KIB = 1024
+_MIB = KIB * KIB
 INPUT_RANGES: dict[str, tuple[int, int]] = {
     "threads": (1, 16384),  # beyond any device's limit, so that an oversized block is explained, not refused
     "registers": (0, 1024),
-    "static_smem": (0, 4 * KIB * KIB),
-    "dynamic_smem": (0, 4 * KIB * KIB),
-    "max_dynamic_smem": (0, 4 * KIB * KIB),
+    "static_smem": (0, 4 * _MIB),
+    "dynamic_smem": (0, 4 * _MIB),
+    "max_dynamic_smem": (0, 4 * _MIB),
     "barriers": (0, 32),
+    "carveout": (-1, 100),
 }
-"""The values a user may enter for each numeric input (window fields and command-line options)."""
+"""The values each integer input can take in the window (its fields' ranges), on the command line and
+in a session file: wider than any device allows, so that an oversized block is explained by the
+engine rather than refused; a session file outside them is refused, never clamped or defaulted."""
 
 DEFAULT_DEVICE = "sm_100"
 """The device a fresh start shows, where the catalog has it (else its first profile)."""

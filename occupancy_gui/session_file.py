@@ -20,13 +20,18 @@ Pure Python (no Qt).  A session file is a small YAML mapping whose first key mar
       device: sm_90
       inputs: {threads: 128, ...}
 
-Reading is strict (unknown keys, wrong types and unknown devices are :class:`SessionFileError`s
-naming the file, the line and the field) because a silently ignored typo would change a result.
+Reading is strict (unknown keys, wrong types, values outside ``session.INPUT_RANGES`` and unknown
+devices are :class:`SessionFileError`s naming the file, the line and the field) because a silently
+ignored typo would change a result.  Session files travel between people, so the YAML goes through
+the hardened reader of ``profiles.safe_yaml`` (no anchors or aliases, bounded depth and size, no
+duplicate keys, no over-long numbers) and messages cut long values.  A relative ``import.path`` is
+relative to the session file's folder.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import tempfile
@@ -35,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .engine import CacheConfig
-from .session import INPUT_FIELDS, Inputs
+from .session import INPUT_FIELDS, INPUT_RANGES, Inputs
 
 if TYPE_CHECKING:
     from .profiles import Catalog
@@ -51,8 +56,8 @@ MAX_BYTES = 1 << 20
 CACHE_NAMES = {CacheConfig.PREFER_NONE: "none", CacheConfig.PREFER_SHARED: "shared",
                CacheConfig.PREFER_L1: "l1", CacheConfig.PREFER_EQUAL: "equal"}  # fmt: skip
 TOP_KEYS = (FORMAT_KEY, "device", "inputs", "import", "compare")
-_MINIMUM = {"threads": 1, "carveout": -1}
-"""Smallest accepted value per integer input (0 for the others)."""
+MAX_DEVICE_NAME = 256
+"""Longest device name looked up (profile names are far shorter); a longer one is refused unread."""
 
 
 class SessionFileError(ValueError):
@@ -118,10 +123,10 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 
     The bytes go to a temporary file in the same directory, are flushed and fsync'ed, and then
     ``os.replace`` swaps the file in (atomic on POSIX and Windows).  On any failure the temporary
-    file is removed and the old file is left as it was.
+    file is removed and the old file is left as it was.  A missing directory is an error
+    (``FileNotFoundError``), never created: a mistyped folder must not appear on the user's disk.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -186,7 +191,9 @@ def is_session_file(path: str | os.PathLike[str]) -> bool:
 
 
 def load(path: str | os.PathLike[str], catalog: Catalog) -> SessionState:
-    """Read and validate a session file; every problem is a :class:`SessionFileError`."""
+    """Read and validate a session file; every problem is a :class:`SessionFileError`.
+
+    A relative ``import.path`` comes back joined to the session file's folder."""
     name = os.fspath(path)
     try:
         size = os.path.getsize(name)
@@ -198,7 +205,12 @@ def load(path: str | os.PathLike[str], catalog: Catalog) -> SessionState:
         raise SessionFileError(name, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise SessionFileError(name, None, None, exc.strerror or str(exc)) from None
-    return loads(text, catalog, name)
+    state = loads(text, catalog, name)
+    if state.source is not None and not os.path.isabs(state.source[0]):
+        # A relative import path is relative to the session file, wherever the program was started.
+        folder = os.path.dirname(os.path.abspath(name))
+        state = dataclasses.replace(state, source=(os.path.join(folder, state.source[0]), state.source[1]))
+    return state
 
 
 def loads(text: str, catalog: Catalog, source: str = "<session>") -> SessionState:
@@ -207,28 +219,35 @@ def loads(text: str, catalog: Catalog, source: str = "<session>") -> SessionStat
     return reader.state()
 
 
+def _shown(value: Any) -> str:
+    """A file's value for a message, cut (see ``safe_yaml.shown``)."""
+    from .profiles.safe_yaml import shown  # noqa: PLC0415 - lazy: with the reader, not at start-up
+
+    return shown(value)
+
+
 class _Reader:
     """Validation of one document; errors carry the line of the offending key where it can be found."""
 
     def __init__(self, text: str, catalog: Catalog, source: str) -> None:
         self.text, self.catalog, self.source = text, catalog, source
         self.lines = text.splitlines()
-        import yaml  # noqa: PLC0415 - lazy: as in dump
+        from .profiles import safe_yaml  # noqa: PLC0415 - lazy: YAML loads with the first session read
 
         try:
-            self.data = yaml.safe_load(text)
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            line = int(mark.line) + 1 if mark is not None else None
-            raise SessionFileError(source, line, None, f"YAML syntax error: {exc.problem or exc.context}") from None
-        except yaml.YAMLError as exc:
-            raise SessionFileError(source, None, None, f"YAML syntax error: {exc}") from None
+            node = safe_yaml.compose(text)
+            self.data = safe_yaml.construct(node) if node is not None else None
+        except safe_yaml.YamlRefused as exc:
+            raise SessionFileError(source, exc.line, exc.field, exc.message) from None
 
     def fail(self, field: str, message: str) -> SessionFileError:
-        return SessionFileError(self.source, self._line_of(field), field, message)
+        shown_field = field if len(field) <= 120 else field[:119] + "…"
+        return SessionFileError(self.source, self._line_of(field), shown_field, message)
 
     def _line_of(self, field: str) -> int | None:
         """The line of ``a.b.c``'s key: each part searched at a deeper indentation after its parent."""
+        if len(field) > 200:  # an unknown key a megabyte long: not worth a regex of its size
+            return None
         start, indent = 0, -1
         for part in field.split("."):
             pattern = re.compile(rf"^(\s*)(?:-\s+)?['\"]?{re.escape(part)}['\"]?\s*:")
@@ -250,7 +269,7 @@ class _Reader:
             raise SessionFileError(self.source, 1, None, f"not a session file: no '{FORMAT_KEY}: {FORMAT_VERSION}' key")
         version = data[FORMAT_KEY]
         if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-            raise self.fail(FORMAT_KEY, f"expected a format version number, got {version!r}")
+            raise self.fail(FORMAT_KEY, f"expected a format version number, got {_shown(version)}")
         if version > FORMAT_VERSION:
             raise self.fail(FORMAT_KEY, f"format version {version} is newer than this program reads ({FORMAT_VERSION})")
         self._no_unknown(data, TOP_KEYS, "")
@@ -260,7 +279,7 @@ class _Reader:
         pinned = None
         if compare is not None:
             if not isinstance(compare, dict):
-                raise self.fail("compare", f"expected a mapping with device and inputs, got {compare!r}")
+                raise self.fail("compare", f"expected a mapping with device and inputs, got {_shown(compare)}")
             self._no_unknown(compare, ("device", "inputs"), "compare.")
             pinned = self._inputs(compare, "compare.")
         return SessionState(inputs, source, pinned)
@@ -272,17 +291,17 @@ class _Reader:
 
     def _inputs(self, data: dict[str, Any], prefix: str) -> Inputs:
         device = data.get("device")
-        if not isinstance(device, str) or not device.strip():
-            raise self.fail(f"{prefix}device", f"expected a device profile name, got {device!r}")
+        if not isinstance(device, str) or not device.strip() or len(device) > MAX_DEVICE_NAME:
+            raise self.fail(f"{prefix}device", f"expected a device profile name, got {_shown(device)}")
         try:
             device = self.catalog.get(device).name
         except KeyError as exc:
-            raise self.fail(f"{prefix}device", str(exc.args[0]) if exc.args else f"unknown device {device!r}") from None
+            raise self.fail(f"{prefix}device", str(exc.args[0]) if exc.args else f"unknown device {_shown(device)}") from None
         raw = data.get("inputs", {})
         if raw is None:
             raw = {}
         if not isinstance(raw, dict):
-            raise self.fail(f"{prefix}inputs", f"expected a mapping of input names to values, got {raw!r}")
+            raise self.fail(f"{prefix}inputs", f"expected a mapping of input names to values, got {_shown(raw)}")
         names = tuple(n for n in INPUT_FIELDS if n != "device")
         self._no_unknown(raw, names, f"{prefix}inputs.")
         values: dict[str, Any] = {"device": device}
@@ -297,30 +316,28 @@ class _Reader:
                 return by_name[value.lower()]
             if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
                 return CacheConfig(value)
-            raise self.fail(field, f"expected one of {', '.join(by_name)}, got {value!r}")
+            raise self.fail(field, f"expected one of {', '.join(by_name)}, got {_shown(value)}")
         if name == "max_dynamic_smem" and value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(field, f"expected a whole number, got {value!r}")
-        low = _MINIMUM.get(name, 0)
-        high = 100 if name == "carveout" else None
-        if value < low or (high is not None and value > high):
-            span = f"{low}..{high}" if high is not None else f"{low} or more"
-            raise self.fail(field, f"expected {span}, got {value}")
+            raise self.fail(field, f"expected a whole number, got {_shown(value)}")
+        low, high = INPUT_RANGES[name]
+        if not low <= value <= high:
+            raise self.fail(field, f"expected {low}..{high}, got {_shown(value)}")
         return value
 
     def _source(self, raw: Any) -> tuple[str, str] | None:
         if raw is None:
             return None
         if not isinstance(raw, dict):
-            raise self.fail("import", f"expected a mapping with path and kernel, got {raw!r}")
+            raise self.fail("import", f"expected a mapping with path and kernel, got {_shown(raw)}")
         self._no_unknown(raw, ("path", "kernel"), "import.")
         path, kernel = raw.get("path"), raw.get("kernel", "")
         if not isinstance(path, str) or not path:
-            raise self.fail("import.path", f"expected a file path, got {path!r}")
+            raise self.fail("import.path", f"expected a file path, got {_shown(path)}")
         if kernel is None:
             kernel = ""
         if not isinstance(kernel, str):
-            raise self.fail("import.kernel", f"expected a kernel name, got {kernel!r}")
+            raise self.fail("import.kernel", f"expected a kernel name, got {_shown(kernel)}")
         return (path, kernel)
 

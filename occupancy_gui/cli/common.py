@@ -19,6 +19,8 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and exit 2."""
 
     def error(self, message: str) -> NoReturn:
+        if len(message) > 300:  # argparse quotes the whole value ("invalid int value: '999…'"): cut it
+            message = message[:299] + "…"
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 

@@ -29,7 +29,18 @@ import re
 from .line_chunks import CancelFn, ProgressFn, sniff_utf16
 from .records import ImportFailure, KernelRecord, read_input, split_reserved_smem
 
-_PAIR = re.compile(r"([A-Z_]+)(?:\[(\d+)\])?:(\d+)")
+_PAIR = re.compile(r"([A-Z_]+)(?:\[([^\]\s]*)\])?:(\S*)")
+_FIGURE = re.compile(r"[0-9]{1,18}", re.ASCII)
+"""A figure as cuobjdump prints it: ASCII digits only (``int()`` would take Arabic-Indic or fullwidth
+ones, and refuse more than 4,300 digits with a ``ValueError``), at most 18 of them (no GPU has 10^18
+of anything)."""
+_READ = frozenset({"REG", "STACK", "SHARED", "LOCAL", "CONSTANT"})
+"""The fields read; a malformed value of another field is ignored like the field itself."""
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    """A name or value for a message: a mangled name may run to megabytes."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def looks_like_cuobjdump(head: bytes) -> bool:
@@ -62,12 +73,19 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
             values: dict[str, int] = {}
             banks: dict[int, int] = {}
             for m in _PAIR.finditer(line):
-                if m.group(2) is not None and m.group(1) == "CONSTANT":
-                    banks[int(m.group(2))] = int(m.group(3))
+                key, bank, value = m.groups()
+                if key not in _READ:
+                    continue
+                for text in (value, bank) if bank is not None else (value,):
+                    if not _FIGURE.fullmatch(text):
+                        raise ImportFailure(path, f"{key} of {_cut(function)}: {_cut(text, 30)!r} is not a figure "
+                                                  "(0-9, at most 18 digits)", line=number)
+                if bank is not None and key == "CONSTANT":
+                    banks[int(bank)] = int(value)
                 else:
-                    values[m.group(1)] = int(m.group(3))
+                    values[key] = int(value)
             if "REG" not in values:
-                raise ImportFailure(path, f"resource line without REG for {function}", line=number)
+                raise ImportFailure(path, f"resource line without REG for {_cut(function)}", line=number)
             static, reserved = split_reserved_smem(arch, values.get("SHARED", 0))
             rec = KernelRecord(
                 name=function, arch=arch, registers=values["REG"],

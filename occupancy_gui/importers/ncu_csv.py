@@ -72,8 +72,11 @@ _BYTE_UNITS = {
     "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "kibyte": 1 << 10, "mibyte": 1 << 20,
     "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "": 1,
 }
-_DIMS = re.compile(r"^\(?\s*(\d[\d,]*)\s*(?:,\s*(\d[\d,]*)\s*,\s*(\d[\d,]*)\s*)?\)?$")
-_CC = re.compile(r"^(\d{1,2})\.(\d)$")
+_DIMS = re.compile(r"^\(?\s*(\d[\d,]{0,24})\s*(?:,\s*(\d[\d,]{0,24})\s*,\s*(\d[\d,]{0,24})\s*)?\)?$", re.ASCII)
+_CC = re.compile(r"^(\d{1,2})\.(\d)$", re.ASCII)
+MAX_ROW_CHARS = 1 << 22
+"""Longest row (4 Mi characters; a real one is at most a few hundred KiB with very long kernel names):
+the CSV reader holds a row's fields all at once, about ten times the row's size."""
 
 
 def looks_like_ncu_csv(head: bytes) -> bool:
@@ -91,11 +94,18 @@ def _number(text: str, name: str, line: int, field: str) -> Decimal | None:
     if not raw or raw.lower() in ("n/a", "na", "nan", "-", "inf", "-inf", "+inf"):
         return None
     try:
+        if not raw.isascii():  # Decimal() would read Arabic-Indic or fullwidth digits
+            raise InvalidOperation
         value = Decimal(raw)
     except InvalidOperation:
         raise ImportFailure(name, f"{field}: {text.strip()[:40]!r} is not a number", line=line) from None
-    if not value.is_finite() or abs(value) > Decimal(10) ** 18:
+    # adjusted() is the exponent as written: no arithmetic, so 1e999999999 cannot raise decimal.Overflow
+    if not value.is_finite() or (value and value.adjusted() > 18):
         raise ImportFailure(name, f"{field}: {text.strip()[:40]!r} is out of range", line=line)
+    if not value or value.adjusted() < -18:
+        # 0e30624179 or 1e-999999999: zero for every figure read here, with a plain exponent (the
+        # precision of a scaled size is 10**exponent, which would overflow)
+        return Decimal(0)
     return value
 
 
@@ -203,13 +213,15 @@ def parse_ncu_csv(stream: io.TextIOBase, name: str, progress: ProgressFn | None 
                   position: Callable[[], int] | None = None) -> list[KernelRecord]:
     """Records from an ``ncu --csv`` report read from a text stream (opened with ``newline=""``)."""
     source = os.path.basename(name)
-    reader = csv.reader(stream)
+    lines = _BoundedLines(stream, name)
+    reader = csv.reader(lines)
     header: list[str] | None = None
     launches: dict[str, _Launch] = {}
     units: list[str] | None = None
     rows = 0
     try:
         for row in reader:
+            lines.used = 0
             rows += 1
             line = reader.line_num
             if rows % 4096 == 0:
@@ -267,6 +279,29 @@ def parse_ncu_csv(stream: io.TextIOBase, name: str, progress: ProgressFn | None 
     if progress is not None:
         progress(size, size)
     return [_record(launch, source, name) for launch in launches.values()]
+
+
+class _BoundedLines:
+    """The stream's lines for the CSV reader, refusing a row longer than ``MAX_ROW_CHARS`` before
+    reading more of it (the caller resets ``used`` after each row; a quoted field may span lines)."""
+
+    def __init__(self, stream: io.TextIOBase, name: str) -> None:
+        self.stream, self.name = stream, name
+        self.used = 0
+        self.line = 0
+
+    def __iter__(self) -> _BoundedLines:
+        return self
+
+    def __next__(self) -> str:
+        text = self.stream.readline(MAX_ROW_CHARS + 1 - self.used)
+        if not text:
+            raise StopIteration
+        self.line += 1
+        self.used += len(text)
+        if self.used > MAX_ROW_CHARS:
+            raise ImportFailure(self.name, f"a row longer than {MAX_ROW_CHARS} characters", line=self.line)
+        return text
 
 
 def text_encoding(head: bytes) -> str:

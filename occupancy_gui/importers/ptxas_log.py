@@ -57,10 +57,14 @@ _EDGE = rb"[^'\s\":\x1c-\x1f\x80-\xff]"
 # after the quote (a lookbehind) is the same as ending it on an _EDGE character, and cheaper.
 _NAME = rb"(?P<name>" + _EDGE + rb"[^'\r\n]*)'(?<=" + _EDGE + rb"')"
 
-_STACK_TEXT = _P + rb"[ \t]*(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads\r?\n"
+# In the standard block the figures read at once have at most MAX_DIGITS digits, and the rest of the
+# "Used" line holds no minus sign, no non-ASCII byte and at most 1000 characters (so any figure in it
+# converts): anything else goes the general way, which refuses what would be misread (_check_figures).
+_N = rb"(\d{1,18})"
+_STACK_TEXT = _P + rb"[ \t]*" + _N + rb" bytes stack frame, " + _N + rb" bytes spill stores, " + _N + rb" bytes spill loads\r?\n"
 _TAIL_TEXT = (
-    _STACK_TEXT + _PTXAS + rb"Used ((\d+) registers(?:, used (\d+) barriers|)(?:, (\d+) bytes smem|)"
-    rb"(?:, (\d+) bytes cmem\[0\]|)([^\n]*))\n"
+    _STACK_TEXT + _PTXAS + rb"Used (" + _N + rb" registers(?:, used " + _N + rb" barriers|)(?:, " + _N + rb" bytes smem|)"
+    rb"(?:, " + _N + rb" bytes cmem\[0\]|)([^\n]*))\n"
 )
 _SCAN = re.compile(
     rb"info(?:(?<=ptxas info)    : "
@@ -68,7 +72,7 @@ _SCAN = re.compile(
     + _NAME + rb" for '([^'\n]*)'\r?\n"
     + _PTXAS + rb"Function properties for (?P=name)\r?\n"
     # The "Used" line's figures are read when the record is built (by _TAIL): here any rest will do.
-    rb"(" + re.sub(rb"\((?!\?)", b"(?:", _STACK_TEXT) + _PTXAS + rb"Used \d+ registers[^\n]*\n)"
+    rb"(" + re.sub(rb"\((?!\?)", b"(?:", _STACK_TEXT) + _PTXAS + rb"Used \d{1,18} registers[^\n\x80-\xff-]{0,1000}\n)"
     rb"(?:" + _PTXAS + rb"Compile time = [^\n]*\n()|)"
     rb"|[^\n]*)"
 )
@@ -98,6 +102,36 @@ _ITEM = re.compile(
 )
 _TARGET = re.compile(rb"\(target: ?([A-Za-z0-9_]+)\)")
 _ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+MAX_DIGITS = 18
+"""Most digits a figure may have: no GPU has 10^18 of anything, and CPython refuses to convert more
+than 4,300 digits at all (a ``ValueError`` out of ``int()``)."""
+_NEGATIVE = re.compile(rb"-[ \t]*\d")
+_TOO_LONG = re.compile(rb"\d{19}")
+"""With ``_NEGATIVE`` and non-ASCII text, what a "Used" or stack-frame line must not hold: a minus sign
+before a figure, a figure longer than MAX_DIGITS, or digits of another script (Arabic-Indic, fullwidth),
+which the byte patterns would skip and so read a figure as 0."""
+
+
+class _OddFigure(Exception):
+    """A figure that cannot be read as written (its line is added where the line is known)."""
+
+
+def _check_figures(text: bytes | bytearray) -> None:
+    """Refuse a line whose figures would be misread (see ``_TOO_LONG``); cheap for the usual line."""
+    if b"-" in text and _NEGATIVE.search(text):
+        raise _OddFigure(f"negative figure in {_shown(text)}")
+    long = _TOO_LONG.search(text)
+    if long is not None:
+        run = re.match(rb"\d+", text[long.start():])
+        digits = len(run.group()) if run else 0
+        raise _OddFigure(f"a figure of {digits} digits (at most {MAX_DIGITS}) in {_shown(text[:long.start() + 20])}")
+    if not text.isascii() and any(ch.isdigit() and not ch.isascii() for ch in text.decode("utf-8", "replace")):
+        raise _OddFigure(f"figures must be written with the digits 0-9: {_shown(text)}")
+
+
+def _shown(text: bytes | bytearray) -> str:
+    line = text.decode("utf-8", "replace").strip()
+    return repr(line if len(line) <= 60 else line[:59] + "…")
 
 
 def _text(raw: bytes) -> str:
@@ -118,8 +152,12 @@ class _Entry:
         self.spill_ld: int | None = None
 
 
-def _parse_items(tail: bytes) -> dict[str, int]:
-    """``10 registers, used 1 barriers, 2048 bytes smem, 372 bytes cmem[0]`` as a dict."""
+def _parse_items(tail: bytes, check: bool = True) -> dict[str, int]:
+    """``10 registers, used 1 barriers, 2048 bytes smem, 372 bytes cmem[0]`` as a dict.
+
+    ``check=False`` for a standard block's line, which the scanner's pattern has already judged."""
+    if check:
+        _check_figures(tail)
     out: dict[str, int] = {}
     for m in _ITEM.finditer(tail):
         what = m.group(3)
@@ -145,7 +183,7 @@ def _block_fields(name: str, arch: str, tail: bytes, line: int, source: str) -> 
         registers, barriers = int(g[4]), (int(g[5]) if g[5] is not None else None)
         smem, local = (int(g[6]) if g[6] is not None else 0), stack
     else:
-        items = _parse_items(g[3])
+        items = _parse_items(g[3], check=False)
         banks = {int(k[4:]): v for k, v in items.items() if k.startswith("cmem")}
         c0 = banks.get(0)
         registers, barriers, smem = items.get("registers", 0), items.get("barriers"), items.get("smem", 0)
@@ -173,8 +211,9 @@ that later ones of the same kernel replace, so it is kept small."""
 class PtxasLogParser:
     """Feed chunks of log text (bytes, UTF-8 or any ASCII superset) and collect records."""
 
-    def __init__(self, source_name: str):
+    def __init__(self, source_name: str, path: str | None = None):
         self.source_name = source_name
+        self.path = source_name if path is None else path  # named in errors
         self.records: dict[tuple[str, str], KernelRecord] = {}
         self.pending: list[_Entry] = []  # entry functions waiting for their "Used" line
         self.await_stack: list[_Entry] = []  # functions waiting for their stack-frame line
@@ -316,10 +355,13 @@ class PtxasLogParser:
                 else:
                     self._properties(_text(m.group(3)).strip("'\":"), line)
             elif m.group(4) is not None:
-                if is_nvlink:
-                    self._nvlink_used(m.group(4))
-                else:
-                    self._used(m.group(4))
+                try:
+                    if is_nvlink:
+                        self._nvlink_used(m.group(4))
+                    else:
+                        self._used(m.group(4))
+                except _OddFigure as exc:
+                    raise ImportFailure(self.path, str(exc), line=line) from None
             elif not is_nvlink:  # "N bytes gmem": a new ptxas module (one per architecture)
                 self.arch = ""
         while stack is not None:
@@ -328,10 +370,15 @@ class PtxasLogParser:
 
     def _stack_match(self, chunk: bytes | bytearray, m: re.Match[bytes]) -> None:
         j = start = m.start()
-        while j > 0 and chunk[j - 1] in _DIGITS:
+        while j > 0 and chunk[j - 1] in _DIGITS and start - j <= MAX_DIGITS:
             j -= 1
         if j == start:
             return
+        line_start = chunk.rfind(b"\n", 0, j) + 1
+        try:
+            _check_figures(chunk[line_start:m.end()])
+        except _OddFigure as exc:
+            raise ImportFailure(self.path, str(exc), line=self.line_base + chunk.count(b"\n", 0, start)) from None
         self._stack_line(int(chunk[j:start]), int(m.group(1)), int(m.group(2)))
 
     # -- ptxas ----------------------------------------------------------------------------------
@@ -453,11 +500,13 @@ def parse_stream(
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
     chunk_size: int = CHUNK_SIZE,
+    path: str | None = None,
 ) -> list[KernelRecord]:
     """Parse a log from a binary stream in bounded memory: the chunk buffer plus one small entry
     per distinct (kernel, architecture).  ``cancel()`` is polled before every chunk; when it
-    returns true, :class:`ImportCancelled` is raised and nothing is returned."""
-    parser = PtxasLogParser(source_name)
+    returns true, :class:`ImportCancelled` is raised and nothing is returned.  ``path`` (default:
+    ``source_name``) is the name an :class:`ImportFailure` gives."""
+    parser = PtxasLogParser(source_name, path)
     with collection_paused():
         feed_stream(stream, parser, total, progress, cancel, chunk_size)
         return parser.finish()
@@ -476,6 +525,6 @@ def import_ptxas_log(
     try:
         total = os.path.getsize(name)
         with open_regular(name) as fh:
-            return parse_stream(fh, os.path.basename(name), total, progress, cancel)
+            return parse_stream(fh, os.path.basename(name), total, progress, cancel, path=name)
     except OSError as exc:
         raise ImportFailure(name, exc.strerror or str(exc)) from None

@@ -1,9 +1,11 @@
 """A start-up cache of the device catalog: the parsed profiles as JSON, keyed by the files' stamps.
 
-Parsing ~90 YAML profiles with line tracking takes ~150 ms, the largest part of a cold start after
-Qt itself.  The cache holds the resolved profiles (plain data, no pickle) and is used only when every
-profile file, the profile code and the program version are exactly as when it was written; anything
-else (a new, edited or removed file, a user profile with an error) loads from the YAML as usual.
+Reading the ~90 bundled profiles takes ~130 ms even now that the YAML comes from libyaml's events
+(validation and inheritance are Python); from this cache ~11 ms (``tests/benchmarks/bench_yaml.py``,
+a busy 2-core machine), so it still saves the largest part of a cold start after Qt itself.  The
+cache holds the resolved profiles (plain data, no pickle) and is used only when every profile file,
+the profile code and the program version are exactly as when it was written; anything else (a new,
+edited or removed file, a user profile with an error) loads from the YAML as usual.
 """
 
 from __future__ import annotations

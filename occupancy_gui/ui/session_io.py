@@ -159,7 +159,7 @@ class SessionIO(QObject):
 
     @property
     def autosave_file(self) -> Path:
-        """The autosave file (``autosave.occsession`` in the application data directory)."""
+        """This window's recovery file (``autosave-<pid>-<id>.occsession`` in the application data directory)."""
         return self.autosave.file
 
     @autosave_file.setter
@@ -328,6 +328,7 @@ def start_session(io: SessionIO, args: Any, state: sf.SessionState | None) -> No
     ``args.session_file`` is the path of ``state``; the window's inputs already hold the file's
     inputs with explicit options applied over them (the file is then marked modified).
     """
+    io.autosave.read_only = bool(getattr(args, "print_state", False))  # a diagnostic run leaves recovery files be
     if state is not None:
         inputs = io.session.inputs
         io.adopt(sf.SessionState(inputs, state.source, state.pinned), args.session_file,

@@ -2,8 +2,9 @@
 
 The first process gets one edit through the documented ``OCCUPANCY_GUI_TEST_EDIT`` hook (applied
 once the event loop runs, like a typed value), which the debounced autosave writes about a second
-later.  The process is then killed without any chance to clean up; the second start must restore
-the edit, which ``--print-state`` reports as JSON.
+later.  The process is then killed without any chance to clean up; the next start must restore
+the edit, which ``--print-state`` reports as JSON (and, being a diagnostic run, leaves the recovery
+file where it is).  Two windows at once each keep their own recovery file (issue 15, item 9).
 """
 
 from __future__ import annotations
@@ -36,35 +37,89 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+def _data_dir(env: dict[str, str]) -> Path:
+    return Path(env["XDG_DATA_HOME"]) / "occupancy_gui" / "occupancy-gui"
+
+
+def _recovery_files(env: dict[str, str]) -> list[Path]:
+    return sorted(_data_dir(env).glob("autosave*.occsession"))
+
+
+def _start_editing(env: dict[str, str], edit: str, cwd: Path, **extra: str) -> subprocess.Popen:
+    """A real window that makes ``edit`` once its event loop runs; returns when its recovery file holds it."""
+    before = set(_recovery_files(env))
+    proc = subprocess.Popen([sys.executable, "-m", "occupancy_gui", "--device", "sm_90"],
+                            env={**env, "OCCUPANCY_GUI_TEST_EDIT": edit, **extra}, cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    deadline = time.monotonic() + 30
+    threads = edit.split(",")[0].split("=")[1]
+    while proc.poll() is None and time.monotonic() < deadline:
+        mine = [p for p in set(_recovery_files(env)) - before if f"threads: {threads}\n" in _text(p)]
+        if mine:
+            return proc
+        time.sleep(0.05)
+    _kill(proc)
+    raise AssertionError(proc.stderr.read().decode() if proc.poll() is not None else "no autosave in 30 s")
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    proc.stdout.close()
+    proc.stderr.close()
+
+
+def _print_state(env: dict[str, str], cwd: Path) -> dict:
+    run = subprocess.run([sys.executable, "-m", "occupancy_gui", "--print-state"], env=env, cwd=cwd,
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
 def test_autosave_survives_kill_9(tmp_path):
     env = _env(tmp_path)
-    autosave = Path(env["XDG_DATA_HOME"]) / "occupancy_gui" / "occupancy-gui" / "autosave.occsession"
-    edit = {**env, "OCCUPANCY_GUI_TEST_EDIT": "threads=384,registers=40"}
-    proc = subprocess.Popen([sys.executable, "-m", "occupancy_gui", "--device", "sm_90"], env=edit, cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-    try:
-        deadline = time.monotonic() + 30
-        while not autosave.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert autosave.exists(), proc.stderr.read().decode() if proc.poll() is not None else "no autosave in 30 s"
-        assert "threads: 384" in autosave.read_text()
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-        proc.stdout.close()
-        proc.stderr.close()
+    proc = _start_editing(env, "threads=384,registers=40", tmp_path)
+    _kill(proc)
     assert proc.returncode == -signal.SIGKILL
+    [autosave] = _recovery_files(env)
 
-    restart = subprocess.run([sys.executable, "-m", "occupancy_gui", "--print-state"], env=env, cwd=tmp_path,
-                             capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert restart.returncode == 0, restart.stderr
-    state = json.loads(restart.stdout)
-    assert state["device"] == "sm_90"
-    assert state["inputs"]["threads"] == 384 and state["inputs"]["registers"] == 40
-    assert state["window"]["modified"] and "Restored" in state["window"]["status"]
-    assert not autosave.exists()  # the second run exited cleanly
+    for _ in range(2):  # a diagnostic run restores, and leaves the recovery file where it was
+        state = _print_state(env, tmp_path)
+        assert state["device"] == "sm_90"
+        assert state["inputs"]["threads"] == 384 and state["inputs"]["registers"] == 40
+        assert state["window"]["modified"] and "Restored" in state["window"]["status"]
+        assert _recovery_files(env) == [autosave]
 
-    again = subprocess.run([sys.executable, "-m", "occupancy_gui", "--print-state"], env=env, cwd=tmp_path,
-                           capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert again.returncode == 0, again.stderr
-    assert "Restored" not in json.loads(again.stdout)["window"]["status"]  # nothing to restore after a clean exit
+    # A real run takes it over and removes it when it exits cleanly.
+    subprocess.run([sys.executable, "-m", "occupancy_gui"], env={**env, "OCCUPANCY_GUI_QUIT_AFTER": "500"},
+                   cwd=tmp_path, capture_output=True, timeout=60, check=True)  # fmt: skip
+    assert _recovery_files(env) == []
+    assert "Restored" not in _print_state(env, tmp_path)["window"]["status"]  # nothing left to restore
+
+
+def test_two_windows_keep_their_own_recovery(tmp_path):
+    """A second window neither adopts the first's autosave nor removes it when it exits; the first's crash
+    is still recovered afterwards."""
+    env = _env(tmp_path)
+    first = _start_editing(env, "threads=384,registers=40", tmp_path)
+    try:
+        assert "Restored" not in _print_state(env, tmp_path)["window"]["status"]  # the first is running
+        second = _start_editing(env, "threads=512,registers=48", tmp_path, OCCUPANCY_GUI_QUIT_AFTER="3000")
+        assert len(_recovery_files(env)) == 2
+        assert second.wait(30) == 0  # a clean exit ...
+        second.stdout.close()
+        second.stderr.close()
+        [left] = _recovery_files(env)  # ... removes its own file only
+        assert "threads: 384\n" in left.read_text()
+    finally:
+        _kill(first)
+    state = _print_state(env, tmp_path)
+    assert state["inputs"]["threads"] == 384 and "Restored" in state["window"]["status"]

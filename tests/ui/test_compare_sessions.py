@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from occupancy_gui import session_file as sf
 from occupancy_gui.session import Inputs, Session
-from occupancy_gui.ui.autosave import PENDING_KEY
+from occupancy_gui.ui.autosave import PENDING_KEY, new_autosave_path
 from occupancy_gui.ui.main_window import MainWindow
 from occupancy_gui.ui.session_io import MAX_RECENT, RECENT_KEY, read_recent
 from occupancy_gui.ui.views.compare_view import DIFF_MARK, SORT_ROLE
@@ -249,31 +250,33 @@ def test_export_plots_png_and_svg_at_pixel_ratio(qtbot, tmp_path, window, io_):
 
 # ----------------------------------------------------------------------------- autosave and settings
 def test_autosave_writes_after_a_pause_and_restores(qtbot, tmp_path, catalog):
+    folder = tmp_path / "auto"  # missing: the first write creates the application's data folder
     first = MainWindow(Session(catalog, **SEED_EXAMPLE), QSettings())
     qtbot.addWidget(first)
     io1 = first.session_io
-    io1.autosave_file = tmp_path / "auto" / "autosave.occsession"
+    io1.autosave_file = new_autosave_path(folder)
     io1._timer.setInterval(20)
     first.session.replace(threads=320)
     first.compare.pin()
     settle(qtbot, first)
     qtbot.waitUntil(io1.autosave_file.exists, timeout=2000)
-    assert QSettings().value(PENDING_KEY) in (True, "true")
+    assert Path(f"{io1.autosave_file}.lock").exists()
     assert sf.load(io1.autosave_file, catalog).pinned.threads == 320
-    first.session_io.autosave_enabled = False  # as if the process died here: no clean-exit clean-up
+    first.session_io.autosave.abandon()  # as if the process died here: no clean-exit clean-up
     first.close()
 
     second = MainWindow(Session(catalog, **SEED_EXAMPLE), QSettings())
     qtbot.addWidget(second)
-    second.session_io.autosave_file = io1.autosave_file
+    second.session_io.autosave_file = new_autosave_path(folder)
     assert second.session_io.restore_autosave()
     assert second.session.inputs.threads == 320 and second.compare.pinned_inputs.threads == 320
     assert second.session_io.modified and "Restored" in second.statusBar().currentMessage()
+    assert second.session_io.autosave_file == io1.autosave_file  # taken over: its lock is the second's now
     second.close()  # a clean exit: nothing left to restore
-    assert not io1.autosave_file.exists() and QSettings().value(PENDING_KEY) is None
+    assert list(folder.iterdir()) == []
     third = MainWindow(Session(catalog, **SEED_EXAMPLE), QSettings())
     qtbot.addWidget(third)
-    third.session_io.autosave_file = io1.autosave_file
+    third.session_io.autosave_file = new_autosave_path(folder)
     assert not third.session_io.restore_autosave()
     third.close()
 
