@@ -31,6 +31,7 @@ def _query_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "threads": args.threads, "registers": args.registers, "static_smem": args.static_smem,
         "dynamic_smem": args.dynamic_smem, "barriers": args.barriers, "max_dynamic_smem": args.max_dynamic_smem,
         "carveout": parse_carveout(args.carveout), "cache_config": int(parse_cache_config(args.cache_config)),
+        "max_threads_per_block": args.max_threads_per_block,
     }  # fmt: skip
 
 
@@ -40,7 +41,8 @@ def _calc(args: argparse.Namespace, out: TextIO) -> int:
     q = kernel_query(_query_from_args(args))
     result = compute_occupancy(profile.device_properties(), q.func, q.launch, q.state)
     if args.json:
-        print(json.dumps({"device": profile.name, **result_to_json(result)}), file=out)
+        bound = {"max_threads_per_block": args.max_threads_per_block} if args.max_threads_per_block else {}
+        print(json.dumps({"device": profile.name, **bound, **result_to_json(result)}), file=out)
     else:
         print(result_to_text(result, profile.name), file=out)
     return 0
@@ -117,6 +119,8 @@ def _suggest(args: argparse.Namespace, out: TextIO) -> int:
     suggestion = max_potential_block_size(device, q.func, smem, q.state)
     answer: dict[str, Any] = {"device": profile.name, "block_size": suggestion.block_size,
                               "min_grid_size": suggestion.min_grid_size, "blocks_per_sm": suggestion.blocks_per_sm}  # fmt: skip
+    if args.max_threads_per_block is not None:
+        answer["max_threads_per_block"] = args.max_threads_per_block
     if profile.sm_count is None:
         answer["note"] = "CC profile without an SM count: min_grid_size is per SM"
     if args.blocks is not None:

@@ -55,6 +55,8 @@ def _add_kernel_arguments(p: argparse.ArgumentParser, *, threads_required: bool)
     p.add_argument("--cache-config", default="none", help="CC 3.x cache preference: none, shared, l1, equal")
     p.add_argument("--max-dynamic-smem", type=_bytes, default=None,
                    help="cudaFuncAttributeMaxDynamicSharedMemorySize (default: 48 KiB minus static, no opt-in)")
+    p.add_argument("--max-threads-per-block", type=int, default=None, metavar="N",
+                   help="the kernel's launch bound (__launch_bounds__ / cudaFuncAttributes.maxThreadsPerBlock)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
