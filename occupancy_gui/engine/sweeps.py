@@ -7,6 +7,7 @@ as 0 blocks.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +47,8 @@ class StepCurve:
     active_warps: IntArray
     occupancy: FloatArray
     current_x: int
+    launch_bound: int | None = None
+    """Block-size sweep only: the kernel's bound where it is below the device's; above it nothing launches."""
 
     def index_of(self, value: int) -> int:
         """Index of the step that holds ``value``."""
@@ -86,8 +89,11 @@ def sweep_block_size(device: DeviceProperties, func: FunctionAttributes, launch:
     x = np.arange(1, device.max_threads_per_block + 1, dtype=np.int64)
     r = max_active_blocks(device, build_query(device, func, state or DeviceState(), x, launch.dynamic_smem))
     warps = -(-x // device.warp_size)
-    return _curve("threads per block", "threads", device, x, _unit_edges(x), r.resident_blocks, warps,
-                  launch.block_size)  # fmt: skip
+    curve = _curve("threads per block", "threads", device, x, _unit_edges(x), r.resident_blocks, warps,
+                   launch.block_size)  # fmt: skip
+    if func.max_threads_per_block < device.max_threads_per_block:
+        curve = dataclasses.replace(curve, launch_bound=func.max_threads_per_block)
+    return curve
 
 
 def sweep_registers(device: DeviceProperties, func: FunctionAttributes, launch: Launch,

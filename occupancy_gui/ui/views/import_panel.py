@@ -38,6 +38,7 @@ from ..widgets.quantity import ErrorLabel
 from . import import_tasks
 from .file_watch import FileWatch
 from .import_tasks import ImportRequest, file_stamp, release_task
+from ...session import InputRefused
 from .kernel_inputs import Notes, kernel_changes, kernel_notes
 from .kernel_table_model import KernelSortFilterProxy, KernelTable, KernelTableModel, occupancy_column
 from .kernel_table_view import kernel_table_view
@@ -338,8 +339,13 @@ class ImportPanel(QWidget):
         assert t is not None
         changes = kernel_changes(t, i, self.session.catalog, match_device)
         self._selected = (t.names[i], t.arch[i])
-        with self.session.batch():
-            self.session.replace(**{**changes, **(overrides or {})})
+        try:
+            with self.session.batch():
+                self.session.replace(**{**changes, **(overrides or {})})
+        except InputRefused as exc:  # a restored session's block size above this kernel's bound
+            with self.session.batch():
+                self.session.replace(**changes)
+            self.window_.statusBar().showMessage(str(exc), 8000)
         self._update_notes()
 
     # ----------------------------------------------------------------------------- notes and occupancy
@@ -353,7 +359,7 @@ class ImportPanel(QWidget):
         t = self.model.table
         notes: Notes = (None, None)
         if t is not None and i is not None:
-            notes = kernel_notes(t, i, self.session.inputs, self.session.device)
+            notes = kernel_notes(t, i, self.session.inputs, self.session.device, self.session.catalog)
         setter = getattr(self.window_.kernel_panel, "set_import_notes", None)
         if setter is not None:
             setter(*notes)
