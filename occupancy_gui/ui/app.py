@@ -202,6 +202,14 @@ def take_screenshot(window: Any, path: Path) -> None:
         raise OSError(f"cannot write {path}")
 
 
+def close_without_asking(window: Any) -> None:
+    """Close the window without "Save changes?" (screenshots, timed smoke runs: nobody to answer)."""
+    io = getattr(window, "session_io", None)
+    if io is not None:
+        io.confirm_unsaved = False
+    window.close()
+
+
 QUIT_AFTER_ENV = "OCCUPANCY_GUI_QUIT_AFTER"
 """Milliseconds after which a launched window quits by itself (bundle smoke tests, start-up timing)."""
 
@@ -291,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"occupancy-gui: error: {exc}", file=sys.stderr)
             return 1
         finally:
-            window.close()
+            close_without_asking(window)
             window.deleteLater()
         print(f"wrote {args.screenshot}")
         return 0
@@ -299,13 +307,13 @@ def main(argv: list[str] | None = None) -> int:
         from .session_io import print_state
 
         print_state(window)
-        window.close()
+        close_without_asking(window)
         window.deleteLater()
         return 0
     window.show()
     quit_after = os.environ.get(QUIT_AFTER_ENV, "")
     if quit_after.isdigit():
-        QTimer.singleShot(int(quit_after), window.close)
+        QTimer.singleShot(int(quit_after), lambda: close_without_asking(window))
     if sys.excepthook is sys.__excepthook__:
         sys.excepthook = _excepthook  # from here on, errors in slots show a dialog instead of vanishing
     try:

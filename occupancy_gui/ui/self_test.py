@@ -126,7 +126,7 @@ def check_main_window() -> str:
             app_module.take_screenshot(window, out)  # resize, show, settle, grab(), save
             image = QImage(str(out))
         finally:
-            window.close()
+            app_module.close_without_asking(window)
             window.deleteLater()
     if image.isNull():
         raise SelfTestFailure("the main window's grab() could not be saved and read back as PNG")

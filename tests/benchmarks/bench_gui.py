@@ -149,7 +149,7 @@ def random_edit(rng: random.Random, window: object, names: list[str]) -> None:
 def edit_latency(edits: int, seed: int) -> list[float]:
     from PySide6.QtWidgets import QApplication
 
-    from occupancy_gui.ui.app import application, create_window
+    from occupancy_gui.ui.app import application, close_without_asking, create_window
 
     application()
     app, window, _ = create_window(["--screenshot", "/dev/null"])  # no settings read or written
@@ -179,7 +179,7 @@ def edit_latency(edits: int, seed: int) -> list[float]:
             if emitted and now - (finished or emitted[0]) > QUIET:
                 break
         samples.append(((finished or emitted[0]) - t0) * 1000.0 if emitted else float("nan"))
-    window.close()
+    close_without_asking(window)
     QApplication.processEvents()
     return samples
 
