@@ -60,6 +60,16 @@ def _bytes(name: str) -> Any:
     return convert
 
 
+def _size(text: str) -> tuple[int, int]:
+    """``1024x700`` (or ``1024×700``) -> (1024, 700); at least 320x240."""
+    parts = text.lower().replace("×", "x").split("x")
+    if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
+        w, h = (int(p) for p in parts)
+        if w >= 320 and h >= 240:
+            return (w, h)
+    raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT of at least 320x240, e.g. 1024x700, got {text!r}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="occupancy-gui", description="Exact CUDA occupancy calculator (desktop GUI).")
     parser.add_argument("file", nargs="?", metavar="FILE",
@@ -69,8 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--registers", type=_count("registers"), metavar="N", help="registers per thread")
     parser.add_argument("--static-smem", type=_bytes("static_smem"), metavar="B", help="static shared memory (bytes or KiB)")
     parser.add_argument("--dynamic-smem", type=_bytes("dynamic_smem"), metavar="B", help="dynamic shared memory (bytes or KiB)")
-    parser.add_argument("--screenshot", type=Path, metavar="OUT.png",
-                        help=f"render the window at {SCREENSHOT_SIZE[0]}×{SCREENSHOT_SIZE[1]} to a PNG and exit")  # fmt: skip
+    parser.add_argument("--screenshot", type=Path, metavar="OUT.png", help="render the window to a PNG and exit")
+    parser.add_argument("--size", type=_size, metavar="WxH", default=SCREENSHOT_SIZE,
+                        help=f"with --screenshot: the window size (default {SCREENSHOT_SIZE[0]}x{SCREENSHOT_SIZE[1]})")
+    parser.add_argument("--docks", metavar="all|none|NAME,...", default=None,
+                        help="with --screenshot: the docks to open (advisor, heatmap, waves, kernel_table, compare, "
+                             "every_gpu, ...); default: as the session left them")  # fmt: skip
     parser.add_argument("--self-test", action="store_true",
                         help="load every bundled profile, check a worked example, render the window offscreen; exit 0 or 1")  # fmt: skip
     parser.add_argument("--print-state", action="store_true",
@@ -190,11 +204,18 @@ def process_events_until_idle(app: QCoreApplication, rounds: int = 5) -> None:
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
 
 
-def take_screenshot(window: Any, path: Path) -> None:
+def take_screenshot(window: Any, path: Path, size: tuple[int, int] = SCREENSHOT_SIZE, docks: str | None = None) -> None:
+    """Render the window at ``size`` with ``docks`` open (``all``, ``none``, names; ``None``: as they are)."""
+    from .window_layout import parse_docks, show_docks
+
     app = QApplication.instance()
-    window.resize(*SCREENSHOT_SIZE)
+    chosen = parse_docks(docks, window) if docks is not None else None  # a bad name fails before any work
+    window.resize(*size)
     window.show()
     process_events_until_idle(app)
+    if chosen is not None:
+        show_docks(window, chosen)
+        process_events_until_idle(app)
     window.bridge.flush()
     process_events_until_idle(app)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -294,7 +315,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.screenshot:
         try:
             _finish_import(window)
-            take_screenshot(window, args.screenshot)
+            take_screenshot(window, args.screenshot, args.size, args.docks)
+        except ValueError as exc:  # --docks named a dock this window does not have
+            print(f"occupancy-gui: error: {exc}", file=sys.stderr)
+            return 2
         except OSError as exc:
             print(f"occupancy-gui: error: {exc}", file=sys.stderr)
             return 1

@@ -22,12 +22,13 @@ def registered() -> list[Install]:
     and the window module free of import cycles)."""
     from .detect_action import install_detect_action
     from .history_actions import install_history_actions
+    from .window_layout import install_window_layout
     from .session_io import install_compare_and_sessions
     from .views.analysis_dock import install_analysis_docks
     from .views.import_dock import install_import_panel
 
     return [install_compare_and_sessions, install_analysis_docks, install_import_panel, install_detect_action,
-            install_history_actions]
+            install_history_actions, install_window_layout]
 
 
 def install_extensions(window: MainWindow) -> None:

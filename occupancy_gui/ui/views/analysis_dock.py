@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QDockWidget, QFrame, QScrollArea, QWidget
 
 from ..deferred import DeferredUpdate
 
@@ -71,7 +71,15 @@ class AnalysisDock(QDockWidget):
         setattr(self._window, self._attr, view)
         view.follow = DeferredUpdate(view.on_session_changed, view)  # type: ignore[attr-defined]
         self._window.bridge.resultChanged.connect(view.follow.schedule)  # type: ignore[attr-defined]
-        self.setWidget(view)
+        if isinstance(view, QAbstractScrollArea):  # a graphics or item view shrinks (and scrolls) by itself
+            self.setWidget(view)
+            return view
+        # A form is scrolled, not squeezed: its minimum size must never set the window's (1024×700 with docks).
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(view)
+        self.setWidget(scroll)
         return view
 
     def _on_visibility_changed(self, visible: bool) -> None:
