@@ -30,9 +30,15 @@ def export_to(io: SessionIO, path: str | os.PathLike[str]) -> Path:
     if suffix in (".png", ".svg"):
         sf.atomic_write_bytes(path, plot_image_bytes(io.window.plots, suffix))
     else:
+        panel = getattr(io.window, "import_panel", None)
+        record = panel.current_record() if panel is not None else None
         source = io.current_source()
-        kernel = f"{source[1]} from {source[0]}" if source else None
-        data = report.report_data(io.session, kernel_source=kernel)
+        kernel = None
+        if record is not None and source is not None:
+            kernel = f"{source[0]}:{record.demangled or record.name}"
+        elif source is not None and source[1]:
+            kernel = f"{source[0]}:{source[1]}"
+        data = report.report_data(io.session, kernel_source=kernel, record=record)
         sf.atomic_write_text(path, report.render(data, path))
     io.window.statusBar().showMessage(f"Exported {path}", 5000)
     return path

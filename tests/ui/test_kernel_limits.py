@@ -68,3 +68,18 @@ def test_an_sm_90_cubin_on_another_major_says_it_cannot_run_and_where_it_can(qtb
     text = note.text()
     assert "cannot run on the selected device (CC 8.6)" in text and "sm_90 SASS runs on compute capability 9.x" in text
     assert "It runs on: H100 SXM5, sm_90" in text
+
+
+def test_the_exported_report_says_where_each_input_came_from(qtbot, window, tmp_path):
+    panel = window.import_panel
+    load(qtbot, panel, GEN / "b_sm90.cubin")
+    window.session.replace(device="sm_90")
+    select(panel, "_Z11local_arrayP4Pairi", "sm_90")
+    window.session.replace(dynamic_smem=2048)
+    out = window.session_io.export_to(tmp_path / "report.html")
+    text = out.read_text()
+    origin = f"imported from {GEN / 'b_sm90.cubin'}:local_array(Pair*, int)"
+    assert f'data-key="registers">37</td><td class="source">{origin}' in text
+    assert 'data-key="dynamic_smem">2 KiB (2048 B)</td><td class="source">typed' in text
+    assert 'data-key="carveout">default (no preference)</td><td class="source">default' in text
+    assert text.count("<svg ") == 4 and "400 B (stack frame and spills)" in text

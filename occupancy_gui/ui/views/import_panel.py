@@ -45,6 +45,7 @@ from .kernel_table_view import kernel_table_view
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow
+    from ...importers import KernelRecord
 
 LARGE_TABLE = 50_000
 """Rows above which filter typing is debounced (filtering 10^5 names takes tens of ms)."""
@@ -202,6 +203,12 @@ class ImportPanel(QWidget):
         if self.path is None:
             return None
         return (self.path, self._selected[0] if self._selected else "")
+
+    def current_record(self) -> KernelRecord | None:
+        """The kernel chosen in the table (for the report: its demangled name, local memory, spills)."""
+        i = self._selected_record()
+        table = self.model.table
+        return table.records[i] if table is not None and i is not None else None
 
     @property
     def loading(self) -> bool:
