@@ -33,6 +33,7 @@ from .engine import (
 )
 from .engine import architecture as arch
 from .profiles import LIMIT_NAMES
+from .compatibility import mismatch_message
 from .report_svg import curves_svg
 from .session import Inputs
 
@@ -212,9 +213,15 @@ def report_data(session: Session, input_sources: dict[str, str] | None = None, k
     stamp = datetime.now(timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M %Z")
     if input_sources is None:
         input_sources = provenance(session.inputs, record, kernel_source)
+    resources: tuple[tuple[str, str], ...] = ()
+    if record is not None:
+        resources = kernel_resources(record)
+        cannot = mismatch_message(record.arch, session.device.compute_capability, session.catalog)
+        if cannot is not None:
+            resources += (("Runs on the selected device", cannot),)
     return ReportData(session.profile, session.inputs, session.result, session.error, suggestion,
                       suggestion_error, dict(input_sources), kernel_source, stamp, dict(session.curves),
-                      kernel_resources(record) if record is not None else ())  # fmt: skip
+                      resources)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- provenance

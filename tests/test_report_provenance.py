@@ -58,3 +58,11 @@ def test_report_without_a_kernel(catalog):
     sources = _cells(text, "inputs")
     assert sources["threads"] == "default" and sources["registers"] == "typed"
     assert text.count("<svg ") == 4 and 'class="cannot-launch"' not in text
+
+
+def test_a_report_for_a_device_the_cubin_cannot_run_on_says_so(tmp_path):
+    out = tmp_path / "r.html"
+    assert main(["report", str(CUBIN), "--kernel", "spill_kernel", "--device", "sm_86", "--threads", "128",
+                 "-o", str(out)], out=io.StringIO()) == 0  # fmt: skip
+    text = out.read_text()
+    assert "cannot run on the selected device (CC 8.6)" in text and "sm_90 SASS runs on compute capability 9.x" in text

@@ -153,6 +153,7 @@ def initial_inputs(args: argparse.Namespace, catalog: Any, saved: dict[str, Any]
         if getattr(record, "barriers", None) is not None:
             inputs["barriers"] = record.barriers
         max_threads = getattr(record, "max_threads", None)
+        inputs["max_threads_per_block"] = max_threads or None
         if max_threads and args.threads is None:
             inputs["threads"] = min(inputs["threads"], max_threads)
         arch = str(getattr(record, "arch", "")).rstrip("af")
@@ -169,6 +170,9 @@ def initial_inputs(args: argparse.Namespace, catalog: Any, saved: dict[str, Any]
     options = dict(threads=args.threads, registers=args.registers, static_smem=args.static_smem,
                    dynamic_smem=args.dynamic_smem)  # fmt: skip
     inputs.update({k: v for k, v in options.items() if v is not None})
+    bound = inputs.get("max_threads_per_block")
+    if bound is not None and inputs.get("threads", 0) > bound:
+        inputs["max_threads_per_block"] = None  # an explicit --threads (or saved value) wins over a remembered bound
     return inputs
 
 
