@@ -83,3 +83,21 @@ def test_the_exported_report_says_where_each_input_came_from(qtbot, window, tmp_
     assert 'data-key="dynamic_smem">2 KiB (2048 B)</td><td class="source">typed' in text
     assert 'data-key="carveout">default (no preference)</td><td class="source">default' in text
     assert text.count("<svg ") == 4 and "400 B (stack frame and spills)" in text
+
+
+def test_heat_maps_and_advisor_respect_the_bound(qtbot, window):
+    from PySide6.QtCore import QPointF
+
+    from tests.ui.test_analysis_views import show_dock
+    from tests.ui.flush import settle
+
+    window.session.replace(threads=128, max_threads_per_block=128)
+    heat = show_dock(qtbot, window, "heatmap")
+    settle(qtbot, window)
+    grid = heat.registers.grid
+    assert (grid.active_blocks[grid.block_sizes > 128] == 0).all() and grid.active_blocks[grid.block_sizes <= 128].any()
+    assert "cannot launch: above the kernel's launch bound of 128" in heat.registers.describe(QPointF(512, 32), "registers")
+    advisor = show_dock(qtbot, window, "advisor")
+    settle(qtbot, window)
+    suggestion = advisor.advice.block_size.suggestion
+    assert suggestion is not None and suggestion.block_size <= 128
