@@ -25,10 +25,10 @@ class HistoryKeys(QObject):
     """An event filter that keeps a line edit from claiming the Undo / Redo shortcuts."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
-            if event.matches(QKeySequence.StandardKey.Undo) or event.matches(QKeySequence.StandardKey.Redo):
-                return True  # not accepted: the window's shortcut fires instead of the text undo
-        return False
+        history_key = isinstance(event, QKeyEvent) and (
+            event.matches(QKeySequence.StandardKey.Undo) or event.matches(QKeySequence.StandardKey.Redo))
+        # Filtered, not accepted: the window's shortcut fires instead of the line edit's text undo.
+        return event.type() == QEvent.Type.ShortcutOverride and history_key
 
 
 class WheelGesture(QObject):

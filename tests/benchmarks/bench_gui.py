@@ -216,7 +216,7 @@ class ReferenceWindow:
                          row.sm_capacity, row.calculation, str(row.estimate_blocks), "")  # fmt: skip
             else:
                 texts = ("",) * len(row_items)
-            for item, text in zip(row_items, texts):
+            for item, text in zip(row_items, texts, strict=True):
                 if item.text() != text:
                     item.setText(text)
         for key, curve in self.curves.items():

@@ -57,7 +57,7 @@ def test_resident_blocks_are_the_header_within_the_bound(reference: Reference, c
         block = rng.integers(1, device.max_threads_per_block + 100, n)
         dyn = np.zeros(n, dtype=np.int64)
         ref = reference.occupancy(device, kernel, block, dyn)
-        q = dict(zip(KERNEL_FIELDS, kernel.T))
+        q = dict(zip(KERNEL_FIELDS, kernel.T, strict=True))
         r = max_active_blocks(device, build_query(device, FunctionAttributes(num_regs=0), DeviceState(), block, dyn, **q))
         ok = ref["status"] == 0
         for field in RESULT_FIELDS[1:]:
@@ -97,7 +97,7 @@ def test_cli_suggest_is_the_header_with_the_attribute(reference: Reference, cc_d
         kernel[:, 0], kernel[:, 1], kernel[:, 2] = regs, 8192, bounds
         kernel[:, 4], kernel[:, 5], kernel[:, 6], kernel[:, 9] = 1, device.shared_mem_per_block - 8192, 1, -1
         ref = reference.potential_block_size(device, kernel, np.zeros((len(bounds), 3), dtype=np.int64))
-        for bound, (status, min_grid, block) in zip(bounds, ref):
+        for bound, (status, min_grid, block) in zip(bounds, ref, strict=True):
             code, got = _cli("suggest", "--device", name, "--registers", str(regs), "--static-smem", "8192",
                              "--max-threads-per-block", str(bound), "--json")  # fmt: skip
             assert status == 0 and code == 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 
 from tests.ui.test_import_panel import load, select
 from tests.ui.test_kernel_panel import commit_text

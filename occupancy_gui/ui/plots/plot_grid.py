@@ -56,7 +56,7 @@ class PlotGrid(pg.GraphicsLayoutWidget):
             grid.setRowStretchFactor(r, 0)
         for c in range(grid.columnCount()):
             grid.setColumnStretchFactor(c, 0)
-        for i, ((key, *_), cell) in enumerate(zip(SWEEPS, cells)):
+        for i, ((key, *_), cell) in enumerate(zip(SWEEPS, cells, strict=True)):
             if arrangement == "single" and key != shown:
                 cell.hide()
                 continue
