@@ -41,7 +41,7 @@ def test_a_kernel_with_launch_bounds_carries_them_and_the_curve_shows_cannot_lau
     assert (s.inputs.threads, s.inputs.max_threads_per_block, s.inputs.registers) == (128, 128, 37)
     qtbot.waitUntil(lambda: window.kernel_panel.spins["max_threads_per_block"].text() == "128", timeout=3000)
     plot = window.plots.plots["threads"]
-    assert plot.cannot_launch.isVisible() and "launch bound 128" in plot.cannot_launch_text.textItem.toPlainText()
+    assert plot.cannot_launch.isVisible() and "> 128 threads" in plot.cannot_launch_text.textItem.toPlainText()
     assert plot.drawn_value_at(200) == 0 and plot.drawn_value_at(100) > 0
     assert "cannot launch" in plot.describe(300)[2]
     # Local memory is shown for a cubin, in the table next to registers and under the register field.

@@ -96,7 +96,7 @@ class StepCurvePlot:
         self.message = pg.TextItem("", anchor=(0.5, 0.5))
         # Block sizes above the kernel's launch bound: shaded, labelled, and 0 on the curve.
         self.cannot_launch = pg.LinearRegionItem((0.0, 1.0), movable=False)
-        self.cannot_launch_text = pg.TextItem("cannot launch", anchor=(0.5, 0.0))
+        self.cannot_launch_text = pg.TextItem("cannot launch", anchor=(0.0, 0.0))
         self.cannot_launch.setZValue(-5)
         for item in (self.cannot_launch, self.cannot_launch_text):
             self.plot.addItem(item, ignoreBounds=True)
@@ -202,9 +202,9 @@ class StepCurvePlot:
             span = ((bound + 0.5) / self.scale, float(curve.edges[-1]) / self.scale)
             if self.cannot_launch.getRegion() != span:
                 self.cannot_launch.setRegion(span)
-                self.cannot_launch_text.setText(f"cannot launch\n(above the launch bound {bound})")
+                self.cannot_launch_text.setText(f"cannot launch\n(> {bound} threads)")
                 top = self.plot.getViewBox().viewRange()[1][1]
-                self.cannot_launch_text.setPos((span[0] + span[1]) / 2, top)
+                self.cannot_launch_text.setPos(span[0], top)  # at the bound, reading into the shaded part
         if self.cannot_launch.isVisible() != shown:
             self.cannot_launch.setVisible(shown)
             self.cannot_launch_text.setVisible(shown)
