@@ -22,7 +22,6 @@ from .engine import (
     BlockSizeSuggestion,
     CacheConfig,
     DeviceState,
-    FunctionAttributes,
     Launch,
     Limit,
     OccupancyError,
@@ -35,7 +34,7 @@ from .engine import architecture as arch
 from .profiles import LIMIT_NAMES
 from .compatibility import mismatch_message
 from .report_svg import curves_svg
-from .session import Inputs
+from .session import Inputs, function_attributes
 
 if TYPE_CHECKING:
     from .importers import KernelRecord
@@ -155,9 +154,7 @@ def every_gpu(catalog: Catalog, inputs: Inputs) -> list[GpuRow]:
 
     Carveout and cache preference apply only where the architecture has them, as in the session.
     """
-    func = FunctionAttributes(num_regs=inputs.registers, shared_size_bytes=inputs.static_smem,
-                              max_dynamic_shared_size_bytes=inputs.max_dynamic_smem,
-                              num_block_barriers=inputs.barriers)  # fmt: skip
+    func = function_attributes(inputs)
     launch = Launch(block_size=inputs.threads, dynamic_smem=inputs.dynamic_smem)
     rows = []
     for profile in catalog.profiles:

@@ -80,6 +80,13 @@ OPTIONAL_FIELDS = ("max_dynamic_smem", "max_threads_per_block")
 """Inputs where ``None`` means "the runtime's default" / "no bound"."""
 
 
+def function_attributes(i: Inputs) -> FunctionAttributes:
+    """The engine's ``cudaOccFuncAttributes`` for these inputs (no launch bound: the header's INT_MAX)."""
+    return FunctionAttributes(num_regs=i.registers, shared_size_bytes=i.static_smem,
+                              max_dynamic_shared_size_bytes=i.max_dynamic_smem, num_block_barriers=i.barriers,
+                              max_threads_per_block=i.max_threads_per_block or INT_MAX)  # fmt: skip
+
+
 class InputRefused(ValueError):
     """A combination of inputs the session refuses; the message says why in one line."""
 
@@ -315,11 +322,7 @@ class Session:
     # ----------------------------------------------------------------------------- engine
     @property
     def function_attributes(self) -> FunctionAttributes:
-        i = self._inputs
-        return FunctionAttributes(num_regs=i.registers, shared_size_bytes=i.static_smem,
-                                  max_dynamic_shared_size_bytes=i.max_dynamic_smem,
-                                  num_block_barriers=i.barriers,
-                                  max_threads_per_block=i.max_threads_per_block or INT_MAX)  # fmt: skip
+        return function_attributes(self._inputs)
 
     @property
     def launch(self) -> Launch:

@@ -66,3 +66,13 @@ def test_a_report_for_a_device_the_cubin_cannot_run_on_says_so(tmp_path):
                  "-o", str(out)], out=io.StringIO()) == 0  # fmt: skip
     text = out.read_text()
     assert "cannot run on the selected device (CC 8.6)" in text and "sm_90 SASS runs on compute capability 9.x" in text
+
+
+def test_every_gpu_respects_the_launch_bound(catalog):
+    from occupancy_gui import report
+    from occupancy_gui.session import Inputs
+
+    within = report.every_gpu(catalog, Inputs(device="sm_90", threads=128, registers=32, max_threads_per_block=128))
+    above = report.every_gpu(catalog, Inputs(device="sm_90", threads=256, registers=32, max_threads_per_block=128))
+    assert within and all(r.blocks_per_sm > 0 for r in within)
+    assert all(r.blocks_per_sm == 0 for r in above)  # the kernel cannot launch 256 threads on any GPU

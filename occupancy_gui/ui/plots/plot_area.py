@@ -52,7 +52,7 @@ class PlotArea(QWidget):
         for key, *_rest in SWEEPS:
             self.tabs.addTab(TAB_TITLES[key])
         self.tabs.setToolTip("One plot at a time: the window is too short for all four at a readable size\n"
-                             "(or View → One plot at a time is ticked). Ctrl+PgUp / Ctrl+PgDown switch.")  # fmt: skip
+                             "(or View → One plot at a time is ticked).")  # fmt: skip
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.tabs.hide()
         layout = QVBoxLayout(self)
