@@ -306,6 +306,8 @@ class Session:
         if not source:
             return False
         inputs = source.pop()
+        if inputs.device != self._inputs.device and inputs.device not in {p.name for p in self.catalog.profiles}:
+            inputs = dataclasses.replace(inputs, device=self._inputs.device)  # a profile since removed: keep the device
         target.append(self._inputs)
         self._gesture_depth = 0
         self._recording = False

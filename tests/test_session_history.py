@@ -121,3 +121,13 @@ def test_files_are_written_with_the_users_umask(tmp_path, umask):
     finally:
         os.umask(old)
     assert (tmp_path / "report.html").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_undo_across_a_removed_profile_keeps_the_current_device(session, catalog):
+    from occupancy_gui.profiles import Catalog
+
+    session.replace(device="My Card")
+    session.replace(registers=40)
+    session.set_catalog(Catalog([p for p in catalog.profiles if p.name != "sm_100"]))
+    assert session.undo() and session.inputs.registers == 64
+    assert session.undo() and session.inputs.device == "My Card"  # sm_100 is gone: the device stays
