@@ -17,25 +17,28 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from . import REFERENCE_HEADER, __version__
+from .compatibility import mismatch_message
 from .engine import (
     CARVEOUT_DEFAULT,
     BlockSizeSuggestion,
     CacheConfig,
     DeviceState,
-    FunctionAttributes,
     Launch,
     Limit,
     OccupancyError,
     OccupancyResult,
+    StepCurve,
     compute_occupancy,
     max_potential_block_size,
 )
 from .engine import architecture as arch
 from .profiles import LIMIT_NAMES
-from .session import Inputs
+from .report_svg import curves_svg
+from .session import Inputs, function_attributes
 from .units import format_bytes_long
 
 if TYPE_CHECKING:
+    from .importers import KernelRecord
     from .profiles import Catalog, DeviceProfile
     from .session import Session
 
@@ -49,6 +52,7 @@ INPUT_LABELS = {
     "threads": "Threads per block", "registers": "Registers per thread", "static_smem": "Static shared memory",
     "dynamic_smem": "Dynamic shared memory", "max_dynamic_smem": "Max dynamic shared memory attribute",
     "barriers": "Block barriers", "carveout": "Shared memory carveout", "cache_config": "Cache preference (CC 3.x)",
+    "max_threads_per_block": "Launch bound (max threads per block)",
 }  # fmt: skip
 BYTE_INPUTS = frozenset({"static_smem", "dynamic_smem", "max_dynamic_smem"})
 CSV_COLUMNS = ("limit", "binding", "per_block_nominal", "allocated", "sm_capacity", "calculation", "blocks",
@@ -59,6 +63,8 @@ def format_input(name: str, value: object) -> str:
     """An input value as a reader wants it (bytes with KiB, carveout and cache preference by meaning)."""
     if name == "max_dynamic_smem" and value is None:
         return "runtime default"
+    if name == "max_threads_per_block" and value is None:
+        return "none"
     if name in BYTE_INPUTS and isinstance(value, int):
         return format_bytes_long(value)
     if name == "carveout":
@@ -140,9 +146,7 @@ def every_gpu(catalog: Catalog, inputs: Inputs) -> list[GpuRow]:
 
     Carveout and cache preference apply only where the architecture has them, as in the session.
     """
-    func = FunctionAttributes(num_regs=inputs.registers, shared_size_bytes=inputs.static_smem,
-                              max_dynamic_shared_size_bytes=inputs.max_dynamic_smem,
-                              num_block_barriers=inputs.barriers)  # fmt: skip
+    func = function_attributes(inputs)
     launch = Launch(block_size=inputs.threads, dynamic_smem=inputs.dynamic_smem)
     rows = []
     for profile in catalog.profiles:
@@ -177,11 +181,18 @@ class ReportData:
     input_sources: dict[str, str] = field(default_factory=dict)
     kernel_source: str | None = None
     generated: str = ""
+    curves: dict[str, StepCurve] = field(default_factory=dict)
+    kernel_resources: tuple[tuple[str, str], ...] = ()
+    """(label, value) of the imported kernel's other figures: local memory, spills, launch bounds."""
 
 
-def report_data(session: Session, input_sources: dict[str, str] | None = None,
-                kernel_source: str | None = None) -> ReportData:  # fmt: skip
-    """The report of ``session``'s current question (the advisor's block size computed here)."""
+def report_data(session: Session, input_sources: dict[str, str] | None = None, kernel_source: str | None = None,
+                record: KernelRecord | None = None) -> ReportData:  # fmt: skip
+    """The report of ``session``'s current question (the advisor's block size computed here).
+
+    ``record`` (the imported kernel, if any) adds its local memory and spills; ``input_sources``
+    defaults to each input's provenance against it (see :func:`provenance`).
+    """
     suggestion, suggestion_error = None, None
     try:
         suggestion = max_potential_block_size(session.device, session.function_attributes,
@@ -189,12 +200,75 @@ def report_data(session: Session, input_sources: dict[str, str] | None = None,
     except OccupancyError as exc:
         suggestion_error = str(exc)
     stamp = datetime.now(timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    if input_sources is None:
+        input_sources = provenance(session.inputs, record, kernel_source)
+    resources: tuple[tuple[str, str], ...] = ()
+    if record is not None:
+        resources = kernel_resources(record)
+        cannot = mismatch_message(record.arch, session.device.compute_capability, session.catalog)
+        if cannot is not None:
+            resources += (("Runs on the selected device", cannot),)
     return ReportData(session.profile, session.inputs, session.result, session.error, suggestion,
-                      suggestion_error, dict(input_sources or {}), kernel_source, stamp)  # fmt: skip
+                      suggestion_error, dict(input_sources), kernel_source, stamp, dict(session.curves),
+                      resources)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- provenance
+TYPED, DEFAULT = "typed", "default"
+
+
+def record_inputs(record: KernelRecord) -> dict[str, int]:
+    """The session inputs an imported kernel sets (as choosing it in the kernel table does)."""
+    found: dict[str, int] = {"registers": record.registers, "static_smem": record.static_smem or 0}
+    if record.barriers is not None:
+        found["barriers"] = record.barriers
+    req = record.req_threads
+    bound = record.max_threads or (req[0] * req[1] * req[2] if req else 0)
+    if bound:
+        found["threads"] = found["max_threads_per_block"] = bound
+    return found
+
+
+def provenance(inputs: Inputs, record: KernelRecord | None = None, origin: str | None = None,
+               typed: frozenset[str] = frozenset()) -> dict[str, str]:  # fmt: skip
+    """Where each input's value came from: ``imported from FILE:kernel``, ``typed`` or ``default``.
+
+    A value equal to the imported kernel's is imported (unless named in ``typed``); one equal to the
+    :class:`Inputs` default is the default; anything else was typed.
+    """
+    defaults = Inputs(device=inputs.device)
+    imported = record_inputs(record) if record is not None else {}
+    out = {}
+    for name in INPUT_LABELS:
+        value = getattr(inputs, name)
+        if name not in typed and name in imported and imported[name] == value:
+            out[name] = f"imported from {origin or 'the imported kernel'}"
+        elif name not in typed and value == getattr(defaults, name):
+            out[name] = DEFAULT
+        else:
+            out[name] = TYPED
+    return out
+
+
+def kernel_resources(record: KernelRecord) -> tuple[tuple[str, str], ...]:
+    """The imported kernel's figures beside its inputs: local memory (stack and spills), spills, bounds."""
+    rows = [("Architecture", record.arch), ("Registers per thread", str(record.registers)),
+            ("Local memory per thread", f"{record.local_bytes or 0} B (stack frame and spills)")]  # fmt: skip
+    if record.spill_stores is not None or record.spill_loads is not None:
+        rows.append(("Spills", f"{record.spill_stores or 0} B stores, {record.spill_loads or 0} B loads"))
+    else:
+        rows.append(("Spills", "not recorded by this source (ptxas -v logs record them)"))
+    if record.max_threads:
+        rows.append(("__launch_bounds__ max threads", str(record.max_threads)))
+    if record.min_blocks:
+        rows.append(("__launch_bounds__ min blocks per SM", str(record.min_blocks)))
+    if record.req_threads:
+        rows.append(("Required block size (.reqntid)", "×".join(str(v) for v in record.req_threads)))
+    return tuple(rows)
 
 
 def _sources(data: ReportData) -> dict[str, str]:
-    return {name: data.input_sources.get(name, "entered") for name in INPUT_LABELS}
+    return {name: data.input_sources.get(name, TYPED) for name in INPUT_LABELS}
 
 
 def _device_rows(data: ReportData) -> list[tuple[str, str, str]]:
@@ -314,6 +388,8 @@ def to_html(data: ReportData) -> str:
                      + ("agrees with the exact result." if est.active_blocks == r.active_blocks
                         else "differs from the exact result: allocation granularity moved the boundary.")
                      + "</p>")  # fmt: skip
+    if data.curves:
+        parts.append('<h2>Step curves</h2><div id="curves">' + curves_svg(data.curves) + "</div>")
     parts.append(f'<h2>Block size advisor</h2><p id="advisor">{_h(_advisor_text(data))}</p>')
     parts.append('<h2>Inputs</h2><table id="inputs"><tr><th>Input</th><th>Value</th><th>Source</th></tr>')
     sources = _sources(data)
@@ -321,7 +397,10 @@ def to_html(data: ReportData) -> str:
               f'<td class="source">{_h(sources[name])}</td></tr>' for name, label in INPUT_LABELS.items()]  # fmt: skip
     parts.append("</table>")
     if data.kernel_source:
-        parts.append(f'<p class="muted">Kernel: {_h(data.kernel_source)}</p>')
+        parts.append(f'<p class="muted" id="kernel">Kernel: {_h(data.kernel_source)}</p>')
+    if data.kernel_resources:
+        parts.append('<table id="kernel_resources">' + "".join(
+            f"<tr><th>{_h(a)}</th><td>{_h(b)}</td></tr>" for a, b in data.kernel_resources) + "</table>")
     parts.append('<h2>Device</h2><table id="device"><tr><th>Figure</th><th>Value</th><th>Source</th></tr>')
     parts += [f'<tr><th>{_h(a)}</th><td>{_h(b)}</td><td class="source">{_h(c)}</td></tr>'
               for a, b, c in _device_rows(data)]
@@ -362,6 +441,8 @@ def to_markdown(data: ReportData) -> str:
     out += _md_table(["Input", "Value", "Source"], inputs)
     if data.kernel_source:
         out += ["", f"Kernel: {data.kernel_source}"]
+    if data.kernel_resources:
+        out += [""] + _md_table(["Kernel figure", "Value"], [list(row) for row in data.kernel_resources])
     out += ["", "## Device", ""] + _md_table(["Figure", "Value", "Source"], [list(row) for row in _device_rows(data)])
     return "\n".join(out) + "\n"
 

@@ -8,6 +8,7 @@ and the engine decides *what* the numbers are.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .engine import (
     CARVEOUT_DEFAULT,
+    INT_MAX,
     CacheConfig,
     DeviceProperties,
     DeviceState,
@@ -37,8 +39,14 @@ if TYPE_CHECKING:
 CURVE_NAMES: tuple[str, ...] = ("threads", "registers", "shared_memory", "barriers")
 """Keys of :attr:`Session.curves`, in display order."""
 
-BARRIER_SWEEP = 32
-"""Block barriers swept by default (``sweep_barriers``'s ``upto``)."""
+MAX_BLOCK_BARRIERS = 16
+"""PTX named barriers are numbered 0..15 (``bar.sync 0..15``): a block can use at most 16."""
+
+BARRIER_SWEEP = MAX_BLOCK_BARRIERS
+"""Block barriers swept by default (``sweep_barriers``'s ``upto``): every count a block can use."""
+
+HISTORY_LIMIT = 500
+"""Undo steps kept; the oldest go first (an input edit is a few hundred bytes)."""
 
 Listener = Callable[[frozenset[str]], None]
 """A subscriber: called with the names of the inputs that changed (``"device"``, ``"threads"``, ...)."""
@@ -50,7 +58,8 @@ class Inputs:
 
     Sizes are bytes.  ``max_dynamic_smem`` of ``None`` is the runtime's default attribute value;
     ``carveout`` is -1 (no preference) or a percentage of shared memory; ``cache_config`` only
-    matters on compute capability 3.x.
+    matters on compute capability 3.x.  ``threads`` above ``max_threads_per_block`` is refused by
+    :meth:`Session.replace`, as the runtime refuses such a launch.
     """
 
     device: str
@@ -62,9 +71,41 @@ class Inputs:
     barriers: int = 1
     carveout: int = CARVEOUT_DEFAULT
     cache_config: CacheConfig = CacheConfig.PREFER_NONE
+    max_threads_per_block: int | None = None
+    """The kernel's launch bound (``__launch_bounds__``, ``.maxntid``/``.reqntid``); ``None``: none."""
 
 
 INPUT_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Inputs))
+OPTIONAL_FIELDS = ("max_dynamic_smem", "max_threads_per_block")
+"""Inputs where ``None`` means "the runtime's default" / "no bound"."""
+
+
+def function_attributes(i: Inputs) -> FunctionAttributes:
+    """The engine's ``cudaOccFuncAttributes`` for these inputs (no launch bound: the header's INT_MAX)."""
+    return FunctionAttributes(num_regs=i.registers, shared_size_bytes=i.static_smem,
+                              max_dynamic_shared_size_bytes=i.max_dynamic_smem, num_block_barriers=i.barriers,
+                              max_threads_per_block=i.max_threads_per_block or INT_MAX)  # fmt: skip
+
+
+class InputRefused(ValueError):
+    """A combination of inputs the session refuses; the message says why in one line."""
+
+
+def input_problem(inputs: Inputs) -> str | None:
+    """Why these inputs cannot be a launch the user asks about, or ``None``.
+
+    Only what no device can ever run is refused here; what one device cannot fit is the engine's
+    answer (0 blocks, with the reasons).
+    """
+    bound = inputs.max_threads_per_block
+    if bound is not None and bound < 1:
+        return f"the kernel's launch bound must be at least 1 thread (got {bound})"
+    if bound is not None and inputs.threads > bound:
+        return (f"{inputs.threads} threads per block is above the kernel's launch bound of {bound} "
+                "(__launch_bounds__ / maxThreadsPerBlock): the launch would fail")  # fmt: skip
+    if not 0 <= inputs.barriers <= MAX_BLOCK_BARRIERS:
+        return f"block barriers must be 0..{MAX_BLOCK_BARRIERS} (PTX named barriers 0-15), got {inputs.barriers}"
+    return None
 
 KIB = 1024
 _MIB = KIB * KIB
@@ -74,8 +115,9 @@ INPUT_RANGES: dict[str, tuple[int, int]] = {
     "static_smem": (0, 4 * _MIB),
     "dynamic_smem": (0, 4 * _MIB),
     "max_dynamic_smem": (0, 4 * _MIB),
-    "barriers": (0, 32),
+    "barriers": (0, MAX_BLOCK_BARRIERS),
     "carveout": (-1, 100),
+    "max_threads_per_block": (1, 16384),  # the kernel's __launch_bounds__ (optional)
 }
 """The values each integer input can take in the window (its fields' ranges), on the command line and
 in a session file: wider than any device allows, so that an oversized block is explained by the
@@ -115,6 +157,11 @@ class Session:
         self.error: str | None = None
         self.curves: dict[str, StepCurve] = {}
         self._computed = self._inputs
+        self._undo: list[Inputs] = []
+        self._redo: list[Inputs] = []
+        self._gesture_depth = 0
+        self._gesture_recorded = False
+        self._recording = True
         self._recompute()
 
     # ----------------------------------------------------------------------------- inputs
@@ -139,17 +186,23 @@ class Session:
         if "cache_config" in changes:
             changes = {**changes, "cache_config": CacheConfig(changes["cache_config"])}
         for name, value in changes.items():
-            if name in ("device", "cache_config") or (name == "max_dynamic_smem" and value is None):
+            if name in ("device", "cache_config") or (name in OPTIONAL_FIELDS and value is None):
                 continue
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"{name} must be an int, got {value!r}")
-        return dataclasses.replace(base, **changes)
+        new = dataclasses.replace(base, **changes)
+        problem = input_problem(new)
+        if problem is not None:
+            raise InputRefused(problem)
+        return new
 
     def replace(self, **changes: Any) -> bool:
         """Set inputs; recompute and notify once if anything really changed.
 
         Returns ``True`` when at least one value differed.  Unknown names raise ``TypeError``, an
-        unknown device raises ``KeyError``; nothing changes in either case.
+        unknown device raises ``KeyError``, a refused combination (threads above the launch bound)
+        raises :class:`InputRefused`; nothing changes in any case.  Each real change is one undo
+        step (or part of the open :meth:`gesture`'s step).
         """
         new = self._validated(self._inputs, changes)
         if new == self._inputs:
@@ -179,7 +232,11 @@ class Session:
         self._inputs = dataclasses.replace(self._inputs, device=profile.name)
         self._computed = dataclasses.replace(self._computed, device="")  # force a recompute and a notice
         if self._batch_depth == 0:
-            self._flush()
+            self._recording = False  # a reloaded catalog is not the user's edit
+            try:
+                self._flush()
+            finally:
+                self._recording = True
 
     @contextmanager
     def batch(self) -> Iterator[Session]:
@@ -207,18 +264,88 @@ class Session:
         changed = frozenset(n for n in INPUT_FIELDS if getattr(self._inputs, n) != getattr(self._computed, n))
         if not changed:
             return
+        if self._recording:
+            self._record(self._computed)
         self._computed = self._inputs
         self._recompute(changed)
         for listener in list(self._listeners):
             listener(changed)
 
+    # ----------------------------------------------------------------------------- history
+    def _record(self, before: Inputs) -> None:
+        if self._gesture_depth and self._gesture_recorded:
+            return  # the open gesture's step already holds where it began
+        self._gesture_recorded = self._gesture_depth > 0
+        self._undo.append(before)
+        del self._undo[:-HISTORY_LIMIT]
+        self._redo.clear()
+
+    @contextmanager
+    def gesture(self) -> Iterator[Session]:
+        """Make every change until the block ends one undo step (a slider drag, a wheel burst).
+
+        Unlike :meth:`batch`, each change still recomputes and notifies at once; only the history
+        merges them.  Gestures nest; the outermost one closes the step.
+        """
+        self.begin_gesture()
+        try:
+            yield self
+        finally:
+            self.end_gesture()
+
+    def begin_gesture(self) -> None:
+        """Open a gesture (see :meth:`gesture`), for callers whose start and end are separate events."""
+        if self._gesture_depth == 0:
+            self._gesture_recorded = False
+        self._gesture_depth += 1
+
+    def end_gesture(self) -> None:
+        self._gesture_depth = max(0, self._gesture_depth - 1)
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def undo(self) -> bool:
+        """Go back one step of input edits; ``False`` if there is none."""
+        return self._step(self._undo, self._redo)
+
+    def redo(self) -> bool:
+        """Re-apply the last undone step; ``False`` if there is none."""
+        return self._step(self._redo, self._undo)
+
+    def clear_history(self) -> None:
+        """Forget every step (a new or opened session starts its own history)."""
+        self._undo.clear()
+        self._redo.clear()
+
+    def _step(self, source: list[Inputs], target: list[Inputs]) -> bool:
+        if not source:
+            return False
+        inputs = source.pop()
+        if inputs.device != self._inputs.device and inputs.device not in {p.name for p in self.catalog.profiles}:
+            inputs = dataclasses.replace(inputs, device=self._inputs.device)  # a profile since removed: keep the device
+        target.append(self._inputs)
+        self._gesture_depth = 0
+        self._recording = False
+        try:
+            if inputs.device != self._inputs.device:
+                self._profile = self.catalog.get(inputs.device)
+                self._device = self._profile.device_properties()
+            self._inputs = inputs
+            self._flush()
+        finally:
+            self._recording = True
+        return True
+
     # ----------------------------------------------------------------------------- engine
     @property
     def function_attributes(self) -> FunctionAttributes:
-        i = self._inputs
-        return FunctionAttributes(num_regs=i.registers, shared_size_bytes=i.static_smem,
-                                  max_dynamic_shared_size_bytes=i.max_dynamic_smem,
-                                  num_block_barriers=i.barriers)  # fmt: skip
+        return function_attributes(self._inputs)
 
     @property
     def launch(self) -> Launch:
@@ -250,7 +377,7 @@ class Session:
             self.result, self.error = None, str(exc)
         sweeps = {"threads": sweep_block_size, "registers": sweep_registers, "shared_memory": sweep_shared_memory}
         if self.barriers_apply:
-            sweeps["barriers"] = sweep_barriers
+            sweeps["barriers"] = functools.partial(sweep_barriers, upto=BARRIER_SWEEP)
         curves: dict[str, StepCurve] = {}
         for name, sweep in sweeps.items():
             reused = self._reusable_curve(name, changed)

@@ -10,9 +10,10 @@ Pure Python (no Qt).  A session file is a small YAML mapping whose first key mar
       static_smem: 24576          # bytes
       dynamic_smem: 0
       max_dynamic_smem: null      # null: the runtime's default attribute value
-      barriers: 1
+      barriers: 1                 # 0..16
       carveout: -1                # -1 (no preference) or 0..100 percent
       cache_config: none          # none | shared | l1 | equal (CC 3.x only)
+      max_threads_per_block: null # the kernel's launch bound; null: none
     import:                       # optional: the compiler output the kernel came from
       path: /abs/path/kernel.log
       kernel: _Z6kernelPf
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .engine import CacheConfig
-from .session import INPUT_FIELDS, INPUT_RANGES, Inputs
+from .session import INPUT_FIELDS, INPUT_RANGES, OPTIONAL_FIELDS, Inputs, input_problem
 
 if TYPE_CHECKING:
     from .profiles import Catalog
@@ -129,6 +130,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        _chmod_as_new_file(fd)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -139,6 +141,18 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             os.unlink(tmp)
         raise
     _fsync_directory(target.parent)
+
+
+def _chmod_as_new_file(fd: int) -> None:
+    """Give the temporary file the mode ``open()`` would: 0666 less the umask (``mkstemp`` makes 0600).
+
+    The umask can only be read by setting it; it is put back at once.
+    """
+    if not hasattr(os, "fchmod"):
+        return  # Windows: no POSIX modes
+    umask = os.umask(0o022)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -307,7 +321,11 @@ class _Reader:
         values: dict[str, Any] = {"device": device}
         for name, value in raw.items():
             values[name] = self._input_value(f"{prefix}inputs.{name}", name, value)
-        return Inputs(**values)
+        inputs = Inputs(**values)
+        problem = input_problem(inputs)
+        if problem is not None:
+            raise self.fail(f"{prefix}inputs", problem)
+        return inputs
 
     def _input_value(self, field: str, name: str, value: Any) -> Any:
         if name == "cache_config":
@@ -317,7 +335,7 @@ class _Reader:
             if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
                 return CacheConfig(value)
             raise self.fail(field, f"expected one of {', '.join(by_name)}, got {_shown(value)}")
-        if name == "max_dynamic_smem" and value is None:
+        if name in OPTIONAL_FIELDS and value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(field, f"expected a whole number, got {_shown(value)}")

@@ -56,3 +56,30 @@ def parse_count(text: str) -> int | None:
     """A non-negative integer, digits only (spaces around are fine)."""
     text = text.strip()
     return int(text) if text.isdigit() else None
+
+
+# ----------------------------------------------------------------------------- display convention
+# One convention for every read-only display: counts with digit grouping and the right plural,
+# shared memory in KiB (exact bytes in the tooltip, :func:`bytes_tooltip`).
+
+
+def group(value: int) -> str:
+    """``"65,536"``: digit grouping for large counts (and none below 10,000, where it only adds noise)."""
+    return f"{value:,}" if abs(value) >= 10_000 else str(value)
+
+
+def count(value: int, word: str, plural: str | None = None) -> str:
+    """``"1 block"``, ``"2 blocks"``, ``"1 SM"``, ``"132 SMs"``: grouped, with the plural where it belongs."""
+    return f"{group(value)} {word if value == 1 else (plural or word + 's')}"
+
+
+def kib(value: int) -> str:
+    """Shared memory for display: ``"24 KiB"``, ``"23.44 KiB"``, ``"512 B"`` below 1 KiB."""
+    if value < KIB:
+        return f"{value} B"
+    return f"{value // KIB} KiB" if value % KIB == 0 else f"{value / KIB:.2f} KiB"
+
+
+def bytes_tooltip(value: int) -> str:
+    """The exact figure behind :func:`kib`: ``"24,576 bytes"``."""
+    return f"{value:,} bytes" if value != 1 else "1 byte"

@@ -158,7 +158,7 @@ def test_reused_curves_equal_fresh_sweeps(catalog):
     session = Session(catalog, "sm_100", **SEED)
     rng = random.Random(7)
     edits = [("threads", 1, 1024), ("registers", 0, 255), ("dynamic_smem", 0, 64 * 1024),
-             ("static_smem", 0, 48 * 1024), ("barriers", 0, 40)]  # fmt: skip
+             ("static_smem", 0, 48 * 1024), ("barriers", 0, 16)]  # fmt: skip
     for _ in range(60):
         name, low, high = rng.choice(edits)
         session.replace(**{name: rng.randint(low, high)})

@@ -94,15 +94,9 @@ def test_out_of_range_values_are_refused_not_replaced(catalog, name):
     for bad in (low - 1, high + 1, 10**30):
         error = _refused(catalog, HEAD + f"inputs:\n  {name}: {bad}\n")
         assert error.field == f"inputs.{name}" and f"expected {low}..{high}" in error.message
+    block = "  threads: 1\n" if name == "max_threads_per_block" else ""  # a block within the smallest bound
     for good in (low, high):
-        assert getattr(sf.loads(HEAD + f"inputs:\n  {name}: {good}\n", catalog).inputs, name) == good
-
-
-def test_the_window_fields_take_the_session_ranges():
-    from occupancy_gui.ui.panels.kernel_panel import FIELDS
-
-    for name, _label, _kind, low, high, _step, _tip in FIELDS:
-        assert INPUT_RANGES[name] == (low, high), name
+        assert getattr(sf.loads(HEAD + f"inputs:\n  {name}: {good}\n{block}", catalog).inputs, name) == good
 
 
 def test_saving_into_a_missing_folder_creates_nothing(tmp_path):

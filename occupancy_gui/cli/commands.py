@@ -31,6 +31,7 @@ def _query_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "threads": args.threads, "registers": args.registers, "static_smem": args.static_smem,
         "dynamic_smem": args.dynamic_smem, "barriers": args.barriers, "max_dynamic_smem": args.max_dynamic_smem,
         "carveout": parse_carveout(args.carveout), "cache_config": int(parse_cache_config(args.cache_config)),
+        "max_threads_per_block": args.max_threads_per_block,
     }  # fmt: skip
 
 
@@ -40,7 +41,8 @@ def _calc(args: argparse.Namespace, out: TextIO) -> int:
     q = kernel_query(_query_from_args(args))
     result = compute_occupancy(profile.device_properties(), q.func, q.launch, q.state)
     if args.json:
-        print(json.dumps({"device": profile.name, **result_to_json(result)}), file=out)
+        bound = {"max_threads_per_block": args.max_threads_per_block} if args.max_threads_per_block else {}
+        print(json.dumps({"device": profile.name, **bound, **result_to_json(result)}), file=out)
     else:
         print(result_to_text(result, profile.name), file=out)
     return 0
@@ -117,6 +119,8 @@ def _suggest(args: argparse.Namespace, out: TextIO) -> int:
     suggestion = max_potential_block_size(device, q.func, smem, q.state)
     answer: dict[str, Any] = {"device": profile.name, "block_size": suggestion.block_size,
                               "min_grid_size": suggestion.min_grid_size, "blocks_per_sm": suggestion.blocks_per_sm}  # fmt: skip
+    if args.max_threads_per_block is not None:
+        answer["max_threads_per_block"] = args.max_threads_per_block
     if profile.sm_count is None:
         answer["note"] = "CC profile without an SM count: min_grid_size is per SM"
     if args.blocks is not None:
@@ -145,34 +149,38 @@ def _report_kernel(path: str, name: str | None) -> Any:
 
 
 def _report(args: argparse.Namespace, out: TextIO) -> int:
-    from ..report import render, report_data  # noqa: PLC0415 - lazy: only `report` renders
-    from ..session import Session  # noqa: PLC0415 - lazy: as above
+    from ..report import provenance, record_inputs, render, report_data  # noqa: PLC0415 - lazy: only `report` renders
+    from ..session import InputRefused, Session  # noqa: PLC0415 - lazy: as above
     from ..session_file import atomic_write_text  # noqa: PLC0415 - lazy: as above
 
     catalog = load_catalog()
     inputs: dict[str, Any] = {"threads": args.threads, "dynamic_smem": args.dynamic_smem,
                               "max_dynamic_smem": args.max_dynamic_smem, "carveout": parse_carveout(args.carveout),
                               "cache_config": parse_cache_config(args.cache_config)}  # fmt: skip
-    sources, kernel_source = dict.fromkeys(inputs, "command line"), None
+    record, kernel_source = None, None
     if args.file:
         try:
             record = _report_kernel(args.file, args.kernel)
         except ValueError as exc:  # ImportFailure names the file and the line
             return fail("occupancy report", str(exc))
-        kernel_source = f"{record.demangled or record.name} ({record.arch}) from {args.file}"
-        found = {"registers": record.registers, "static_smem": record.static_smem, "barriers": record.barriers}
-        inputs.update({k: v for k, v in found.items() if v is not None})
-        sources.update({k: f"{args.file}: {record.name}" for k, v in found.items() if v is not None})
-    explicit = {"registers": args.registers, "static_smem": args.static_smem, "barriers": args.barriers}
+        kernel_source = f"{args.file}:{record.demangled or record.name} ({record.arch})"
+        inputs.update({k: v for k, v in record_inputs(record).items() if k != "threads"})
+    explicit = {"registers": args.registers, "static_smem": args.static_smem, "barriers": args.barriers,
+                "max_threads_per_block": args.max_threads_per_block}  # fmt: skip
     inputs.update({k: v for k, v in explicit.items() if v is not None})
-    sources.update({k: "command line" for k, v in explicit.items() if v is not None})
+    typed = frozenset({"threads", *(k for k, v in explicit.items() if v is not None)} | (
+        {"dynamic_smem"} if args.dynamic_smem else set()))  # fmt: skip
     if "registers" not in inputs:
         raise QueryError("--registers is required without FILE")
-    session = Session(catalog, device=args.device, **inputs)
+    try:
+        session = Session(catalog, device=args.device, **inputs)
+    except InputRefused as exc:  # --threads above the kernel's launch bound, barriers above 16
+        return fail("occupancy report", str(exc))
     if session.result is None:
         return fail("occupancy report", session.error or "no result")
+    sources = provenance(session.inputs, record, kernel_source, typed)
     try:
-        text = render(report_data(session, sources, kernel_source), args.output)
+        text = render(report_data(session, sources, kernel_source, record), args.output)
         atomic_write_text(args.output, text)
     except ValueError as exc:
         return fail("occupancy report", str(exc))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import CARVEOUT_DEFAULT, CacheConfig, DeviceState, FunctionAttributes, Launch
+from ..engine import CARVEOUT_DEFAULT, INT_MAX, CacheConfig, DeviceState, FunctionAttributes, Launch
 
 CACHE_CONFIGS = {
     "none": CacheConfig.PREFER_NONE,
@@ -64,6 +64,16 @@ def parse_cache_config(value: object) -> CacheConfig:
     raise QueryError(f"cache_config: expected one of {', '.join(CACHE_CONFIGS)}, got {value!r}")
 
 
+def _max_threads_per_block(data: dict[str, Any]) -> int:
+    """The kernel's launch bound (``max_threads_per_block``); absent means none (the header's INT_MAX)."""
+    value = _int_field(data, "max_threads_per_block")
+    if value is None:
+        return INT_MAX
+    if value < 1:
+        raise QueryError(f"max_threads_per_block: expected at least 1 (the kernel's launch bound), got {value}")
+    return value
+
+
 def kernel_query(data: dict[str, Any]) -> KernelQuery:
     """Build engine inputs from query keys (the batch format, also used by ``calc``)."""
     threads = _int_field(data, "threads", required=True)
@@ -74,6 +84,7 @@ def kernel_query(data: dict[str, Any]) -> KernelQuery:
         shared_size_bytes=_int_field(data, "static_smem", 0) or 0,
         max_dynamic_shared_size_bytes=_int_field(data, "max_dynamic_smem"),
         num_block_barriers=_int_field(data, "barriers", 1) or 0,
+        max_threads_per_block=_max_threads_per_block(data),
     )
     state = DeviceState(cache_config=parse_cache_config(data.get("cache_config")),
                         carveout_config=parse_carveout(data.get("carveout")))  # fmt: skip

@@ -27,6 +27,8 @@ def _add_kernel_arguments(p: argparse.ArgumentParser, *, threads_required: bool)
     p.add_argument("--cache-config", default="none", help="CC 3.x cache preference: none, shared, l1, equal")
     p.add_argument("--max-dynamic-smem", type=_bytes, default=None,
                    help="cudaFuncAttributeMaxDynamicSharedMemorySize (default: 48 KiB minus static, no opt-in)")
+    p.add_argument("--max-threads-per-block", type=int, default=None, metavar="N",
+                   help="the kernel's launch bound (__launch_bounds__ / cudaFuncAttributes.maxThreadsPerBlock)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -68,6 +70,8 @@ def _add_report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--carveout", default="default", help="shared memory carveout: default or 0..100 (percent)")
     p.add_argument("--cache-config", default="none", help="CC 3.x cache preference: none, shared, l1, equal")
     p.add_argument("--max-dynamic-smem", type=_bytes, default=None, help="cudaFuncAttributeMaxDynamicSharedMemorySize")
+    p.add_argument("--max-threads-per-block", type=int, default=None, metavar="N",
+                   help="the kernel's launch bound (default: FILE's __launch_bounds__, else none)")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="report file: .html, .md or .csv")
 
 

@@ -21,19 +21,23 @@ from .dynamic_smem import dynamic_smem_headroom
 from .errors import OccupancyError
 from .launch import Launch, build_query
 from .occupancy import ResultArrays, max_active_blocks
-from .types import DeviceProperties, DeviceState, FunctionAttributes, Limit, OccError
+from .types import DeviceProperties, DeviceState, FunctionAttributes, Limit
+from .warps import max_block_size
 
 FloatArray = npt.NDArray[np.float64]
 BINDING_ORDER = (Limit.REGISTERS, Limit.SHARED_MEMORY, Limit.WARPS, Limit.BLOCKS, Limit.BARRIERS,
                  Limit.VIRTUAL_RESOURCES)  # fmt: skip
 """Grid cells name one binding limit; where several tie, the first of these (what a user can change first)."""
+MAX_REGISTER_CAP = 255
+"""The largest register cap nvcc accepts (``-maxrregcount``, ``__maxnreg__``): the model allows a thread
+256 registers from CC 7.0 (``cudaOccRegAllocationMaxPerThread``), but no compiler option asks for that."""
 
 
 def _query(device: DeviceProperties, func: FunctionAttributes, state: DeviceState | None,
            block_size: int | IntArray, dynamic_smem: int | IntArray,
            **sweep: int | IntArray) -> tuple[ResultArrays, IntArray]:
     r = max_active_blocks(device, build_query(device, func, state or DeviceState(), block_size, dynamic_smem, **sweep))
-    return r, np.where(r.status == OccError.SUCCESS, r.active_blocks, 0)
+    return r, r.resident_blocks
 
 
 def _warps(device: DeviceProperties, block_size: IntArray | int) -> IntArray:
@@ -76,7 +80,7 @@ def advise_block_size(device: DeviceProperties, func: FunctionAttributes, curren
         suggestion, error = max_potential_block_size(device, func, dyn, state), None
     except OccupancyError as exc:
         suggestion, error = None, str(exc)
-    limit = min(device.max_threads_per_block, func.max_threads_per_block)
+    limit = int(max_block_size(device, func.max_threads_per_block))
     sizes = sorted({*range(device.warp_size, limit + 1, device.warp_size), limit, current} - {0})
     sizes = [s for s in sizes if s > 0]
     smem = np.array([dyn(s) for s in sizes], dtype=np.int64)
@@ -188,7 +192,7 @@ def input_cliffs(device: DeviceProperties, func: FunctionAttributes, launch: Lau
     _, b = _query(device, func, state, launch.block_size, x - static_x, shared_size_bytes=static_x, max_dynamic_smem=max_dyn)
     add("shared_memory", x, b, total, b * _warps(device, launch.block_size),
         lambda v, g, bl: _smem_cost(v, total, static, g, bl))
-    limit = min(device.max_threads_per_block, func.max_threads_per_block)
+    limit = int(max_block_size(device, func.max_threads_per_block))
     sizes = np.array(sorted({*range(device.warp_size, limit + 1, device.warp_size), launch.block_size}), dtype=np.int64)
     _, b = _query(device, func, state, sizes, launch.dynamic_smem)
     add("threads", sizes, b, launch.block_size, b * _warps(device, sizes),
@@ -248,7 +252,7 @@ class RegisterTarget:
     min_blocks: int
     occupancy: float
     max_registers: int
-    """The largest registers per thread that still keeps ``min_blocks`` resident."""
+    """The largest registers per thread that still keeps ``min_blocks`` resident (a cap nvcc accepts: ≤ 255)."""
 
     @property
     def launch_bounds(self) -> str:
@@ -266,7 +270,7 @@ def register_targets(device: DeviceProperties, func: FunctionAttributes, launch:
     _, blocks = _query(device, func, state, launch.block_size, launch.dynamic_smem, num_regs=regs)
     warps = int(_warps(device, launch.block_size))
     return tuple(RegisterTarget(launch.block_size, int(n), int(n) * warps / device.max_warps_per_multiprocessor,
-                                int(regs[blocks >= n].max()))
+                                min(int(regs[blocks >= n].max()), MAX_REGISTER_CAP))
                  for n in np.unique(blocks[blocks > 0]))  # fmt: skip
 
 

@@ -16,6 +16,7 @@ from .errors import OccupancyError
 from .launch import build_query
 from .occupancy import max_active_blocks
 from .types import DeviceProperties, DeviceState, FunctionAttributes, OccError
+from .warps import max_block_size
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class BlockSizeSuggestion:
 
 def candidate_block_sizes(device: DeviceProperties, func: FunctionAttributes) -> list[int]:
     """Block sizes in the order the header tries them: the limit, then down in warp-size steps."""
-    limit = min(device.max_threads_per_block, func.max_threads_per_block)
+    limit = int(max_block_size(device, func.max_threads_per_block))
     aligned = -(-limit // device.warp_size) * device.warp_size
     return [min(limit, size) for size in range(aligned, 0, -device.warp_size)]
 

@@ -92,6 +92,9 @@ def compute_occupancy(
     if not arch.applies_barrier_limit(device.compute_capability) or func.num_block_barriers <= 0:
         limits[Limit.BARRIERS] = None
     active = _scalar(arrays, "active_blocks")
+    if not _scalar(arrays, "launchable"):
+        # Above the kernel's own bound the launch fails: no block resides, and the warps row says why.
+        active, limits[Limit.WARPS] = 0, 0
     warps = -(-launch.block_size // device.warp_size)
     estimate = first_pass_estimate(
         device, launch.block_size, func.num_regs, func.shared_size_bytes + launch.dynamic_smem,

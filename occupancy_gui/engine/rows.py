@@ -22,11 +22,24 @@ def _int(value: object) -> int:
     return int(as_int_array(value).reshape(-1)[0])
 
 
-def _warps_row(device: DeviceProperties, launch: Launch, blocks: int | None, estimate: int | None) -> LimitRow:
+def launch_bound_reason(device: DeviceProperties, func: FunctionAttributes, block_size: int) -> str | None:
+    """Why a block of ``block_size`` threads cannot launch at all (``maxBlockSize``), or ``None``."""
+    if block_size > device.max_threads_per_block:
+        return f"{block_size} threads per block > {device.max_threads_per_block} allowed"
+    if block_size > func.max_threads_per_block:
+        return (f"{block_size} threads per block > {func.max_threads_per_block}, the kernel's launch bound "
+                "(maxThreadsPerBlock): the launch fails")  # fmt: skip
+    return None
+
+
+def _warps_row(device: DeviceProperties, func: FunctionAttributes, launch: Launch, blocks: int | None,
+               estimate: int | None) -> LimitRow:  # fmt: skip
     warps = -(-launch.block_size // device.warp_size)
     max_warps = device.max_warps_per_multiprocessor
     if launch.block_size > device.max_threads_per_block:
         calculation = f"{launch.block_size} > {device.max_threads_per_block} threads per block"
+    elif launch.block_size > func.max_threads_per_block:
+        calculation = f"{launch.block_size} > {func.max_threads_per_block} threads (kernel's launch bound)"
     else:
         calculation = SUBSCRIPT_FLOOR.format(max_warps, warps)
     return LimitRow(Limit.WARPS, blocks, f"{launch.block_size} threads", f"{warps} warps",
@@ -85,7 +98,7 @@ def constraint_rows(
     rows = [
         LimitRow(Limit.BLOCKS, limits[Limit.BLOCKS], "1 block", "1 slot", f"{slots} blocks",
                  f"{slots} (architecture limit)", estimate.limits[Limit.BLOCKS]),  # fmt: skip
-        _warps_row(device, launch, limits[Limit.WARPS], estimate.limits[Limit.WARPS]),
+        _warps_row(device, func, launch, limits[Limit.WARPS], estimate.limits[Limit.WARPS]),
         _registers_row(device, func, launch, limits[Limit.REGISTERS], estimate.limits[Limit.REGISTERS]),
         _shared_memory_row(device, func, launch, arrays, limits[Limit.SHARED_MEMORY],
                            estimate.limits[Limit.SHARED_MEMORY]),  # fmt: skip
@@ -159,8 +172,9 @@ def zero_block_reasons(
     """Every reason, in words with the numbers, why not even one block fits on an SM."""
     reasons: list[str] = []
     if limits[Limit.WARPS] == 0:
-        if launch.block_size > device.max_threads_per_block:
-            reasons.append(f"{launch.block_size} threads per block > {device.max_threads_per_block} allowed")
+        bound = launch_bound_reason(device, func, launch.block_size)
+        if bound is not None:
+            reasons.append(bound)
         else:
             reasons.append(f"{-(-launch.block_size // device.warp_size)} warps per block > "
                            f"{device.max_warps_per_multiprocessor // 2} warps per half SM")  # fmt: skip

@@ -1,11 +1,13 @@
 """Occupancy swept over one input (or two) with everything else held: the step curves and heat maps.
 
 Every sweep is one call of the vectorised model, so each point equals the scalar engine's answer.
-Points where the launch is invalid (status != 0) count as 0 blocks.
+Points where the launch is invalid (status != 0, or a block above the kernel's launch bound) count
+as 0 blocks.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +47,8 @@ class StepCurve:
     active_warps: IntArray
     occupancy: FloatArray
     current_x: int
+    launch_bound: int | None = None
+    """Block-size sweep only: the kernel's bound where it is below the device's; above it nothing launches."""
 
     def index_of(self, value: int) -> int:
         """Index of the step that holds ``value``."""
@@ -70,8 +74,7 @@ class StepCurve:
 
 
 def _curve(name: str, unit: str, device: DeviceProperties, x: IntArray, edges: FloatArray,
-           blocks: IntArray, status: IntArray, warps_per_block: IntArray, current: int) -> StepCurve:  # fmt: skip
-    blocks = np.where(status == 0, blocks, 0)
+           blocks: IntArray, warps_per_block: IntArray, current: int) -> StepCurve:  # fmt: skip
     warps = blocks * warps_per_block
     return StepCurve(name, unit, x, edges, blocks, warps, warps / device.max_warps_per_multiprocessor, current)
 
@@ -86,8 +89,11 @@ def sweep_block_size(device: DeviceProperties, func: FunctionAttributes, launch:
     x = np.arange(1, device.max_threads_per_block + 1, dtype=np.int64)
     r = max_active_blocks(device, build_query(device, func, state or DeviceState(), x, launch.dynamic_smem))
     warps = -(-x // device.warp_size)
-    return _curve("threads per block", "threads", device, x, _unit_edges(x), r.active_blocks, r.status, warps,
-                  launch.block_size)  # fmt: skip
+    curve = _curve("threads per block", "threads", device, x, _unit_edges(x), r.resident_blocks, warps,
+                   launch.block_size)  # fmt: skip
+    if func.max_threads_per_block < device.max_threads_per_block:
+        curve = dataclasses.replace(curve, launch_bound=func.max_threads_per_block)
+    return curve
 
 
 def sweep_registers(device: DeviceProperties, func: FunctionAttributes, launch: Launch,
@@ -97,7 +103,7 @@ def sweep_registers(device: DeviceProperties, func: FunctionAttributes, launch: 
     r = max_active_blocks(device, build_query(device, func, state or DeviceState(), launch.block_size,
                                               launch.dynamic_smem, num_regs=x))  # fmt: skip
     warps = np.full_like(x, -(-launch.block_size // device.warp_size))
-    return _curve("registers per thread", "registers", device, x, _unit_edges(x), r.active_blocks, r.status, warps,
+    return _curve("registers per thread", "registers", device, x, _unit_edges(x), r.resident_blocks, warps,
                   func.num_regs)  # fmt: skip
 
 
@@ -121,7 +127,7 @@ def sweep_shared_memory(device: DeviceProperties, func: FunctionAttributes, laun
     edges = np.concatenate([[x[0] - 0.5], x[:-1] + 0.5, [x[-1] + 0.5]]).astype(np.float64)
     warps = np.full_like(x, -(-launch.block_size // device.warp_size))
     current = func.shared_size_bytes + launch.dynamic_smem
-    return _curve("shared memory per block", "bytes", device, x, edges, r.active_blocks, r.status, warps, current)
+    return _curve("shared memory per block", "bytes", device, x, edges, r.resident_blocks, warps, current)
 
 
 def sweep_barriers(device: DeviceProperties, func: FunctionAttributes, launch: Launch,
@@ -131,7 +137,7 @@ def sweep_barriers(device: DeviceProperties, func: FunctionAttributes, launch: L
     r = max_active_blocks(device, build_query(device, func, state or DeviceState(), launch.block_size,
                                               launch.dynamic_smem, num_block_barriers=x))  # fmt: skip
     warps = np.full_like(x, -(-launch.block_size // device.warp_size))
-    return _curve("block barriers", "barriers", device, x, _unit_edges(x), r.active_blocks, r.status, warps,
+    return _curve("block barriers", "barriers", device, x, _unit_edges(x), r.resident_blocks, warps,
                   func.num_block_barriers)  # fmt: skip
 
 
@@ -153,7 +159,7 @@ def sweep_block_size_registers(device: DeviceProperties, func: FunctionAttribute
     regs = np.arange(0, arch.reg_allocation_max_per_thread(device.compute_capability) + 1, dtype=np.int64)[None, :]
     r = max_active_blocks(device, build_query(device, func, state or DeviceState(), sizes, launch.dynamic_smem,
                                               num_regs=regs))  # fmt: skip
-    blocks = np.where(r.status == 0, r.active_blocks, 0)
+    blocks = r.resident_blocks
     warps = -(-sizes // device.warp_size)
     return OccupancyGrid(sizes[:, 0], regs[0], blocks, blocks * warps / device.max_warps_per_multiprocessor,
                          r.limiting_factors)  # fmt: skip

@@ -1,7 +1,8 @@
-"""The warp-slot limit: ``cudaOccMaxBlocksPerSMWarpsLimit``.
+"""The warp-slot limit: ``cudaOccMaxBlocksPerSMWarpsLimit``, and the largest block that can launch.
 
 A block occupies whole warps (a partial warp still takes a warp slot); a block larger than the
-device's ``maxThreadsPerBlock`` cannot launch at all.
+device's ``maxThreadsPerBlock`` cannot launch at all, nor one larger than the kernel's own bound
+(``cudaOccFuncAttributes.maxThreadsPerBlock``: ``__launch_bounds__``, ``.maxntid``, ``.reqntid``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,16 @@ import numpy as np
 
 from ._int import IntArray, divide_round_up
 from .types import DeviceProperties
+
+
+def max_block_size(device: DeviceProperties, func_max_threads_per_block: IntArray | int) -> IntArray:
+    """``maxBlockSize`` of ``cudaOccMaxPotentialOccupancyBlockSize``: ``min(device, kernel)`` threads.
+
+    The header limits its block-size search to this; the same bound decides whether a launch can
+    happen at all (the runtime refuses a block above the kernel's ``maxThreadsPerBlock``), although
+    ``cudaOccMaxActiveBlocksPerMultiprocessor`` itself checks only the device's bound.
+    """
+    return np.minimum(device.max_threads_per_block, np.asarray(func_max_threads_per_block, dtype=np.int64))
 
 
 def warps_per_block(device: DeviceProperties, block_size: IntArray) -> IntArray:

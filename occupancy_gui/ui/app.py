@@ -63,6 +63,16 @@ def _bytes(name: str) -> Any:
     return convert
 
 
+def _size(text: str) -> tuple[int, int]:
+    """``1024x700`` (or ``1024×700``) -> (1024, 700); at least 320x240."""
+    parts = text.lower().replace("×", "x").split("x")
+    if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
+        w, h = (int(p) for p in parts)
+        if w >= 320 and h >= 240:
+            return (w, h)
+    raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT of at least 320x240, e.g. 1024x700, got {text!r}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="occupancy-gui", description="Exact CUDA occupancy calculator (desktop GUI).")
     parser.add_argument("file", nargs="?", metavar="FILE",
@@ -72,8 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--registers", type=_count("registers"), metavar="N", help="registers per thread")
     parser.add_argument("--static-smem", type=_bytes("static_smem"), metavar="B", help="static shared memory (bytes or KiB)")
     parser.add_argument("--dynamic-smem", type=_bytes("dynamic_smem"), metavar="B", help="dynamic shared memory (bytes or KiB)")
-    parser.add_argument("--screenshot", type=Path, metavar="OUT.png",
-                        help=f"render the window at {SCREENSHOT_SIZE[0]}×{SCREENSHOT_SIZE[1]} to a PNG and exit")  # fmt: skip
+    parser.add_argument("--screenshot", type=Path, metavar="OUT.png", help="render the window to a PNG and exit")
+    parser.add_argument("--size", type=_size, metavar="WxH", default=SCREENSHOT_SIZE,
+                        help=f"with --screenshot: the window size (default {SCREENSHOT_SIZE[0]}x{SCREENSHOT_SIZE[1]})")
+    parser.add_argument("--docks", metavar="all|none|NAME,...", default=None,
+                        help="with --screenshot: the docks to open (advisor, heatmap, waves, kernel_table, compare, "
+                             "every_gpu, ...); default: as the session left them")  # fmt: skip
     parser.add_argument("--self-test", action="store_true",
                         help="load every bundled profile, check a worked example, render the window offscreen; exit 0 or 1")
     parser.add_argument("--print-state", action="store_true",
@@ -139,6 +153,7 @@ def initial_inputs(args: argparse.Namespace, catalog: Catalog, saved: dict[str, 
         if getattr(record, "barriers", None) is not None:
             inputs["barriers"] = record.barriers
         max_threads = getattr(record, "max_threads", None)
+        inputs["max_threads_per_block"] = max_threads or None
         if max_threads and args.threads is None:
             inputs["threads"] = min(inputs["threads"], max_threads)
         arch = str(getattr(record, "arch", "")).rstrip("af")
@@ -153,6 +168,9 @@ def initial_inputs(args: argparse.Namespace, catalog: Catalog, saved: dict[str, 
     options = dict(threads=args.threads, registers=args.registers, static_smem=args.static_smem,
                    dynamic_smem=args.dynamic_smem)  # fmt: skip
     inputs.update({k: v for k, v in options.items() if v is not None})
+    bound = inputs.get("max_threads_per_block")
+    if bound is not None and inputs.get("threads", 0) > bound:
+        inputs["max_threads_per_block"] = None  # an explicit --threads (or saved value) wins over a remembered bound
     return inputs
 
 
@@ -188,12 +206,20 @@ def process_events_until_idle(app: QCoreApplication, rounds: int = 5) -> None:
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
 
 
-def take_screenshot(window: MainWindow, path: Path) -> None:
+def take_screenshot(window: MainWindow, path: Path, size: tuple[int, int] = SCREENSHOT_SIZE,
+                    docks: str | None = None) -> None:
+    """Render the window at ``size`` with ``docks`` open (``all``, ``none``, names; ``None``: as they are)."""
+    from .window_layout import parse_docks, show_docks  # noqa: PLC0415 - lazy: only for screenshots
+
     app = QApplication.instance()
     assert app is not None  # the window exists, so the application does
-    window.resize(*SCREENSHOT_SIZE)
+    chosen = parse_docks(docks, window) if docks is not None else None  # a bad name fails before any work
+    window.resize(*size)
     window.show()
     process_events_until_idle(app)
+    if chosen is not None:
+        show_docks(window, chosen)
+        process_events_until_idle(app)
     window.bridge.flush()
     process_events_until_idle(app)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -201,14 +227,23 @@ def take_screenshot(window: MainWindow, path: Path) -> None:
         raise OSError(f"cannot write {path}")
 
 
+def close_without_asking(window: MainWindow) -> None:
+    """Close the window without "Save changes?" (screenshots, timed smoke runs: nobody to answer)."""
+    window.session_io.confirm_unsaved = False
+    window.close()
+
+
 class _WindowFactory:
-    """The self-test's way to build and render the window exactly as the application does."""
+    """The self-test's way to build, render and close the window exactly as the application does."""
 
     def create(self, argv: list[str]) -> MainWindow:
         return create_window(argv)[1]
 
     def screenshot(self, window: MainWindow, path: Path) -> None:
         take_screenshot(window, path)
+
+    def close(self, window: MainWindow) -> None:
+        close_without_asking(window)
 
 
 QUIT_AFTER_ENV = "OCCUPANCY_GUI_QUIT_AFTER"
@@ -292,12 +327,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.screenshot:
         try:
             _finish_import(window)
-            take_screenshot(window, args.screenshot)
+            take_screenshot(window, args.screenshot, args.size, args.docks)
+        except ValueError as exc:  # --docks named a dock this window does not have
+            print(f"occupancy-gui: error: {exc}", file=sys.stderr)
+            return 2
         except OSError as exc:
             print(f"occupancy-gui: error: {exc}", file=sys.stderr)
             return 1
         finally:
-            window.close()
+            close_without_asking(window)
             window.deleteLater()
         print(f"wrote {args.screenshot}")
         return 0
@@ -305,13 +343,13 @@ def main(argv: list[str] | None = None) -> int:
         from .session_io import print_state  # noqa: PLC0415 - loaded with the window already
 
         print_state(window.session_io)
-        window.close()
+        close_without_asking(window)
         window.deleteLater()
         return 0
     window.show()
     quit_after = os.environ.get(QUIT_AFTER_ENV, "")
     if quit_after.isdigit():
-        QTimer.singleShot(int(quit_after), window.close)
+        QTimer.singleShot(int(quit_after), lambda: close_without_asking(window))
     if sys.excepthook is sys.__excepthook__:
         sys.excepthook = _excepthook  # from here on, errors in slots show a dialog instead of vanishing
     try:

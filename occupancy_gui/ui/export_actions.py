@@ -19,24 +19,31 @@ from .. import report
 from .. import session_file as sf
 
 if TYPE_CHECKING:
+    from ..importers import KernelRecord
     from ..session import Session
 
 EXPORT_FILTERS = ("HTML report (*.html)", "Markdown report (*.md)", "Constraint table as CSV (*.csv)",
                   "Plots as PNG image (*.png)", "Plots as SVG image (*.svg)")  # fmt: skip
 
 
-def export_to(path: str | os.PathLike[str], session: Session, source: tuple[str, str] | None, plots: QWidget) -> Path:
+def export_to(path: str | os.PathLike[str], session: Session, source: tuple[str, str] | None, plots: QWidget,
+              record: KernelRecord | None = None) -> Path:
     """Write a report (.html/.md), the table (.csv) or the ``plots`` (.png/.svg) by extension.
 
-    ``source``: the (file, kernel) the inputs came from, named in reports.
+    ``source``: the (file, kernel) the inputs came from, named in reports; ``record``: that kernel's
+    imported record (its demangled name, local memory and spills go into the report).
     """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".png", ".svg"):
         sf.atomic_write_bytes(path, plot_image_bytes(plots, suffix))
     else:
-        kernel = f"{source[1]} from {source[0]}" if source else None
-        data = report.report_data(session, kernel_source=kernel)
+        kernel = None
+        if record is not None and source is not None:
+            kernel = f"{source[0]}:{record.demangled or record.name}"
+        elif source is not None and source[1]:
+            kernel = f"{source[0]}:{source[1]}"
+        data = report.report_data(session, kernel_source=kernel, record=record)
         sf.atomic_write_text(path, report.render(data, path))
     return path
 

@@ -14,9 +14,11 @@ from PySide6.QtWidgets import QMainWindow, QScrollArea, QSplitter, QToolBar, QVB
 from ..session import Session
 from .about import AboutDialog
 from .detect_action import DetectGpuAction, install_detect_action
+from .history_actions import HistoryActions, install_history_actions
 from .panels.device_panel import DevicePanel
 from .panels.kernel_panel import KernelPanel
 from .panels.summary_panel import SummaryPanel
+from .plots.plot_area import PlotArea
 from .plots.plot_grid import PlotGrid
 from .plots.step_plot import PERCENT, WARPS
 from .qt_utils import app_icon, icon
@@ -30,6 +32,7 @@ from .views.compare_view import CompareView
 from .views.import_dock import install_import_panel
 from .views.import_panel import ImportPanel
 from .widgets.quantity import ErrorLabel
+from .window_layout import install_window_layout
 
 TITLE = "Occupancy calculator"
 
@@ -86,6 +89,7 @@ class MainWindow(QMainWindow):
         self.table_model.set_result(self.session.result)
         self.table = ConstraintTableView(self.table_model)
         self.plots = PlotGrid(self.session)
+        self.plot_area = PlotArea(self.plots)
 
     def _build_central(self) -> None:
         top = QWidget()
@@ -97,7 +101,7 @@ class MainWindow(QMainWindow):
         self.table.setFixedHeight(self.table.fitting_height())
         self.results_splitter = QSplitter(Qt.Orientation.Vertical)
         self.results_splitter.addWidget(top)
-        self.results_splitter.addWidget(self.plots)
+        self.results_splitter.addWidget(self.plot_area)
         self.results_splitter.setStretchFactor(0, 0)
         self.results_splitter.setStretchFactor(1, 1)
         self.results_splitter.setChildrenCollapsible(False)
@@ -130,6 +134,10 @@ class MainWindow(QMainWindow):
         for action in (self.percent_action, self.warps_action):
             self.mode_group.addAction(action)
         self.mode_group.triggered.connect(self._on_mode_triggered)
+        self.one_plot_action = QAction("&One plot at a time", self, checkable=True)
+        self.one_plot_action.setToolTip("Show one step curve at a time, chosen by its tab, at full height "
+                                        "(automatic where the window is too short for all four)")  # fmt: skip
+        self.one_plot_action.toggled.connect(self.plot_area.set_one_at_a_time)
         self.about_action = QAction(icon("about"), "&About", self)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         self.about_action.triggered.connect(self.show_about)
@@ -154,6 +162,8 @@ class MainWindow(QMainWindow):
         self.view_menu = bar.addMenu("&View")
         self.view_menu.addAction(self.percent_action)
         self.view_menu.addAction(self.warps_action)
+        self.view_menu.addAction(self.one_plot_action)
+        self.view_menu.addSeparator()
         self.analysis_menu = bar.addMenu("A&nalysis")
         self.help_menu = bar.addMenu("&Help")
         self.help_menu.addAction(self.about_action)
@@ -167,6 +177,8 @@ class MainWindow(QMainWindow):
         self.advisor_dock, self.heatmap_dock, self.waves_dock = install_analysis_docks(self)
         self.kernel_dock, self.import_action = install_import_panel(self, self.import_panel)
         self.detect_gpu: DetectGpuAction = install_detect_action(self, self.device_panel)
+        self.history: HistoryActions = install_history_actions(self, self.kernel_panel.threads_slider)
+        install_window_layout(self)  # last: it sees every dock
 
     # ----------------------------------------------------------------------------- WindowApi
     @property
@@ -221,6 +233,8 @@ class MainWindow(QMainWindow):
                 restore(value)
         if settings.value("view/plot_mode") == WARPS:
             self.set_plot_mode(WARPS)
+        if settings.value("view/one_plot") in (True, "true"):
+            self.one_plot_action.setChecked(True)
 
     def save_settings(self, settings: QSettings) -> None:
         settings.setValue("window/geometry", self.saveGeometry())
@@ -228,6 +242,7 @@ class MainWindow(QMainWindow):
         settings.setValue("window/main_splitter", self.main_splitter.saveState())
         settings.setValue("window/results_splitter", self.results_splitter.saveState())
         settings.setValue("view/plot_mode", self.plots.mode)
+        settings.setValue("view/one_plot", self.one_plot_action.isChecked())
         save_inputs(settings, self.session.inputs)
         settings.sync()
 

@@ -122,6 +122,10 @@ class WindowFactory(Protocol[W]):
 
     def screenshot(self, window: W, path: Path) -> None: ...
 
+    def close(self, window: W) -> None:
+        """Close it without asking anything (nobody is there to answer "Save changes?")."""
+        ...
+
 
 def check_main_window(factory: WindowFactory[Any]) -> str:
     """Build the main window as the app does, render it, and check the picture; return its size."""
@@ -139,7 +143,7 @@ def check_main_window(factory: WindowFactory[Any]) -> str:
             factory.screenshot(window, out)  # resize, show, settle, grab(), save
             image = QImage(str(out))
         finally:
-            window.close()
+            factory.close(window)
             window.deleteLater()
     if image.isNull():
         raise SelfTestFailure("the main window's grab() could not be saved and read back as PNG")

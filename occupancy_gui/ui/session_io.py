@@ -59,6 +59,8 @@ class SessionIO(QObject):
         self.last_error = ""
         self.error_box: QMessageBox | None = None
         self.show_error_dialogs = True
+        self.confirm_unsaved = True
+        """Ask "Save changes?" before New, Open and Quit lose a modified session (off for --screenshot)."""
         self._source: tuple[str, str] | None = None
         self._loading = False
         self.recent = read_recent(self.settings)
@@ -215,6 +217,7 @@ class SessionIO(QObject):
             self.report_error("Cannot open session", str(exc))
             return False
         self.adopt(state, path)
+        self.session.clear_history()
         self.add_recent(path)
         self.show_status(f"Opened {path}", 5000)
         return True
@@ -234,8 +237,33 @@ class SessionIO(QObject):
         return True
 
     def new_session(self) -> None:
-        """Default inputs on the current device, nothing pinned, no file."""
+        """Default inputs on the current device, nothing pinned, no file (after "Save changes?")."""
+        if not self.confirm_discard("starting a new session"):
+            return
         self.adopt(sf.SessionState(Inputs(device=self.session.inputs.device, **DEFAULT_INPUTS)), None)
+        self.session.clear_history()
+
+    # ----------------------------------------------------------------------------- unsaved changes
+    def ask_save_changes(self, doing: str) -> str:
+        """The "Save changes?" question: ``"save"``, ``"discard"`` or ``"cancel"`` (tests replace it)."""
+        buttons = QMessageBox.StandardButton
+        name = self.path.name if self.path is not None else UNTITLED
+        box = QMessageBox(QMessageBox.Icon.Question, "Save changes?",
+                          f"Save the changes to {name} before {doing}?", buttons.Save | buttons.Discard | buttons.Cancel,
+                          self._frame)  # fmt: skip
+        box.setDefaultButton(buttons.Save)
+        answer = box.exec()
+        return {buttons.Save: "save", buttons.Discard: "discard"}.get(buttons(answer), "cancel")
+
+    def confirm_discard(self, doing: str) -> bool:
+        """``True`` when the current session may be replaced: unmodified, saved now, or discarded by choice."""
+        if not self.modified or not self.confirm_unsaved:
+            return True
+        answer = self.ask_save_changes(doing)
+        if answer == "save":
+            self._on_save_triggered()
+            return not self.modified  # a cancelled or failed save keeps the session
+        return answer == "discard"
 
     def add_recent(self, path: Path) -> None:
         text = str(path.resolve())
@@ -259,7 +287,8 @@ class SessionIO(QObject):
         """Write a report (.html/.md), the table (.csv) or the plots (.png/.svg) by extension."""
         from . import export_actions  # noqa: PLC0415 - lazy: the exporters load with the first export
 
-        written = export_actions.export_to(path, self.session, self.current_source(), self.plots)
+        written = export_actions.export_to(path, self.session, self.current_source(), self.plots,
+                                           self.sources.current_record())
         self.show_status(f"Exported {written}", 5000)
         return written
 
@@ -271,6 +300,8 @@ class SessionIO(QObject):
 
     # ----------------------------------------------------------------------------- dialogs (real app)
     def _on_open_triggered(self) -> None:
+        if not self.confirm_discard("opening another session"):
+            return
         path, _ = QFileDialog.getOpenFileName(self._frame, "Open session", self.dialog_dir(), SESSION_FILTER)
         if path:
             self.open_path(path)
@@ -297,7 +328,7 @@ class SessionIO(QObject):
 
     def _on_recent_triggered(self) -> None:
         action = self.sender()
-        if isinstance(action, QAction) and action.data():
+        if isinstance(action, QAction) and action.data() and self.confirm_discard("opening another session"):
             self.open_path(str(action.data()))
 
     def dialog_dir(self) -> str:
@@ -314,6 +345,9 @@ class SessionIO(QObject):
         if kind in DROP_EVENTS:  # not ours (compiler outputs, other drops) falls through
             return accept_drop(event, dropped_session, self.open_path)
         if kind == QEvent.Type.Close:
+            if not self.confirm_discard("quitting"):
+                event.ignore()
+                return True  # the window stays open with its work
             self.discard_autosave()
         return False
 

@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import QSettings
 
 from ..engine import CacheConfig
-from ..session import INPUT_FIELDS, Inputs
+from ..session import INPUT_FIELDS, OPTIONAL_FIELDS, Inputs
 
 GROUP = "inputs"
 
@@ -24,7 +24,7 @@ def load_inputs(settings: QSettings, catalog: Any) -> dict[str, Any]:
             try:
                 if name == "device":
                     out[name] = catalog.get(str(raw)).name
-                elif name == "max_dynamic_smem":
+                elif name in OPTIONAL_FIELDS:
                     out[name] = None if str(raw) in ("", "none", "None") else int(raw)
                 elif name == "cache_config":
                     out[name] = CacheConfig(int(raw))

@@ -43,6 +43,9 @@ class WindowApi(Protocol):
     def file_quit_separator(self) -> QAction: ...
 
     @property
+    def edit_menu(self) -> QMenu: ...
+
+    @property
     def view_menu(self) -> QMenu: ...
 
     @property

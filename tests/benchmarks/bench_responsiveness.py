@@ -129,7 +129,7 @@ def main() -> int:
     from occupancy_gui.paths import data_dir
     from occupancy_gui.profiles import default_catalog
     from occupancy_gui.session import Session
-    from occupancy_gui.ui.app import application
+    from occupancy_gui.ui.app import application, close_without_asking
     from occupancy_gui.ui.main_window import MainWindow
 
     app = application()
@@ -154,7 +154,7 @@ def main() -> int:
         for i in range(args.repeat):
             stall, elapsed, rows = measure(window, log)
             print(f"run {i + 1}: {rows} kernels, import {elapsed:.2f} s, longest GUI stall {stall:.1f} ms")
-        window.close()
+        close_without_asking(window)
     return 0
 
 

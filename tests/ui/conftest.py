@@ -76,3 +76,21 @@ def results(window, qtbot):
     received: list[frozenset[str]] = []
     window.bridge.resultChanged.connect(received.append)
     return received
+
+
+@pytest.fixture(autouse=True)
+def unsaved_changes_discarded(monkeypatch):
+    """"Save changes?" answers Discard unless a test says otherwise: a modal dialog would wait forever here.
+
+    ``answers`` records each question (what was being done) so tests can assert that it was asked.
+    """
+    from occupancy_gui.ui.session_io import SessionIO
+
+    asked: list[str] = []
+
+    def answer(self, doing: str) -> str:
+        asked.append(doing)
+        return "discard"
+
+    monkeypatch.setattr(SessionIO, "ask_save_changes", answer)
+    return asked

@@ -15,8 +15,8 @@ def show_dock(qtbot, window, name: str):
     dock = getattr(window, f"{name}_dock")
     dock.show()
     dock.raise_()
-    qtbot.waitUntil(dock.widget().isVisible, timeout=1000)
-    return dock.widget()
+    qtbot.waitUntil(lambda: dock.view().isVisible(), timeout=1000)
+    return dock.view()
 
 
 def cells(model) -> list[tuple[str, ...]]:

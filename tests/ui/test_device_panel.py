@@ -69,9 +69,10 @@ def test_session_drives_selector(panel, session):
 
 def test_limits_have_sources_as_tooltips(panel):
     key, value = panel.limit_labels["Registers / SM"]
-    assert value.text() == "65536"
+    assert value.text() == "65,536"  # large counts grouped
     assert "test source for regs_per_multiprocessor" in value.toolTip()
-    assert panel.limit_labels["Shared mem / SM"][1].text() == "228 KiB"
+    smem = panel.limit_labels["Shared mem / SM"][1]
+    assert smem.text() == "228 KiB" and "233,472 bytes" in smem.toolTip()  # KiB shown, exact bytes in the tooltip
 
 
 def test_carveout_and_cache_config(panel, session):
@@ -92,3 +93,33 @@ def test_carveout_and_cache_config(panel, session):
     assert session.inputs.cache_config == CacheConfig.PREFER_SHARED
     for widget in (panel.selector, panel.carveout, panel.carveout_percent, panel.cache_config):
         assert widget.toolTip()
+
+
+@pytest.mark.parametrize(("typed", "found"), [("Jetson", "Jetson AGX Thor"), ("H100 SXM", "H100 SXM5")])
+def test_search_matches_aliases(qtbot, typed, found):
+    """The bundled catalog: an alias finds its profile whatever the profile's own name."""
+    from occupancy_gui.paths import data_dir
+    from occupancy_gui.profiles import Catalog
+    from occupancy_gui.session import Session
+    from occupancy_gui.ui.panels.device_panel import DevicePanel
+
+    panel = DevicePanel(Session(Catalog.load([data_dir("device_profiles")]), "sm_90"))
+    qtbot.addWidget(panel)
+    completer = panel.selector.completer()
+    completer.setCompletionPrefix(typed)
+    hits = [completer.completionModel().index(r, 0).data() for r in range(completer.completionModel().rowCount())]
+    assert any(found in hit for hit in hits), hits
+
+
+def test_focusing_the_selector_selects_its_text(qtbot, panel):
+    panel.show()
+    qtbot.waitExposed(panel)
+    edit = panel.selector.lineEdit()
+    edit.deselect()
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtGui import QFocusEvent
+    from PySide6.QtWidgets import QApplication
+
+    # As a click delivers it (Tab selects all by itself) (the offscreen platform has no active window to move focus in).
+    QApplication.sendEvent(panel.selector, QFocusEvent(QEvent.Type.FocusIn, Qt.FocusReason.MouseFocusReason))
+    qtbot.waitUntil(lambda: bool(edit.text()) and edit.selectedText() == edit.text(), timeout=2000)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt
-from PySide6.QtGui import QFont, QStandardItem, QStandardItemModel
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtGui import QFocusEvent, QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -45,11 +45,24 @@ def _group(profile: DeviceProfile) -> str:
 
 
 def profile_label(profile: DeviceProfile) -> str:
-    """One line per profile, searchable by name, architecture and compute capability."""
+    """One line per profile, searchable by name, alias, architecture and compute capability.
+
+    The aliases are part of the label because the completer matches what it shows: "Jetson" finds
+    the profile named "NVIDIA Thor", "H100 SXM" the one named "NVIDIA H100 80GB HBM3".
+    """
     major, minor = profile.compute_capability
+    aliases = [a for a in profile.aliases if a.casefold() not in profile.name.casefold()]
+    name = f"{profile.name} ({', '.join(aliases)})" if aliases and profile.kind != "compute_capability" else profile.name
     if profile.kind == "compute_capability":
-        return f"{profile.name} — {profile.architecture}, CC {major}.{minor}"
-    return f"{profile.name} — {profile.architecture}, CC {major}.{minor}, {profile.sm_count} SMs"
+        return f"{name} — {profile.architecture}, CC {major}.{minor}"
+    return f"{name} — {profile.architecture}, CC {major}.{minor}, {units.count(profile.sm_count or 0, 'SM')}"
+
+
+SMEM_ROWS = {
+    "Shared mem / SM": lambda d: d.shared_mem_per_multiprocessor, "Shared mem / block": lambda d: d.shared_mem_per_block,
+    "Opt-in / block": lambda d: d.shared_mem_per_block_optin, "Reserved / block": lambda d: d.reserved_shared_mem_per_block,
+}  # fmt: skip
+"""Rows shown in KiB, and the exact bytes their tooltips give."""
 
 
 class DeviceSelector(QComboBox):
@@ -78,6 +91,13 @@ class DeviceSelector(QComboBox):
         editor = self.lineEdit()
         assert editor is not None  # setEditable(True) above made it
         self.editor = editor
+
+    def focusInEvent(self, event: QFocusEvent) -> None:  # noqa: N802 (Qt override)
+        # Focusing the selector (click, Tab, Alt+D) selects its text, so typing starts a new search.
+        super().focusInEvent(event)
+        line = self.lineEdit()
+        if line is not None:
+            QTimer.singleShot(0, line.selectAll)  # after a click has placed the cursor
 
     def populate(self, catalog: Catalog) -> None:
         """(Re)fill the list from ``catalog``, grouped; the caller blocks signals if it must."""
@@ -257,19 +277,20 @@ class DevicePanel(QGroupBox):
         profile, device = self.session.profile, self.session.device
         cc = device.compute_capability
         src = profile.sources
-        kib = units.format_bytes
+        kib = units.kib
+        count = units.group
         rows = {
             "Compute capability": (f"{cc[0]}.{cc[1]} ({profile.architecture})", profile.title),
             "SMs": (str(profile.sm_count) if profile.sm_count else "—",
                     src.get("sm_count", "A compute capability has no SM count; per-SM figures do not need one.")),
-            "Threads / SM": (str(device.max_threads_per_multiprocessor), src.get("max_threads_per_multiprocessor")),
+            "Threads / SM": (count(device.max_threads_per_multiprocessor), src.get("max_threads_per_multiprocessor")),
             "Warps / SM": (str(device.max_warps_per_multiprocessor), "Threads per SM ÷ warp size "
                            f"({device.warp_size}); warp size: {src.get('warp_size', '')}"),
             "Blocks / SM": (str(arch.max_blocks_per_multiprocessor(cc)),
                             "cudaOccMaxBlocksPerMultiprocessor: the architecture table of cuda_occupancy.h"),
             "Threads / block": (str(device.max_threads_per_block), src.get("max_threads_per_block")),
-            "Registers / SM": (str(device.regs_per_multiprocessor), src.get("regs_per_multiprocessor")),
-            "Registers / block": (str(device.regs_per_block), src.get("regs_per_block")),
+            "Registers / SM": (count(device.regs_per_multiprocessor), src.get("regs_per_multiprocessor")),
+            "Registers / block": (count(device.regs_per_block), src.get("regs_per_block")),
             "Register unit": (f"{arch.reg_allocation_granularity(cc)} / warp",
                               "cudaOccRegAllocationGranularity: registers are allocated per warp in these units"),
             "Shared mem / SM": (kib(device.shared_mem_per_multiprocessor), src.get("shared_mem_per_multiprocessor")),
@@ -283,8 +304,8 @@ class DevicePanel(QGroupBox):
             key_label, value_label = self.limit_labels[name]
             value_label.setText(value)
             exact = value
-            if value.endswith(" KiB"):
-                exact = units.format_bytes_long(int(value[:-4]) * units.KIB)
+            if name in SMEM_ROWS:
+                exact = units.bytes_tooltip(SMEM_ROWS[name](device))
             tip = f"{name}: {exact}\nSource: {source or 'not recorded'}"
             key_label.setToolTip(tip)
             value_label.setToolTip(tip)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QSlider, QWidget
 
-from ...session import INPUT_RANGES, Session
+from ...session import INPUT_RANGES, InputRefused, Session
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import ErrorLabel, QuantityField, QuantitySpinBox
 
@@ -30,8 +30,12 @@ FIELDS = (
      "cudaFuncAttributeMaxDynamicSharedMemorySize: opt in to more than the default per-block\n"
      "shared memory. Unset, the runtime uses shared memory per block − static shared memory."),
     ("barriers", "Block &barriers:", "count", *INPUT_RANGES["barriers"], 1,
-     "Named barriers a block uses (1 for __syncthreads alone). Limits resident blocks\n"
-     "from compute capability 9.0."),
+     "Named barriers a block uses (1 for __syncthreads alone; PTX has barriers 0-15, so at most 16).\n"
+     "Limits resident blocks from compute capability 9.0."),
+    ("max_threads_per_block", "Ma&x threads (bound):", "count", 0, INPUT_RANGES["max_threads_per_block"][1], 32,
+     "The kernel's own limit on threads per block (cudaFuncAttributes.maxThreadsPerBlock):\n"
+     "__launch_bounds__(N), .maxntid or .reqntid. A larger block cannot launch.\n"
+     "'none' (0): no bound beyond the device's. Set by choosing an imported kernel."),
 )  # fmt: skip
 
 
@@ -73,6 +77,7 @@ class KernelPanel(QGroupBox):
         self.arch_note.setWordWrap(True)
         self.arch_note.hide()
         form.addRow(self.arch_note)
+        self.spins["max_threads_per_block"].setSpecialValueText("none")
         self.setTabOrder(self.threads_slider, self.spins["threads"])
         self.setTabOrder(self.runtime_default, self.spins["max_dynamic_smem"])
         self.sync_from_session()
@@ -89,11 +94,22 @@ class KernelPanel(QGroupBox):
         self.runtime_default.toggled.connect(self._on_runtime_default_toggled)
 
     # ----------------------------------------------------------------------------- widget -> session
+    def _apply(self, name: str, **changes: object) -> None:
+        """Write to the session; a refused combination is explained under the field and the widgets revert."""
+        try:
+            self.session.replace(**changes)
+        except InputRefused as exc:
+            self.sync_from_session()
+            self.fields[name].error.show_message(f"{exc}; kept {getattr(self.session.inputs, name) or 'none'}")
+
     def _on_threads_changed(self, value: int) -> None:
-        self.session.replace(threads=value)
+        self._apply("threads", threads=value)
 
     def _on_threads_slider_changed(self, warps: int) -> None:
-        self.session.replace(threads=warps * self.session.device.warp_size)
+        self._apply("threads", threads=warps * self.session.device.warp_size)
+
+    def _on_max_threads_per_block_changed(self, value: int) -> None:
+        self._apply("max_threads_per_block", max_threads_per_block=value or None)
 
     def _on_registers_changed(self, value: int) -> None:
         self.session.replace(registers=value)
@@ -112,7 +128,7 @@ class KernelPanel(QGroupBox):
         self.session.replace(max_dynamic_smem=None if checked else self.spins["max_dynamic_smem"].value())
 
     def _on_barriers_changed(self, value: int) -> None:
-        self.session.replace(barriers=value)
+        self._apply("barriers", barriers=value)
 
     def set_import_notes(self, spills: str | None, arch_note: str | None) -> None:
         """Notes on the kernel loaded from compiler output (the import panel sets them; ``None`` hides)."""
@@ -135,6 +151,8 @@ class KernelPanel(QGroupBox):
             for name in ("threads", "registers", "static_smem", "dynamic_smem", "barriers"):
                 if spins[name].value() != getattr(inputs, name):
                     spins[name].setValue(getattr(inputs, name))
+            if spins["max_threads_per_block"].value() != (inputs.max_threads_per_block or 0):
+                spins["max_threads_per_block"].setValue(inputs.max_threads_per_block or 0)
             slots = max(1, device.max_threads_per_block // warp)
             if self.threads_slider.maximum() != slots:
                 self.threads_slider.setRange(1, slots)

@@ -13,6 +13,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
+from ... import units
 from ...engine import Limit
 from ...session import Session
 from ..qt_utils import banner_colors
@@ -25,6 +26,12 @@ LIMIT_NAMES = {
 _TAG = re.compile(r"<[^>]+>")
 BANNER_LINES = 4
 """Lines the banner has room for: its title and three reasons (more reasons share lines)."""
+
+
+def _bold_count(value: int, word: str) -> str:
+    """``"<b>1</b> block"``, ``"<b>1,024</b> threads"``: the summary's counts, grouped and with their plural."""
+    number, _, noun = units.count(value, word).partition(" ")
+    return f"<b>{number}</b> {noun}"
 
 
 def limits_text(limits: tuple[Limit, ...]) -> str:
@@ -133,7 +140,7 @@ class SummaryPanel(QWidget):
         self.stack.addWidget(details)
         self.stack.addWidget(self.banner)
         line = self.fontMetrics().lineSpacing()
-        self.stack.setFixedHeight(BANNER_LINES * line + 14)
+        self.stack.setFixedHeight(BANNER_LINES * line + 8)
         top = QHBoxLayout(self)
         top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(self.occupancy)
@@ -153,13 +160,13 @@ class SummaryPanel(QWidget):
             self.stack.setCurrentWidget(self.banner)
             return
         self.occupancy.setText(f"{result.occupancy * 100:.4g} %")
-        self.counts.setText(f"<b>{result.active_blocks}</b> blocks · <b>{result.active_warps}</b> warps · "
-                            f"<b>{result.active_threads}</b> threads per SM "
-                            f"(of {result.max_warps_per_multiprocessor} warps)")  # fmt: skip
+        self.counts.setText(f"{_bold_count(result.active_blocks, 'block')} · {_bold_count(result.active_warps, 'warp')} · "
+                            f"{_bold_count(result.active_threads, 'thread')} per SM "
+                            f"(of {units.count(result.max_warps_per_multiprocessor, 'warp')})")  # fmt: skip
         self.limited_by.setText(f"Limited by <b>{limits_text(result.binding)}</b>")
         est = result.estimate
         differs = est.active_blocks != result.active_blocks
-        self.estimate.setText(f"First-pass estimate: {est.active_blocks} blocks, {est.occupancy * 100:.4g} %"
+        self.estimate.setText(f"First-pass estimate: {units.count(est.active_blocks, 'block')}, {est.occupancy * 100:.4g} %"
                               + (" <b>≠ exact</b> (allocation rounding)" if differs else " (agrees)"))  # fmt: skip
         if result.active_blocks == 0:
             self.banner.show_reasons("No block fits on an SM — this launch would fail:", list(result.reasons))

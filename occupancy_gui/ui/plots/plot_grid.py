@@ -1,4 +1,5 @@
-"""The 2×2 grid of step curves in one ``GraphicsLayoutWidget`` (one view, one repaint)."""
+"""The step curves in one ``GraphicsLayoutWidget`` (one view, one repaint): a 2×2 grid, a row of four,
+or one alone (``arrange``; :class:`~.plot_area.PlotArea` decides which)."""
 
 from __future__ import annotations
 
@@ -31,16 +32,41 @@ class PlotGrid(pg.GraphicsLayoutWidget):
         self.session = session
         self.mode = PERCENT
         self.ci.layout.setSpacing(4)
-        self.ci.setContentsMargins(4, 4, 8, 4)
+        self.ci.setContentsMargins(4, 2, 8, 2)
         self.plots: dict[str, StepCurvePlot] = {}
         for i, (key, label, unit, scale) in enumerate(SWEEPS):
             cell = PlotCell(self.ci, row=i // 2, col=i % 2)
             self.plots[key] = StepCurvePlot(cell, key, label, unit, style, scale)
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
         self.setToolTip("")
-        self.setMinimumHeight(260)
         self._max_warps = 0
+        self.arrangement = "grid"
         self.sync_from_session()
+
+    def arrange(self, arrangement: str, shown: str = "threads") -> None:
+        """``"grid"`` (2×2), ``"row"`` (1×4) or ``"single"`` (only ``shown``): the same cells, moved."""
+        grid = self.ci.layout
+        cells = [self.plots[key].plot.layout for key, *_ in SWEEPS]
+        for cell in cells:
+            for i in range(grid.count()):
+                if grid.itemAt(i) is cell:
+                    grid.removeAt(i)
+                    break
+        for r in range(grid.rowCount()):
+            grid.setRowStretchFactor(r, 0)
+        for c in range(grid.columnCount()):
+            grid.setColumnStretchFactor(c, 0)
+        for i, ((key, *_), cell) in enumerate(zip(SWEEPS, cells, strict=True)):
+            if arrangement == "single" and key != shown:
+                cell.hide()
+                continue
+            row, col = {"grid": (i // 2, i % 2), "row": (0, i)}.get(arrangement, (0, 0))
+            grid.addItem(cell, row, col)
+            grid.setRowStretchFactor(row, 1)
+            grid.setColumnStretchFactor(col, 1)
+            cell.show()
+        self.arrangement = arrangement
+        grid.invalidate()
 
     def apply_style(self) -> None:
         """Re-colour the plots from the current system palette (light/dark switch)."""

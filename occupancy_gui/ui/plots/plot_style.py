@@ -32,6 +32,7 @@ class PlotStyle:
     hover_fill: object
     disabled_text: QColor
     label_fill: object
+    cannot_launch_brush: object
 
 
 def plot_style() -> PlotStyle:
@@ -64,4 +65,11 @@ def plot_style() -> PlotStyle:
         hover_fill=pg.mkBrush(hover_bg),
         disabled_text=pal.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text),
         label_fill=pg.mkBrush(label_bg),
+        cannot_launch_brush=pg.mkBrush(_alpha(pal.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text), 40)),
     )
+
+
+def _alpha(color: QColor, alpha: int) -> QColor:
+    out = QColor(color)
+    out.setAlpha(alpha)
+    return out

@@ -9,6 +9,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QBrush, QPen
 from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsItem
 
+from ... import units
 from ...engine import Cliff, StepCurve
 from .plot_cell import PlotCell
 from .plot_style import PlotStyle
@@ -94,6 +95,13 @@ class StepCurvePlot:
         self.hover_text = pg.TextItem("", anchor=(0.0, 0.0))
         self.hover_point = Marker(7)
         self.message = pg.TextItem("", anchor=(0.5, 0.5))
+        # Block sizes above the kernel's launch bound: shaded, labelled, and 0 on the curve.
+        self.cannot_launch = pg.LinearRegionItem((0.0, 1.0), movable=False)
+        self.cannot_launch_text = pg.TextItem("cannot launch", anchor=(0.0, 0.0))
+        self.cannot_launch.setZValue(-5)
+        for item in (self.cannot_launch, self.cannot_launch_text):
+            self.plot.addItem(item, ignoreBounds=True)
+            item.hide()
         for item in (self.curve, self.current_line, *self.cliff_markers, self.current_point, self.cliff_above,
                      self.cliff_below, self.hover_point, self.hover_text, self.message):  # fmt: skip
             self.plot.addItem(item, ignoreBounds=True)
@@ -113,6 +121,10 @@ class StepCurvePlot:
         self.curve.setPen(style.curve_pen)
         self.curve.setBrush(style.curve_brush)
         self.current_line.setPen(style.current_pen)
+        self.cannot_launch.setBrush(style.cannot_launch_brush)
+        for line in self.cannot_launch.lines:
+            line.setPen(pg.mkPen(None))
+        self.cannot_launch_text.setColor(style.disabled_text)
         self.current_point.set_style(pg.mkPen(style.background, width=1.5), style.current_brush)
         for marker in self.cliff_markers:
             marker.set_style(style.cliff_pen, style.cliff_brush)
@@ -176,11 +188,27 @@ class StepCurvePlot:
         if self._shown is None or not (np.array_equal(self._shown[0], edges) and np.array_equal(self._shown[1], y)):
             self.curve.setData(edges, y, stepMode="center")
             self._shown = (edges, y)
+        self._show_launch_bound(curve)
         x_now = curve.current_x / self.scale
         y_now = float(self.y_values(curve)[curve.index_of(curve.current_x)])
         self.current_line.setValue(x_now)
         self.current_point.setPos(x_now, y_now)
         self._show_cliffs(curve.cliff_above(), curve.cliff_below())
+
+    def _show_launch_bound(self, curve: StepCurve) -> None:
+        bound = curve.launch_bound
+        shown = bound is not None and self._visible
+        if shown:
+            assert bound is not None
+            span = ((bound + 0.5) / self.scale, float(curve.edges[-1]) / self.scale)
+            if self.cannot_launch.getRegion() != span:
+                self.cannot_launch.setRegion(span)
+                self.cannot_launch_text.setText(f"cannot launch\n(> {bound} threads)")
+                top = self.plot.getViewBox().viewRange()[1][1]
+                self.cannot_launch_text.setPos(span[0], top)  # at the bound, reading into the shaded part
+        if self.cannot_launch.isVisible() != shown:
+            self.cannot_launch.setVisible(shown)
+            self.cannot_launch_text.setVisible(shown)
 
     def _centre_message(self) -> None:
         (x0, x1), (y0, y1) = self.plot.getViewBox().viewRange()
@@ -281,7 +309,9 @@ class StepCurvePlot:
             where += f" ({x / KIB:.2f} KiB)"
         else:
             where = f"{x} {self.unit}"
-        text = (f"{where}\n{int(c.active_blocks[i])} blocks · {int(c.active_warps[i])} warps\n"
+        if c.launch_bound is not None and x > c.launch_bound:
+            return float(c.x[i]) / self.scale, 0.0, f"{where}\ncannot launch: above the kernel's launch bound of {c.launch_bound}"
+        text = (f"{where}\n{units.count(int(c.active_blocks[i]), 'block')} · {units.count(int(c.active_warps[i]), 'warp')}\n"
                 f"{c.occupancy[i] * 100:.4g} % occupancy")  # fmt: skip
         return float(c.x[i]) / self.scale, float(self.y_values(c)[i]), text
 

@@ -3,20 +3,23 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from ... import units
 from ...engine import Limit, LimitRow, OccupancyResult
 from ..qt_utils import binding_row_color
 from .read_only_model import ReadOnlyTableModel
 
-COLUMNS = ("Limit", "Per block (nominal)", "Allocated", "SM capacity", "Calculation", "Blocks allowed",
+COLUMNS = ("Limit", "Blocks allowed", "Per block (nominal)", "Allocated", "SM capacity", "Calculation",
            "First-pass estimate", "Note")  # fmt: skip
-HEADER_LABELS = ("Limit", "Per block\n(nominal)", "Allocated", "SM capacity", "Calculation", "Blocks\nallowed",
+HEADER_LABELS = ("Limit", "Blocks\nallowed", "Per block\n(nominal)", "Allocated", "SM capacity", "Calculation",
                  "First-pass\nestimate", "Note")  # fmt: skip
-"""Header text as shown (wrapped to keep the columns narrow); ``COLUMNS`` is the one-line form."""
+"""Header text as shown (wrapped to keep the columns narrow); ``COLUMNS`` is the one-line form.  The answer
+("Blocks allowed") comes right after the limit's name, so a narrow window never scrolls it out of sight."""
 BLOCKS_COLUMN = COLUMNS.index("Blocks allowed")
 ESTIMATE_COLUMN = COLUMNS.index("First-pass estimate")
 NUMERIC_COLUMNS = {BLOCKS_COLUMN, ESTIMATE_COLUMN}
@@ -32,11 +35,11 @@ ROUNDING_NOTE = "≠ estimate"
 
 HEADER_TIPS = (
     "The resource that caps resident blocks per SM; ★ marks the binding one(s), ties all marked",
+    "Blocks per SM this resource alone allows (— where it does not apply)",
     "What one block asks for",
     "What one block is given after allocation rounding",
     "What one SM has (for shared memory: the configuration this launch runs under)",
     "How the ceiling is computed from the allocated figures",
-    "Blocks per SM this resource alone allows (— where it does not apply)",
     "The same ceiling with no allocation rounding: T·R registers, S bytes",
     "≠ estimate: allocation rounding moved this ceiling away from the first-pass estimate",
 )
@@ -44,6 +47,16 @@ HEADER_TIPS = (
 
 def _count(value: int | None) -> str:
     return "—" if value is None else str(value)
+
+
+_BYTES = re.compile(r"\b(\d+) B\b")
+_LARGE = re.compile(r"\b\d{5,}\b")
+
+
+def _quantities(text: str) -> str:
+    """The window's convention for an engine figure: bytes as KiB, large counts grouped ("65,536 regs")."""
+    text = _BYTES.sub(lambda m: units.kib(int(m.group(1))), text)
+    return _LARGE.sub(lambda m: units.group(int(m.group(0))), text)
 
 
 class ConstraintTableModel(ReadOnlyTableModel):
@@ -115,9 +128,9 @@ class ConstraintTableModel(ReadOnlyTableModel):
         row = self._rows[row_index]
         binding = row.limit in self._binding
         values = (
-            (BINDING_MARK if binding else "") + ROW_TITLES[row.limit],
-            row.per_block_nominal, row.per_block_allocated, row.sm_capacity, row.calculation,
-            _count(row.blocks), _count(row.estimate_blocks),
+            (BINDING_MARK if binding else "") + ROW_TITLES[row.limit], _count(row.blocks),
+            _quantities(row.per_block_nominal), _quantities(row.per_block_allocated), _quantities(row.sm_capacity),
+            row.calculation, _count(row.estimate_blocks),
             ROUNDING_NOTE if row.rounding_changed_ceiling else "",
         )  # fmt: skip
         return values
@@ -125,6 +138,9 @@ class ConstraintTableModel(ReadOnlyTableModel):
     def tooltip(self, row_index: int) -> str:
         row = self._rows[row_index]
         lines = [f"{ROW_TITLES[row.limit]}: {_count(row.blocks)} blocks per SM ({row.calculation})"]
+        if row.limit == Limit.SHARED_MEMORY:  # the cells show KiB; the exact bytes are here
+            lines.append(f"Per block {row.per_block_nominal}, allocated {row.per_block_allocated}, "
+                         f"SM {row.sm_capacity} (exact bytes)")  # fmt: skip
         if row.limit in self._binding:
             lines.append("Binding: this ceiling equals the number of resident blocks.")
         if row.rounding_changed_ceiling:

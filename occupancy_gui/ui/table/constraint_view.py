@@ -28,6 +28,8 @@ class ConstraintTableView(QTableView):
         self.setWordWrap(False)
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.verticalHeader().hide()
+        # Compact rows: the table holds the answer and must stay in sight on a 700 px screen with docks open.
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.horizontalHeader()
         header.setHighlightSections(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QDockWidget, QFrame, QScrollArea, QWidget
 
 from ..deferred import DeferredUpdate
 
@@ -47,7 +47,15 @@ class AnalysisDock(QDockWidget):
         follows: AnalysisView = view  # type: ignore[assignment]  # every factory's view has on_session_changed
         self.follow = DeferredUpdate(follows.on_session_changed, view)
         self._window.bridge.resultChanged.connect(self.follow.schedule)
-        self.setWidget(view)
+        if isinstance(view, QAbstractScrollArea):  # a graphics or item view shrinks (and scrolls) by itself
+            self.setWidget(view)
+            return view
+        # A form is scrolled, not squeezed: its minimum size must never set the window's (1024×700 with docks).
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(view)
+        self.setWidget(scroll)
         return view
 
     def _on_visibility_changed(self, visible: bool) -> None:

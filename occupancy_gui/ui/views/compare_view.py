@@ -247,10 +247,15 @@ class CompareView(QObject):
         self.gpu_dock.setWidget(self.gpu_table)
         self.gpu_dock.visibilityChanged.connect(self._on_gpu_dock_visibility_changed)
         self.dock.visibilityChanged.connect(self._on_dock_visibility_changed)
-        # A and B side by side need height (30 rows); seven columns of GPUs need width.
-        for dock, area in ((self.dock, Qt.DockWidgetArea.RightDockWidgetArea),
-                           (self.gpu_dock, Qt.DockWidgetArea.BottomDockWidgetArea)):  # fmt: skip
+        # Both in the bottom tab group with the analysis docks: beside the results they would take the
+        # width the constraint table and plots need on a small screen (the user may still move them).
+        area = Qt.DockWidgetArea.BottomDockWidgetArea
+        for dock in (self.dock, self.gpu_dock):
+            others = [d for d in w.findChildren(QDockWidget) if d is not dock and d.objectName()
+                      and w.dockWidgetArea(d) == area]  # fmt: skip
             w.addDockWidget(area, dock)
+            if others:
+                w.tabifyDockWidget(others[0], dock)
             dock.hide()
             self.window.view_menu.addAction(dock.toggleViewAction())
 
@@ -303,8 +308,10 @@ class CompareView(QObject):
         was_hidden = not dock.isVisible()
         dock.show()
         dock.raise_()
-        if was_hidden and dock is self.dock and dock.width() < DOCK_WIDTH:  # wide enough for A and B side by side
-            self.window.frame.resizeDocks([dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
+        frame = self.window.frame
+        side = frame.dockWidgetArea(dock) in (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+        if was_hidden and side and dock is self.dock and dock.width() < DOCK_WIDTH:  # wide enough for A and B side by side
+            frame.resizeDocks([dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
 
     def refresh(self) -> None:
         a = self.pinned

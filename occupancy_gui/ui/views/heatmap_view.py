@@ -54,6 +54,7 @@ class HeatMap:
     def __init__(self, cell: PlotCell, y_label: str, scale: float) -> None:
         self.cell, self.scale = cell, scale
         self.grid: LimitGrid | None = None
+        self.launch_bound: int | None = None
         self.x_edges = self.y_edges = np.zeros(1)
         self._rect: tuple[float, ...] = ()
         cell.setLabel("bottom", "threads per block")
@@ -84,8 +85,9 @@ class HeatMap:
             label.setColor("w")
             label.fill = pg.mkBrush(0, 0, 0, 110)
 
-    def update(self, grid: LimitGrid, current: tuple[float, float]) -> None:
+    def update(self, grid: LimitGrid, current: tuple[float, float], launch_bound: int | None = None) -> None:
         self.grid = grid
+        self.launch_bound = launch_bound  # rows above it are 0: the hover says why
         step_x = float(grid.block_sizes[1] - grid.block_sizes[0]) if len(grid.block_sizes) > 1 else 1.0
         step_y = float(grid.values[1] - grid.values[0]) if len(grid.values) > 1 else 1.0
         # Cells are centred on block sizes; a shared memory column spans its allocation step (its top byte last).
@@ -133,6 +135,9 @@ class HeatMap:
         i = int(np.searchsorted(self.grid.block_sizes, found[0]))
         j = int(np.searchsorted(self.grid.values, found[1]))
         code = int(self.grid.binding[i, j])
+        if self.launch_bound is not None and found[0] > self.launch_bound:
+            return (f"{found[0]} threads · {found[1]} {unit}\n"
+                    f"cannot launch: above the kernel's launch bound of {self.launch_bound}")
         return (f"{found[0]} threads · {found[1]} {unit}\n{int(self.grid.active_blocks[i, j])} blocks · "
                 f"{self.grid.occupancy[i, j] * 100:.4g} % · limited by {REGION_NAMES[code]}\nclick to use these inputs")
 
@@ -157,7 +162,7 @@ class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):
             heat_map.apply_style()
         self.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
-        self.setMinimumHeight(160)
+        self.setMinimumHeight(130)  # the bottom docks must fit a 1024×700 window with the results
         self.refresh()
 
     def refresh(self) -> None:
@@ -170,8 +175,9 @@ class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):
             by_smem = grid_block_size_shared_memory(s.device, s.function_attributes, s.launch, s.device_state, upto)
         except OccupancyError:
             return  # the summary's banner says why; the maps keep their last picture
-        self.registers.update(by_regs, (i.threads, i.registers))
-        self.shared_memory.update(by_smem, (i.threads, i.static_smem + i.dynamic_smem))
+        bound = i.max_threads_per_block
+        self.registers.update(by_regs, (i.threads, i.registers), bound)
+        self.shared_memory.update(by_smem, (i.threads, i.static_smem + i.dynamic_smem), bound)
 
     def _hit(self, scene_pos: QPointF) -> tuple[HeatMap, QPointF] | None:
         for heat_map in (self.registers, self.shared_memory):

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...session import InputRefused
 from ..deferred import DeferredUpdate
 from ..file_drop import DROP_EVENTS, accept_drop, dropped_compiler_output
 from ..import_worker import TaskOutcome, TaskRunner
@@ -53,6 +54,7 @@ from .kernel_table_model import KernelSortFilterProxy, KernelTable, KernelTableM
 from .kernel_table_view import kernel_table_view
 
 if TYPE_CHECKING:
+    from ...importers import KernelRecord
     from ..panels.kernel_panel import KernelPanel
     from ..window_api import WindowApi
 
@@ -217,6 +219,12 @@ class ImportPanel(QWidget):
             return None
         return (self.path, self._selected[0] if self._selected else "")
 
+    def current_record(self) -> KernelRecord | None:
+        """The kernel chosen in the table (for the report: its demangled name, local memory, spills)."""
+        i = self._selected_record()
+        table = self.model.table
+        return table.records[i] if table is not None and i is not None else None
+
     @property
     def loading(self) -> bool:
         return self._runner is not None and self._runner.busy
@@ -356,8 +364,13 @@ class ImportPanel(QWidget):
             self._update_notes()
             return
         changes = kernel_changes(t, i, self.session.catalog, match_device)
-        with self.session.batch():
-            self.session.replace(**{**changes, **(overrides or {})})
+        try:
+            with self.session.batch():
+                self.session.replace(**{**changes, **(overrides or {})})
+        except InputRefused as exc:  # a restored session's block size above this kernel's bound
+            with self.session.batch():
+                self.session.replace(**changes)
+            self.window_.statusBar().showMessage(str(exc), 8000)
         self._update_notes()
 
     # ----------------------------------------------------------------------------- notes and occupancy
@@ -371,7 +384,7 @@ class ImportPanel(QWidget):
         t = self.model.table
         notes: Notes = (None, None)
         if t is not None and i is not None:
-            notes = kernel_notes(t, i, self.session.inputs, self.session.device)
+            notes = kernel_notes(t, i, self.session.inputs, self.session.device, self.session.catalog)
         self.kernel_panel.set_import_notes(*notes)
         self.notes = notes
 

@@ -24,26 +24,50 @@ def kernel_changes(table: KernelTable, i: int, catalog: Catalog, match_device: b
     changes: dict[str, Any] = dict(registers=int(table.registers[i]), static_smem=int(table.static_smem[i]))
     if table.barriers[i] >= 0:
         changes["barriers"] = int(table.barriers[i])
-    if table.max_threads[i] > 0:
-        changes["threads"] = int(table.max_threads[i])
+    bound = int(table.max_threads[i])
+    changes["max_threads_per_block"] = bound if bound > 0 else None
+    if bound > 0:
+        changes["threads"] = bound
     if match_device and table.arch_number[i] >= 0:
         with contextlib.suppress(KeyError):
             changes["device"] = catalog.get(table.arch[i].rstrip("af")).name
     return changes
 
 
-def kernel_notes(table: KernelTable, i: int, inputs: Inputs, device: DeviceProperties) -> Notes:
-    """Spill and architecture notes on record ``i``, while the inputs still hold its registers and smem."""
+def kernel_notes(table: KernelTable, i: int, inputs: Inputs, device: DeviceProperties,
+                 catalog: Catalog | None = None) -> Notes:  # fmt: skip
+    """Local memory, spill, launch-bound and architecture notes on record ``i``, while the inputs hold its figures."""
     if (inputs.registers, inputs.static_smem) != (table.registers[i], table.static_smem[i]):
         return (None, None)
-    spills = table.spills(i)
-    spill_note = None
+    return (_memory_note(table, i), _arch_note(table, i, device, catalog))
+
+
+def _memory_note(table: KernelTable, i: int) -> str | None:
+    spills, local = table.spills(i), int(table.local_bytes[i]) if table.local_bytes.size else 0
+    parts = []
+    if local > 0:
+        parts.append(f"Local memory: {local} B per thread (stack frame and spills)")
     if spills is not None and any(spills):
-        spill_note = (f"⚠ Spills: {spills[0]} B stores, {spills[1]} B loads per thread — the kernel ran out of "
-                      "registers and uses local memory.")  # fmt: skip
-    arch_note = None
+        parts.append(f"⚠ Spills: {spills[0]} B stores, {spills[1]} B loads per thread — the kernel ran out of "
+                     "registers")  # fmt: skip
+    return ". ".join(parts) + "." if parts else None
+
+
+def _arch_note(table: KernelTable, i: int, device: DeviceProperties, catalog: Catalog | None) -> str | None:
+    from ...compatibility import mismatch_message  # noqa: PLC0415 - lazy: with the first imported kernel
+
     cc = device.compute_capability
-    if table.arch_number[i] >= 0 and table.arch_number[i] != cc[0] * 10 + cc[1]:
-        arch_note = (f"The kernel was compiled for {table.arch[i]}; the device is CC {cc[0]}.{cc[1]}. "
+    notes = []
+    cannot = mismatch_message(table.arch[i], cc, catalog)
+    if cannot is not None:
+        notes.append(cannot)
+    elif table.arch_number[i] >= 0 and table.arch_number[i] != cc[0] * 10 + cc[1]:
+        notes.append(f"The kernel was compiled for {table.arch[i]}; the device is CC {cc[0]}.{cc[1]}. "
                      f"Its registers and shared memory may differ when compiled for sm_{cc[0]}{cc[1]}.")  # fmt: skip
-    return (spill_note, arch_note)
+    rec = table.records[i]
+    if rec.req_threads:
+        x, y, z = rec.req_threads
+        notes.append(f"Required block size (.reqntid) {x}×{y}×{z} = {x * y * z} threads: launch with exactly that.")
+    if rec.min_blocks:
+        notes.append(f"__launch_bounds__ asks the compiler for ≥ {rec.min_blocks} resident blocks per SM.")
+    return "\n".join(notes) or None

@@ -25,13 +25,16 @@ from ..table.read_only_model import ReadOnlyTableModel
 if TYPE_CHECKING:
     from ...importers import KernelRecord
 
-NAME, ARCH, REGISTERS, STATIC_SMEM, SPILLS, BARRIERS, LAUNCH_BOUND, OCCUPANCY = range(8)
-HEADERS = ("Kernel", "Arch", "Registers", "Static smem", "Spills (st / ld)", "Barriers", "Launch bound", "Occupancy")
+NAME, ARCH, REGISTERS, LOCAL, STATIC_SMEM, SPILLS, BARRIERS, LAUNCH_BOUND, OCCUPANCY = range(9)
+HEADERS = ("Kernel", "Arch", "Registers", "Local", "Static smem", "Spills (st / ld)", "Barriers", "Launch bound",
+           "Occupancy")  # fmt: skip
 HEADER_TIPS = (
     "Demangled kernel name; the mangled name and where it was read are in the tooltip.\n"
     "Italic: a device function (listed with All functions).",
     "The architecture the code was compiled for.",
     "Registers per thread.",
+    "Local memory per thread: the stack frame plus any spills (ptxas 'bytes stack frame',\n"
+    "cuobjdump 'STACK', a cubin's EIATTR frame size); highlighted when above 0.",
     "Static shared memory per block (__shared__ variables).",
     "Bytes of spill stores / spill loads (only compiler logs report them); highlighted when above 0.",
     "Named block barriers; — where the source does not say (the runtime assumes 1).",
@@ -65,6 +68,7 @@ class KernelTable:
     barriers: np.ndarray  # -1: not reported
     max_threads: np.ndarray  # 0: no launch bound
     is_kernel: np.ndarray
+    local_bytes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     # Distinct (launch bound, registers, smem, barriers): occupancy is computed once per combination.
     combo_inverse: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     combos: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.int64))
@@ -79,7 +83,7 @@ class KernelTable:
         """Build the columns; ``cancelled()`` is polled every 4096 records."""
         n = len(records)
         names, demangled, hay, archs = [], [], [], []
-        ints = np.zeros((8, n), dtype=np.int64)
+        ints = np.zeros((9, n), dtype=np.int64)
         from ...importers.records import impossible_figure  # noqa: PLC0415 - lazy: loaded with the importers, off the GUI thread
 
         impossible: dict[int, str] = {}
@@ -103,15 +107,16 @@ class KernelTable:
                     -1 if number is None else number, rec.registers, rec.static_smem or 0,
                     -1 if rec.spill_stores is None else rec.spill_stores,
                     -1 if rec.spill_loads is None else rec.spill_loads,
-                    -1 if rec.barriers is None else rec.barriers, bound, int(rec.is_kernel))]
+                    -1 if rec.barriers is None else rec.barriers, bound, int(rec.is_kernel), rec.local_bytes or 0)]
                 continue
             ints[:, i] = (-1 if number is None else number, rec.registers, rec.static_smem or 0,
                           -1 if rec.spill_stores is None else rec.spill_stores,
                           -1 if rec.spill_loads is None else rec.spill_loads,
-                          -1 if rec.barriers is None else rec.barriers, bound, int(rec.is_kernel))  # fmt: skip
+                          -1 if rec.barriers is None else rec.barriers, bound, int(rec.is_kernel),
+                          rec.local_bytes or 0)  # fmt: skip
         table = cls(os.fspath(path), records, names, demangled, hay, archs, arch_number=ints[0], registers=ints[1],
                     static_smem=ints[2], spill_stores=ints[3], spill_loads=ints[4], barriers=ints[5],
-                    max_threads=ints[6], is_kernel=ints[7].astype(bool), impossible=impossible)
+                    max_threads=ints[6], is_kernel=ints[7].astype(bool), local_bytes=ints[8], impossible=impossible)
         if n:
             table.combos, table.combo_inverse = _distinct(
                 np.stack([table.max_threads, table.registers, table.static_smem,
@@ -259,8 +264,8 @@ class KernelTableModel(ReadOnlyTableModel):
             if self._arch_rank is None:
                 self._arch_rank = _rank(t.arch)
             return np.where(t.arch_number >= 0, t.arch_number * 1e6, 1e12) + self._arch_rank
-        columns = {REGISTERS: t.registers, STATIC_SMEM: t.static_smem, SPILLS: t.spill_stores + t.spill_loads,
-                   BARRIERS: t.barriers, LAUNCH_BOUND: t.max_threads}  # fmt: skip
+        columns = {REGISTERS: t.registers, LOCAL: t.local_bytes, STATIC_SMEM: t.static_smem,
+                   SPILLS: t.spill_stores + t.spill_loads, BARRIERS: t.barriers, LAUNCH_BOUND: t.max_threads}  # fmt: skip
         if column in columns:
             return columns[column]
         return np.nan_to_num(self.occupancy, nan=-1.0)
@@ -321,7 +326,8 @@ class KernelTableModel(ReadOnlyTableModel):
             font = QFont()
             font.setItalic(True)
             return font
-        spilling = column == SPILLS and (t.spill_stores[i] > 0 or t.spill_loads[i] > 0)
+        spilling = (column == SPILLS and (t.spill_stores[i] > 0 or t.spill_loads[i] > 0)) or (
+            column == LOCAL and t.local_bytes[i] > 0)
         if role == Qt.ItemDataRole.ForegroundRole and spilling:
             return error_color()
         if role == Qt.ItemDataRole.BackgroundRole and spilling:
@@ -340,8 +346,10 @@ class KernelTableModel(ReadOnlyTableModel):
             return t.arch[i]
         if column == REGISTERS:
             return str(int(t.registers[i]))
+        if column == LOCAL:
+            return f"{units.group(int(t.local_bytes[i]))} B"
         if column == STATIC_SMEM:
-            return units.format_bytes(int(t.static_smem[i]))
+            return units.kib(int(t.static_smem[i]))
         if column == SPILLS:
             spills = t.spills(i)
             if spills is None:
@@ -357,10 +365,16 @@ class KernelTableModel(ReadOnlyTableModel):
     def _tooltip(self, t: KernelTable, i: int, column: int) -> str | None:
         if column == NAME:
             return "\n".join([t.demangled[i], t.names[i], *record_notes(t.records[i])])
+        if column == LOCAL:
+            return f"{units.bytes_tooltip(int(t.local_bytes[i]))} of local memory per thread (stack frame and spills)"
+        if column == STATIC_SMEM:
+            return units.bytes_tooltip(int(t.static_smem[i]))
         if column == SPILLS:
             spills = t.spills(i)
             if spills is None:
-                return "This source does not record spills (binaries do not; ptxas -v logs do)."
+                local = int(t.local_bytes[i])
+                return ("This source does not record spills (binaries do not; ptxas -v logs do)"
+                        + (f"; it uses {local} B of local memory per thread (see Local)." if local else "."))  # fmt: skip
             return f"{spills[0]} bytes spill stores, {spills[1]} bytes spill loads"
         if column == OCCUPANCY and t.max_threads[i] > 0:
             return f"At the launch bound of {int(t.max_threads[i])} threads per block"

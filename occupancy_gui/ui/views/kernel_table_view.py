@@ -27,4 +27,5 @@ def kernel_table_view(model: QSortFilterProxyModel, parent: QWidget) -> QTableVi
     header = view.horizontalHeader()
     header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
     header.setHighlightSections(False)
+    view.setMinimumHeight(header.sizeHint().height() + 2 * rows.defaultSectionSize())  # two rows in a 700 px window
     return view

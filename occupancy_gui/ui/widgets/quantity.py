@@ -39,6 +39,9 @@ class QuantitySpinBox(QSpinBox):
 
     # -- text <-> value
     def parse(self, text: str) -> int | None:
+        special = self.specialValueText()
+        if special and text.strip().casefold() == special.casefold():
+            return self.minimum()  # Qt's special value text ("none") stands for the minimum
         return units.parse_bytes(text) if self.kind == "bytes" else units.parse_count(text)
 
     def textFromValue(self, value: int) -> str:  # noqa: N802 (Qt override)
@@ -52,6 +55,8 @@ class QuantitySpinBox(QSpinBox):
         value = self.parse(text)
         if value is None:
             partial = units.is_partial_bytes(text) if self.kind == "bytes" else text.strip() == ""
+            special = self.specialValueText().casefold()
+            partial = partial or bool(special and special.startswith(text.strip().casefold()))
             state = QValidator.State.Intermediate if partial else QValidator.State.Invalid
         elif self.minimum() <= value <= self.maximum():
             state = QValidator.State.Acceptable
