@@ -1,0 +1,466 @@
+"""``occupancy batch``: JSON Lines queries in, one answer per line out, at the vectorised engine's speed.
+
+Lines are read in chunks; each chunk's queries are validated, grouped by device and answered by one
+call of the vectorised engine per device (``engine.columns``), and the answers are written in input
+order.  The answers are those of ``compute_occupancy`` line for line — the rows it would refuse are
+refused with the engine's own words (``engine.domain``) — and the rare line the fast path does not
+cover (a device the model does not know, a figure beyond 64 bits, a query key only ``kernel_query``
+knows) is answered by ``compute_occupancy`` itself.
+
+Memory is bounded whatever the input: a chunk holds at most ``CHUNK_LINES`` lines and ``CHUNK_CHARS``
+characters, a line over ``MAX_LINE_CHARS`` is skipped with an error (read in pieces, never whole),
+and the device caches are capped.  A chunk is answered as soon as the input pauses, so a slow
+producer sees each answer while it writes the next query.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import json
+import json.scanner
+import os
+import select
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+from typing import Any, BinaryIO, TextIO
+
+import numpy as np
+
+from ..engine import INT_MAX, DeviceProperties, DeviceState, FunctionAttributes, Launch, Limit, OccupancyError
+from ..engine import architecture as arch
+from ..engine.columns import OccupancyColumns, occupancy_columns
+from ..engine.compute import compute_occupancy, status_error
+from ..engine.domain import DomainInputs, first_violation, violation_message
+from ..engine.launch import build_query
+from ..engine.occupancy import device_is_valid
+from ..engine.rows import zero_block_reasons
+from ..engine.types import default_max_dynamic_smem
+from ..profiles import Catalog
+from .devices import DeviceLookupError, device_from_query
+from .inputs import CACHE_CONFIGS, QueryError, kernel_query
+from .serialize import BatchRow, result_to_json
+
+CHUNK_LINES = 16384
+CHUNK_CHARS = 16 << 20
+MAX_LINE_CHARS = 1 << 20
+"""A query is a few hundred characters (an inline device mapping a few thousand); a longer line is refused."""
+READ_BYTES = 1 << 20
+CACHE_ENTRIES = 4096
+
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # the C scanner json.loads uses
+_JSON_SPACE = " \t\n\r"
+_ERRORS = (QueryError, OccupancyError, DeviceLookupError)
+_DEFAULT_FUNC = FunctionAttributes(num_regs=0)
+_COLUMN_KEYS = ("threads", "registers", "static_smem", "dynamic_smem", "barriers", "max_dynamic_smem",
+                "carveout", "cache_config")  # fmt: skip
+"""The query keys the fast path reads itself; everything else ``kernel_query`` decides."""
+
+
+class _Recorder(dict[str, Any]):
+    """A query that records which keys ``kernel_query`` looks at."""
+
+    seen: set[str]
+
+    def __contains__(self, key: object) -> bool:
+        self.seen.add(str(key))
+        return super().__contains__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.seen.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self.seen.add(key)
+        return super().__getitem__(key)
+
+
+def _keys_kernel_query_reads() -> frozenset[str]:
+    probe = _Recorder(threads=1, registers=0)
+    probe.seen = set()
+    kernel_query(probe)
+    return frozenset(probe.seen)
+
+
+_UNCOVERED = _keys_kernel_query_reads() - set(_COLUMN_KEYS)
+"""Keys ``kernel_query`` knows and the fast path does not: a line with one goes to ``compute_occupancy``."""
+
+
+# ----------------------------------------------------------------------------------------- reading
+@dataclass(frozen=True)
+class Line:
+    """One non-blank input line; ``text`` is ``None`` for a line over ``MAX_LINE_CHARS``."""
+
+    number: int
+    text: str | None
+    terminated: bool = True
+    """False only for a last line without a newline (JSON error columns count the newline)."""
+
+
+def _input_pauses(stream: BinaryIO) -> bool:
+    """True when reading now would wait for the producer (a pipe or terminal with nothing pending)."""
+    if os.name != "posix":
+        return False
+    try:
+        return not select.select([stream.fileno()], [], [], 0)[0]
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+
+
+def read_chunks(stream: BinaryIO) -> Iterator[list[Line]]:
+    """Non-blank lines in chunks, split as text mode splits them (``\\n``, ``\\r\\n`` and ``\\r``).
+
+    UTF-8 with undecodable bytes replaced, as the file is read today.
+    """
+    decoder = io.IncrementalNewlineDecoder(codecs.getincrementaldecoder("utf-8")(errors="replace"), translate=True)
+    read = getattr(stream, "read1", stream.read)
+    chunk: list[Line] = []
+    chars = 0
+    partial: list[str] = []
+    partial_chars = 0
+    overlong = False
+    number = 0
+    while True:
+        data = read(READ_BYTES)
+        text = decoder.decode(data, final=not data)
+        pieces = text.split("\n")
+        for piece in pieces[:-1]:
+            number += 1
+            if overlong or partial_chars + len(piece) > MAX_LINE_CHARS:
+                chunk.append(Line(number, None))
+            else:
+                line = "".join(partial) + piece if partial else piece
+                if line.strip():
+                    chunk.append(Line(number, line))
+                    chars += len(line)
+            partial, partial_chars, overlong = [], 0, False
+        last = pieces[-1]
+        if not overlong:
+            partial.append(last)
+            partial_chars += len(last)
+            if partial_chars > MAX_LINE_CHARS:
+                partial, partial_chars, overlong = [], 0, True
+        if not data:
+            if overlong or partial_chars:
+                number += 1
+                line = "".join(partial)
+                if overlong:
+                    chunk.append(Line(number, None))
+                elif line.strip():
+                    chunk.append(Line(number, line, terminated=False))
+            if chunk:
+                yield chunk
+            return
+        if chunk and (len(chunk) >= CHUNK_LINES or chars >= CHUNK_CHARS or _input_pauses(stream)):
+            yield chunk
+            chunk, chars = [], 0
+
+
+# -------------------------------------------------------------------------------------- answering
+@dataclass
+class _Columns:
+    """The fast path's query fields for one chunk, one list entry per query it evaluates."""
+
+    position: list[int]
+    group: list[int]
+    threads: list[int]
+    registers: list[int]
+    static_smem: list[int]
+    dynamic_smem: list[int]
+    barriers: list[int]
+    max_dynamic_smem: list[int]
+    has_max_dynamic_smem: list[bool]
+    carveout: list[int]
+    cache_config: list[int]
+
+    @classmethod
+    def empty(cls) -> _Columns:
+        return cls(*([] for _ in fields(cls)))
+
+
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_CACHE_CODES = {name: int(value) for name, value in CACHE_CONFIGS.items()}
+
+
+def _plain(data: dict[str, Any]) -> tuple[int, int, int, int, int, int | None, int, int] | None:
+    """The query's fields where every one is a plain int (or absent), else ``None`` for ``kernel_query``."""
+    threads, registers = data.get("threads"), data.get("registers")
+    static, dynamic = data.get("static_smem", 0), data.get("dynamic_smem", 0)
+    barriers, max_dynamic = data.get("barriers", 1), data.get("max_dynamic_smem")
+    carveout, cache = data.get("carveout", -1), data.get("cache_config", 0)
+    if type(threads) is not int or type(registers) is not int:
+        return None
+    if type(static) is not int or type(dynamic) is not int or type(barriers) is not int:
+        return None
+    if max_dynamic is not None and type(max_dynamic) is not int:
+        return None
+    if type(carveout) is not int or not -1 <= carveout <= 100:
+        return None
+    if type(cache) is str:
+        cache = _CACHE_CODES.get(cache, -1)
+    if type(cache) is not int or not 0 <= cache <= 3:
+        return None
+    return threads, registers, static, dynamic, barriers, max_dynamic, carveout, int(cache)
+
+
+class BatchAnswerer:
+    """Answers chunks of lines; holds the device lookups between chunks (capped)."""
+
+    def __init__(self, catalog: Catalog, source: str) -> None:
+        self.catalog = catalog
+        self.source = source
+        self._named: dict[str, int | str] = {}
+        self._mapped: dict[str, int] = {}
+        self._groups: dict[DeviceProperties, int] = {}
+        self.devices: list[DeviceProperties] = []
+
+    # -- devices
+    def _group(self, device: DeviceProperties) -> int:
+        group = self._groups.get(device)
+        if group is None:
+            if len(self._groups) >= CACHE_ENTRIES:
+                self._groups.clear()
+                self._named.clear()
+                self._mapped.clear()
+                self.devices = []
+            group = self._groups[device] = len(self.devices)
+            self.devices.append(device)
+        return group
+
+    def _device(self, value: object, number: int) -> int | str:
+        """The device's group, or the error text."""
+        if type(value) is str:
+            found = self._named.get(value)
+            if found is None:
+                try:
+                    found = self._group(device_from_query(value, self.catalog, ""))
+                except DeviceLookupError as exc:
+                    found = str(exc)
+                if len(self._named) < CACHE_ENTRIES:
+                    self._named[value] = found
+            return found
+        if type(value) is dict:
+            key = repr(value)
+            group = self._mapped.get(key)
+            if group is not None:
+                return group
+            try:
+                group = self._group(device_from_query(value, self.catalog, f"{self.source}:{number}"))
+            except DeviceLookupError as exc:
+                return str(exc)
+            if len(self._mapped) < CACHE_ENTRIES:
+                self._mapped[key] = group
+            return group
+        try:
+            device_from_query(value, self.catalog, f"{self.source}:{number}")
+        except DeviceLookupError as exc:
+            return str(exc)
+        raise AssertionError("device_from_query accepted a device that is neither a name nor a mapping")
+
+    # -- lines
+    def _error(self, number: int, message: str) -> BatchRow:
+        return BatchRow.error(f"{self.source}:{number}: {message}")
+
+    def _parse(self, line: Line) -> dict[str, Any] | str:
+        """The line's JSON object, or the error text (the ``json`` module's words for invalid JSON)."""
+        assert line.text is not None
+        text = line.text.strip(_JSON_SPACE)
+        try:
+            data, end = _SCAN(text, 0)
+            if end == len(text):
+                return data if type(data) is dict else "expected a JSON object"
+        except (StopIteration, ValueError, RecursionError):
+            pass
+        try:
+            data = json.loads(line.text + ("\n" if line.terminated else ""))
+        except json.JSONDecodeError as exc:
+            return f"invalid JSON: {exc.msg} at column {exc.colno}"
+        except RecursionError:
+            return "invalid JSON: nested too deeply"
+        except ValueError:  # CPython's limit on integer digits
+            return f"invalid JSON: a number of more than {sys.get_int_max_str_digits()} digits"
+        return data if type(data) is dict else "expected a JSON object"
+
+    def _scalar(self, data: dict[str, Any], device: DeviceProperties, number: int) -> BatchRow:
+        """One line answered by ``compute_occupancy`` itself (the lines the fast path does not cover)."""
+        try:
+            q = kernel_query(data)
+            return BatchRow.result(result_to_json(compute_occupancy(device, q.func, q.launch, q.state)))
+        except _ERRORS as exc:
+            return self._error(number, str(exc))
+
+    def answer(self, lines: list[Line]) -> list[BatchRow]:
+        """One answer per line, in order."""
+        answers: list[BatchRow | None] = [None] * len(lines)
+        cols = _Columns.empty()
+        scalar: list[tuple[int, dict[str, Any], int]] = []
+        for position, line in enumerate(lines):
+            try:
+                answers[position] = self._collect(position, line, cols, scalar)
+            except Exception as exc:  # noqa: BLE001 - one line's failure never stops the others
+                answers[position] = self._error(line.number, f"unexpected error: {type(exc).__name__}: {exc}"[:500])
+        self._evaluate(lines, cols, scalar, answers)
+        for position, data, group in scalar:
+            answers[position] = self._scalar(data, self.devices[group], lines[position].number)
+        assert all(a is not None for a in answers)
+        return answers  # type: ignore[return-value]
+
+    def _collect(self, position: int, line: Line, cols: _Columns,
+                 scalar: list[tuple[int, dict[str, Any], int]]) -> BatchRow | None:  # fmt: skip
+        """Parse and validate one line: an answer now (an error), or its fields appended for the engine."""
+        if line.text is None:
+            return self._error(line.number, f"line longer than {MAX_LINE_CHARS} characters, skipped")
+        data = self._parse(line)
+        if isinstance(data, str):
+            return self._error(line.number, data)
+        group = self._device(data.get("device"), line.number)
+        if isinstance(group, str):
+            return self._error(line.number, group)
+        if _UNCOVERED and not _UNCOVERED.isdisjoint(data):
+            scalar.append((position, data, group))
+            return None
+        plain = _plain(data)
+        if plain is None:
+            try:
+                q = kernel_query(data)
+            except QueryError as exc:
+                return self._error(line.number, str(exc))
+            if (q.func.max_threads_per_block, q.func.shmem_limit_config, q.func.partitioned_gc_config,
+                    q.func.virtual_resource_count) != (_DEFAULT_FUNC.max_threads_per_block, _DEFAULT_FUNC.shmem_limit_config,
+                                                       _DEFAULT_FUNC.partitioned_gc_config, _DEFAULT_FUNC.virtual_resource_count):  # fmt: skip
+                scalar.append((position, data, group))
+                return None
+            plain = (q.launch.block_size, q.func.num_regs, q.func.shared_size_bytes, q.launch.dynamic_smem,
+                     q.func.num_block_barriers, q.func.max_dynamic_shared_size_bytes, q.state.carveout_config,
+                     int(q.state.cache_config))  # fmt: skip
+        threads, registers, static, dynamic, barriers, max_dynamic, carveout, cache = plain
+        lo, hi = _INT64
+        if not all(lo <= v <= hi for v in (threads, registers, static, dynamic, barriers, max_dynamic or 0)):
+            scalar.append((position, data, group))  # beyond int64: the scalar checks refuse it in words
+            return None
+        cols.position.append(position)
+        cols.group.append(group)
+        cols.threads.append(threads)
+        cols.registers.append(registers)
+        cols.static_smem.append(static)
+        cols.dynamic_smem.append(dynamic)
+        cols.barriers.append(barriers)
+        cols.max_dynamic_smem.append(max_dynamic or 0)
+        cols.has_max_dynamic_smem.append(max_dynamic is not None)
+        cols.carveout.append(carveout)
+        cols.cache_config.append(cache)
+        return None
+
+    def _evaluate(self, lines: list[Line], cols: _Columns, scalar: list[tuple[int, dict[str, Any], int]],
+                  answers: list[BatchRow | None]) -> None:  # fmt: skip
+        if not cols.position:
+            return
+        arrays = {f.name: np.asarray(getattr(cols, f.name), dtype=np.int64) for f in fields(cols)}
+        groups = arrays["group"]
+        order = np.argsort(groups, kind="stable")
+        bounds = np.flatnonzero(np.diff(groups[order])) + 1
+        for rows in np.split(order, bounds):
+            device = self.devices[int(groups[rows[0]])]
+            sub = {name: a[rows] for name, a in arrays.items()}
+            if not device_is_valid(device) or device.compute_major not in arch.KNOWN_MAJORS:
+                self._to_scalar(lines, sub, scalar)
+                continue
+            try:
+                rows_out = _answer_group(device, sub)
+            except OccupancyError:  # an unknown minor version, say: compute_occupancy words it
+                self._to_scalar(lines, sub, scalar)
+                continue
+            for position, row in zip(sub["position"].tolist(), rows_out):
+                answers[position] = row if not isinstance(row, str) else self._error(lines[position].number, row)
+
+    def _to_scalar(self, lines: list[Line], sub: dict[str, np.ndarray], scalar: list[tuple[int, dict[str, Any], int]]) -> None:
+        for position, group in zip(sub["position"].tolist(), sub["group"].tolist()):
+            data = self._parse(lines[position])
+            assert isinstance(data, dict)
+            scalar.append((position, data, group))
+
+
+def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> list[BatchRow | str]:
+    """The answers (or error texts) of one device's queries, in the order given."""
+    has_max = sub["has_max_dynamic_smem"] != 0
+    domain = DomainInputs(
+        block_size=sub["threads"], num_regs=sub["registers"], shared_size_bytes=sub["static_smem"],
+        dynamic_smem=sub["dynamic_smem"], num_block_barriers=sub["barriers"], virtual_resource_count=0,
+        max_threads_per_block=_DEFAULT_FUNC.max_threads_per_block, carveout=sub["carveout"],
+        max_dynamic_smem=sub["max_dynamic_smem"],
+    )  # fmt: skip
+    violation = first_violation(domain)
+    out: list[BatchRow | str] = [""] * len(violation)
+    for i in np.flatnonzero(violation >= 0).tolist():
+        one = DomainInputs(**{f.name: _item(getattr(domain, f.name), i) for f in fields(DomainInputs)})
+        out[i] = violation_message(int(violation[i]), one)
+    good = np.flatnonzero(violation < 0)
+    if good.size == 0:
+        return out
+    g = {name: a[good] for name, a in sub.items()}
+    max_dynamic = np.where(has_max[good], g["max_dynamic_smem"], default_max_dynamic_smem(device, g["static_smem"]))
+    query = build_query(device, _DEFAULT_FUNC, DeviceState(), g["threads"], g["dynamic_smem"], num_regs=g["registers"],
+                        shared_size_bytes=g["static_smem"], max_dynamic_smem=max_dynamic,
+                        num_block_barriers=g["barriers"], cache_config=g["cache_config"], carveout=g["carveout"])  # fmt: skip
+    columns = occupancy_columns(device, query)
+    for i, row in zip(good.tolist(), _rows(device, columns, g, has_max[good])):
+        out[i] = row
+    return out
+
+
+def _item(value: Any, i: int) -> int:
+    return int(value[i]) if isinstance(value, np.ndarray) and value.ndim else int(value)
+
+
+def _rows(device: DeviceProperties, c: OccupancyColumns, g: dict[str, np.ndarray], has_max: np.ndarray) -> Iterator[BatchRow | str]:
+    """Each query's answer from the engine's columns, reasons worded by the engine where no block fits."""
+    status = c.arrays.status.tolist()
+    active = c.arrays.active_blocks.tolist()
+    limits = {limit: c.limits[limit].tolist() for limit in Limit}
+    estimate = {limit: c.estimate_limits[limit].tolist() for limit in Limit}
+    columns = zip(
+        status, active, c.active_warps.tolist(), c.active_threads.tolist(), c.binding.tolist(),
+        c.arrays.allocated_registers_per_block.tolist(), c.arrays.allocated_shared_mem_per_block.tolist(),
+        c.arrays.shared_mem_per_multiprocessor.tolist(), c.estimate_active_blocks.tolist(), c.warps_per_block.tolist(),
+    )  # fmt: skip
+    for i, (st, ab, aw, at, binding, regs, smem, sm_smem, est, warps) in enumerate(columns):
+        if st != 0:
+            yield str(status_error(device, st, device.shared_mem_per_multiprocessor))
+            continue
+        reasons: tuple[str, ...] = ()
+        if ab == 0:
+            reasons = _reasons(device, g, has_max, i, {limit: _none(limits[limit][i]) for limit in Limit}, smem, sm_smem)
+        yield BatchRow(
+            ab, aw, at, device.max_warps_per_multiprocessor, [limits[limit][i] for limit in Limit], binding, regs, smem,
+            reasons, est, est * warps, [estimate[limit][i] for limit in Limit],
+        )  # fmt: skip
+
+
+def _none(value: int) -> int | None:
+    return None if value >= INT_MAX else value
+
+
+def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], has_max: np.ndarray, i: int,
+             limits: dict[Limit, int | None], smem: int, sm_smem: int) -> tuple[str, ...]:  # fmt: skip
+    func = FunctionAttributes(
+        num_regs=int(g["registers"][i]), shared_size_bytes=int(g["static_smem"][i]),
+        max_dynamic_shared_size_bytes=int(g["max_dynamic_smem"][i]) if has_max[i] else None,
+        num_block_barriers=int(g["barriers"][i]),
+    )  # fmt: skip
+    launch = Launch(int(g["threads"][i]), int(g["dynamic_smem"][i]))
+    return zero_block_reasons(device, func, launch, limits, smem, sm_smem)
+
+
+# ------------------------------------------------------------------------------------------ driver
+def run_batch(stream: BinaryIO, out: TextIO, catalog: Catalog, source: str, fmt: str = "json") -> None:
+    """Answer every line of ``stream`` on ``out`` (JSON Lines, or CSV with a header row)."""
+    from .serialize import CSV_HEADER, rows_to_csv, rows_to_jsonl
+
+    answerer = BatchAnswerer(catalog, source)
+    write = rows_to_csv if fmt == "csv" else rows_to_jsonl
+    if fmt == "csv":
+        out.write(CSV_HEADER)
+    for chunk in read_chunks(stream):
+        out.write(write([line.number for line in chunk], answerer.answer(chunk)))
+        out.flush()
