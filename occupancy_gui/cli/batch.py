@@ -22,7 +22,9 @@ import json.scanner
 import os
 import select
 import sys
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, fields
 from typing import Any, BinaryIO, TextIO
 
@@ -40,7 +42,7 @@ from ..engine.types import default_max_dynamic_smem
 from ..profiles import Catalog
 from .devices import DeviceLookupError, device_from_query
 from .inputs import CACHE_CONFIGS, QueryError, kernel_query
-from .serialize import BatchRow, result_to_json
+from .serialize import BatchAnswer, result_to_json
 
 CHUNK_LINES = 16384
 CHUNK_CHARS = 16 << 20
@@ -88,14 +90,9 @@ _UNCOVERED = _keys_kernel_query_reads() - set(_COLUMN_KEYS)
 
 
 # ----------------------------------------------------------------------------------------- reading
-@dataclass(frozen=True)
-class Line:
-    """One non-blank input line; ``text`` is ``None`` for a line over ``MAX_LINE_CHARS``."""
-
-    number: int
-    text: str | None
-    terminated: bool = True
-    """False only for a last line without a newline (JSON error columns count the newline)."""
+Line = tuple[int, "str | None", bool]
+"""One non-blank input line: (number, text or ``None`` for a line over ``MAX_LINE_CHARS``, whether a newline
+ended it; only a last line may lack one, and JSON's error columns count the newline)."""
 
 
 def _input_pauses(stream: BinaryIO) -> bool:
@@ -128,11 +125,11 @@ def read_chunks(stream: BinaryIO) -> Iterator[list[Line]]:
         for piece in pieces[:-1]:
             number += 1
             if overlong or partial_chars + len(piece) > MAX_LINE_CHARS:
-                chunk.append(Line(number, None))
+                chunk.append((number, None, True))
             else:
                 line = "".join(partial) + piece if partial else piece
                 if line.strip():
-                    chunk.append(Line(number, line))
+                    chunk.append((number, line, True))
                     chars += len(line)
             partial, partial_chars, overlong = [], 0, False
         last = pieces[-1]
@@ -146,9 +143,9 @@ def read_chunks(stream: BinaryIO) -> Iterator[list[Line]]:
                 number += 1
                 line = "".join(partial)
                 if overlong:
-                    chunk.append(Line(number, None))
+                    chunk.append((number, None, True))
                 elif line.strip():
-                    chunk.append(Line(number, line, terminated=False))
+                    chunk.append((number, line, False))
             if chunk:
                 yield chunk
             return
@@ -184,24 +181,31 @@ _CACHE_CODES = {name: int(value) for name, value in CACHE_CONFIGS.items()}
 
 
 def _plain(data: dict[str, Any]) -> tuple[int, int, int, int, int, int | None, int, int] | None:
-    """The query's fields where every one is a plain int (or absent), else ``None`` for ``kernel_query``."""
-    threads, registers = data.get("threads"), data.get("registers")
-    static, dynamic = data.get("static_smem", 0), data.get("dynamic_smem", 0)
-    barriers, max_dynamic = data.get("barriers", 1), data.get("max_dynamic_smem")
-    carveout, cache = data.get("carveout", -1), data.get("cache_config", 0)
+    """The query's fields where each is a plain int, absent or ``null`` (the default), else ``None``.
+
+    Anything else (a string, a float, a bool, an out-of-range carveout...) is ``kernel_query``'s to
+    read or refuse in words.
+    """
+    get = data.get
+    threads, registers, static, dynamic = get("threads"), get("registers"), get("static_smem"), get("dynamic_smem")
+    barriers, max_dynamic, carveout, cache = get("barriers"), get("max_dynamic_smem"), get("carveout"), get("cache_config")
     if type(threads) is not int or type(registers) is not int:
         return None
+    static = 0 if static is None else static
+    dynamic = 0 if dynamic is None else dynamic
+    barriers = 1 if barriers is None else barriers
     if type(static) is not int or type(dynamic) is not int or type(barriers) is not int:
         return None
     if max_dynamic is not None and type(max_dynamic) is not int:
         return None
-    if type(carveout) is not int or not -1 <= carveout <= 100:
+    if carveout is None or carveout == "default":
+        carveout = -1
+    elif type(carveout) is not int or not -1 <= carveout <= 100:
         return None
-    if type(cache) is str:
-        cache = _CACHE_CODES.get(cache, -1)
+    cache = 0 if cache is None else _CACHE_CODES.get(cache, -1) if type(cache) is str else cache
     if type(cache) is not int or not 0 <= cache <= 3:
         return None
-    return threads, registers, static, dynamic, barriers, max_dynamic, carveout, int(cache)
+    return threads, registers, static, dynamic, barriers, max_dynamic, carveout, cache
 
 
 class BatchAnswerer:
@@ -259,21 +263,23 @@ class BatchAnswerer:
         raise AssertionError("device_from_query accepted a device that is neither a name nor a mapping")
 
     # -- lines
-    def _error(self, number: int, message: str) -> BatchRow:
-        return BatchRow.error(f"{self.source}:{number}: {message}")
+    def _error(self, number: int, message: str) -> dict[str, Any]:
+        return {"error": f"{self.source}:{number}: {message}"}
 
-    def _parse(self, line: Line) -> dict[str, Any] | str:
+    @staticmethod
+    def _parse(line: Line) -> dict[str, Any] | str:
         """The line's JSON object, or the error text (the ``json`` module's words for invalid JSON)."""
-        assert line.text is not None
-        text = line.text.strip(_JSON_SPACE)
+        _, text, terminated = line
+        assert text is not None
+        stripped = text.strip(_JSON_SPACE)
         try:
-            data, end = _SCAN(text, 0)
-            if end == len(text):
+            data, end = _SCAN(stripped, 0)
+            if end == len(stripped):
                 return data if type(data) is dict else "expected a JSON object"
         except (StopIteration, ValueError, RecursionError):
             pass
-        try:
-            data = json.loads(line.text + ("\n" if line.terminated else ""))
+        try:  # what json.loads says, on the line as text mode reads it
+            data = json.loads(text + ("\n" if terminated else ""))
         except json.JSONDecodeError as exc:
             return f"invalid JSON: {exc.msg} at column {exc.colno}"
         except RecursionError:
@@ -282,41 +288,50 @@ class BatchAnswerer:
             return f"invalid JSON: a number of more than {sys.get_int_max_str_digits()} digits"
         return data if type(data) is dict else "expected a JSON object"
 
-    def _scalar(self, data: dict[str, Any], device: DeviceProperties, number: int) -> BatchRow:
+    def _scalar(self, data: dict[str, Any], device: DeviceProperties, number: int) -> dict[str, Any]:
         """One line answered by ``compute_occupancy`` itself (the lines the fast path does not cover)."""
         try:
             q = kernel_query(data)
-            return BatchRow.result(result_to_json(compute_occupancy(device, q.func, q.launch, q.state)))
+            return result_to_json(compute_occupancy(device, q.func, q.launch, q.state))
         except _ERRORS as exc:
             return self._error(number, str(exc))
 
-    def answer(self, lines: list[Line]) -> list[BatchRow]:
+    def answer(self, lines: list[Line]) -> list[BatchAnswer]:
         """One answer per line, in order."""
-        answers: list[BatchRow | None] = [None] * len(lines)
+        answers: list[BatchAnswer | None] = [None] * len(lines)
         cols = _Columns.empty()
         scalar: list[tuple[int, dict[str, Any], int]] = []
         for position, line in enumerate(lines):
             try:
                 answers[position] = self._collect(position, line, cols, scalar)
             except Exception as exc:  # noqa: BLE001 - one line's failure never stops the others
-                answers[position] = self._error(line.number, f"unexpected error: {type(exc).__name__}: {exc}"[:500])
+                answers[position] = self._error(line[0], f"unexpected error: {type(exc).__name__}: {exc}"[:500])
         self._evaluate(lines, cols, scalar, answers)
         for position, data, group in scalar:
-            answers[position] = self._scalar(data, self.devices[group], lines[position].number)
+            try:
+                answers[position] = self._scalar(data, self.devices[group], lines[position][0])
+            except Exception as exc:  # noqa: BLE001 - one line's failure never stops the others
+                answers[position] = self._error(lines[position][0], f"unexpected error: {type(exc).__name__}: {exc}"[:500])
         assert all(a is not None for a in answers)
         return answers  # type: ignore[return-value]
 
     def _collect(self, position: int, line: Line, cols: _Columns,
-                 scalar: list[tuple[int, dict[str, Any], int]]) -> BatchRow | None:  # fmt: skip
+                 scalar: list[tuple[int, dict[str, Any], int]]) -> dict[str, Any] | None:  # fmt: skip
         """Parse and validate one line: an answer now (an error), or its fields appended for the engine."""
-        if line.text is None:
-            return self._error(line.number, f"line longer than {MAX_LINE_CHARS} characters, skipped")
+        number, text, _ = line
+        if text is None:
+            return self._error(number, f"line longer than {MAX_LINE_CHARS} characters, skipped")
         data = self._parse(line)
-        if isinstance(data, str):
-            return self._error(line.number, data)
-        group = self._device(data.get("device"), line.number)
-        if isinstance(group, str):
-            return self._error(line.number, group)
+        if type(data) is str:
+            return self._error(number, data)
+        assert isinstance(data, dict)
+        device = data.get("device")
+        group = self._named.get(device) if type(device) is str else None  # type: ignore[arg-type]
+        if group is None:
+            group = self._device(device, number)
+        if type(group) is str:
+            return self._error(number, group)
+        assert isinstance(group, int)
         if _UNCOVERED and not _UNCOVERED.isdisjoint(data):
             scalar.append((position, data, group))
             return None
@@ -325,20 +340,16 @@ class BatchAnswerer:
             try:
                 q = kernel_query(data)
             except QueryError as exc:
-                return self._error(line.number, str(exc))
-            if (q.func.max_threads_per_block, q.func.shmem_limit_config, q.func.partitioned_gc_config,
-                    q.func.virtual_resource_count) != (_DEFAULT_FUNC.max_threads_per_block, _DEFAULT_FUNC.shmem_limit_config,
-                                                       _DEFAULT_FUNC.partitioned_gc_config, _DEFAULT_FUNC.virtual_resource_count):  # fmt: skip
+                return self._error(number, str(exc))
+            f = q.func
+            if (f.max_threads_per_block, f.shmem_limit_config, f.partitioned_gc_config, f.virtual_resource_count) != (
+                    _DEFAULT_FUNC.max_threads_per_block, _DEFAULT_FUNC.shmem_limit_config,
+                    _DEFAULT_FUNC.partitioned_gc_config, _DEFAULT_FUNC.virtual_resource_count):  # fmt: skip
                 scalar.append((position, data, group))
                 return None
-            plain = (q.launch.block_size, q.func.num_regs, q.func.shared_size_bytes, q.launch.dynamic_smem,
-                     q.func.num_block_barriers, q.func.max_dynamic_shared_size_bytes, q.state.carveout_config,
-                     int(q.state.cache_config))  # fmt: skip
+            plain = (q.launch.block_size, f.num_regs, f.shared_size_bytes, q.launch.dynamic_smem, f.num_block_barriers,
+                     f.max_dynamic_shared_size_bytes, q.state.carveout_config, int(q.state.cache_config))  # fmt: skip
         threads, registers, static, dynamic, barriers, max_dynamic, carveout, cache = plain
-        lo, hi = _INT64
-        if not all(lo <= v <= hi for v in (threads, registers, static, dynamic, barriers, max_dynamic or 0)):
-            scalar.append((position, data, group))  # beyond int64: the scalar checks refuse it in words
-            return None
         cols.position.append(position)
         cols.group.append(group)
         cols.threads.append(threads)
@@ -346,8 +357,12 @@ class BatchAnswerer:
         cols.static_smem.append(static)
         cols.dynamic_smem.append(dynamic)
         cols.barriers.append(barriers)
-        cols.max_dynamic_smem.append(max_dynamic or 0)
-        cols.has_max_dynamic_smem.append(max_dynamic is not None)
+        if max_dynamic is None:
+            cols.max_dynamic_smem.append(0)
+            cols.has_max_dynamic_smem.append(False)
+        else:
+            cols.max_dynamic_smem.append(max_dynamic)
+            cols.has_max_dynamic_smem.append(True)
         cols.carveout.append(carveout)
         cols.cache_config.append(cache)
         return None
@@ -356,7 +371,13 @@ class BatchAnswerer:
                   answers: list[BatchRow | None]) -> None:  # fmt: skip
         if not cols.position:
             return
-        arrays = {f.name: np.asarray(getattr(cols, f.name), dtype=np.int64) for f in fields(cols)}
+        arrays, huge = _int64_columns(cols)
+        for position, group in zip(arrays["position"][huge].tolist(), arrays["group"][huge].tolist()):
+            data = self._parse(lines[position])  # a figure beyond int64: the scalar checks word its refusal
+            assert isinstance(data, dict)
+            scalar.append((position, data, group))
+        if huge.any():
+            arrays = {name: a[~huge] for name, a in arrays.items()}
         groups = arrays["group"]
         order = np.argsort(groups, kind="stable")
         bounds = np.flatnonzero(np.diff(groups[order])) + 1
@@ -368,11 +389,11 @@ class BatchAnswerer:
                 continue
             try:
                 rows_out = _answer_group(device, sub)
-            except OccupancyError:  # an unknown minor version, say: compute_occupancy words it
+            except Exception:  # noqa: BLE001 - an unknown minor version, say: compute_occupancy words it per line
                 self._to_scalar(lines, sub, scalar)
                 continue
             for position, row in zip(sub["position"].tolist(), rows_out):
-                answers[position] = row if not isinstance(row, str) else self._error(lines[position].number, row)
+                answers[position] = row if type(row) is not str else self._error(lines[position][0], row)  # type: ignore[arg-type]
 
     def _to_scalar(self, lines: list[Line], sub: dict[str, np.ndarray], scalar: list[tuple[int, dict[str, Any], int]]) -> None:
         for position, group in zip(sub["position"].tolist(), sub["group"].tolist()):
@@ -381,7 +402,23 @@ class BatchAnswerer:
             scalar.append((position, data, group))
 
 
-def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> list[BatchRow | str]:
+def _int64_columns(cols: _Columns) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The columns as int64 arrays, and a mask of the queries holding a figure beyond int64 (set to 0)."""
+    lo, hi = _INT64
+    arrays: dict[str, np.ndarray] = {}
+    huge = np.zeros(len(cols.position), dtype=bool)
+    for f in fields(cols):
+        values = getattr(cols, f.name)
+        try:
+            arrays[f.name] = np.asarray(values, dtype=np.int64)
+        except OverflowError:
+            beyond = [i for i, v in enumerate(values) if not lo <= v <= hi]
+            huge[beyond] = True
+            arrays[f.name] = np.asarray([0 if not lo <= v <= hi else v for v in values], dtype=np.int64)
+    return arrays, huge
+
+
+def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> list[BatchAnswer | str]:
     """The answers (or error texts) of one device's queries, in the order given."""
     has_max = sub["has_max_dynamic_smem"] != 0
     domain = DomainInputs(
@@ -391,7 +428,7 @@ def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> list[
         max_dynamic_smem=sub["max_dynamic_smem"],
     )  # fmt: skip
     violation = first_violation(domain)
-    out: list[BatchRow | str] = [""] * len(violation)
+    out: list[BatchAnswer | str] = [""] * len(violation)
     for i in np.flatnonzero(violation >= 0).tolist():
         one = DomainInputs(**{f.name: _item(getattr(domain, f.name), i) for f in fields(DomainInputs)})
         out[i] = violation_message(int(violation[i]), one)
@@ -413,28 +450,28 @@ def _item(value: Any, i: int) -> int:
     return int(value[i]) if isinstance(value, np.ndarray) and value.ndim else int(value)
 
 
-def _rows(device: DeviceProperties, c: OccupancyColumns, g: dict[str, np.ndarray], has_max: np.ndarray) -> Iterator[BatchRow | str]:
+def _rows(device: DeviceProperties, c: OccupancyColumns, g: dict[str, np.ndarray], has_max: np.ndarray) -> Iterator[BatchAnswer | str]:
     """Each query's answer from the engine's columns, reasons worded by the engine where no block fits."""
-    status = c.arrays.status.tolist()
-    active = c.arrays.active_blocks.tolist()
-    limits = {limit: c.limits[limit].tolist() for limit in Limit}
-    estimate = {limit: c.estimate_limits[limit].tolist() for limit in Limit}
+    limits = list(zip(*(c.limits[limit].tolist() for limit in _LIMITS)))
+    estimate = list(zip(*(c.estimate_limits[limit].tolist() for limit in _LIMITS)))
+    max_warps = device.max_warps_per_multiprocessor
     columns = zip(
-        status, active, c.active_warps.tolist(), c.active_threads.tolist(), c.binding.tolist(),
-        c.arrays.allocated_registers_per_block.tolist(), c.arrays.allocated_shared_mem_per_block.tolist(),
-        c.arrays.shared_mem_per_multiprocessor.tolist(), c.estimate_active_blocks.tolist(), c.warps_per_block.tolist(),
+        c.arrays.status.tolist(), c.arrays.active_blocks.tolist(), c.active_warps.tolist(), c.active_threads.tolist(),
+        limits, c.binding.tolist(), c.arrays.allocated_registers_per_block.tolist(),
+        c.arrays.allocated_shared_mem_per_block.tolist(), c.arrays.shared_mem_per_multiprocessor.tolist(),
+        c.estimate_active_blocks.tolist(), c.warps_per_block.tolist(), estimate,
     )  # fmt: skip
-    for i, (st, ab, aw, at, binding, regs, smem, sm_smem, est, warps) in enumerate(columns):
+    for i, (st, ab, aw, at, lim, binding, regs, smem, sm_smem, est, warps, est_lim) in enumerate(columns):
         if st != 0:
             yield str(status_error(device, st, device.shared_mem_per_multiprocessor))
             continue
         reasons: tuple[str, ...] = ()
         if ab == 0:
-            reasons = _reasons(device, g, has_max, i, {limit: _none(limits[limit][i]) for limit in Limit}, smem, sm_smem)
-        yield BatchRow(
-            ab, aw, at, device.max_warps_per_multiprocessor, [limits[limit][i] for limit in Limit], binding, regs, smem,
-            reasons, est, est * warps, [estimate[limit][i] for limit in Limit],
-        )  # fmt: skip
+            reasons = _reasons(device, g, has_max, i, dict(zip(_LIMITS, map(_none, lim))), smem, sm_smem)
+        yield (ab, aw, at, max_warps, lim, binding, regs, smem, reasons, est, est * warps, est_lim)
+
+
+_LIMITS = tuple(Limit)
 
 
 def _none(value: int) -> int | None:
@@ -453,14 +490,50 @@ def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], has_max: np.nda
 
 
 # ------------------------------------------------------------------------------------------ driver
-def run_batch(stream: BinaryIO, out: TextIO, catalog: Catalog, source: str, fmt: str = "json") -> None:
-    """Answer every line of ``stream`` on ``out`` (JSON Lines, or CSV with a header row)."""
-    from .serialize import CSV_HEADER, rows_to_csv, rows_to_jsonl
+def _writer(fmt: str) -> Callable[[list[int], list[BatchAnswer]], str]:
+    from .serialize import answers_to_csv, answers_to_jsonl
 
-    answerer = BatchAnswerer(catalog, source)
-    write = rows_to_csv if fmt == "csv" else rows_to_jsonl
+    return answers_to_csv if fmt == "csv" else answers_to_jsonl
+
+
+_worker: tuple[BatchAnswerer, Callable[[list[int], list[BatchAnswer]], str]] | None = None
+
+
+def _start_worker(catalog: Catalog, source: str, fmt: str) -> None:
+    global _worker
+    _worker = (BatchAnswerer(catalog, source), _writer(fmt))
+
+
+def _answer_in_worker(chunk: list[Line]) -> str:
+    assert _worker is not None
+    answerer, write = _worker
+    return write([line[0] for line in chunk], answerer.answer(chunk))
+
+
+def run_batch(stream: BinaryIO, out: TextIO, catalog: Catalog, source: str, fmt: str = "json", jobs: int = 1) -> None:
+    """Answer every line of ``stream`` on ``out`` (JSON Lines, or CSV with a header row), in input order.
+
+    With ``jobs`` > 1 the chunks are answered by that many worker processes, at most two chunks each in
+    flight, and written in order as each is done.
+    """
+    from .serialize import CSV_HEADER
+
     if fmt == "csv":
         out.write(CSV_HEADER)
-    for chunk in read_chunks(stream):
-        out.write(write([line.number for line in chunk], answerer.answer(chunk)))
+    if jobs <= 1:
+        answerer, write = BatchAnswerer(catalog, source), _writer(fmt)
+        for chunk in read_chunks(stream):
+            out.write(write([line[0] for line in chunk], answerer.answer(chunk)))
+            out.flush()
+        return
+    with ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(catalog, source, fmt)) as pool:
+        pending: deque[Future[str]] = deque()
+        for chunk in read_chunks(stream):
+            pending.append(pool.submit(_answer_in_worker, chunk))
+            paused = _input_pauses(stream)  # a slow producer: write all that is answered before waiting
+            while pending and (len(pending) > 2 * jobs or pending[0].done() or paused):
+                out.write(pending.popleft().result())
+                out.flush()
+        while pending:
+            out.write(pending.popleft().result())
         out.flush()

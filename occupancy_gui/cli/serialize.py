@@ -73,45 +73,29 @@ _VIRTUAL_INDEX = _ALL_LIMITS.index(Limit.VIRTUAL_RESOURCES)
 assert _JSON_LIMIT_INDEX == tuple(range(len(JSON_LIMITS))) and _VIRTUAL_INDEX == len(JSON_LIMITS)  # _row_json's order
 
 
-class BatchRow:
-    """One ``occupancy batch`` answer: the engine's figures (fast path), or a finished JSON object.
+Figures = tuple[Any, ...]
+"""One answer as the engine's columns give it: (active blocks, active warps, active threads, max warps per
+SM, limits in ``Limit`` order with ``INT_MAX`` where one does not apply, ``LIMIT_FLAGS`` bits of the binding
+ones, allocated registers, allocated shared memory, reasons, estimated blocks, estimated warps, estimated
+limits).  Written straight to text, exactly as ``json.dumps(result_to_json(...))`` (the tests hold it to that)."""
 
-    The figures are kept as the columns gave them (``limits`` in ``Limit`` order, ``INT_MAX`` where a
-    limit does not apply, ``binding`` as ``LIMIT_FLAGS`` bits) and written straight to text; the
-    writers produce exactly what ``json.dumps(result_to_json(...))`` would (the tests hold them to it).
-    """
+BatchAnswer = dict[str, Any] | Figures
+"""A finished JSON object (an error, or an answer of ``compute_occupancy``) or the engine's figures."""
 
-    __slots__ = ("obj", "values")
 
-    def __init__(self, *values: Any) -> None:
-        self.values = values
-        self.obj: dict[str, Any] | None = None
-
-    @classmethod
-    def result(cls, obj: dict[str, Any]) -> BatchRow:
-        row = cls()
-        row.obj = obj
-        return row
-
-    @classmethod
-    def error(cls, message: str) -> BatchRow:
-        return cls.result({"error": message})
-
-    def to_json(self) -> dict[str, Any]:
-        """The answer as ``result_to_json`` shapes it (or the error object)."""
-        if self.obj is not None:
-            return self.obj
-        ab, aw, at, max_warps, limits, binding, regs, smem, reasons, est, est_warps, est_limits = self.values
-        shown = {limit.value: _none(limits[i]) for limit, i in zip(JSON_LIMITS, _JSON_LIMIT_INDEX)}
-        if limits[_VIRTUAL_INDEX] < INT_MAX:
-            shown[Limit.VIRTUAL_RESOURCES.value] = limits[_VIRTUAL_INDEX]
-        return {
-            "active_blocks": ab, "active_warps": aw, "active_threads": at, "occupancy": aw / max_warps,
-            "limits": shown, "binding": list(_binding_names(binding)), "allocated_registers_per_block": regs,
-            "allocated_shared_memory_per_block": smem, "reasons": list(reasons),
-            "estimate": {"active_blocks": est, "occupancy": est_warps / max_warps,
-                         "limits": {limit.value: _none(est_limits[i]) for limit, i in zip(JSON_LIMITS, _JSON_LIMIT_INDEX)}},
-        }  # fmt: skip
+def figures_to_json(values: Figures) -> dict[str, Any]:
+    """The figures as ``result_to_json`` shapes them."""
+    ab, aw, at, max_warps, limits, binding, regs, smem, reasons, est, est_warps, est_limits = values
+    shown = {limit.value: _none(limits[i]) for limit, i in zip(JSON_LIMITS, _JSON_LIMIT_INDEX)}
+    if limits[_VIRTUAL_INDEX] < INT_MAX:
+        shown[Limit.VIRTUAL_RESOURCES.value] = limits[_VIRTUAL_INDEX]
+    return {
+        "active_blocks": ab, "active_warps": aw, "active_threads": at, "occupancy": aw / max_warps,
+        "limits": shown, "binding": list(_binding_names(binding)), "allocated_registers_per_block": regs,
+        "allocated_shared_memory_per_block": smem, "reasons": list(reasons),
+        "estimate": {"active_blocks": est, "occupancy": est_warps / max_warps,
+                     "limits": {limit.value: _none(est_limits[i]) for limit, i in zip(JSON_LIMITS, _JSON_LIMIT_INDEX)}},
+    }  # fmt: skip
 
 
 def _none(value: int) -> int | None:
@@ -145,31 +129,46 @@ _BINDING_JSON: dict[int, str] = {}
 _OCCUPANCY_JSON: dict[tuple[int, int], str] = {}
 
 
-def _row_json(row: BatchRow) -> str:
-    if row.obj is not None:
-        return json.dumps(row.obj)
-    ab, aw, at, max_warps, limits, binding, regs, smem, reasons, est, est_warps, est_limits = row.values
-    w, b, r, s, bar, v = (_text(limits[i]) for i in range(6))
-    ew, eb, er, es, ebar, _ = (_text(est_limits[i]) for i in range(6))
+_FRAGMENTS: dict[tuple[int, ...], str] = {}
+
+
+def _limits_json(limits: tuple[int, ...]) -> str:
+    """The ``limits`` object of one answer; few distinct ones occur, so each is written once."""
+    text = _FRAGMENTS.get(limits)
+    if text is None:
+        virtual = "" if len(limits) < 6 or limits[5] >= INT_MAX else f', "virtual_resources": {limits[5]}'
+        text = _LIMITS_JSON % (*(_text(v) for v in limits[:5]), virtual)
+        if len(_FRAGMENTS) > 65536:
+            _FRAGMENTS.clear()
+        _FRAGMENTS[limits] = text
+    return text
+
+
+def _occupancy_json(warps: int, max_warps: int) -> str:
+    text = _OCCUPANCY_JSON.get((warps, max_warps))
+    if text is None:
+        text = _OCCUPANCY_JSON[(warps, max_warps)] = repr(warps / max_warps)
+    return text
+
+
+def answer_json(answer: BatchAnswer) -> str:
+    """One answer as one JSON line (no newline)."""
+    if type(answer) is dict:
+        return json.dumps(answer)
+    ab, aw, at, max_warps, limits, binding, regs, smem, reasons, est, est_warps, est_limits = answer
     binding_json = _BINDING_JSON.get(binding)
     if binding_json is None:
         binding_json = _BINDING_JSON[binding] = json.dumps(list(_binding_names(binding)))
-    occupancy = _OCCUPANCY_JSON.get((aw, max_warps))
-    if occupancy is None:
-        occupancy = _OCCUPANCY_JSON[(aw, max_warps)] = repr(aw / max_warps)
-    est_occupancy = _OCCUPANCY_JSON.get((est_warps, max_warps))
-    if est_occupancy is None:
-        est_occupancy = _OCCUPANCY_JSON[(est_warps, max_warps)] = repr(est_warps / max_warps)
-    virtual = "" if v == "null" else f', "virtual_resources": {v}'
     return _RESULT_JSON % (
-        ab, aw, at, occupancy, _LIMITS_JSON % (w, b, r, s, bar, virtual), binding_json, regs, smem,
-        json.dumps(list(reasons)) if reasons else "[]", est, est_occupancy, _LIMITS_JSON % (ew, eb, er, es, ebar, ""),
+        ab, aw, at, _occupancy_json(aw, max_warps), _limits_json(limits), binding_json, regs, smem,
+        json.dumps(list(reasons)) if reasons else "[]", est, _occupancy_json(est_warps, max_warps),
+        _limits_json(est_limits[:5]),
     )  # fmt: skip
 
 
-def rows_to_jsonl(numbers: list[int], rows: list[BatchRow]) -> str:
+def answers_to_jsonl(numbers: list[int], answers: list[BatchAnswer]) -> str:
     """The answers as JSON Lines (``numbers``, the input line numbers, are not written)."""
-    return "".join([_row_json(row) + "\n" for row in rows])
+    return "\n".join([answer_json(a) for a in answers]) + "\n" if answers else ""
 
 
 CSV_FIELDS = ("line", "active_blocks", "active_warps", "active_threads", "occupancy",
@@ -198,12 +197,12 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def rows_to_csv(numbers: list[int], rows: list[BatchRow]) -> str:
+def answers_to_csv(numbers: list[int], answers: list[BatchAnswer]) -> str:
     """The answers as CSV rows under ``CSV_HEADER``: empty cells where JSON has ``null``, lists joined by "; "."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    for number, row in zip(numbers, rows):
-        flat = _flatten(row.to_json())
+    for number, answer in zip(numbers, answers):
+        flat = _flatten(answer if type(answer) is dict else figures_to_json(answer))
         flat["line"] = number
         writer.writerow([_cell(flat.get(name)) for name in CSV_FIELDS])
     return buffer.getvalue()

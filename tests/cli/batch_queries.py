@@ -62,13 +62,14 @@ def device_spellings(names: list[str]) -> list[str]:
 
 def _valid(rng: np.random.Generator, devices: list[str]) -> dict[str, Any]:
     q: dict[str, Any] = {"device": devices[int(rng.integers(len(devices)))] if rng.random() > 0.01 else _MAPPING}
-    q["threads"] = int(rng.choice([32, 64, 128, 256, 512, 1024])) if rng.random() < 0.6 else int(rng.integers(1, 1100))
-    q["registers"] = int(rng.integers(0, 256)) if rng.random() < 0.97 else int(rng.integers(256, 300))
+    q["threads"] = int(rng.choice([32, 64, 128, 256, 512, 1024])) if rng.random() < 0.7 else int(rng.integers(1, 1100))
+    roll = rng.random()
+    q["registers"] = int(rng.integers(16, 65)) if roll < 0.7 else int(rng.integers(0, 256)) if roll < 0.98 else int(rng.integers(256, 300))
     optional = {
         "static_smem": lambda: int(rng.integers(0, 49153)),
-        "dynamic_smem": lambda: int(rng.integers(0, 120000)) if rng.random() < 0.5 else int(rng.integers(0, 16384)),
-        "barriers": lambda: int(rng.integers(0, 33)),
-        "max_dynamic_smem": lambda: int(rng.integers(0, 240000)),
+        "dynamic_smem": lambda: int(rng.integers(0, 16384)) if rng.random() < 0.8 else int(rng.integers(0, 120000)),
+        "barriers": lambda: int(rng.integers(0, 33)) if rng.random() < 0.2 else int(rng.integers(0, 3)),
+        "max_dynamic_smem": lambda: int(rng.integers(0, 240000)) if rng.random() < 0.3 else 232448,
         "carveout": lambda: [-1, 0, 25, 50, 100, "default", "50%", int(rng.integers(0, 101))][int(rng.integers(8))],
         "cache_config": lambda: ["none", "shared", "l1", "equal", "L1", 0, 1, 2, 3][int(rng.integers(9))],
     }
