@@ -22,9 +22,7 @@ import json.scanner
 import os
 import select
 import sys
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, fields
 from typing import Any, BinaryIO, TextIO
 
@@ -496,44 +494,16 @@ def _writer(fmt: str) -> Callable[[list[int], list[BatchAnswer]], str]:
     return answers_to_csv if fmt == "csv" else answers_to_jsonl
 
 
-_worker: tuple[BatchAnswerer, Callable[[list[int], list[BatchAnswer]], str]] | None = None
-
-
-def _start_worker(catalog: Catalog, source: str, fmt: str) -> None:
-    global _worker
-    _worker = (BatchAnswerer(catalog, source), _writer(fmt))
-
-
-def _answer_in_worker(chunk: list[Line]) -> str:
-    assert _worker is not None
-    answerer, write = _worker
-    return write([line[0] for line in chunk], answerer.answer(chunk))
-
-
-def run_batch(stream: BinaryIO, out: TextIO, catalog: Catalog, source: str, fmt: str = "json", jobs: int = 1) -> None:
+def run_batch(stream: BinaryIO, out: TextIO, catalog: Catalog, source: str, fmt: str = "json") -> None:
     """Answer every line of ``stream`` on ``out`` (JSON Lines, or CSV with a header row), in input order.
 
-    With ``jobs`` > 1 the chunks are answered by that many worker processes, at most two chunks each in
-    flight, and written in order as each is done.
+    One process: worker processes (two on this project's 2-core machines, paired runs) were no faster.
     """
     from .serialize import CSV_HEADER
 
     if fmt == "csv":
         out.write(CSV_HEADER)
-    if jobs <= 1:
-        answerer, write = BatchAnswerer(catalog, source), _writer(fmt)
-        for chunk in read_chunks(stream):
-            out.write(write([line[0] for line in chunk], answerer.answer(chunk)))
-            out.flush()
-        return
-    with ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(catalog, source, fmt)) as pool:
-        pending: deque[Future[str]] = deque()
-        for chunk in read_chunks(stream):
-            pending.append(pool.submit(_answer_in_worker, chunk))
-            paused = _input_pauses(stream)  # a slow producer: write all that is answered before waiting
-            while pending and (len(pending) > 2 * jobs or pending[0].done() or paused):
-                out.write(pending.popleft().result())
-                out.flush()
-        while pending:
-            out.write(pending.popleft().result())
+    answerer, write = BatchAnswerer(catalog, source), _writer(fmt)
+    for chunk in read_chunks(stream):
+        out.write(write([line[0] for line in chunk], answerer.answer(chunk)))
         out.flush()

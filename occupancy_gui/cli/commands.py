@@ -56,7 +56,7 @@ def _batch(args: argparse.Namespace, out: TextIO) -> int:
     except OSError as exc:
         return fail("occupancy batch", f"{args.file}: {exc.strerror}")
     with stream:
-        run_batch(stream, out, catalog, source, args.format, args.jobs)
+        run_batch(stream, out, catalog, source, args.format)
     return 0
 
 

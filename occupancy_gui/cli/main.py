@@ -68,7 +68,6 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("file", nargs="?", default="-", help="a .jsonl file, or - for standard input")
     batch.add_argument("--format", choices=("json", "csv"), default="json",
                        help="JSON Lines (default) or CSV with a header row (keys flattened: limits.warps, ...)")
-    batch.add_argument("--jobs", type=int, default=1, metavar="N", help="answer chunks in N worker processes")
     devices = sub.add_parser("devices", help="list every device profile")
     devices.add_argument("--json", action="store_true")
     devices.add_argument("--detect", action="store_true",
