@@ -324,7 +324,7 @@ class BatchAnswerer:
             return self._error(number, data)
         assert isinstance(data, dict)
         device = data.get("device")
-        group = self._named.get(device) if type(device) is str else None  # type: ignore[arg-type]
+        group = self._named.get(device) if isinstance(device, str) else None
         if group is None:
             group = self._device(device, number)
         if type(group) is str:
@@ -366,7 +366,7 @@ class BatchAnswerer:
         return None
 
     def _evaluate(self, lines: list[Line], cols: _Columns, scalar: list[tuple[int, dict[str, Any], int]],
-                  answers: list[BatchRow | None]) -> None:  # fmt: skip
+                  answers: list[BatchAnswer | None]) -> None:  # fmt: skip
         if not cols.position:
             return
         arrays, huge = _int64_columns(cols)
@@ -391,7 +391,7 @@ class BatchAnswerer:
                 self._to_scalar(lines, sub, scalar)
                 continue
             for position, row in zip(sub["position"].tolist(), rows_out):
-                answers[position] = row if type(row) is not str else self._error(lines[position][0], row)  # type: ignore[arg-type]
+                answers[position] = self._error(lines[position][0], row) if isinstance(row, str) else row
 
     def _to_scalar(self, lines: list[Line], sub: dict[str, np.ndarray], scalar: list[tuple[int, dict[str, Any], int]]) -> None:
         for position, group in zip(sub["position"].tolist(), sub["group"].tolist()):

@@ -17,7 +17,7 @@ from ..engine import (
     dynamic_smem_headroom,
     max_potential_block_size,
 )
-from .devices import DeviceLookupError, device_from_query, load_catalog, profile_to_json, profiles_to_text
+from .devices import DeviceLookupError, load_catalog, profile_to_json, profiles_to_text
 from .main import fail
 from .inputs import QueryError, kernel_query, parse_cache_config, parse_carveout
 from .serialize import result_to_json, result_to_text

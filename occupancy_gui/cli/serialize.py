@@ -153,7 +153,7 @@ def _occupancy_json(warps: int, max_warps: int) -> str:
 
 def answer_json(answer: BatchAnswer) -> str:
     """One answer as one JSON line (no newline)."""
-    if type(answer) is dict:
+    if isinstance(answer, dict):
         return json.dumps(answer)
     ab, aw, at, max_warps, limits, binding, regs, smem, reasons, est, est_warps, est_limits = answer
     binding_json = _BINDING_JSON.get(binding)
@@ -202,7 +202,7 @@ def answers_to_csv(numbers: list[int], answers: list[BatchAnswer]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for number, answer in zip(numbers, answers):
-        flat = _flatten(answer if type(answer) is dict else figures_to_json(answer))
+        flat = _flatten(answer if isinstance(answer, dict) else figures_to_json(answer))
         flat["line"] = number
         writer.writerow([_cell(flat.get(name)) for name in CSV_FIELDS])
     return buffer.getvalue()
