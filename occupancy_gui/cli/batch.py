@@ -221,11 +221,6 @@ class BatchAnswerer:
     def _group(self, device: DeviceProperties) -> int:
         group = self._groups.get(device)
         if group is None:
-            if len(self._groups) >= CACHE_ENTRIES:
-                self._groups.clear()
-                self._named.clear()
-                self._mapped.clear()
-                self.devices = []
             group = self._groups[device] = len(self.devices)
             self.devices.append(device)
         return group
@@ -296,6 +291,11 @@ class BatchAnswerer:
 
     def answer(self, lines: list[Line]) -> list[BatchAnswer]:
         """One answer per line, in order."""
+        if len(self.devices) > CACHE_ENTRIES:  # between chunks only: a chunk's rows hold group numbers
+            self._groups.clear()
+            self._named.clear()
+            self._mapped.clear()
+            self.devices = []
         answers: list[BatchAnswer | None] = [None] * len(lines)
         cols = _Columns.empty()
         scalar: list[tuple[int, dict[str, Any], int]] = []

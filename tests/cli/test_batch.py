@@ -163,3 +163,14 @@ def test_answers_stream_before_the_input_ends() -> None:
             assert answer["active_threads"] == 2048
         proc.stdin.close()
         assert proc.wait(timeout=60) == 0
+
+
+def test_many_distinct_devices_keep_their_own_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch_module, "CACHE_ENTRIES", 3)  # the device caches are reset between chunks
+    monkeypatch.setattr(batch_module, "CHUNK_LINES", 5)
+    names = CATALOG.names()[:20]
+    lines = [json.dumps({"device": name, "threads": 1024, "registers": 33}) for name in names * 2]
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    _, out = run_batch_file(path)
+    assert out.splitlines() == oracle_lines("\n".join(lines) + "\n", str(path))
