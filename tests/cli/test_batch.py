@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from occupancy_gui.cli import batch as batch_module
+from occupancy_gui.cli import batch_input
 from occupancy_gui.cli.devices import DeviceLookupError, device_from_query, load_catalog
 from occupancy_gui.cli.inputs import QueryError, kernel_query
 from occupancy_gui.cli.main import main
@@ -58,7 +59,7 @@ def oracle_lines(text: str, source: str) -> list[str]:
 
 
 def test_random_lines_match_the_per_line_oracle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(batch_module, "CHUNK_LINES", 700)  # several chunks, groups split across them
+    monkeypatch.setattr(batch_input, "CHUNK_LINES", 700)  # several chunks, groups split across them
     lines = random_lines(20261202, 5000, CATALOG.names())
     lines[10:10] = ["", "   ", "\t"]  # blank lines are skipped but counted
     text = "\n".join(lines[:2000]) + "\r\n" + "\r\n".join(lines[2000:4000]) + "\r" + "\n".join(lines[4000:])
@@ -114,7 +115,8 @@ def test_a_hostile_line_gets_an_error_and_later_lines_an_answer(tmp_path: Path, 
 
 
 def test_an_overlong_line_is_skipped_in_pieces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(batch_module, "READ_BYTES", 7)
+    monkeypatch.setattr(batch_input, "READ_BYTES", 7)
+    monkeypatch.setattr(batch_input, "MAX_LINE_CHARS", 100)
     monkeypatch.setattr(batch_module, "MAX_LINE_CHARS", 100)
     good = '{"device": "sm_90", "threads": 256, "registers": 32}'
     path = tmp_path / "q.jsonl"
@@ -167,7 +169,7 @@ def test_answers_stream_before_the_input_ends() -> None:
 
 def test_many_distinct_devices_keep_their_own_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batch_module, "CACHE_ENTRIES", 3)  # the device caches are reset between chunks
-    monkeypatch.setattr(batch_module, "CHUNK_LINES", 5)
+    monkeypatch.setattr(batch_input, "CHUNK_LINES", 5)
     names = CATALOG.names()[:20]
     lines = [json.dumps({"device": name, "threads": 1024, "registers": 33}) for name in names * 2]
     path = tmp_path / "q.jsonl"
