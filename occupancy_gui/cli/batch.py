@@ -17,7 +17,7 @@ import json
 import json.scanner
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any, BinaryIO, TextIO
 
 import numpy as np
@@ -78,25 +78,10 @@ _UNCOVERED = _keys_kernel_query_reads() - set(_COLUMN_KEYS)
 
 
 # -------------------------------------------------------------------------------------- answering
-@dataclass
-class _Columns:
-    """The fast path's query fields for one chunk, one list entry per query it evaluates."""
-
-    position: list[int]
-    group: list[int]
-    threads: list[int]
-    registers: list[int]
-    static_smem: list[int]
-    dynamic_smem: list[int]
-    barriers: list[int]
-    max_dynamic_smem: list[int]
-    has_max_dynamic_smem: list[bool]
-    carveout: list[int]
-    cache_config: list[int]
-
-    @classmethod
-    def empty(cls) -> _Columns:
-        return cls(*([] for _ in fields(cls)))
+_FIELDS = ("position", "group", "threads", "registers", "static_smem", "dynamic_smem", "barriers",
+           "max_dynamic_smem", "has_max_dynamic_smem", "carveout", "cache_config")  # fmt: skip
+"""The fields of each query the fast path evaluates, in the order of the tuples ``_collect`` appends."""
+_Columns = list[tuple[int, ...]]
 
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -222,7 +207,7 @@ class BatchAnswerer:
             self._mapped.clear()
             self.devices = []
         answers: list[BatchAnswer | None] = [None] * len(lines)
-        cols = _Columns.empty()
+        cols: _Columns = []
         scalar: list[tuple[int, dict[str, Any], int]] = []
         for position, line in enumerate(lines):
             try:
@@ -273,26 +258,15 @@ class BatchAnswerer:
             plain = (q.launch.block_size, f.num_regs, f.shared_size_bytes, q.launch.dynamic_smem, f.num_block_barriers,
                      f.max_dynamic_shared_size_bytes, q.state.carveout_config, int(q.state.cache_config))  # fmt: skip
         threads, registers, static, dynamic, barriers, max_dynamic, carveout, cache = plain
-        cols.position.append(position)
-        cols.group.append(group)
-        cols.threads.append(threads)
-        cols.registers.append(registers)
-        cols.static_smem.append(static)
-        cols.dynamic_smem.append(dynamic)
-        cols.barriers.append(barriers)
         if max_dynamic is None:
-            cols.max_dynamic_smem.append(0)
-            cols.has_max_dynamic_smem.append(False)
+            cols.append((position, group, threads, registers, static, dynamic, barriers, 0, 0, carveout, cache))
         else:
-            cols.max_dynamic_smem.append(max_dynamic)
-            cols.has_max_dynamic_smem.append(True)
-        cols.carveout.append(carveout)
-        cols.cache_config.append(cache)
+            cols.append((position, group, threads, registers, static, dynamic, barriers, max_dynamic, 1, carveout, cache))
         return None
 
     def _evaluate(self, lines: list[Line], cols: _Columns, scalar: list[tuple[int, dict[str, Any], int]],
                   answers: list[BatchAnswer | None]) -> None:  # fmt: skip
-        if not cols.position:
+        if not cols:
             return
         arrays, huge = _int64_columns(cols)
         for position, group in zip(arrays["position"][huge].tolist(), arrays["group"][huge].tolist()):
@@ -329,15 +303,14 @@ def _int64_columns(cols: _Columns) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The columns as int64 arrays, and a mask of the queries holding a figure beyond int64 (set to 0)."""
     lo, hi = _INT64
     arrays: dict[str, np.ndarray] = {}
-    huge = np.zeros(len(cols.position), dtype=bool)
-    for f in fields(cols):
-        values = getattr(cols, f.name)
+    huge = np.zeros(len(cols), dtype=bool)
+    for name, values in zip(_FIELDS, zip(*cols)):
         try:
-            arrays[f.name] = np.asarray(values, dtype=np.int64)
+            arrays[name] = np.asarray(values, dtype=np.int64)
         except OverflowError:
             beyond = [i for i, v in enumerate(values) if not lo <= v <= hi]
             huge[beyond] = True
-            arrays[f.name] = np.asarray([0 if not lo <= v <= hi else v for v in values], dtype=np.int64)
+            arrays[name] = np.asarray([0 if not lo <= v <= hi else v for v in values], dtype=np.int64)
     return arrays, huge
 
 
