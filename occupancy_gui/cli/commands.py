@@ -18,7 +18,7 @@ from ..engine import (
     max_potential_block_size,
 )
 from .common import fail
-from .devices import DeviceLookupError, device_from_query, load_catalog, profile_to_json, profiles_to_text
+from .devices import DeviceLookupError, load_catalog, profile_to_json, profiles_to_text
 from .inputs import QueryError, kernel_query, parse_cache_config, parse_carveout
 from .serialize import result_to_json, result_to_text
 
@@ -48,32 +48,17 @@ def _calc(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _batch_line(line: str, lineno: int, source: str, catalog: Any) -> dict[str, Any]:
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        return {"error": f"{source}:{lineno}: invalid JSON: {exc.msg} at column {exc.colno}"}
-    if not isinstance(data, dict):
-        return {"error": f"{source}:{lineno}: expected a JSON object"}
-    try:
-        device = device_from_query(data.get("device"), catalog, f"{source}:{lineno}")
-        q = kernel_query(data)
-        return result_to_json(compute_occupancy(device, q.func, q.launch, q.state))
-    except (QueryError, OccupancyError, DeviceLookupError) as exc:
-        return {"error": f"{source}:{lineno}: {exc}"}
-
-
 def _batch(args: argparse.Namespace, out: TextIO) -> int:
+    from .batch import run_batch  # noqa: PLC0415 - lazy: only `batch` needs the chunked reader
+
     catalog = load_catalog()
     source = "<stdin>" if args.file == "-" else args.file
     try:
-        stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8", errors="replace")  # noqa: SIM115
+        stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
     except OSError as exc:
         return fail("occupancy batch", f"{args.file}: {exc.strerror}")
     with stream:
-        for lineno, line in enumerate(stream, 1):
-            if line.strip():
-                print(json.dumps(_batch_line(line, lineno, source, catalog)), file=out, flush=False)
+        run_batch(stream, out, catalog, source, args.format)
     return 0
 
 

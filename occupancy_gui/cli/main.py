@@ -40,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_kernel_arguments(calc, threads_required=True)
     batch = sub.add_parser("batch", help="JSON Lines queries in, JSON Lines results out")
     batch.add_argument("file", nargs="?", default="-", help="a .jsonl file, or - for standard input")
+    batch.add_argument("--format", choices=("json", "csv"), default="json",
+                       help="JSON Lines (default) or CSV with a header row (keys flattened: limits.warps, ...)")
     devices = sub.add_parser("devices", help="list every device profile")
     devices.add_argument("--json", action="store_true")
     devices.add_argument("--detect", action="store_true",

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from typing import Any
 
-from ..engine import Limit, OccupancyResult
+from ..engine import INT_MAX, Limit, OccupancyResult
+from ..engine.types import LIMIT_FLAGS
 
 JSON_LIMITS = (Limit.WARPS, Limit.BLOCKS, Limit.REGISTERS, Limit.SHARED_MEMORY, Limit.BARRIERS)
 
@@ -61,3 +65,145 @@ def result_to_text(result: OccupancyResult, device_title: str) -> str:
     if result.reasons:
         lines += ["", "The launch cannot fit a single block:", *(f"  - {r}" for r in result.reasons)]
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ batch answers
+_ALL_LIMITS = tuple(Limit)
+_JSON_LIMIT_INDEX = tuple(_ALL_LIMITS.index(limit) for limit in JSON_LIMITS)
+_VIRTUAL_INDEX = _ALL_LIMITS.index(Limit.VIRTUAL_RESOURCES)
+assert tuple(range(len(JSON_LIMITS))) == _JSON_LIMIT_INDEX and len(JSON_LIMITS) == _VIRTUAL_INDEX  # _row_json's order
+
+
+Figures = tuple[Any, ...]
+"""One answer as the engine's columns give it: (active blocks, active warps, active threads, max warps per
+SM, limits in ``Limit`` order with ``INT_MAX`` where one does not apply, ``LIMIT_FLAGS`` bits of the binding
+ones, allocated registers, allocated shared memory, reasons, estimated blocks, estimated warps, estimated
+limits).  Written straight to text, exactly as ``json.dumps(result_to_json(...))`` (the tests hold it to that)."""
+
+BatchAnswer = dict[str, Any] | Figures
+"""A finished JSON object (an error, or an answer of ``compute_occupancy``) or the engine's figures."""
+
+
+def figures_to_json(values: Figures) -> dict[str, Any]:
+    """The figures as ``result_to_json`` shapes them."""
+    ab, aw, at, max_warps, limits, binding, regs, smem, reasons, est, est_warps, est_limits = values
+    shown = {limit.value: _none(limits[i]) for limit, i in zip(JSON_LIMITS, _JSON_LIMIT_INDEX)}
+    if limits[_VIRTUAL_INDEX] < INT_MAX:
+        shown[Limit.VIRTUAL_RESOURCES.value] = limits[_VIRTUAL_INDEX]
+    return {
+        "active_blocks": ab, "active_warps": aw, "active_threads": at, "occupancy": aw / max_warps,
+        "limits": shown, "binding": list(_binding_names(binding)), "allocated_registers_per_block": regs,
+        "allocated_shared_memory_per_block": smem, "reasons": list(reasons),
+        "estimate": {"active_blocks": est, "occupancy": est_warps / max_warps,
+                     "limits": {limit.value: _none(est_limits[i]) for limit, i in zip(JSON_LIMITS, _JSON_LIMIT_INDEX)}},
+    }  # fmt: skip
+
+
+def _none(value: int) -> int | None:
+    return None if value >= INT_MAX else value
+
+
+_BINDING_NAMES: dict[int, tuple[str, ...]] = {}
+
+
+def _binding_names(flags: int) -> tuple[str, ...]:
+    names = _BINDING_NAMES.get(flags)
+    if names is None:
+        names = _BINDING_NAMES[flags] = tuple(limit.value for limit, bit in LIMIT_FLAGS.items() if flags & bit)
+    return names
+
+
+_TEXT = [str(i) for i in range(4096)]
+
+
+def _text(value: int) -> str:
+    if 0 <= value < 4096:
+        return _TEXT[value]
+    return "null" if value >= INT_MAX else str(value)
+
+
+_LIMITS_JSON = "{" + ", ".join(f'"{limit.value}": %s' for limit in JSON_LIMITS) + "%s}"
+_RESULT_JSON = ('{"active_blocks": %s, "active_warps": %s, "active_threads": %s, "occupancy": %s, "limits": %s, '
+                '"binding": %s, "allocated_registers_per_block": %s, "allocated_shared_memory_per_block": %s, '
+                '"reasons": %s, "estimate": {"active_blocks": %s, "occupancy": %s, "limits": %s}}')  # fmt: skip
+_BINDING_JSON: dict[int, str] = {}
+_OCCUPANCY_JSON: dict[tuple[int, int], str] = {}
+
+
+_FRAGMENTS: dict[tuple[int, ...], str] = {}
+
+
+def _limits_json(limits: tuple[int, ...]) -> str:
+    """The ``limits`` object of one answer; few distinct ones occur, so each is written once."""
+    text = _FRAGMENTS.get(limits)
+    if text is None:
+        virtual = "" if len(limits) < 6 or limits[5] >= INT_MAX else f', "virtual_resources": {limits[5]}'
+        text = _LIMITS_JSON % (*(_text(v) for v in limits[:5]), virtual)
+        if len(_FRAGMENTS) > 65536:
+            _FRAGMENTS.clear()
+        _FRAGMENTS[limits] = text
+    return text
+
+
+def _occupancy_json(warps: int, max_warps: int) -> str:
+    text = _OCCUPANCY_JSON.get((warps, max_warps))
+    if text is None:
+        text = _OCCUPANCY_JSON[(warps, max_warps)] = repr(warps / max_warps)
+    return text
+
+
+def answer_json(answer: BatchAnswer) -> str:
+    """One answer as one JSON line (no newline)."""
+    if isinstance(answer, dict):
+        return json.dumps(answer)
+    ab, aw, at, max_warps, limits, binding, regs, smem, reasons, est, est_warps, est_limits = answer
+    binding_json = _BINDING_JSON.get(binding)
+    if binding_json is None:
+        binding_json = _BINDING_JSON[binding] = json.dumps(list(_binding_names(binding)))
+    return _RESULT_JSON % (
+        ab, aw, at, _occupancy_json(aw, max_warps), _limits_json(limits), binding_json, regs, smem,
+        json.dumps(list(reasons)) if reasons else "[]", est, _occupancy_json(est_warps, max_warps),
+        _limits_json(est_limits[:5]),
+    )  # fmt: skip
+
+
+def answers_to_jsonl(numbers: list[int], answers: list[BatchAnswer]) -> str:
+    """The answers as JSON Lines (``numbers``, the input line numbers, are not written)."""
+    return "\n".join([answer_json(a) for a in answers]) + "\n" if answers else ""
+
+
+CSV_FIELDS = ("line", "active_blocks", "active_warps", "active_threads", "occupancy",
+              *(f"limits.{limit.value}" for limit in JSON_LIMITS), "binding", "allocated_registers_per_block",
+              "allocated_shared_memory_per_block", "reasons", "estimate.active_blocks", "estimate.occupancy",
+              *(f"estimate.limits.{limit.value}" for limit in JSON_LIMITS), "error")  # fmt: skip
+"""The JSON keys flattened with dots, plus the input line number first and the error text last."""
+CSV_HEADER = ",".join(CSV_FIELDS) + "\r\n"
+
+
+def _flatten(obj: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in obj.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[prefix + key] = value
+    return flat
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return "; ".join(str(v) for v in value)
+    return value
+
+
+def answers_to_csv(numbers: list[int], answers: list[BatchAnswer]) -> str:
+    """The answers as CSV rows under ``CSV_HEADER``: empty cells where JSON has ``null``, lists joined by "; "."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    for number, answer in zip(numbers, answers):
+        flat = _flatten(answer if isinstance(answer, dict) else figures_to_json(answer))
+        flat["line"] = number
+        writer.writerow([_cell(flat.get(name)) for name in CSV_FIELDS])
+    return buffer.getvalue()

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .domain import check_domain, domain_inputs
 from .errors import OccupancyError
-from .launch import build_query
+from .launch import Launch, build_query
 from .occupancy import max_active_blocks
 from .types import DeviceProperties, DeviceState, FunctionAttributes, OccError
 from .warps import max_block_size
@@ -61,6 +62,8 @@ def max_potential_block_size(
         raise OccupancyError(OccError.INVALID_INPUT, "the kernel's max threads and registers must be valid")
     sizes = candidate_block_sizes(device, func)
     smem = [dynamic_smem(s) if callable(dynamic_smem) else dynamic_smem for s in sizes]
+    for size, dynamic in zip(sizes, smem):  # Python ints: an absurd figure is refused, never overflowed
+        check_domain(domain_inputs(func, state, Launch(size, dynamic)), bounds_only=True)
     result = max_active_blocks(device, build_query(device, func, state, np.asarray(sizes), np.asarray(smem)))
     best_size = best_blocks = best_threads = 0
     tried = []

@@ -8,10 +8,12 @@ and the first-pass estimate.
 from __future__ import annotations
 
 from . import architecture as arch
+from .columns import occupancy_columns
+from .domain import check_domain, domain_inputs
 from .errors import OccupancyError
 from .estimate import first_pass_estimate
 from .launch import Launch, build_query
-from .occupancy import MAX_BLOCK_SIZE, MAX_REGISTERS, MAX_SHARED_BYTES, ResultArrays, max_active_blocks
+from .occupancy import ResultArrays
 from .rows import constraint_rows, zero_block_reasons
 from .types import (
     INT_MAX,
@@ -27,31 +29,12 @@ from .types import (
 
 def _check_domain(device: DeviceProperties, func: FunctionAttributes, state: DeviceState, launch: Launch) -> None:
     """Refuse inputs the header itself refuses, and those that would overflow its 32-bit arithmetic."""
-    checks = (
-        (launch.block_size <= 0, f"threads per block must be at least 1 (got {launch.block_size})"),
-        (launch.block_size > MAX_BLOCK_SIZE, f"threads per block {launch.block_size} is beyond {MAX_BLOCK_SIZE}"),
-        (func.num_regs < 0, f"registers per thread must be 0 or more (got {func.num_regs})"),
-        (func.num_regs > MAX_REGISTERS, f"registers per thread {func.num_regs} is beyond {MAX_REGISTERS}"),
-        (func.shared_size_bytes < 0, f"static shared memory must be 0 or more (got {func.shared_size_bytes})"),
-        (launch.dynamic_smem < 0, f"dynamic shared memory must be 0 or more (got {launch.dynamic_smem})"),
-        (func.shared_size_bytes + launch.dynamic_smem > MAX_SHARED_BYTES,
-         f"shared memory per block {func.shared_size_bytes + launch.dynamic_smem} B is beyond {MAX_SHARED_BYTES} B"),
-        (func.num_block_barriers < 0, f"block barriers must be 0 or more (got {func.num_block_barriers})"),
-        (func.virtual_resource_count < 0, f"virtual resources must be 0 or more (got {func.virtual_resource_count})"),
-        (func.max_threads_per_block <= 0,
-         f"the kernel's max threads per block must be at least 1 (got {func.max_threads_per_block})"),
-        (not -1 <= state.carveout_config <= 100,
-         f"carveout must be -1 (default) or a percentage 0..100 (got {state.carveout_config})"),
-        ((func.max_dynamic_shared_size_bytes or 0) < 0,
-         f"max dynamic shared memory must be 0 or more (got {func.max_dynamic_shared_size_bytes})"),
-    )  # fmt: skip
-    for failed, message in checks:
-        if failed:
-            raise OccupancyError(OccError.INVALID_INPUT, message)
+    check_domain(domain_inputs(func, state, launch))
     arch.max_blocks_per_multiprocessor(device.compute_capability)  # unknown major -> UNKNOWN_DEVICE
 
 
-def _status_error(device: DeviceProperties, status: int, sm_smem_request: int) -> OccupancyError:
+def status_error(device: DeviceProperties, status: int, sm_smem_request: int) -> OccupancyError:
+    """The words for a status the header returned instead of a result."""
     cc = f"{device.compute_major}.{device.compute_minor}"
     if status == OccError.UNKNOWN_DEVICE:
         return OccupancyError(OccError.UNKNOWN_DEVICE, f"compute capability {cc} is unknown to the occupancy model")
@@ -80,21 +63,17 @@ def compute_occupancy(
     """
     state = state or DeviceState()
     _check_domain(device, func, state, launch)
-    arrays = max_active_blocks(device, build_query(device, func, state, launch.block_size, launch.dynamic_smem))
+    columns = occupancy_columns(device, build_query(device, func, state, launch.block_size, launch.dynamic_smem))
+    arrays = columns.arrays
     status = _scalar(arrays, "status")
     if status != OccError.SUCCESS:
-        raise _status_error(device, status, device.shared_mem_per_multiprocessor)
+        raise status_error(device, status, device.shared_mem_per_multiprocessor)
     limits = {
         limit: (None if value >= INT_MAX else value)
         for limit in Limit
-        for value in [int(arrays.limit(limit).reshape(-1)[0])]
+        for value in [int(columns.limits[limit].reshape(-1)[0])]
     }
-    if not arch.applies_barrier_limit(device.compute_capability) or func.num_block_barriers <= 0:
-        limits[Limit.BARRIERS] = None
-    active = _scalar(arrays, "active_blocks")
-    if not _scalar(arrays, "launchable"):
-        # Above the kernel's own bound the launch fails: no block resides, and the warps row says why.
-        active, limits[Limit.WARPS] = 0, 0
+    active = int(columns.active_blocks.reshape(-1)[0])
     warps = -(-launch.block_size // device.warp_size)
     estimate = first_pass_estimate(
         device, launch.block_size, func.num_regs, func.shared_size_bytes + launch.dynamic_smem,

@@ -15,8 +15,9 @@ import numpy as np
 
 from . import architecture as arch
 from ._int import as_int_array
+from .domain import check_domain, domain_inputs
 from .errors import OccupancyError
-from .launch import build_query
+from .launch import Launch, build_query
 from .occupancy import max_active_blocks
 from .shared_memory import align_up_shmem_size, smem_per_block_limit, smem_per_multiprocessor
 from .types import DeviceProperties, DeviceState, FunctionAttributes, OccError
@@ -120,6 +121,7 @@ def dynamic_smem_headroom(
     state: DeviceState | None = None,
 ) -> DynamicSmemHeadroom:
     """The header's figure and the exact one, side by side."""
+    check_domain(domain_inputs(func, state or DeviceState(), Launch(block_size, 0)), bounds_only=True)  # absurd figures: refused
     try:
         reference: int | None = available_dynamic_smem_per_block(device, func, num_blocks, block_size, state)
     except OccupancyError:

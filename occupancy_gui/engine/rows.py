@@ -120,8 +120,9 @@ def constraint_rows(
 
 def _register_reasons(device: DeviceProperties, func: FunctionAttributes, launch: Launch) -> list[str]:
     cc = device.compute_capability
-    alloc = register_allocation(device, as_int_array(func.num_regs), as_int_array(launch.block_size))
-    per_warp, per_block, hardware = _int(alloc.per_warp), _int(alloc.per_block), _int(alloc.per_block_hardware_check)
+    # Plain ints pass through the same arithmetic as arrays, without numpy's cost for one launch.
+    alloc = register_allocation(device, func.num_regs, launch.block_size)  # type: ignore[arg-type]
+    per_warp, per_block, hardware = int(alloc.per_warp), int(alloc.per_block), int(alloc.per_block_hardware_check)
     max_per_thread = arch.reg_allocation_max_per_thread(cc)
     sub = arch.sub_partitions_per_multiprocessor(cc)
     reasons = []

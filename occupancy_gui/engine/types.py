@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 INT_MAX = 2**31 - 1
 """The header's ``INT_MAX``: "this limit does not apply" in ``cudaOccResult``."""
@@ -98,6 +101,11 @@ class DeviceProperties:
         return self.max_threads_per_multiprocessor // self.warp_size
 
 
+def default_max_dynamic_smem(device: DeviceProperties, static_smem: Any) -> Any:
+    """The runtime's default max dynamic shared memory attribute: the per-block limit less static (int or array)."""
+    return np.maximum(0, device.shared_mem_per_block - static_smem)
+
+
 @dataclass(frozen=True)
 class FunctionAttributes:
     """``cudaOccFuncAttributes``: what the compiler and ``cudaFuncSetAttribute`` decide per kernel.
@@ -120,7 +128,7 @@ class FunctionAttributes:
         """The attribute value the runtime would hold for this kernel on ``device``."""
         if self.max_dynamic_shared_size_bytes is not None:
             return self.max_dynamic_shared_size_bytes
-        return max(0, device.shared_mem_per_block - self.shared_size_bytes)
+        return int(default_max_dynamic_smem(device, self.shared_size_bytes))
 
 
 @dataclass(frozen=True)

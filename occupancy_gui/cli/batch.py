@@ -1,0 +1,412 @@
+"""``occupancy batch``: JSON Lines queries in, one answer per line out, at the vectorised engine's speed.
+
+Lines are read in chunks; each chunk's queries are validated, grouped by device and answered by one
+call of the vectorised engine per device (``engine.columns``), and the answers are written in input
+order.  The answers are those of ``compute_occupancy`` line for line — the rows it would refuse are
+refused with the engine's own words (``engine.domain``) — and the rare line the fast path does not
+cover (a device the model does not know, a figure beyond 64 bits, a query key only ``kernel_query``
+knows) is answered by ``compute_occupancy`` itself.
+
+Memory is bounded whatever the input: ``batch_input`` bounds a chunk and refuses an overlong line, and
+the device caches here are capped.
+"""
+
+from __future__ import annotations
+
+import json
+import json.scanner
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import fields
+from typing import Any, BinaryIO, TextIO
+
+import numpy as np
+
+from ..engine import INT_MAX, DeviceProperties, DeviceState, FunctionAttributes, Launch, Limit, OccupancyError
+from ..engine import architecture as arch
+from ..engine.columns import OccupancyColumns, occupancy_columns
+from ..engine.compute import compute_occupancy, status_error
+from ..engine.domain import DomainInputs, first_violation, violation_message
+from ..engine.launch import build_query
+from ..engine.occupancy import device_is_valid
+from ..engine.rows import zero_block_reasons
+from ..engine.types import default_max_dynamic_smem
+from ..profiles import Catalog
+from .batch_input import MAX_LINE_CHARS, Line, read_chunks
+from .devices import DeviceLookupError, device_from_query
+from .inputs import CACHE_CONFIGS, QueryError, kernel_query
+from .serialize import CSV_HEADER, BatchAnswer, answers_to_csv, answers_to_jsonl, result_to_json
+
+CACHE_ENTRIES = 4096
+
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # the C scanner json.loads uses
+_JSON_SPACE = " \t\n\r"
+_ERRORS = (QueryError, OccupancyError, DeviceLookupError)
+_DEFAULT_FUNC = FunctionAttributes(num_regs=0)
+_COLUMN_KEYS = ("threads", "registers", "static_smem", "dynamic_smem", "barriers", "max_dynamic_smem",
+                "carveout", "cache_config", "max_threads_per_block")  # fmt: skip
+"""The query keys the fast path reads itself; everything else ``kernel_query`` decides."""
+
+
+class _Recorder(dict[str, Any]):
+    """A query that records which keys ``kernel_query`` looks at."""
+
+    seen: set[str]
+
+    def __contains__(self, key: object) -> bool:
+        self.seen.add(str(key))
+        return super().__contains__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.seen.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self.seen.add(key)
+        return super().__getitem__(key)
+
+
+def _keys_kernel_query_reads() -> frozenset[str]:
+    probe = _Recorder(threads=1, registers=0)
+    probe.seen = set()
+    kernel_query(probe)
+    return frozenset(probe.seen)
+
+
+_UNCOVERED = _keys_kernel_query_reads() - set(_COLUMN_KEYS)
+"""Keys ``kernel_query`` knows and the fast path does not: a line with one goes to ``compute_occupancy``."""
+
+
+# -------------------------------------------------------------------------------------- answering
+_FIELDS = ("position", "group", "threads", "registers", "static_smem", "dynamic_smem", "barriers",
+           "max_dynamic_smem", "has_max_dynamic_smem", "carveout", "cache_config", "max_threads_per_block")  # fmt: skip
+"""The fields of each query the fast path evaluates, in the order of the tuples ``_collect`` appends."""
+_Columns = list[tuple[int, ...]]
+
+
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_CACHE_CODES = {name: int(value) for name, value in CACHE_CONFIGS.items()}
+
+
+def _plain(data: dict[str, Any]) -> tuple[int, int, int, int, int, int | None, int, int, int] | None:
+    """The query's fields where each is a plain int, absent or ``null`` (the default), else ``None``.
+
+    Anything else (a string, a float, a bool, an out-of-range carveout...) is ``kernel_query``'s to
+    read or refuse in words.
+    """
+    get = data.get
+    threads, registers, static, dynamic = get("threads"), get("registers"), get("static_smem"), get("dynamic_smem")
+    barriers, max_dynamic, carveout, cache = get("barriers"), get("max_dynamic_smem"), get("carveout"), get("cache_config")
+    if type(threads) is not int or type(registers) is not int:
+        return None
+    static = 0 if static is None else static
+    dynamic = 0 if dynamic is None else dynamic
+    barriers = 1 if barriers is None else barriers
+    if type(static) is not int or type(dynamic) is not int or type(barriers) is not int:
+        return None
+    if max_dynamic is not None and type(max_dynamic) is not int:
+        return None
+    if carveout is None or carveout == "default":
+        carveout = -1
+    elif type(carveout) is not int or not -1 <= carveout <= 100:
+        return None
+    cache = 0 if cache is None else _CACHE_CODES.get(cache, -1) if type(cache) is str else cache
+    if type(cache) is not int or not 0 <= cache <= 3:
+        return None
+    bound = get("max_threads_per_block")
+    bound = INT_MAX if bound is None else bound
+    if type(bound) is not int or bound < 1:
+        return None  # kernel_query words the refusal
+    return threads, registers, static, dynamic, barriers, max_dynamic, carveout, cache, bound
+
+
+class BatchAnswerer:
+    """Answers chunks of lines; holds the device lookups between chunks (capped)."""
+
+    def __init__(self, catalog: Catalog, source: str) -> None:
+        self.catalog = catalog
+        self.source = source
+        self._named: dict[str, int | str] = {}
+        self._mapped: dict[str, int] = {}
+        self._groups: dict[DeviceProperties, int] = {}
+        self.devices: list[DeviceProperties] = []
+
+    # -- devices
+    def _group(self, device: DeviceProperties) -> int:
+        group = self._groups.get(device)
+        if group is None:
+            group = self._groups[device] = len(self.devices)
+            self.devices.append(device)
+        return group
+
+    def _device(self, value: object, number: int) -> int | str:
+        """The device's group, or the error text."""
+        if type(value) is str:
+            found = self._named.get(value)
+            if found is None:
+                try:
+                    found = self._group(device_from_query(value, self.catalog, ""))
+                except DeviceLookupError as exc:
+                    found = str(exc)
+                if len(self._named) < CACHE_ENTRIES:
+                    self._named[value] = found
+            return found
+        if type(value) is dict:
+            key = repr(value)
+            group = self._mapped.get(key)
+            if group is not None:
+                return group
+            try:
+                group = self._group(device_from_query(value, self.catalog, f"{self.source}:{number}"))
+            except DeviceLookupError as exc:
+                return str(exc)
+            if len(self._mapped) < CACHE_ENTRIES:
+                self._mapped[key] = group
+            return group
+        try:
+            device_from_query(value, self.catalog, f"{self.source}:{number}")
+        except DeviceLookupError as exc:
+            return str(exc)
+        raise AssertionError("device_from_query accepted a device that is neither a name nor a mapping")
+
+    # -- lines
+    def _error(self, number: int, message: str) -> dict[str, Any]:
+        return {"error": f"{self.source}:{number}: {message}"}
+
+    @staticmethod
+    def _parse(line: Line) -> dict[str, Any] | str:
+        """The line's JSON object, or the error text (the ``json`` module's words for invalid JSON)."""
+        _, text, terminated = line
+        assert text is not None
+        stripped = text.strip(_JSON_SPACE)
+        try:
+            data, end = _SCAN(stripped, 0)
+            if end == len(stripped):
+                return data if type(data) is dict else "expected a JSON object"
+        except (StopIteration, ValueError, RecursionError):
+            pass
+        try:  # what json.loads says, on the line as text mode reads it
+            data = json.loads(text + ("\n" if terminated else ""))
+        except json.JSONDecodeError as exc:
+            return f"invalid JSON: {exc.msg} at column {exc.colno}"
+        except RecursionError:
+            return "invalid JSON: nested too deeply"
+        except ValueError:  # CPython's limit on integer digits
+            return f"invalid JSON: a number of more than {sys.get_int_max_str_digits()} digits"
+        return data if type(data) is dict else "expected a JSON object"
+
+    def _scalar(self, data: dict[str, Any], device: DeviceProperties, number: int) -> dict[str, Any]:
+        """One line answered by ``compute_occupancy`` itself (the lines the fast path does not cover)."""
+        try:
+            q = kernel_query(data)
+            return result_to_json(compute_occupancy(device, q.func, q.launch, q.state))
+        except _ERRORS as exc:
+            return self._error(number, str(exc))
+
+    def answer(self, lines: list[Line]) -> list[BatchAnswer]:
+        """One answer per line, in order."""
+        if len(self.devices) > CACHE_ENTRIES:  # between chunks only: a chunk's rows hold group numbers
+            self._groups.clear()
+            self._named.clear()
+            self._mapped.clear()
+            self.devices = []
+        answers: list[BatchAnswer | None] = [None] * len(lines)
+        cols: _Columns = []
+        scalar: list[tuple[int, dict[str, Any], int]] = []
+        for position, line in enumerate(lines):
+            try:
+                answers[position] = self._collect(position, line, cols, scalar)
+            except Exception as exc:  # noqa: BLE001 - one line's failure never stops the others
+                answers[position] = self._error(line[0], f"unexpected error: {type(exc).__name__}: {exc}"[:500])
+        self._evaluate(lines, cols, scalar, answers)
+        for position, data, group in scalar:
+            try:
+                answers[position] = self._scalar(data, self.devices[group], lines[position][0])
+            except Exception as exc:  # noqa: BLE001 - one line's failure never stops the others
+                answers[position] = self._error(lines[position][0], f"unexpected error: {type(exc).__name__}: {exc}"[:500])
+        assert all(a is not None for a in answers)
+        return answers  # type: ignore[return-value]  # every slot is filled by now
+
+    def _collect(self, position: int, line: Line, cols: _Columns,
+                 scalar: list[tuple[int, dict[str, Any], int]]) -> dict[str, Any] | None:  # fmt: skip
+        """Parse and validate one line: an answer now (an error), or its fields appended for the engine."""
+        number, text, _ = line
+        if text is None:
+            return self._error(number, f"line longer than {MAX_LINE_CHARS} characters, skipped")
+        data = self._parse(line)
+        if type(data) is str:
+            return self._error(number, data)
+        assert isinstance(data, dict)
+        device = data.get("device")
+        group = self._named.get(device) if isinstance(device, str) else None
+        if group is None:
+            group = self._device(device, number)
+        if type(group) is str:
+            return self._error(number, group)
+        assert isinstance(group, int)
+        if _UNCOVERED and not _UNCOVERED.isdisjoint(data):
+            scalar.append((position, data, group))
+            return None
+        plain = _plain(data)
+        if plain is None:
+            try:
+                q = kernel_query(data)
+            except QueryError as exc:
+                return self._error(number, str(exc))
+            f = q.func
+            if (f.shmem_limit_config, f.partitioned_gc_config, f.virtual_resource_count) != (
+                    _DEFAULT_FUNC.shmem_limit_config, _DEFAULT_FUNC.partitioned_gc_config,
+                    _DEFAULT_FUNC.virtual_resource_count):  # fmt: skip
+                scalar.append((position, data, group))
+                return None
+            plain = (q.launch.block_size, f.num_regs, f.shared_size_bytes, q.launch.dynamic_smem, f.num_block_barriers,
+                     f.max_dynamic_shared_size_bytes, q.state.carveout_config, int(q.state.cache_config),
+                     f.max_threads_per_block)  # fmt: skip
+        threads, registers, static, dynamic, barriers, max_dynamic, carveout, cache, bound = plain
+        if max_dynamic is None:
+            cols.append((position, group, threads, registers, static, dynamic, barriers, 0, 0, carveout, cache, bound))
+        else:
+            cols.append((position, group, threads, registers, static, dynamic, barriers, max_dynamic, 1, carveout, cache,
+                         bound))
+        return None
+
+    def _evaluate(self, lines: list[Line], cols: _Columns, scalar: list[tuple[int, dict[str, Any], int]],
+                  answers: list[BatchAnswer | None]) -> None:  # fmt: skip
+        if not cols:
+            return
+        arrays, huge = _int64_columns(cols)
+        for position, group in zip(arrays["position"][huge].tolist(), arrays["group"][huge].tolist()):
+            data = self._parse(lines[position])  # a figure beyond int64: the scalar checks word its refusal
+            assert isinstance(data, dict)
+            scalar.append((position, data, group))
+        if huge.any():
+            arrays = {name: a[~huge] for name, a in arrays.items()}
+        groups = arrays["group"]
+        order = np.argsort(groups, kind="stable")
+        bounds = np.flatnonzero(np.diff(groups[order])) + 1
+        for rows in np.split(order, bounds):
+            device = self.devices[int(groups[rows[0]])]
+            sub = {name: a[rows] for name, a in arrays.items()}
+            if not device_is_valid(device) or device.compute_major not in arch.KNOWN_MAJORS:
+                self._to_scalar(lines, sub, scalar)
+                continue
+            try:
+                rows_out = _answer_group(device, sub)
+            except Exception:  # noqa: BLE001 - an unknown minor version, say: compute_occupancy words it per line
+                self._to_scalar(lines, sub, scalar)
+                continue
+            for position, row in zip(sub["position"].tolist(), rows_out):
+                answers[position] = self._error(lines[position][0], row) if isinstance(row, str) else row
+
+    def _to_scalar(self, lines: list[Line], sub: dict[str, np.ndarray], scalar: list[tuple[int, dict[str, Any], int]]) -> None:
+        for position, group in zip(sub["position"].tolist(), sub["group"].tolist()):
+            data = self._parse(lines[position])
+            assert isinstance(data, dict)
+            scalar.append((position, data, group))
+
+
+def _int64_columns(cols: _Columns) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The columns as int64 arrays, and a mask of the queries holding a figure beyond int64 (set to 0)."""
+    lo, hi = _INT64
+    arrays: dict[str, np.ndarray] = {}
+    huge = np.zeros(len(cols), dtype=bool)
+    for name, values in zip(_FIELDS, zip(*cols)):
+        try:
+            arrays[name] = np.asarray(values, dtype=np.int64)
+        except OverflowError:
+            beyond = [i for i, v in enumerate(values) if not lo <= v <= hi]
+            huge[beyond] = True
+            arrays[name] = np.asarray([0 if not lo <= v <= hi else v for v in values], dtype=np.int64)
+    return arrays, huge
+
+
+def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> list[BatchAnswer | str]:
+    """The answers (or error texts) of one device's queries, in the order given."""
+    has_max = sub["has_max_dynamic_smem"] != 0
+    domain = DomainInputs(
+        block_size=sub["threads"], num_regs=sub["registers"], shared_size_bytes=sub["static_smem"],
+        dynamic_smem=sub["dynamic_smem"], num_block_barriers=sub["barriers"], virtual_resource_count=0,
+        max_threads_per_block=sub["max_threads_per_block"], carveout=sub["carveout"],
+        max_dynamic_smem=sub["max_dynamic_smem"],
+    )  # fmt: skip
+    violation = first_violation(domain)
+    out: list[BatchAnswer | str] = [""] * len(violation)
+    for i in np.flatnonzero(violation >= 0).tolist():
+        one = DomainInputs(**{f.name: _item(getattr(domain, f.name), i) for f in fields(DomainInputs)})
+        out[i] = violation_message(int(violation[i]), one)
+    good = np.flatnonzero(violation < 0)
+    if good.size == 0:
+        return out
+    g = {name: a[good] for name, a in sub.items()}
+    max_dynamic = np.where(has_max[good], g["max_dynamic_smem"], default_max_dynamic_smem(device, g["static_smem"]))
+    query = build_query(device, _DEFAULT_FUNC, DeviceState(), g["threads"], g["dynamic_smem"], num_regs=g["registers"],
+                        shared_size_bytes=g["static_smem"], max_dynamic_smem=max_dynamic,
+                        num_block_barriers=g["barriers"], cache_config=g["cache_config"], carveout=g["carveout"],
+                        func_max_threads_per_block=g["max_threads_per_block"])  # fmt: skip
+    columns = occupancy_columns(device, query)
+    for i, row in zip(good.tolist(), _rows(device, columns, g, has_max[good])):
+        out[i] = row
+    return out
+
+
+def _item(value: Any, i: int) -> int:
+    return int(value[i]) if isinstance(value, np.ndarray) and value.ndim else int(value)
+
+
+def _rows(device: DeviceProperties, c: OccupancyColumns, g: dict[str, np.ndarray],
+          has_max: np.ndarray) -> Iterator[BatchAnswer | str]:
+    """Each query's answer from the engine's columns, reasons worded by the engine where no block fits."""
+    limits = list(zip(*(c.limits[limit].tolist() for limit in _LIMITS)))
+    estimate = list(zip(*(c.estimate_limits[limit].tolist() for limit in _LIMITS)))
+    max_warps = device.max_warps_per_multiprocessor
+    columns = zip(
+        c.arrays.status.tolist(), c.active_blocks.tolist(), c.active_warps.tolist(), c.active_threads.tolist(),
+        limits, c.binding.tolist(), c.arrays.allocated_registers_per_block.tolist(),
+        c.arrays.allocated_shared_mem_per_block.tolist(), c.arrays.shared_mem_per_multiprocessor.tolist(),
+        c.estimate_active_blocks.tolist(), c.warps_per_block.tolist(), estimate,
+    )  # fmt: skip
+    for i, (st, ab, aw, at, lim, binding, regs, smem, sm_smem, est, warps, est_lim) in enumerate(columns):
+        if st != 0:
+            yield str(status_error(device, st, device.shared_mem_per_multiprocessor))
+            continue
+        reasons: tuple[str, ...] = ()
+        if ab == 0:
+            reasons = _reasons(device, g, has_max, i, dict(zip(_LIMITS, map(_none, lim))), smem, sm_smem)
+        yield (ab, aw, at, max_warps, lim, binding, regs, smem, reasons, est, est * warps, est_lim)
+
+
+_LIMITS = tuple(Limit)
+
+
+def _none(value: int) -> int | None:
+    return None if value >= INT_MAX else value
+
+
+def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], has_max: np.ndarray, i: int,
+             limits: dict[Limit, int | None], smem: int, sm_smem: int) -> tuple[str, ...]:  # fmt: skip
+    func = FunctionAttributes(
+        num_regs=int(g["registers"][i]), shared_size_bytes=int(g["static_smem"][i]),
+        max_dynamic_shared_size_bytes=int(g["max_dynamic_smem"][i]) if has_max[i] else None,
+        num_block_barriers=int(g["barriers"][i]), max_threads_per_block=int(g["max_threads_per_block"][i]),
+    )  # fmt: skip
+    launch = Launch(int(g["threads"][i]), int(g["dynamic_smem"][i]))
+    return zero_block_reasons(device, func, launch, limits, smem, sm_smem)
+
+
+# ------------------------------------------------------------------------------------------ driver
+def _writer(fmt: str) -> Callable[[list[int], list[BatchAnswer]], str]:
+    return answers_to_csv if fmt == "csv" else answers_to_jsonl
+
+
+def run_batch(stream: BinaryIO, out: TextIO, catalog: Catalog, source: str, fmt: str = "json") -> None:
+    """Answer every line of ``stream`` on ``out`` (JSON Lines, or CSV with a header row), in input order.
+
+    One process: worker processes (two on this project's 2-core machines, paired runs) were no faster.
+    """
+
+    if fmt == "csv":
+        out.write(CSV_HEADER)
+    answerer, write = BatchAnswerer(catalog, source), _writer(fmt)
+    for chunk in read_chunks(stream):
+        out.write(write([line[0] for line in chunk], answerer.answer(chunk)))
+        out.flush()

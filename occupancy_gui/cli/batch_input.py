@@ -1,0 +1,85 @@
+"""``occupancy batch``'s input: non-blank lines in chunks, split and decoded as text mode would, in bounded memory.
+
+A chunk holds at most ``CHUNK_LINES`` lines and ``CHUNK_CHARS`` characters; a line over ``MAX_LINE_CHARS``
+is skipped (read in pieces, never whole) and reported.  A chunk is handed on as soon as the input pauses,
+so a slow producer sees each answer while it writes the next query.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import select
+from collections.abc import Iterator
+from typing import BinaryIO
+
+CHUNK_LINES = 16384
+CHUNK_CHARS = 16 << 20
+MAX_LINE_CHARS = 1 << 20
+"""A query is a few hundred characters (an inline device mapping a few thousand); a longer line is refused."""
+READ_BYTES = 1 << 20
+
+
+Line = tuple[int, "str | None", bool]
+"""One non-blank input line: (number, text or ``None`` for a line over ``MAX_LINE_CHARS``, whether a newline
+ended it; only a last line may lack one, and JSON's error columns count the newline)."""
+
+
+def _input_pauses(stream: BinaryIO) -> bool:
+    """True when reading now would wait for the producer (a pipe or terminal with nothing pending)."""
+    if os.name != "posix":
+        return False
+    try:
+        return not select.select([stream.fileno()], [], [], 0)[0]
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+
+
+def read_chunks(stream: BinaryIO) -> Iterator[list[Line]]:
+    """Non-blank lines in chunks, split as text mode splits them (``\\n``, ``\\r\\n`` and ``\\r``).
+
+    UTF-8 with undecodable bytes replaced, as the file is read today.
+    """
+    decoder = io.IncrementalNewlineDecoder(codecs.getincrementaldecoder("utf-8")(errors="replace"), translate=True)
+    read = getattr(stream, "read1", stream.read)
+    chunk: list[Line] = []
+    chars = 0
+    partial: list[str] = []
+    partial_chars = 0
+    overlong = False
+    number = 0
+    while True:
+        data = read(READ_BYTES)
+        text = decoder.decode(data, final=not data)
+        pieces = text.split("\n")
+        for piece in pieces[:-1]:
+            number += 1
+            if overlong or partial_chars + len(piece) > MAX_LINE_CHARS:
+                chunk.append((number, None, True))
+            else:
+                line = "".join(partial) + piece if partial else piece
+                if line.strip():
+                    chunk.append((number, line, True))
+                    chars += len(line)
+            partial, partial_chars, overlong = [], 0, False
+        last = pieces[-1]
+        if not overlong:
+            partial.append(last)
+            partial_chars += len(last)
+            if partial_chars > MAX_LINE_CHARS:
+                partial, partial_chars, overlong = [], 0, True
+        if not data:
+            if overlong or partial_chars:
+                number += 1
+                line = "".join(partial)
+                if overlong:
+                    chunk.append((number, None, True))
+                elif line.strip():
+                    chunk.append((number, line, False))
+            if chunk:
+                yield chunk
+            return
+        if chunk and (len(chunk) >= CHUNK_LINES or chars >= CHUNK_CHARS or _input_pauses(stream)):
+            yield chunk
+            chunk, chars = [], 0
