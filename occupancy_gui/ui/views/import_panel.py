@@ -336,7 +336,7 @@ class ImportPanel(QWidget):
     def _apply(self, i: int, match_device: bool = False, overrides: dict[str, Any] | None = None) -> None:
         t = self.model.table
         assert t is not None
-        changes = kernel_changes(t, i, self.session.catalog, match_device)
+        changes = kernel_changes(t, i, self.session.catalog, match_device, self.session.device)
         self._selected = (t.names[i], t.arch[i])
         with self.session.batch():
             self.session.replace(**{**changes, **(overrides or {})})
