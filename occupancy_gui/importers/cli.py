@@ -37,7 +37,7 @@ _LAUNCH_COLUMNS = (("threads_per_block", "threads"), ("dynamic_smem", "dyn smem"
 
 
 def format_table(records) -> str:
-    columns = _COLUMNS
+    columns: tuple[tuple[str, str], ...] = _COLUMNS
     if any(rec.block_size is not None for rec in records):
         columns = _COLUMNS[:-2] + _LAUNCH_COLUMNS + _COLUMNS[-2:]
     rows = [[_note(rec) if key == "note" else _cell(rec.to_json()[key]) for key, _ in columns] for rec in records]

@@ -27,7 +27,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .elf_cubin import ELF_MAGIC, read_cubin
+from .elf import ELF_MAGIC
+from .elf_cubin import read_cubin
 from .line_chunks import ImportCancelled
 from .records import FIELDS, ImportFailure, KernelRecord, fast_record, read_input
 

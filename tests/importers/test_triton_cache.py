@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from occupancy_gui.cli.devices import load_catalog
 from occupancy_gui.cli.main import main as cli_main
 from occupancy_gui.importers import ImportFailure, detect_format, import_file
 from occupancy_gui.importers.cuobjdump_text import parse_text
-from occupancy_gui.cli.devices import load_catalog
 from occupancy_gui.record_launch import record_inputs
 from occupancy_gui.session import Session
-
 from tests import toolchains
+
 from .conftest import DATA
 
 TRITON = DATA / "triton"

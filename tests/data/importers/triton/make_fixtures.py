@@ -57,7 +57,7 @@ def _kernels():  # the Triton functions, defined only where triton is imported
         a = a_ptr + rm[:, None] * sam + rk[None, :] * sak
         b = b_ptr + rk[:, None] * sbk + rn[None, :] * sbn
         acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for _ in range(0, tl.cdiv(K, BK)):
+        for _ in range(tl.cdiv(K, BK)):
             acc += tl.dot(tl.load(a), tl.load(b))
             a += BK * sak
             b += BK * sbk
@@ -91,7 +91,8 @@ def build_cache(out: Path, builds=BUILDS) -> list[Path]:
     os.environ["TRITON_DEFAULT_FP_FUSION"] = "1"  # Triton 3.9 warns when it is unset
     try:
         from triton.backends.compiler import GPUTarget
-        from triton.compiler import ASTSource, compile as triton_compile
+        from triton.compiler import ASTSource
+        from triton.compiler import compile as triton_compile
 
         kernels = _kernels()
         for name, arch, options in builds:
