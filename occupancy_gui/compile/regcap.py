@@ -17,6 +17,7 @@ import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+import dataclasses
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -71,6 +72,17 @@ class Sweep:
     threads: int
     points: list[CapPoint]  # the uncapped compile first, then caps from high to low
     lower_bound: int
+    static_smem: int = 0
+    barriers: int | None = None
+    dynamic_smem: int = 0
+
+    def rescored(self, device: DeviceProperties, threads: int, dynamic_smem: int = 0) -> Sweep:
+        """The same compiles, their occupancy on another device or block size (nothing recompiled)."""
+        points = []
+        for p in self.points:
+            blocks, occ = occupancy_at(device, self.static_smem, self.barriers, p.registers, threads, dynamic_smem)
+            points.append(dataclasses.replace(p, active_blocks=blocks, occupancy=occ))
+        return dataclasses.replace(self, threads=threads, points=points, dynamic_smem=dynamic_smem)
 
     @property
     def sweet_spot(self) -> CapPoint:
@@ -162,16 +174,17 @@ def candidate_caps(registers: int, lower_bound: int, step: int) -> list[int]:
     return caps
 
 
-def occupancy_at(device: DeviceProperties, rec: KernelRecord, registers: int, threads: int,
+def occupancy_at(device: DeviceProperties, static_smem: int, barriers: int | None, registers: int, threads: int,
                  dynamic_smem: int = 0) -> tuple[int, float]:
-    func = FunctionAttributes(num_regs=registers, shared_size_bytes=rec.static_smem,
-                              num_block_barriers=1 if rec.barriers is None else rec.barriers)
+    """(active blocks, occupancy) of a kernel with these figures (barriers ``None``: the runtime's 1)."""
+    func = FunctionAttributes(num_regs=registers, shared_size_bytes=static_smem,
+                              num_block_barriers=1 if barriers is None else barriers)
     result = compute_occupancy(device, func, Launch(threads, dynamic_smem), DeviceState())
     return result.active_blocks, result.occupancy
 
 
 def _point(cap: int | None, rec: KernelRecord, device: DeviceProperties, threads: int, dynamic: int) -> CapPoint:
-    blocks, occ = occupancy_at(device, rec, rec.registers, threads, dynamic)
+    blocks, occ = occupancy_at(device, rec.static_smem, rec.barriers, rec.registers, threads, dynamic)
     return CapPoint(cap, rec.registers, rec.spill_stores or 0, rec.spill_loads or 0, rec.local_bytes, blocks, occ)
 
 
@@ -218,7 +231,7 @@ def sweep(src: Source, device: DeviceProperties, kernel: str | None = None, thre
             break
         rec = pick_kernel(parse_log(src, logs[cap], cap), base.name, src.path)
         points.append(_point(cap, rec, device, threads, dynamic_smem))
-    return Sweep(base.name, src.arch, threads, points, lower)
+    return Sweep(base.name, src.arch, threads, points, lower, base.static_smem, base.barriers, dynamic_smem)
 
 
 def _lower_bound(probe: Future[bytes]) -> int:

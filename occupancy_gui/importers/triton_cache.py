@@ -36,6 +36,8 @@ MAX_DEPTH = 6
 """Folders below the given one that are searched (inductor: ``triton/<device>/<hash>/``)."""
 MAX_ENTRIES = 200_000
 """Directory entries visited at most: a user who drops their home folder gets an answer, not a hang."""
+MAX_THREADS = 1024
+"""CUDA's limit on threads per block: a bigger launch is no Triton kernel's."""
 _JSON_LIMIT = 4 << 20
 """A kernel's metadata is a few KiB; a bigger ``.json`` is not Triton's."""
 _CUPY_PREFIX = re.compile(rb"([0-9a-f]{40}|[0-9a-f]{32})\x7fELF")
@@ -189,8 +191,13 @@ def triton_launch(meta: dict[str, Any], path: str) -> dict[str, Any]:
         warp_size = target.get("warp_size", 32) if isinstance(target, dict) else 32
         warp_size = _int({"warp_size": warp_size}, "warp_size", path, 32, low=1)
     assert warps is not None and warp_size is not None
-    out: dict[str, Any] = {"block_size": warps * warp_size, "dynamic_smem": _int(meta, "shared", path, 0),
-                           "launch_source": path}
+    if warps * warp_size > MAX_THREADS:
+        raise ImportFailure(path, f"field 'num_warps': {warps} warps of {warp_size} threads is above CUDA's "
+                                  f"{MAX_THREADS} threads per block")
+    shared = _int(meta, "shared", path, 0)
+    if shared is not None and shared >= 1 << 31:
+        raise ImportFailure(path, f"field 'shared': {shared} bytes is not a shared memory size")
+    out: dict[str, Any] = {"block_size": warps * warp_size, "dynamic_smem": shared, "launch_source": path}
     cluster = _cluster(meta, path)
     if cluster is not None:
         out["cluster_dims"] = cluster

@@ -24,8 +24,10 @@ def registered() -> list[Install]:
     from .session_io import install_compare_and_sessions
     from .views.analysis_dock import install_analysis_docks
     from .views.import_dock import install_import_panel
+    from .views.source_dock import install_source_view
 
-    return [install_compare_and_sessions, install_analysis_docks, install_import_panel, install_detect_action]
+    return [install_compare_and_sessions, install_analysis_docks, install_import_panel, install_source_view,
+            install_detect_action]
 
 
 def install_extensions(window: MainWindow) -> None:

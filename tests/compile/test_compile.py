@@ -197,6 +197,16 @@ def test_sweep_equals_ptxas_by_hand_at_sampled_caps(pressure_sweep, cuda_bin, tm
     assert any(p.spill_bytes for p in result.points)
 
 
+def test_rescored_for_another_block_size(pressure_sweep, capsys):
+    _src, device, result = pressure_sweep
+    other = result.rescored(device, 128)
+    assert [p.registers for p in other.points] == [p.registers for p in result.points] and other.threads == 128
+    for point in other.points:
+        assert cli_main(["calc", "--device", "sm_80", "--threads", "128", "--registers", str(point.registers),
+                         "--barriers", "0", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["occupancy"] == point.occupancy
+
+
 def test_sweet_spot_and_further_steps(pressure_sweep):
     _src, _device, result = pressure_sweep
     best = result.sweet_spot

@@ -154,6 +154,15 @@ def test_bad_metadata_is_one_line(tmp_path):
     meta.write_text(json.dumps({**text, "num_warps": "four"}))
     with pytest.raises(ImportFailure, match=r"field 'num_warps': expected an integer >= 1, got 'four'"):
         import_file(folder)
+    meta.write_text(json.dumps({**text, "num_warps": 64}))
+    with pytest.raises(ImportFailure, match=r"64 warps of 32 threads is above CUDA's 1024"):
+        import_file(meta)
+    meta.write_text(json.dumps({**text, "shared": 1 << 40}))
+    with pytest.raises(ImportFailure, match=r"field 'shared'"):
+        import_file(meta)
+    meta.write_text('{"num_warps": 4, "name": ' + "[" * 100000 + "]" * 100000 + "}")  # too deep for json
+    with pytest.raises(ImportFailure, match="invalid JSON"):
+        import_file(folder)
     meta.write_text('{"name": "x", "num_warps": 4,')
     with pytest.raises(ImportFailure, match=r"\.json:1: invalid JSON"):
         import_file(meta)
