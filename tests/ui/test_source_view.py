@@ -48,9 +48,11 @@ def test_compile_fills_inputs_and_sweep_plots(qtbot, window, view, tmp_path):
         view.start_sweep()
     result = view.result
     assert result is not None and result.points[0].cap is None and len(result.points) >= 4
-    xs, ys = view.occ_curve.getData()
-    assert list(ys) == [100 * p.occupancy for p in result.points]
-    assert list(xs) == [p.registers if p.cap is None else p.cap for p in result.points]  # one cap axis
+    xs, ys = view.occ_curve.getData()  # steps: each cap's occupancy over the 8 caps of its allocation step
+    ascending = sorted(result.points, key=lambda p: p.registers if p.cap is None else p.cap)
+    assert list(ys[1::2]) == [100 * p.occupancy for p in ascending]
+    assert list(xs[1::2]) == [p.registers if p.cap is None else p.cap for p in ascending]
+    assert all(b - a == 8 for a, b in zip(xs[0::2], xs[1::2]))
     assert list(view.spill_curve.getData()[1]) == [p.spill_bytes for p in result.points]
     assert view.sweet_line.isVisible() and "Sweet spot:" in view.sweet_label.text()
     window.session.replace(threads=128)  # rescored, not recompiled

@@ -92,6 +92,7 @@ class SourceView(QWidget):
         self.records: list[KernelRecord] = []
         self.result: Sweep | None = None
         self.cache = ResultCache.default()
+        self.step = 8  # registers per thread in one allocation step (256 per warp on every CUDA GPU)
         self._task: str | None = None  # "compile" or "sweep" while one runs
         self._request: tuple[str, int, int] | None = None  # the (device, threads, dynamic smem) a sweep ran with
         self._scored_for: tuple[str, int, int] | None = None  # ... and the one the shown result is scored for
@@ -131,6 +132,7 @@ class SourceView(QWidget):
         self.output.setPlaceholderText("Compiler output")
         self.output.setVisible(False)
         self.plot = self._build_plot()
+        self.plot.setMinimumHeight(220)
         self.sweet_label = QLabel("")
         self.sweet_label.setWordWrap(True)
         self.sweet_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -170,8 +172,7 @@ class SourceView(QWidget):
         item.getAxis("right").linkToView(self.spill_box)
         self.spill_box.setXLink(item)
         item.vb.sigResized.connect(self._sync_spill_box)
-        self.occ_curve = item.plot([], [], pen=pg.mkPen("#1f77b4", width=2), stepMode=None, symbol="o",
-                                   symbolSize=6, name="occupancy")
+        self.occ_curve = item.plot([], [], pen=pg.mkPen("#1f77b4", width=2), name="occupancy")
         self.spill_curve = pg.PlotDataItem([], [], pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
                                            symbol="s", symbolSize=5)
         self.spill_box.addItem(self.spill_curve)
@@ -324,13 +325,25 @@ class SourceView(QWidget):
             self.sweet_label.setText("")
             return
         xs = [p.cap if p.cap is not None else p.registers for p in result.points]
-        self.occ_curve.setData(xs, [100 * p.occupancy for p in result.points])
+        self.occ_curve.setData(*occupancy_steps(result, self.step))
         self.spill_curve.setData(xs, [p.spill_bytes for p in result.points])
         self.spill_box.setYRange(0, max([p.spill_bytes for p in result.points] + [1]) * 1.1)
         best = result.sweet_spot
         self.sweet_line.setValue(best.cap if best.cap is not None else best.registers)
         self.sweet_line.setVisible(True)
         self.sweet_label.setText(sweet_spot_text(result))
+
+
+def occupancy_steps(result: Sweep, step: int) -> tuple[list[float], list[float]]:
+    """The occupancy as steps over the cap axis: a cap ``c`` holds for every cap in ``(c - step, c]``
+    (they leave the kernel in the same register-allocation step); caps ascending."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for p in sorted(result.points, key=lambda p: p.registers if p.cap is None else p.cap):
+        top = p.registers if p.cap is None else p.cap
+        xs += [max(top - step, 0), top]
+        ys += [100 * p.occupancy] * 2
+    return xs, ys
 
 
 def sweet_spot_text(result: Sweep) -> str:
