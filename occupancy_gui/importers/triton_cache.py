@@ -185,12 +185,14 @@ def _cluster(meta: dict[str, Any], path: str) -> tuple[int, int, int] | None:
 def triton_launch(meta: dict[str, Any], path: str) -> dict[str, Any]:
     """The record fields a Triton kernel's metadata sets: its launch, cluster and register cap."""
     warps = _int(meta, "num_warps", path, low=1)
+    if warps is None:
+        raise ImportFailure(path, "field 'num_warps': missing (Triton writes the launch's warps there)")
     warp_size = _int(meta, "warp_size", path, None, low=1)
     if warp_size is None:
         target = meta.get("target")
         warp_size = target.get("warp_size", 32) if isinstance(target, dict) else 32
         warp_size = _int({"warp_size": warp_size}, "warp_size", path, 32, low=1)
-    assert warps is not None and warp_size is not None
+    assert warp_size is not None
     if warps * warp_size > MAX_THREADS:
         raise ImportFailure(path, f"field 'num_warps': {warps} warps of {warp_size} threads is above CUDA's "
                                   f"{MAX_THREADS} threads per block")

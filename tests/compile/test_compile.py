@@ -276,3 +276,18 @@ def test_cancel_kills_the_compiler_and_cleans_up(cuda_bin, tmp_path, monkeypatch
         build.run_compiler(make_source(bad, "sm_80", cuda_bin))
     assert any("undeclared" in line for line in info.value.lines)
     assert not list(tmp_path.glob("occupancy-compile-*")) and os.listdir(tmp_path) == ["bad.cu"]
+
+
+def test_ptx_sweep_equals_ptxas_by_hand(cuda_bin, tmp_path):
+    from occupancy_gui.cli.devices import load_catalog
+
+    ptx = DATA / "compile" / "pressure.ptx"
+    device = load_catalog().get("sm_90").device_properties()
+    result = sweep(make_source(ptx, "sm_90", cuda_bin), device, kernel="pressure", threads=512,
+                   cache=ResultCache(None), jobs=2)
+    assert result.threads == 512 and len(result.points) >= 5
+    for point in result.points[1::2]:
+        expected = by_hand([cuda_bin / "ptxas", "-v", "-arch=sm_90", f"-maxrregcount={point.cap}", ptx,
+                            "-o", tmp_path / "x.cubin"])["pressure"]
+        assert (point.registers, point.spill_stores, point.spill_loads, point.stack_bytes) == (
+            expected["registers"], expected["spill_stores"], expected["spill_loads"], expected["stack"])

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from occupancy_gui.cli.devices import load_catalog
 from occupancy_gui.cli.main import main as cli_main
@@ -203,3 +205,21 @@ def test_fresh_cache_built_now(tmp_path):
         assert (rec.registers, rec.static_smem) == (ref.registers, ref.static_smem)
         assert rec.block_size == meta["num_warps"] * 32 and rec.dynamic_smem == meta["shared"]
     assert records["add_kernel"].block_size == 256 and records["matmul_kernel"].block_size == 64
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40), st.text(max_size=5),
+                    st.lists(st.integers(-3, 5), max_size=4), st.dictionaries(st.text(max_size=3), st.integers()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["num_warps", "warp_size", "shared", "num_ctas", "cluster_dims", "maxnreg",
+                                        "target"]), _VALUES))
+def test_any_metadata_gives_a_launch_or_one_line(meta):
+    from occupancy_gui.importers.triton_cache import triton_launch
+
+    try:
+        launch = triton_launch(meta, "k.json")
+    except ImportFailure as exc:
+        assert "\n" not in str(exc) and str(exc).startswith("k.json: ")
+    else:
+        assert 1 <= launch["block_size"] <= 1024 and 0 <= launch["dynamic_smem"] < 2**31
