@@ -223,3 +223,9 @@ def test_any_metadata_gives_a_launch_or_one_line(meta):
         assert "\n" not in str(exc) and str(exc).startswith("k.json: ")
     else:
         assert 1 <= launch["block_size"] <= 1024 and 0 <= launch["dynamic_smem"] < 2**31
+
+
+def test_nsight_compute_rows_name_their_launch_source():
+    rows = [r.to_json() for r in import_file(DATA / "ncu" / "details_launchstats_occupancy.csv")]
+    assert rows and all(r["threads_per_block"] is not None for r in rows)
+    assert all(r["launch_source"].startswith("details_launchstats_occupancy.csv:") for r in rows)
