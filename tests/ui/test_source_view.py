@@ -58,6 +58,16 @@ def test_compile_fills_inputs_and_sweep_plots(qtbot, window, view, tmp_path):
     window.session.replace(threads=128)  # rescored, not recompiled
     flush_all(window)
     assert view.result.threads == 128 and not view.runner.busy
+    time.sleep(1.1)  # a new mtime second
+    with qtbot.waitSignal(view.compiled, timeout=TIMEOUT):  # saved: compiled, then swept again
+        ptx.write_text(ptx.read_text().replace("pressure", "renamed"))
+        qtbot.waitUntil(lambda: view._task == "sweep", timeout=TIMEOUT)
+    assert view.result.kernel == "renamed" and view.kernel_combo.currentText() == "renamed"
+    index = view.arch_combo.findText("sm_90")
+    with qtbot.waitSignal(view.compiled, timeout=TIMEOUT):  # another arch: recompiled, the old sweep dropped
+        view.arch_combo.setCurrentIndex(index)  # as a user's choice in the list: the index, then activated
+        view.arch_combo.activated.emit(index)
+    assert view.result is None and view.records[0].arch == "sm_90"
 
 
 def test_saving_the_file_recompiles(qtbot, window, view, tmp_path):

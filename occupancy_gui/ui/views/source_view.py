@@ -96,6 +96,7 @@ class SourceView(QWidget):
         self._task: str | None = None  # "compile" or "sweep" while one runs
         self._request: tuple[str, int, int] | None = None  # the (device, threads, dynamic smem) a sweep ran with
         self._scored_for: tuple[str, int, int] | None = None  # ... and the one the shown result is scored for
+        self._resweep = False  # a saved file: sweep again once it has compiled
         self.runner = TaskRunner(self, expected=(ValueError, OSError, CompilerNotFound),
                                  cancel_types=(CompileCancelled,))
         self.runner.finished.connect(self._on_runner_finished)
@@ -157,6 +158,7 @@ class SourceView(QWidget):
         self.sweep_button.clicked.connect(self._on_sweep_clicked)
         self.cancel_button.clicked.connect(self.cancel)
         self.kernel_combo.currentIndexChanged.connect(self._on_kernel_chosen)
+        self.arch_combo.activated.connect(self._on_arch_chosen)
         self._update_buttons()
 
     def _build_plot(self) -> pg.PlotWidget:
@@ -256,6 +258,10 @@ class SourceView(QWidget):
             self._show_failure(value)
         elif kind == "compile":
             self._show_records(value)
+            if self._resweep and self.records:
+                self._resweep = False
+                self.start_sweep()
+                return
         else:
             self.result = value
             self._scored_for = self._request
@@ -291,6 +297,11 @@ class SourceView(QWidget):
             with self.session.batch():
                 self.session.replace(**resource_changes(self.records[index]))
 
+    def _on_arch_chosen(self, _index: int) -> None:
+        self.result = None  # a sweep for another arch no longer applies
+        self._show_sweep()
+        self.compile()
+
     def _on_compile_clicked(self) -> None:
         self.compile()
 
@@ -301,10 +312,8 @@ class SourceView(QWidget):
         if path != self.path:
             return
         self.watch.watch(path, stamp)  # type: ignore[arg-type]
-        if self.result is not None:
-            self.start_sweep()
-        else:
-            self.compile()
+        self._resweep = self.result is not None  # the kernel list first (a kernel may be renamed), then the sweep
+        self.compile()
 
     def on_session_changed(self, _changed: object = None) -> None:
         """A new block size or device: the same compiles, rescored (the analysis dock calls this)."""
