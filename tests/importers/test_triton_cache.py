@@ -187,15 +187,13 @@ def test_cluster_from_num_ctas_and_cluster_dims(tmp_path):
 
 @pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton not installed (pip install -e '.[test]')")
 def test_fresh_cache_built_now(tmp_path):
-    """A cache written now by the installed Triton reads like the committed one, checked with cuobjdump."""
-    sys.path.insert(0, str(TRITON))
-    try:
-        from make_fixtures import build_cache
-    finally:
-        sys.path.remove(str(TRITON))
-    builds = (("add_kernel", 90, {"num_warps": 8, "num_stages": 2}),
-              ("matmul_kernel", 80, {"num_warps": 2, "num_stages": 3}))
-    folders = build_cache(tmp_path / "cache", builds)
+    """A cache written now by the installed Triton (in a child process: Triton stays out of this one)
+    reads like the committed one, checked with cuobjdump."""
+    builds = [["add_kernel", 90, {"num_warps": 8, "num_stages": 2}], ["matmul_kernel", 80, {"num_warps": 2, "num_stages": 3}]]
+    script = ("import json, sys; sys.path.insert(0, sys.argv[1]); from make_fixtures import build_cache; "
+              "from pathlib import Path; build_cache(Path(sys.argv[2]), [tuple(b) for b in json.loads(sys.argv[3])])")
+    toolchains.run([sys.executable, "-c", script, TRITON, tmp_path / "cache", json.dumps(builds)])
+    folders = sorted(p for p in (tmp_path / "cache").iterdir() if p.is_dir())
     assert len(folders) == 2
     records = {r.name: r for r in import_file(tmp_path / "cache")}
     for folder in folders:
