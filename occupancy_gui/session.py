@@ -66,6 +66,22 @@ class Inputs:
 
 INPUT_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Inputs))
 
+KIB = 1024
+INPUT_RANGES: dict[str, tuple[int, int]] = {
+    "threads": (1, 16384),  # beyond any device's limit, so that an oversized block is explained, not refused
+    "registers": (0, 1024),
+    "static_smem": (0, 4 * KIB * KIB),
+    "dynamic_smem": (0, 4 * KIB * KIB),
+    "max_dynamic_smem": (0, 4 * KIB * KIB),
+    "barriers": (0, 32),
+}
+"""The values a user may enter for each numeric input (window fields and command-line options)."""
+
+DEFAULT_DEVICE = "sm_100"
+"""The device a fresh start shows, where the catalog has it (else its first profile)."""
+DEFAULT_INPUTS: dict[str, Any] = {"threads": 256, "registers": 64, "static_smem": 24 * KIB}
+"""The Programming Guide's worked example: 4 blocks of 256 threads, 50 %, limited by registers."""
+
 
 class Session:
     """The current occupancy question and its answer.

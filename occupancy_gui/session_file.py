@@ -26,13 +26,13 @@ naming the file, the line and the field) because a silently ignored typo would c
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
 
 from .engine import CacheConfig
 from .session import INPUT_FIELDS, Inputs
@@ -103,7 +103,7 @@ def state_to_dict(state: SessionState) -> dict[str, Any]:
 
 def dumps(state: SessionState) -> str:
     """The YAML text of a session file."""
-    import yaml  # only when a session is written or read: start-up stays free of it
+    import yaml  # noqa: PLC0415 - lazy: only when a session is written or read: start-up stays free of it
 
     return yaml.safe_dump(state_to_dict(state), sort_keys=False, default_flow_style=False, allow_unicode=True)
 
@@ -130,10 +130,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     _fsync_directory(target.parent)
 
@@ -215,7 +213,7 @@ class _Reader:
     def __init__(self, text: str, catalog: Catalog, source: str) -> None:
         self.text, self.catalog, self.source = text, catalog, source
         self.lines = text.splitlines()
-        import yaml
+        import yaml  # noqa: PLC0415 - lazy: as in dump
 
         try:
             self.data = yaml.safe_load(text)

@@ -21,7 +21,9 @@ from ..compile import (
     make_source,
 )
 from ..compile.regcap import ResultCache, Sweep, sweep
-from .main import fail
+from ..importers.cli import format_table
+from .common import fail
+from .devices import load_catalog
 
 
 def _source(args: argparse.Namespace) -> Source:
@@ -49,8 +51,6 @@ def run_compiled_import(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _compiled_import(args: argparse.Namespace, out: TextIO) -> int:
-    from ..importers.cli import format_table
-
     records = compile_resources(_source(args))
     if not args.all_functions:
         records = [r for r in records if r.is_kernel]
@@ -68,8 +68,6 @@ def run_regcap(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _regcap(args: argparse.Namespace, out: TextIO) -> int:
-    from .devices import load_catalog
-
     src = _source(args)
     profile = load_catalog().get(args.device or src.arch.rstrip("af"))
     cache = ResultCache(None) if args.no_cache else ResultCache.default()

@@ -11,15 +11,17 @@ version, cap, arguments), so a second sweep of an unchanged file compiles nothin
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
-import dataclasses
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from platformdirs import user_cache_path
 
 from ..engine import (
     DeviceProperties,
@@ -111,8 +113,6 @@ class ResultCache:
 
     @classmethod
     def default(cls) -> ResultCache:
-        from platformdirs import user_cache_path
-
         return cls(os.environ.get("OCCUPANCY_COMPILE_CACHE") or user_cache_path("occupancy_gui") / "regcap")
 
     def get(self, key: str) -> bytes | None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 
-from . import ImportCancelled, ImportFailure, import_file_detailed
+from . import ImportCancelled, ImportFailure, KernelRecord, RecordCache, import_file_detailed
+from .records import impossible_figure
 
 _COLUMNS = (
     ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("local_bytes", "local"),
@@ -15,10 +17,12 @@ _COLUMNS = (
 )
 
 
-def _note(rec) -> str:
+def _note(rec: KernelRecord) -> str:
     """What a reader should know of a row: device function, pre-link (-rdc) copy, embedded fatbin,
     identical copies merged."""
     parts = [] if rec.is_kernel else ["device fn"]
+    if impossible_figure(rec) is not None:
+        parts.append("IMPOSSIBLE")
     if rec.relocatable:
         parts.append("pre-link")
     if rec.embedded:
@@ -36,7 +40,8 @@ _LAUNCH_COLUMNS = (("threads_per_block", "threads"), ("dynamic_smem", "dyn smem"
 """Shown when a record carries its launch (a Triton cache)."""
 
 
-def format_table(records) -> str:
+def format_table(records: Iterable[KernelRecord]) -> str:
+    records = list(records)
     columns: tuple[tuple[str, str], ...] = _COLUMNS
     if any(rec.block_size is not None for rec in records):
         columns = _COLUMNS[:-2] + _LAUNCH_COLUMNS + _COLUMNS[-2:]
@@ -44,8 +49,8 @@ def format_table(records) -> str:
     heads = [title for _, title in columns]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
     lines = []
-    for row in [heads] + rows:
-        cells = []
+    for row in [heads, *rows]:
+        cells: list[str] = []
         for i, cell in enumerate(row):
             last = i == len(row) - 1
             if last:
@@ -66,9 +71,11 @@ def run_import(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print a JSON list")
     parser.add_argument("--all-functions", action="store_true",
                         help="list device functions too (by default only kernels, the __global__ entry points)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="read the file even if the import cache holds it (and do not store it)")
     args = parser.parse_args(argv)
     try:
-        result = import_file_detailed(args.file)
+        result = import_file_detailed(args.file, cache=None if args.no_cache else RecordCache())
     except ImportFailure as exc:
         reason = exc.reason
         if exc.line is not None:
@@ -83,6 +90,11 @@ def run_import(argv: list[str]) -> int:
     for note in result.notes:
         print(f"occupancy import: note: {note}", file=sys.stderr)
     records = result.records if args.all_functions else [rec for rec in result.records if rec.is_kernel]
+    for rec in records:
+        flag = impossible_figure(rec)
+        if flag is not None:
+            print(f"occupancy import: note: {rec.name} ({rec.arch}): {flag}; its figures are damaged",
+                  file=sys.stderr)
     hidden = len(result.records) - len(records)
     if hidden:
         print(f"occupancy import: note: {hidden} device function{'s' if hidden != 1 else ''} not listed "

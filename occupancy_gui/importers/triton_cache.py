@@ -129,6 +129,8 @@ def _scan(top: str, cancel: CancelFn | None) -> tuple[list[str], list[str]]:
             if entry.is_dir(follow_symlinks=False):
                 if depth < MAX_DEPTH:
                     stack.append((entry.path, depth + 1))
+            elif not entry.is_file():  # a FIFO, a device, a dangling link: nothing a cache holds
+                continue
             elif entry.name.endswith(".json") and not entry.name.startswith("__grp__"):
                 jsons.append(entry.path)
             elif entry.name.endswith(".cubin"):

@@ -56,8 +56,8 @@ class _NoAnchorLoader(yaml.SafeLoader):
     _depth = 0
     _nodes = 0
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:  # type: ignore[override]
-        event = self.peek_event()
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        event = self.peek_event()  # type: ignore[no-untyped-call]  # types-PyYAML leaves Parser.peek_event bare
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
             raise _AnchorUsed(event.start_mark)
         if self._depth >= MAX_DEPTH:
@@ -68,7 +68,7 @@ class _NoAnchorLoader(yaml.SafeLoader):
                                              "a few hundred at most")
         self._depth += 1
         try:
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+            return super().compose_node(parent, index)  # type: ignore[return-value]  # always a node here; stubs say | None
         finally:
             self._depth -= 1
 

@@ -18,14 +18,14 @@ from __future__ import annotations
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, QStandardPaths, QTimer
+from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer
 
 from .. import session_file as sf
 
 if TYPE_CHECKING:
-    from .session_io import SessionIO
+    from ..session import Session
 
 AUTOSAVE_NAME = "autosave.occsession"
 AUTOSAVE_DELAY_MS = 1000
@@ -49,6 +49,25 @@ def parse_test_edit(text: str) -> dict[str, int]:
     return out
 
 
+class AutosaveHost(Protocol):
+    """What the autosave needs of the window's session file handling (``SessionIO``)."""
+
+    @property
+    def session(self) -> Session: ...
+
+    @property
+    def settings(self) -> QSettings | None: ...
+
+    @property
+    def path(self) -> Path | None: ...
+
+    def state(self) -> sf.SessionState: ...
+
+    def adopt(self, state: sf.SessionState, path: Path | None, *, modified: bool = False) -> None: ...
+
+    def show_status(self, message: str, timeout_ms: int) -> None: ...
+
+
 class Autosave(QObject):
     """The autosave file of one window's session: its timer, its writing, discarding and restoring.
 
@@ -56,8 +75,8 @@ class Autosave(QObject):
     :attr:`enabled`, :attr:`file` and :meth:`write`.
     """
 
-    def __init__(self, io: SessionIO) -> None:
-        super().__init__(io)
+    def __init__(self, io: AutosaveHost, parent: QObject) -> None:
+        super().__init__(parent)
         self.io = io
         self.enabled = io.settings is not None
         self.file = autosave_path()
@@ -84,7 +103,7 @@ class Autosave(QObject):
         try:
             sf.save(self.file, self.io.state())
         except OSError as exc:
-            self.io.window.statusBar().showMessage(f"Autosave failed: {self.file}: {exc.strerror or exc}", 5000)
+            self.io.show_status(f"Autosave failed: {self.file}: {exc.strerror or exc}", 5000)
             return False
         return True
 
@@ -115,13 +134,12 @@ class Autosave(QObject):
         try:
             state = sf.load(self.file, self.io.session.catalog)
         except sf.SessionFileError as exc:
-            self.io.window.statusBar().showMessage(f"Could not restore the autosaved session: {exc}", 10000)
+            self.io.show_status(f"Could not restore the autosaved session: {exc}", 10000)
             return False
         was = str(settings.value(AUTOSAVE_OF_KEY, "") or "")
         self.io.adopt(state, Path(was) if was else None, modified=True)
         when = datetime.fromtimestamp(self.file.stat().st_mtime).strftime("%H:%M:%S")
-        self.io.window.statusBar().showMessage(f"Restored the session autosaved at {when}: the previous run "
-                                               "did not exit cleanly", 15000)  # fmt: skip
+        self.io.show_status(f"Restored the session autosaved at {when}: the previous run did not exit cleanly", 15000)
         return True
 
     def schedule_test_edit(self) -> None:

@@ -42,7 +42,8 @@ def fingerprint(bundled: Path, user: Path) -> str:
 
 
 def _decode(data: dict[str, Any]) -> DeviceProfile:
-    return DeviceProfile(**{k: tuple(v) if k in _TUPLE_FIELDS and v is not None else v for k, v in data.items()})
+    fields: dict[str, Any] = {k: tuple(v) if k in _TUPLE_FIELDS and v is not None else v for k, v in data.items()}
+    return DeviceProfile(**fields)
 
 
 def load_catalog(bundled: Path, user: Path, cache_file: Path | None) -> Catalog:

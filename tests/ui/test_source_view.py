@@ -24,8 +24,7 @@ def cuda_bin() -> str:
 
 @pytest.fixture
 def view(window, cuda_bin, tmp_path):
-    window.source_dock.show()
-    v = window.source_dock.view()
+    v = window.source.view()
     v.cuda_bin = cuda_bin
     v.cache = ResultCache(tmp_path / "regcap-cache")
     return v
@@ -101,7 +100,7 @@ def test_gui_command_line_opens_a_source(qtbot, monkeypatch, cuda_bin, tmp_path)
     monkeypatch.setenv("PATH", cuda_bin + ":" + __import__("os").environ["PATH"])
     _app, window, _args = create_window([str(DATA / "pressure.ptx"), "--arch", "sm_86", "--device", "sm_86"])
     qtbot.addWidget(window)
-    view = window.source_dock.view()
+    view = window.source.view()
     assert view.path == str(DATA / "pressure.ptx") and view.arch_combo.currentText() == "sm_86"
     qtbot.waitUntil(lambda: not view.runner.busy and bool(view.records), timeout=TIMEOUT)
     assert view.records[0].arch == "sm_86"

@@ -6,6 +6,7 @@ hands the notes to the kernel panel.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from ...record_launch import launch_changes
@@ -32,10 +33,8 @@ def kernel_changes(table: KernelTable, i: int, catalog: Catalog, match_device: b
     if table.max_threads[i] > 0:
         changes["threads"] = int(table.max_threads[i])
     if match_device and table.arch_number[i] >= 0:
-        try:
+        with contextlib.suppress(KeyError):
             changes["device"] = catalog.get(table.arch[i].rstrip("af")).name
-        except KeyError:
-            pass
     rec = table.records[i]
     if rec.block_size is not None:
         target = catalog.get(changes["device"]).device_properties() if "device" in changes else device

@@ -308,10 +308,10 @@ class SourceView(QWidget):
     def _on_sweep_clicked(self) -> None:
         self.start_sweep()
 
-    def _on_file_rewritten(self, path: str, stamp: object) -> None:
+    def _on_file_rewritten(self, path: str, stamp: tuple[int, int] | None) -> None:
         if path != self.path:
             return
-        self.watch.watch(path, stamp)  # type: ignore[arg-type]
+        self.watch.watch(path, stamp)
         self._resweep = self.result is not None  # the kernel list first (a kernel may be renamed), then the sweep
         self.compile()
 

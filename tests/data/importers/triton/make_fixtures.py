@@ -4,8 +4,11 @@
 
 OUT_DIR (default: ``cache`` beside this file) becomes a ``TRITON_CACHE_DIR``: one folder per compiled
 kernel.  Only each kernel's ``NAME.json``, ``NAME.cubin`` and ``NAME.ptx`` are kept (the IR stages are
-large and nothing reads them; the matmuls' PTX is dropped too).  The same function, :func:`build_cache`, makes a fresh cache at test time.
+large and nothing reads them; the matmuls' PTX is dropped too).  The same function, :func:`build_cache`,
+makes a fresh cache at test time (in a child process).
 """
+
+# ruff: noqa: N803 - Triton's constexpr parameters are spelt in capitals (BLOCK, BM), as Triton's own examples do
 
 from __future__ import annotations
 
