@@ -66,8 +66,8 @@ def import_jit_cache(path: str | os.PathLike[str], progress: ProgressFn | None =
     if os.path.isdir(name):
         records = _import_tree(name, progress, cancel)
         if not records:
-            raise ImportFailure(name, "no Triton kernel folders (NAME.json beside NAME.cubin) or CuPy "
-                                      "cache files in this folder")
+            raise ImportFailure(name, "a directory with no Triton kernel folders (NAME.json beside NAME.cubin) "
+                                      "or CuPy cache files in it")
         return records
     root = os.path.dirname(name)
     if name.endswith(".json"):
