@@ -279,3 +279,23 @@ def test_a_section_claiming_gigabytes_is_refused_without_reading_it(tmp_path: Pa
     peak, out = peak_rss_of_import(path)
     assert "claims 5368709120 bytes" in out and out.startswith(f"{path}: at byte "), out
     assert peak < 200, f"peak RSS {peak} MiB"
+
+
+def test_a_static_library_costs_its_headers_and_fatbins_not_its_size(tmp_path: Path) -> None:
+    """An archive was loaded whole and then copied (twice its size in memory): a 2 GiB member of
+    zeros (a sparse hole) beside a real host object now costs what is parsed."""
+    host = (GEN / "b_host.o").read_bytes()
+
+    def member(name: bytes, size: int) -> bytes:
+        return (name.ljust(16) + b"0".ljust(12) + b"0".ljust(6) + b"0".ljust(6) + b"644".ljust(8)
+                + str(size).encode().ljust(10) + b"`\n")
+
+    path = tmp_path / "libbig_static.a"
+    hole = 2 << 30
+    with open(path, "wb") as out:
+        out.write(b"!<arch>\n" + member(b"k.o/", len(host)) + host + (b"\n" if len(host) % 2 else b""))
+        out.write(member(b"zeros.o/", hole))
+        out.truncate(out.tell() + hole)
+    peak, out_text = peak_rss_of_import(path)
+    assert out_text == str(len(import_file_detailed(GEN / "b_host.o").records)), out_text
+    assert peak < 200, f"peak RSS {peak} MiB"
