@@ -55,8 +55,30 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--json", action="store_true")
     imp.add_argument("--all-functions", action="store_true", help="list device functions too, not only kernels")
     imp.add_argument("--no-cache", action="store_true", help="read the file afresh, bypassing the import cache")
+    _add_compile_arguments(imp, required=False)
+    regcap = sub.add_parser("regcap", help="compile at each register cap that can change the occupancy: "
+                                           "spills and occupancy per -maxrregcount")
+    regcap.add_argument("file", help="a .ptx or .cu file")
+    _add_compile_arguments(regcap, required=True)
+    regcap.add_argument("--kernel", metavar="NAME", help="the kernel (required when the file has several)")
+    regcap.add_argument("--threads", type=int, help="threads per block (default: launch bound, else 256)")
+    regcap.add_argument("--dynamic-smem", type=_bytes, default=0, help="dynamic shared memory per block")
+    regcap.add_argument("--device", help="device profile for the occupancy (default: the --arch's)")
+    regcap.add_argument("--jobs", type=int, help="parallel compiles (default: one per CPU)")
+    regcap.add_argument("--no-cache", action="store_true", help="recompile even where a cached result exists")
+    regcap.add_argument("--json", action="store_true",
+                        help="print a JSON list of {cap, registers, spill_stores, spill_loads, stack_bytes, "
+                             "active_blocks, occupancy}")
     _add_report_arguments(sub.add_parser("report", help="write an HTML, Markdown or CSV report of one launch"))
     return parser
+
+
+def _add_compile_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
+    p.add_argument("--arch", required=required, metavar="sm_XY",
+                   help="compile a .ptx (ptxas -v) or .cu (nvcc --resource-usage) for this architecture")
+    p.add_argument("--cuda-bin", metavar="DIR",
+                   help="the CUDA bin folder (default: CUDA_HOME, PATH, or the nvidia-cuda-nvcc wheel)")
+    p.epilog = "Arguments after -- go to nvcc (.cu files only)."
 
 
 def _add_report_arguments(p: argparse.ArgumentParser) -> None:
@@ -78,6 +100,12 @@ def _add_report_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _import(args: argparse.Namespace, out: TextIO) -> int:
+    if args.arch is not None or args.compiler_args or args.file.lower().endswith((".ptx", ".cu")):
+        if args.arch is None:
+            return fail("occupancy import", f"{args.file}: --arch sm_XY is required to compile it")
+        from .compile_commands import run_compiled_import  # noqa: PLC0415 - lazy: only sources need the compiler
+
+        return run_compiled_import(args, out)
     from ..importers.cli import run_import  # noqa: PLC0415 - lazy: `occupancy calc` starts without the importers
     argv = [args.file] + (["--json"] if args.json else []) + (["--all-functions"] if args.all_functions else []) \
         + (["--no-cache"] if args.no_cache else [])
@@ -87,7 +115,15 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point of the ``occupancy`` console script."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:  # what follows goes to the compiler (import / regcap of a .cu file)
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1:]
     args = parser.parse_args(argv)
+    if extra and args.command not in ("import", "regcap"):
+        parser.error(f"arguments after -- are for the compiler (import, regcap), not {args.command}")
+    args.compiler_args = extra
     try:
         return _dispatch(args, out or sys.stdout)
     except BrokenPipeError:  # `occupancy ... | head`: the reader left; say nothing more
@@ -99,6 +135,10 @@ def _dispatch(args: argparse.Namespace, out: TextIO) -> int:
     prog = f"occupancy {args.command}"
     if args.command == "import":  # needs neither numpy nor the device profiles: start fast
         return _import(args, out)
+    if args.command == "regcap":
+        from .compile_commands import run_regcap  # noqa: PLC0415 - lazy: as `import`
+
+        return run_regcap(args, out)
     from .commands import COMMANDS, USER_ERRORS  # noqa: PLC0415 - lazy: `import` and --help start without numpy
 
     try:

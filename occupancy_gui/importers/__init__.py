@@ -3,7 +3,8 @@
 Public API::
 
     detect_format(path, head) -> str        # "ptxas_log", "cuobjdump_text", "ncu_csv", "cubin", "fatbin",
-                                            # "host_binary" (ELF/PE/Mach-O and ``!<arch>`` static libraries)
+                                            # "host_binary" (ELF/PE/Mach-O and ``!<arch>`` static libraries),
+                                            # "jit_cache" (a Triton NAME.json, a CuPy cache file; folders too)
     import_file(path, progress=None, cancel=None) -> list[KernelRecord]
     import_file_detailed(path, ...) -> ImportResult   # records plus per-entry notes (skipped entries)
     IMPORTERS                                  # format name -> importer
@@ -66,7 +67,15 @@ def _ncu_csv(path: str | os.PathLike[str],
     return import_ncu_csv(path, progress=progress, cancel=cancel)
 
 
+def _jit_cache(path: str | os.PathLike[str],
+               progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+    from .triton_cache import import_jit_cache  # noqa: PLC0415 - lazy: see above
+
+    return import_jit_cache(path, progress=progress, cancel=cancel)
+
+
 IMPORTERS: dict[str, Importer] = {
+    "jit_cache": _jit_cache,
     "ptxas_log": _ptxas_log,
     "cuobjdump_text": _cuobjdump_text,
     "ncu_csv": _ncu_csv,
@@ -102,6 +111,10 @@ def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
         return "cubin" if is_cuda_elf(head) else "host_binary"
     if head.startswith(_BINARY_MAGICS):
         return "host_binary"
+    from .triton_cache import cupy_payload, looks_like_triton_json  # noqa: PLC0415 - lazy: as below
+
+    if cupy_payload(head) or (name.endswith(".json") and looks_like_triton_json(head)):
+        return "jit_cache"  # a CuPy cache file, a Triton kernel's NAME.json
     from .cuobjdump_text import looks_like_cuobjdump  # noqa: PLC0415 - lazy: binaries need no text parser
     from .ncu_csv import looks_like_ncu_csv  # noqa: PLC0415 - lazy: as above
 
@@ -137,6 +150,8 @@ def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | No
     """The records and notes of a file; ``cache``: where a binary's import is looked up first and
     stored after (``RecordCache()`` is the user's cache directory)."""
     name = os.fspath(path)
+    if os.path.isdir(name):  # a Triton / torch inductor / CuPy cache, or one kernel's folder
+        return ImportResult(records=_jit_cache(name, progress, cancel))
     try:
         with open_regular(name) as fh:
             head = fh.read(HEAD_SIZE)

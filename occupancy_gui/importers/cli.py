@@ -36,9 +36,17 @@ def _cell(value: object) -> str:
     return "-" if value is None else str(value)
 
 
+_LAUNCH_COLUMNS = (("threads_per_block", "threads"), ("dynamic_smem", "dyn smem"))
+"""Shown when a record carries its launch (a Triton cache)."""
+
+
 def format_table(records: Iterable[KernelRecord]) -> str:
-    rows = [[_note(rec) if key == "note" else _cell(rec.to_json()[key]) for key, _ in _COLUMNS] for rec in records]
-    heads = [title for _, title in _COLUMNS]
+    records = list(records)
+    columns: tuple[tuple[str, str], ...] = _COLUMNS
+    if any(rec.block_size is not None for rec in records):
+        columns = _COLUMNS[:-2] + _LAUNCH_COLUMNS + _COLUMNS[-2:]
+    rows = [[_note(rec) if key == "note" else _cell(rec.to_json()[key]) for key, _ in columns] for rec in records]
+    heads = [title for _, title in columns]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
     lines = []
     for row in [heads, *rows]:

@@ -205,6 +205,7 @@ def _record(launch: _Launch, source: str, name: str) -> KernelRecord:
         "theoretical_occupancy": v.get("theoretical_occupancy"),
         "achieved_occupancy": v.get("achieved_occupancy"), "waves_per_sm": v.get("waves_per_sm"),
         "device_name": device,
+        "launch_source": f"{source}:{launch.line}" if v.get("block_size") is not None else None,
     })
 
 

@@ -81,7 +81,8 @@ class KernelRecord:
     copies: int = 1
     """Identical copies of this record that the input holds (images of one library repeat kernels)."""
     source: str = ""
-    # Launch and measurement figures: only Nsight Compute reports carry them.
+    # Launch and measurement figures: Nsight Compute reports carry them; Triton caches the launch
+    # (block_size = num_warps x warp size, dynamic_smem = its "shared").
     block_size: int | None = None
     grid_size: int | None = None
     dynamic_smem: int | None = None
@@ -89,6 +90,9 @@ class KernelRecord:
     achieved_occupancy: float | None = None
     waves_per_sm: float | None = None
     device_name: str | None = None
+    launch_source: str | None = None
+    """Where ``block_size``/``dynamic_smem`` were read (a Triton ``NAME.json``, an Nsight Compute row);
+    records built before this field existed (bulk ``fast_record`` dicts) read it as ``None``."""
 
     def __post_init__(self) -> None:
         if not self.demangled:
@@ -108,6 +112,8 @@ class KernelRecord:
         if attr == "demangled" and "name" in state:
             value = state["demangled"] = demangle(state["name"])
             return value
+        if attr in _LATE_DEFAULTS:
+            return _LATE_DEFAULTS[attr]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -147,6 +153,10 @@ class KernelRecord:
             "embedded": self.embedded,
             "copies": self.copies,
             "source": self.source,
+            # The launch: null where the source does not know it (only a Triton cache or a profiler does).
+            "threads_per_block": self.block_size,
+            "dynamic_smem": self.dynamic_smem,
+            "launch_source": self.launch_source,
             **{key: getattr(self, key) for key in _LAUNCH_KEYS if getattr(self, key) is not None},
             **({"impossible": reason} if (reason := impossible_figure(self)) is not None else {}),
         }
@@ -161,6 +171,8 @@ for _f in fields(KernelRecord):
 _LAUNCH_KEYS = ("block_size", "grid_size", "dynamic_smem", "theoretical_occupancy",
                 "achieved_occupancy", "waves_per_sm", "device_name")
 FIELDS = tuple(f.name for f in fields(KernelRecord) if f.name != "demangled")
+_LATE_DEFAULTS: dict[str, Any] = {"launch_source": None}
+"""Fields the bulk importers' ``fast_record`` dicts may leave out: read as their default."""
 _new = object.__new__
 
 
@@ -266,7 +278,7 @@ def impossible_figure(rec: KernelRecord) -> str | None:
     return None
 
 
-_NOT_FIGURES = frozenset(("source", "copies", "demangled", "const_banks"))
+_NOT_FIGURES = frozenset(("source", "copies", "demangled", "const_banks", "launch_source"))
 _FIGURES = tuple(name for name in FIELDS if name not in _NOT_FIGURES)
 
 

@@ -76,8 +76,10 @@ def _size(text: str) -> tuple[int, int]:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="occupancy-gui", description="Exact CUDA occupancy calculator (desktop GUI).")
     parser.add_argument("file", nargs="?", metavar="FILE",
-                        help="a session (.occsession) to open, or compiler output to import (ptxas -v log, cubin, ...)")
+                        help="a session (.occsession) to open, compiler output to import (ptxas -v log, cubin, a Triton "
+                             "cache folder, ...), or a .ptx/.cu source to compile (with --arch)")
     parser.add_argument("--device", metavar="NAME", help="device profile: sm_90, 9.0, H100, ...")
+    parser.add_argument("--arch", metavar="sm_XY", help="with a .ptx or .cu FILE: the architecture to compile for")
     parser.add_argument("--threads", type=_count("threads"), metavar="N", help="threads per block")
     parser.add_argument("--registers", type=_count("registers"), metavar="N", help="registers per thread")
     parser.add_argument("--static-smem", type=_bytes("static_smem"), metavar="B", help="static shared memory (bytes or KiB)")
@@ -263,7 +265,7 @@ def create_window(argv: list[str] | None = None) -> tuple[QApplication, MainWind
     state, args.session_file = _session_file(args, catalog)
     if state is not None:  # a session file's inputs sit between the saved ones and explicit options
         saved = {**saved, **dataclasses.asdict(state.inputs)}
-    if args.file and not Path(args.file).is_file():
+    if args.file and not (Path(args.file).is_file() or Path(args.file).is_dir()):  # a folder: a kernel cache
         raise UsageError(f"{args.file}: no such file")
     session = Session(catalog, **initial_inputs(args, catalog, saved, import_file=False))
     # The window's modules load after the command line and the catalog: a bad option answers at once.
@@ -283,6 +285,9 @@ def _import_in_window(window: MainWindow, args: argparse.Namespace) -> None:
     kernel's architecture, as before.
     """
     if not args.file:
+        return
+    if args.file.lower().endswith((".ptx", ".cu")):
+        window.source.open(args.file, args.arch)  # compiled, then watched: a save recompiles
         return
     options = dict(threads=args.threads, registers=args.registers, static_smem=args.static_smem,
                    dynamic_smem=args.dynamic_smem)  # fmt: skip

@@ -34,8 +34,11 @@ def dropped_session(event: QDragEnterEvent | QDropEvent) -> str | None:
 
 
 def dropped_compiler_output(event: QDragEnterEvent | QDropEvent) -> str | None:
-    """The one existing file dropped, unless it is a session file (those are opened, not imported)."""
+    """The one existing file dropped, unless it is a session file (those are opened, not imported), or
+    one folder (a Triton / torch inductor / CuPy kernel cache)."""
     path = dropped_path(event)
+    if path is not None and os.path.isdir(path):
+        return path
     if path is None or not os.path.isfile(path) or is_session_file(path):
         return None
     return path

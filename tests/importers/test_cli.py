@@ -20,7 +20,8 @@ def test_json(capsys):
     assert set(rows[0]) == {"name", "demangled", "arch", "registers", "static_smem", "local_bytes",
                             "spill_stores", "spill_loads", "barriers", "const_bytes", "max_threads",
                             "min_blocks", "source", "kind", "reserved_smem", "relocatable", "embedded",
-                            "copies"}
+                            "copies", "threads_per_block", "dynamic_smem", "launch_source"}
+    assert rows[0]["threads_per_block"] is None and rows[0]["launch_source"] is None  # a log has no launch
     assert rows[1]["registers"] == 30 and rows[1]["source"] == "cuda11_ninja.log:10"
 
 

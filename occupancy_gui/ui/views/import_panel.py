@@ -363,7 +363,7 @@ class ImportPanel(QWidget):
             self.window_.statusBar().showMessage(f"{t.names[i]}: {reason}; not loaded into the inputs", 10000)
             self._update_notes()
             return
-        changes = kernel_changes(t, i, self.session.catalog, match_device)
+        changes = kernel_changes(t, i, self.session.catalog, match_device, self.session.device)
         try:
             with self.session.batch():
                 self.session.replace(**{**changes, **(overrides or {})})

@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from ...record_launch import launch_changes
+
 if TYPE_CHECKING:
     from ...engine import DeviceProperties
     from ...profiles import Catalog
@@ -19,8 +21,12 @@ Notes = tuple[str | None, str | None]
 """(spill warning, architecture note)."""
 
 
-def kernel_changes(table: KernelTable, i: int, catalog: Catalog, match_device: bool = False) -> dict[str, Any]:
-    """The session inputs that record ``i`` sets; ``match_device`` adds the catalog's device for its arch."""
+def kernel_changes(table: KernelTable, i: int, catalog: Catalog, match_device: bool = False,
+                   device: DeviceProperties | None = None) -> dict[str, Any]:
+    """The session inputs that record ``i`` sets; ``match_device`` adds the catalog's device for its arch.
+
+    A record that carries its launch (a Triton cache's) sets that too: every input, on ``device`` (the
+    session's) or the matched one."""
     changes: dict[str, Any] = dict(registers=int(table.registers[i]), static_smem=int(table.static_smem[i]))
     if table.barriers[i] >= 0:
         changes["barriers"] = int(table.barriers[i])
@@ -31,6 +37,11 @@ def kernel_changes(table: KernelTable, i: int, catalog: Catalog, match_device: b
     if match_device and table.arch_number[i] >= 0:
         with contextlib.suppress(KeyError):
             changes["device"] = catalog.get(table.arch[i].rstrip("af")).name
+    rec = table.records[i]
+    if rec.block_size is not None:
+        target = catalog.get(changes["device"]).device_properties() if "device" in changes else device
+        if target is not None:
+            changes.update(launch_changes(rec, target))
     return changes
 
 
