@@ -121,6 +121,7 @@ check_deb_in() {
     cp "$DEB" "$R/tmp/"
     in_root "$R" apt-get update -q >/dev/null || fail "apt-get update failed"
     snapshot "$R" > "$WORKDIR/$SUITE-before.txt"
+    in_root "$R" dpkg-query -W -f='${Package}\n' | sort > "$WORKDIR/$SUITE-packages-before.txt"
     local t0=$(date +%s.%N)
     in_root "$R" apt-get install -y -q "/tmp/$(basename "$DEB")" > "$WORKDIR/$SUITE-apt-install.log" 2>&1 \
         || { tail -n 20 "$WORKDIR/$SUITE-apt-install.log"; fail "apt-get install of the .deb failed"; }
@@ -142,10 +143,24 @@ check_deb_in() {
     in_root "$R" dpkg-query -W -f='${Status}' "$APP" 2>/dev/null | grep -q "install ok" && fail "$APP still installed"
     rm -rf "$R$UHOME" "$R/tmp/$(basename "$DEB")"
     snapshot "$R" > "$WORKDIR/$SUITE-after.txt"
-    # Left behind: any path that was not there before.  Gone: any path that was, except /opt itself,
-    # which dpkg removes with the package when no other package owns it and it is empty.
-    local left gone
-    left="$(comm -13 "$WORKDIR/$SUITE-before.txt" "$WORKDIR/$SUITE-after.txt")"
+    # Left behind: any path that was not there before, except the files of dependencies apt keeps by
+    # policy (autoremove spares Priority: required packages such as sensible-utils, which minbase
+    # lacks).  Gone: any path that was, except /opt itself, which dpkg removes with the package when
+    # no other package owns it and it is empty.
+    local left gone kept
+    in_root "$R" dpkg-query -W -f='${Package}\n' | sort > "$WORKDIR/$SUITE-packages-after.txt"
+    kept="$(comm -13 "$WORKDIR/$SUITE-packages-before.txt" "$WORKDIR/$SUITE-packages-after.txt" | paste -sd ' ')"
+    : > "$WORKDIR/$SUITE-kept-files.txt"
+    if [[ -n "$kept" ]]; then
+        # shellcheck disable=SC2086
+        echo "apt kept by policy: $(in_root "$R" dpkg-query -W -f='${Package} (Priority: ${Priority}) ' $kept)"
+        # shellcheck disable=SC2086
+        in_root "$R" dpkg-query -W -f='${Package} ${Priority}\n' $kept | awk '$2 != "required" && $2 != "important"' \
+            | grep . && fail "apt-get purge --autoremove kept the dependencies above"
+        # shellcheck disable=SC2086
+        in_root "$R" dpkg -L $kept | sed 's|^/|./|' | sort -u > "$WORKDIR/$SUITE-kept-files.txt"
+    fi
+    left="$(comm -13 "$WORKDIR/$SUITE-before.txt" "$WORKDIR/$SUITE-after.txt" | comm -23 - "$WORKDIR/$SUITE-kept-files.txt")"
     gone="$(comm -23 "$WORKDIR/$SUITE-before.txt" "$WORKDIR/$SUITE-after.txt" | grep -vx './opt' || true)"
     [[ -z "$left" ]] || fail "left behind after the purge: $(head -n 20 <<<"$left" | tr '\n' ' ')"
     [[ -z "$gone" ]] || fail "removed by the purge though there before the install: $(head -n 20 <<<"$gone" | tr '\n' ' ')"
