@@ -264,38 +264,27 @@ Description: exact CUDA occupancy calculator (desktop GUI and CLI)
 EOF
 mkdir -p "$DIST"
 DEB="$DIST/${APP}_${VERSION}_${DEB_ARCH}.deb"
-rm -f "$DIST/${APP}_"*.deb
-dpkg-deb --root-owner-group -Zxz --build "$STAGE" "$DEB" >/dev/null
+rm -f "$DIST/${APP}_"*.deb "$DIST/$APP-"*.rpm "$DIST/$APP-"*-linux-*.tar.gz
 echo "Depends: $DEB_DEPENDS"
 
 # --- the .rpm: the same tree; requirements found by rpm's own ELF scan, minus what the bundle carries -
-say "rpm package"
 if ! command -v rpmbuild >/dev/null && [[ $(id -u) == 0 ]]; then
     echo "installing rpm (Debian's package provides rpmbuild)"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q rpm >/dev/null
 fi
-if command -v rpmbuild >/dev/null; then
-    RPMTOP="$WORK/rpm"
-    rm -rf "$RPMTOP" && mkdir -p "$RPMTOP"
+RPMTOP="$WORK/rpm"
+rm -rf "$RPMTOP" && mkdir -p "$RPMTOP"
+build_rpm() {
     # The bundle's own sonames, as a regex rpm drops from the scanned Requires (and it provides none).
-    BUNDLED_RE="^($(printf '%s\n' "${BUNDLED_NAMES[@]}" | sed 's/[.+]/\\&/g' | paste -sd '|'))"
+    local bundled_re
+    bundled_re="^($(printf '%s\n' "${BUNDLED_NAMES[@]}" | sed 's/[.+]/\\&/g' | paste -sd '|'))"
     rpmbuild -bb --quiet packaging/linux/occupancy-gui.rpm.spec \
         --define "_topdir $RPMTOP" --define "stage $STAGE" --define "app_version $VERSION" \
-        --define "packager $MAINTAINER" --define "bundled_re $BUNDLED_RE" \
-        --define "_rpmdir $RPMTOP/out" --define "_build_id_links none" 2>&1 | grep -v '^warning: Could not canonicalize' || true
-    RPM="$(find "$RPMTOP/out" -name "$APP-*.rpm" | head -n 1)"
-    [[ -f "$RPM" ]] || die "rpmbuild made no package"
-    rm -f "$DIST/$APP-"*.rpm
-    mv "$RPM" "$DIST/"
-    RPM="$DIST/${RPM##*/}"
-    echo "Requires: $(rpm -qp --requires "$RPM" 2>/dev/null | grep -v '^rpmlib(' | paste -sd ' ')"
-else
-    echo "rpmbuild not found (apt-get install rpm): no .rpm built" >&2
-    RPM=""
-fi
+        --define "packager $MAINTAINER" --define "bundled_re $bundled_re" \
+        --define "_rpmdir $RPMTOP/out" --define "_build_id_links none"
+}
 
 # --- the portable tarball: the bundle plus the desktop files and a per-user installer for them -------
-say "portable tar.gz"
 TARNAME="$APP-$VERSION-linux-$MACHINE"
 TARDIR="$WORK/tar/$TARNAME"
 rm -rf "$WORK/tar" && mkdir -p "$TARDIR"
@@ -304,8 +293,28 @@ mkdir -p "$TARDIR/share"
 cp -a "$STAGE/usr/share/applications" "$STAGE/usr/share/mime" "$STAGE/usr/share/icons" "$TARDIR/share/"
 install -m 755 packaging/linux/install-desktop-entry.sh "$TARDIR/install-desktop-entry.sh"
 TARBALL="$DIST/$TARNAME.tar.gz"
-rm -f "$DIST/$APP-"*-linux-*.tar.gz
-tar -C "$WORK/tar" --owner=0 --group=0 --numeric-owner -czf "$TARBALL" "$TARNAME"
+
+# The three compressions are single-threaded and independent: run them side by side.
+say "deb, rpm and tar.gz packages (compressed in parallel)"
+dpkg-deb --root-owner-group -Zxz --build "$STAGE" "$DEB" >"$WORK/deb.log" 2>&1 &
+DEB_JOB=$!
+RPM_JOB=""
+if command -v rpmbuild >/dev/null; then build_rpm >"$WORK/rpm.log" 2>&1 & RPM_JOB=$!; fi
+tar -C "$WORK/tar" --owner=0 --group=0 --numeric-owner -czf "$TARBALL" "$TARNAME" >"$WORK/tar.log" 2>&1 &
+TAR_JOB=$!
+wait "$DEB_JOB" || die "dpkg-deb failed: $(tail -n 5 "$WORK/deb.log")"
+wait "$TAR_JOB" || die "tar failed: $(tail -n 5 "$WORK/tar.log")"
+RPM=""
+if [[ -n "$RPM_JOB" ]]; then
+    wait "$RPM_JOB" || die "rpmbuild failed: $(grep -v 'Could not canonicalize' "$WORK/rpm.log" | tail -n 5)"
+    RPM="$(find "$RPMTOP/out" -name "$APP-*.rpm" | head -n 1)"
+    [[ -f "$RPM" ]] || die "rpmbuild made no package"
+    mv "$RPM" "$DIST/"
+    RPM="$DIST/${RPM##*/}"
+    echo "Requires: $(rpm -qp --requires "$RPM" 2>/dev/null | grep -v '^rpmlib(' | paste -sd ' ')"
+else
+    echo "rpmbuild not found (apt-get install rpm): no .rpm built" >&2
+fi
 
 say "done in $(( $(date +%s) - START )) s"
 printf '%-10s %s\n' bundle "$(du -sh "$BUNDLE" | cut -f1)  $BUNDLE" \
