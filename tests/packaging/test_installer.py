@@ -159,7 +159,8 @@ def test_rpm_has_the_debs_files_desktop_entry_and_requires(check_output: str, tm
         assert path in rpm_files, path
 
     # The desktop entry and MIME types are byte for byte the ones in packaging/linux.
-    payload = subprocess.run(["rpm2archive", "-"], stdin=rpm.open("rb"), capture_output=True, check=True).stdout
+    with rpm.open("rb") as package:
+        payload = subprocess.run(["rpm2archive", "-"], stdin=package, capture_output=True, check=True).stdout
     linux = ROOT / "packaging" / "linux"
     with tarfile.open(fileobj=io.BytesIO(payload)) as tar:
         members = {m.name.lstrip("./"): m for m in tar.getmembers()}
