@@ -6,7 +6,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .ui.app import main as gui_main
+    from .ui.app import main as gui_main  # noqa: PLC0415 - lazy: `python -m occupancy_gui --help` loads Qt only to start
 
     return gui_main(argv)
 

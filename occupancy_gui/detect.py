@@ -74,7 +74,7 @@ def _version(code: int) -> str:
 
 def _load_runtime() -> Any:
     try:
-        from cuda.bindings import runtime  # type: ignore[import-not-found]
+        from cuda.bindings import runtime  # noqa: PLC0415 - optional: the [cuda] extra
     except ImportError:
         raise DetectionUnavailable(
             "GPU detection needs the optional extra: pip install 'occupancy_gui[cuda]' (NVIDIA cuda-bindings)"
@@ -141,7 +141,8 @@ def profile_document(device: DetectedDevice, today: _dt.date | None = None) -> d
         info["memory_gib"] = {"value": device.memory_gib, "source": source}
     blocks = device.extra.get("maxBlocksPerMultiProcessor")
     table = _table_blocks(device.compute_capability)
-    mismatch = f" The driver reports {blocks} blocks per SM; the occupancy model uses {table}." if blocks and table and blocks != table else ""
+    differs = blocks and table and blocks != table
+    mismatch = f" The driver reports {blocks} blocks per SM; the occupancy model uses {table}." if differs else ""
     return {
         "schema": 1,
         "name": device.profile_name,

@@ -33,12 +33,12 @@ from .engine import (
 from .engine import architecture as arch
 from .profiles import LIMIT_NAMES
 from .session import Inputs
+from .units import format_bytes_long
 
 if TYPE_CHECKING:
     from .profiles import Catalog, DeviceProfile
     from .session import Session
 
-KIB = 1024
 BINDING_MARK = "★"
 LIMIT_TITLES = {
     Limit.BLOCKS: "Resident blocks", Limit.WARPS: "Warps / threads", Limit.REGISTERS: "Registers",
@@ -55,24 +55,16 @@ CSV_COLUMNS = ("limit", "binding", "per_block_nominal", "allocated", "sm_capacit
                "first_pass_estimate", "rounding_changed")  # fmt: skip
 
 
-def format_bytes(value: int) -> str:
-    """``"24 KiB (24576 B)"`` for sizes of a KiB or more, ``"1000 B"`` below."""
-    if value >= KIB:
-        kib = value / KIB
-        return f"{kib:.0f} KiB ({value} B)" if value % KIB == 0 else f"{kib:.2f} KiB ({value} B)"
-    return f"{value} B"
-
-
 def format_input(name: str, value: object) -> str:
     """An input value as a reader wants it (bytes with KiB, carveout and cache preference by meaning)."""
     if name == "max_dynamic_smem" and value is None:
         return "runtime default"
-    if name in BYTE_INPUTS:
-        return format_bytes(int(value))  # type: ignore[call-overload]
+    if name in BYTE_INPUTS and isinstance(value, int):
+        return format_bytes_long(value)
     if name == "carveout":
         return "default (no preference)" if value == CARVEOUT_DEFAULT else f"{value} %"
-    if name == "cache_config":
-        return CacheConfig(value).name.lower()  # type: ignore[arg-type]
+    if name == "cache_config" and isinstance(value, int):
+        return CacheConfig(value).name.lower()
     return str(value)
 
 
@@ -212,7 +204,7 @@ def _device_rows(data: ReportData) -> list[tuple[str, str, str]]:
             ("SMs", "—" if p.sm_count is None else str(p.sm_count), p.sources.get("sm_count", "profile"))]  # fmt: skip
     for name in LIMIT_NAMES:
         value = p.values[name]
-        text = format_bytes(value) if "shared_mem" in name else str(value)
+        text = format_bytes_long(value) if "shared_mem" in name else str(value)
         rows.append((name, text, p.sources.get(name, "")))
     return rows
 

@@ -66,15 +66,21 @@ class Inputs:
 
 INPUT_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Inputs))
 
-_MIB = 1 << 20
+KIB = 1024
 INPUT_RANGES: dict[str, tuple[int, int]] = {
-    "threads": (1, 16384), "registers": (0, 1024), "static_smem": (0, 4 * _MIB), "dynamic_smem": (0, 4 * _MIB),
-    "max_dynamic_smem": (0, 4 * _MIB), "barriers": (0, 32), "carveout": (-1, 100),
-}  # fmt: skip
-"""The values each integer input can take in the window (its fields' ranges) and in a session file.
+    "threads": (1, 16384),  # beyond any device's limit, so that an oversized block is explained, not refused
+    "registers": (0, 1024),
+    "static_smem": (0, 4 * KIB * KIB),
+    "dynamic_smem": (0, 4 * KIB * KIB),
+    "max_dynamic_smem": (0, 4 * KIB * KIB),
+    "barriers": (0, 32),
+}
+"""The values a user may enter for each numeric input (window fields and command-line options)."""
 
-Wider than any device allows (16384 threads), so that an oversized block is explained by the
-engine rather than refused; a session file outside them is refused, never clamped or defaulted."""
+DEFAULT_DEVICE = "sm_100"
+"""The device a fresh start shows, where the catalog has it (else its first profile)."""
+DEFAULT_INPUTS: dict[str, Any] = {"threads": 256, "registers": 64, "static_smem": 24 * KIB}
+"""The Programming Guide's worked example: 4 blocks of 256 threads, 50 %, limited by registers."""
 
 
 class Session:

@@ -20,7 +20,7 @@ Pure Python (no Qt).  A session file is a small YAML mapping whose first key mar
       device: sm_90
       inputs: {threads: 128, ...}
 
-Reading is strict (unknown keys, wrong types, values outside ``session.INPUT_RANGES`` and unknown
+Reading is strict (unknown keys, wrong types, values outside ``VALUE_RANGES`` and unknown
 devices are :class:`SessionFileError`s naming the file, the line and the field) because a silently
 ignored typo would change a result.  Session files travel between people, so the YAML goes through
 the hardened reader of ``profiles.safe_yaml`` (no anchors or aliases, bounded depth and size, no
@@ -30,6 +30,7 @@ relative to the session file's folder.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -55,6 +56,9 @@ MAX_BYTES = 1 << 20
 CACHE_NAMES = {CacheConfig.PREFER_NONE: "none", CacheConfig.PREFER_SHARED: "shared",
                CacheConfig.PREFER_L1: "l1", CacheConfig.PREFER_EQUAL: "equal"}  # fmt: skip
 TOP_KEYS = (FORMAT_KEY, "device", "inputs", "import", "compare")
+VALUE_RANGES: dict[str, tuple[int, int]] = {**INPUT_RANGES, "carveout": (-1, 100)}
+"""Accepted values of each integer input in a file: the window's ranges, and the carveout's -1 (no
+preference) or a percentage.  A value outside is refused, never clamped or replaced by a default."""
 MAX_DEVICE_NAME = 256
 """Longest device name looked up (profile names are far shorter); a longer one is refused unread."""
 
@@ -107,7 +111,7 @@ def state_to_dict(state: SessionState) -> dict[str, Any]:
 
 def dumps(state: SessionState) -> str:
     """The YAML text of a session file."""
-    import yaml  # only when a session is written or read: start-up stays free of it
+    import yaml  # noqa: PLC0415 - lazy: only when a session is written or read: start-up stays free of it
 
     return yaml.safe_dump(state_to_dict(state), sort_keys=False, default_flow_style=False, allow_unicode=True)
 
@@ -134,10 +138,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     _fsync_directory(target.parent)
 
@@ -222,7 +224,7 @@ def loads(text: str, catalog: Catalog, source: str = "<session>") -> SessionStat
 
 def _shown(value: Any) -> str:
     """A file's value for a message, cut (see ``safe_yaml.shown``)."""
-    from .profiles.safe_yaml import shown  # with the reader, not at start-up
+    from .profiles.safe_yaml import shown  # noqa: PLC0415 - lazy: with the reader, not at start-up
 
     return shown(value)
 
@@ -233,7 +235,7 @@ class _Reader:
     def __init__(self, text: str, catalog: Catalog, source: str) -> None:
         self.text, self.catalog, self.source = text, catalog, source
         self.lines = text.splitlines()
-        from .profiles import safe_yaml  # YAML loads with the first session read: start-up stays free of it
+        from .profiles import safe_yaml  # noqa: PLC0415 - lazy: YAML loads with the first session read: start-up stays free of it
 
         try:
             node = safe_yaml.compose(text)
@@ -322,7 +324,7 @@ class _Reader:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(field, f"expected a whole number, got {_shown(value)}")
-        low, high = INPUT_RANGES[name]
+        low, high = VALUE_RANGES[name]
         if not low <= value <= high:
             raise self.fail(field, f"expected {low}..{high}, got {_shown(value)}")
         return value

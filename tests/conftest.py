@@ -6,7 +6,9 @@ the Qt fixtures (isolated QSettings, windows) live in ``tests/ui/conftest.py``.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -16,6 +18,10 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Never read the developer's own profiles: point the user profile directory at an empty place.
 os.environ.setdefault("OCCUPANCY_GUI_PROFILE_DIR", str(Path(tempfile.gettempdir()) / "occupancy-gui-tests-no-profiles"))
+# Nor the developer's import cache: each test session gets an empty one, removed at exit.
+if "OCCUPANCY_GUI_CACHE_DIR" not in os.environ:
+    os.environ["OCCUPANCY_GUI_CACHE_DIR"] = _cache_dir = tempfile.mkdtemp(prefix="occupancy-gui-tests-cache-")
+    atexit.register(shutil.rmtree, _cache_dir, ignore_errors=True)
 
 LIMITS = (
     "warp_size", "max_threads_per_block", "max_threads_per_multiprocessor", "regs_per_block",

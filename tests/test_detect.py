@@ -9,11 +9,10 @@ import sys
 import pytest
 
 from occupancy_gui.cli.main import main
-from tests.fake_cuda import NoDriver, fake_h200_runtime
 from occupancy_gui.detect import DetectionUnavailable, detect_devices, profile_document, save_profile
 from occupancy_gui.paths import data_dir
 from occupancy_gui.profiles import Catalog
-
+from tests.fake_cuda import NoDriver, fake_h200_runtime
 
 
 def test_detected_profile_loads_and_matches_the_runtime(tmp_path) -> None:

@@ -14,7 +14,7 @@ import tracemalloc
 import pytest
 
 from occupancy_gui import session_file as sf
-from occupancy_gui.session import INPUT_RANGES, Inputs
+from occupancy_gui.session import Inputs
 
 HEAD = "occupancy_session: 1\ndevice: sm_90\n"
 
@@ -88,21 +88,14 @@ def test_duplicate_keys_are_refused(catalog, text, line, field):
     assert "duplicate key" in error.message and error.line == line and error.field == field
 
 
-@pytest.mark.parametrize("name", sorted(INPUT_RANGES))
+@pytest.mark.parametrize("name", sorted(sf.VALUE_RANGES))
 def test_out_of_range_values_are_refused_not_replaced(catalog, name):
-    low, high = INPUT_RANGES[name]
+    low, high = sf.VALUE_RANGES[name]
     for bad in (low - 1, high + 1, 10**30):
         error = _refused(catalog, HEAD + f"inputs:\n  {name}: {bad}\n")
         assert error.field == f"inputs.{name}" and f"expected {low}..{high}" in error.message
     for good in (low, high):
         assert getattr(sf.loads(HEAD + f"inputs:\n  {name}: {good}\n", catalog).inputs, name) == good
-
-
-def test_the_window_fields_take_the_session_ranges():
-    from occupancy_gui.ui.panels.kernel_panel import FIELDS
-
-    for name, _label, _kind, low, high, _step, _tip in FIELDS:
-        assert INPUT_RANGES[name] == (low, high), name
 
 
 def test_saving_into_a_missing_folder_creates_nothing(tmp_path):

@@ -17,8 +17,8 @@ from ..engine import (
     dynamic_smem_headroom,
     max_potential_block_size,
 )
+from .common import fail
 from .devices import DeviceLookupError, device_from_query, load_catalog, profile_to_json, profiles_to_text
-from .main import fail
 from .inputs import QueryError, kernel_query, parse_cache_config, parse_carveout
 from .serialize import result_to_json, result_to_text
 
@@ -76,8 +76,8 @@ def _batch(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _detect(out: TextIO) -> int:
-    from ..detect import DetectionUnavailable, detect_devices, save_profile
-    from ..profiles import user_profile_dir
+    from ..detect import DetectionUnavailable, detect_devices, save_profile  # noqa: PLC0415 - lazy: only --detect reads GPUs
+    from ..profiles import user_profile_dir  # noqa: PLC0415 - lazy: as above
 
     try:
         devices = detect_devices()
@@ -133,7 +133,7 @@ def _suggest(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _report_kernel(path: str, name: str | None) -> Any:
-    from ..importers import import_file
+    from ..importers import import_file  # noqa: PLC0415 - lazy: only `report FILE` imports
 
     records = import_file(path)
     kernels = [r for r in records if r.is_kernel] or list(records)
@@ -145,9 +145,9 @@ def _report_kernel(path: str, name: str | None) -> Any:
 
 
 def _report(args: argparse.Namespace, out: TextIO) -> int:
-    from ..report import render, report_data
-    from ..session import Session
-    from ..session_file import atomic_write_text
+    from ..report import render, report_data  # noqa: PLC0415 - lazy: only `report` renders
+    from ..session import Session  # noqa: PLC0415 - lazy: as above
+    from ..session_file import atomic_write_text  # noqa: PLC0415 - lazy: as above
 
     catalog = load_catalog()
     inputs: dict[str, Any] = {"threads": args.threads, "dynamic_smem": args.dynamic_smem,

@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from ..engine import DeviceProperties
-from ..paths import data_dir
 from ..engine import architecture as arch
+from ..paths import data_dir
 from ..profiles import Catalog, DeviceProfile, ProfileError, default_catalog, parse_profile
 
 

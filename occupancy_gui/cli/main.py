@@ -9,41 +9,11 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn, TextIO
+from typing import TextIO
 
 from .. import REFERENCE_HEADER, __version__
-
-EXIT_USAGE = 2
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line and exit 2."""
-
-    def error(self, message: str) -> NoReturn:
-        if len(message) > 300:  # argparse quotes the whole value ("invalid int value: '999…'"): cut it
-            message = message[:299] + "…"
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-def fail(prog: str, message: str) -> int:
-    print(f"{prog}: error: {message}", file=sys.stderr)
-    return EXIT_USAGE
-
-
-def _bytes(text: str) -> int:
-    """Bytes, with an optional KiB / K / KB suffix (1 KiB = 1024 B)."""
-    value = text.strip().lower().replace(" ", "")
-    for suffix, scale in (("kib", 1024), ("kb", 1024), ("k", 1024), ("b", 1)):
-        if value.endswith(suffix):
-            number = value[: -len(suffix)]
-            try:
-                return int(float(number) * scale) if "." in number else int(number) * scale
-            except ValueError:
-                break
-    try:
-        return int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected bytes (e.g. 24576 or 24KiB), got {text!r}") from None
+from .common import Parser, fail
+from .common import byte_size as _bytes
 
 
 def _add_kernel_arguments(p: argparse.ArgumentParser, *, threads_required: bool) -> None:
@@ -61,9 +31,9 @@ def _add_kernel_arguments(p: argparse.ArgumentParser, *, threads_required: bool)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="occupancy", description=f"Exact CUDA occupancy (matches {REFERENCE_HEADER}).")
+    parser = Parser(prog="occupancy", description=f"Exact CUDA occupancy (matches {REFERENCE_HEADER}).")
     parser.add_argument("--version", action="version", version=f"occupancy {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     calc = sub.add_parser("calc", help="occupancy of one launch")
     _add_kernel_arguments(calc, threads_required=True)
     batch = sub.add_parser("batch", help="JSON Lines queries in, JSON Lines results out")
@@ -80,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("file")
     imp.add_argument("--json", action="store_true")
     imp.add_argument("--all-functions", action="store_true", help="list device functions too, not only kernels")
+    imp.add_argument("--no-cache", action="store_true", help="read the file afresh, bypassing the import cache")
     _add_report_arguments(sub.add_parser("report", help="write an HTML, Markdown or CSV report of one launch"))
     return parser
 
@@ -101,11 +72,9 @@ def _add_report_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _import(args: argparse.Namespace, out: TextIO) -> int:
-    try:
-        from ..importers.cli import run_import
-    except ImportError:
-        return fail("occupancy import", "the importers are not available in this build")
-    argv = [args.file] + (["--json"] if args.json else []) + (["--all-functions"] if args.all_functions else [])
+    from ..importers.cli import run_import  # noqa: PLC0415 - lazy: `occupancy calc` starts without the importers
+    argv = [args.file] + (["--json"] if args.json else []) + (["--all-functions"] if args.all_functions else []) \
+        + (["--no-cache"] if args.no_cache else [])
     return run_import(argv)
 
 
@@ -124,7 +93,7 @@ def _dispatch(args: argparse.Namespace, out: TextIO) -> int:
     prog = f"occupancy {args.command}"
     if args.command == "import":  # needs neither numpy nor the device profiles: start fast
         return _import(args, out)
-    from .commands import COMMANDS, USER_ERRORS
+    from .commands import COMMANDS, USER_ERRORS  # noqa: PLC0415 - lazy: `import` and --help start without numpy
 
     try:
         return COMMANDS[args.command](args, out)

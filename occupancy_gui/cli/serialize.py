@@ -45,7 +45,8 @@ def result_to_text(result: OccupancyResult, device_title: str) -> str:
     rows = [
         [("* " if row.limit in binding else "  ") + row.limit.value, row.per_block_nominal, row.per_block_allocated,
          row.sm_capacity, row.calculation, "-" if row.blocks is None else str(row.blocks),
-         "-" if row.estimate_blocks is None else str(row.estimate_blocks) + (" (differs)" if row.rounding_changed_ceiling else "")]
+         "-" if row.estimate_blocks is None
+         else str(row.estimate_blocks) + (" (differs)" if row.rounding_changed_ceiling else "")]
         for row in result.rows
     ]  # fmt: skip
     table = _table(["limit", "per block", "allocated", "SM capacity", "calculation", "blocks", "estimate"], rows)
@@ -56,7 +57,7 @@ def result_to_text(result: OccupancyResult, device_title: str) -> str:
     )
     limited = ", ".join(limit.value for limit in result.binding)
     lines = [summary, f"limited by: {limited}  (* marks the binding limit)",
-             f"first-pass estimate: {result.estimate.active_blocks} blocks, {result.estimate.occupancy:.1%}", "", table]  # fmt: skip
+             f"first-pass estimate: {result.estimate.active_blocks} blocks, {result.estimate.occupancy:.1%}", "", table]
     if result.reasons:
         lines += ["", "The launch cannot fit a single block:", *(f"  - {r}" for r in result.reasons)]
     return "\n".join(lines)

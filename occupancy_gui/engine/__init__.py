@@ -4,6 +4,8 @@ Matches the header shipped in ``nvidia-cuda-runtime`` 13.5.37 (CUDA 13.5) bit fo
 suite proves it against that header on every run.  No Qt, no file I/O.
 """
 
+from typing import TYPE_CHECKING
+
 from .architecture import KNOWN_COMPUTE_CAPABILITIES
 from .block_size import BlockSizeSuggestion, DynamicSmem, max_potential_block_size
 from .compute import compute_occupancy
@@ -60,14 +62,59 @@ _LAZY = {
 }  # fmt: skip
 __all__ += sorted(_LAZY)
 
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors; a test keeps the two lists equal
+    from .advisor import (
+        Advice as Advice,
+    )
+    from .advisor import (
+        HeadroomRow as HeadroomRow,
+    )
+    from .advisor import (
+        InputCliff as InputCliff,
+    )
+    from .advisor import (
+        LimitGrid as LimitGrid,
+    )
+    from .advisor import (
+        RegisterTarget as RegisterTarget,
+    )
+    from .advisor import (
+        advise as advise,
+    )
+    from .advisor import (
+        advise_block_size as advise_block_size,
+    )
+    from .advisor import (
+        grid_block_size_registers as grid_block_size_registers,
+    )
+    from .advisor import (
+        grid_block_size_shared_memory as grid_block_size_shared_memory,
+    )
+    from .advisor import (
+        input_cliffs as input_cliffs,
+    )
+    from .advisor import (
+        register_targets as register_targets,
+    )
+    from .advisor import (
+        smem_headroom as smem_headroom,
+    )
+    from .advisor import (
+        suggest_launch_bounds as suggest_launch_bounds,
+    )
+    from .waves import WaveAnalysis as WaveAnalysis
+    from .waves import analyse_waves as analyse_waves
+    from .waves import grid_blocks as grid_blocks
 
-def __getattr__(name: str):
+
+def __getattr__(name: str) -> object:
     # Plain import statements, not importlib: a bundler (PyInstaller) finds modules by reading them.
     module = _LAZY.get(name)
+    loaded: object
     if module == "advisor":
-        from . import advisor as loaded
+        from . import advisor as loaded  # noqa: PLC0415 - lazy: start-up needs no analysis rules
     elif module == "waves":
-        from . import waves as loaded
+        from . import waves as loaded  # noqa: PLC0415 - lazy: as above
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(loaded, name)

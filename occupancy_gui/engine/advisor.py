@@ -30,9 +30,9 @@ BINDING_ORDER = (Limit.REGISTERS, Limit.SHARED_MEMORY, Limit.WARPS, Limit.BLOCKS
 
 
 def _query(device: DeviceProperties, func: FunctionAttributes, state: DeviceState | None,
-           block_size: object, dynamic_smem: object, **sweep: object) -> tuple[ResultArrays, IntArray]:  # fmt: skip
-    r = max_active_blocks(device, build_query(device, func, state or DeviceState(), block_size, dynamic_smem,  # type: ignore[arg-type]
-                                              **sweep))  # type: ignore[arg-type]  # fmt: skip
+           block_size: int | IntArray, dynamic_smem: int | IntArray,
+           **sweep: int | IntArray) -> tuple[ResultArrays, IntArray]:
+    r = max_active_blocks(device, build_query(device, func, state or DeviceState(), block_size, dynamic_smem, **sweep))
     return r, np.where(r.status == OccError.SUCCESS, r.active_blocks, 0)
 
 

@@ -93,13 +93,12 @@ def shared_memory_configs(cc: ComputeCapability) -> tuple[int, ...]:
     lists them.  A request is aligned up to the next size; one above the largest is invalid input.
     """
     major, minor = cc
+    kib: tuple[int, ...]
     if major == 7:
         kib = (32, 64) if minor == 5 else _VOLTA_CONFIGS
     elif major == 8:
         kib = _AMPERE_GA100_CONFIGS if minor in (0, 7) else _AMPERE_CONSUMER_CONFIGS
-    elif major == 9:
-        kib = _HOPPER_CONFIGS
-    elif major in (10, 11) and minor in (0, 1, 3):
+    elif major == 9 or major in (10, 11) and minor in (0, 1, 3):
         kib = _HOPPER_CONFIGS
     elif major in (10, 11) and minor == 7:
         kib = (*_HOPPER_CONFIGS, 328)

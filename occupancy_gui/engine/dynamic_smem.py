@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import architecture as arch
+from ._int import as_int_array
 from .errors import OccupancyError
 from .launch import build_query
 from .occupancy import max_active_blocks
-from .shared_memory import smem_per_block_limit, smem_per_multiprocessor, align_up_shmem_size
-from ._int import as_int_array
+from .shared_memory import align_up_shmem_size, smem_per_block_limit, smem_per_multiprocessor
 from .types import DeviceProperties, DeviceState, FunctionAttributes, OccError
 
 SIZE_T = 1 << 64
@@ -54,9 +54,9 @@ def available_dynamic_smem_per_block(
     granularity = arch.smem_allocation_granularity(cc)
     config = as_int_array(int(func.shmem_limit_config))
     limit_per_block = _scalar(smem_per_block_limit(device, config, as_int_array(device.shared_mem_per_multiprocessor)))
-    preference, _ = smem_per_multiprocessor(device, as_int_array(int(state.cache_config)),
-                                            as_int_array(state.carveout_config))  # fmt: skip
-    preference = _scalar(preference)
+    preferences, _ = smem_per_multiprocessor(device, as_int_array(int(state.cache_config)),
+                                             as_int_array(state.carveout_config))  # fmt: skip
+    preference = _scalar(preferences)
     if num_blocks == 1:
         sm_smem = limit_per_block
     else:

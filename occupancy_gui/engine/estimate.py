@@ -8,8 +8,8 @@ exact engine, allocation granularity is what moved the boundary.
 from __future__ import annotations
 
 from . import architecture as arch
-from .barriers import max_blocks_per_sm_block_barrier_limit, max_blocks_per_sm_virtual_resource
 from ._int import as_int_array
+from .barriers import max_blocks_per_sm_block_barrier_limit, max_blocks_per_sm_virtual_resource
 from .types import INT_MAX, DeviceProperties, FirstPassEstimate, Limit
 
 

@@ -23,7 +23,7 @@ def build_query(
     state: DeviceState,
     block_size: int | IntArray,
     dynamic_smem: int | IntArray = 0,
-    **sweep: IntArray,
+    **sweep: int | IntArray,
 ) -> Query:
     """The vectorised engine's query for one kernel; block size and dynamic smem may be arrays.
 
@@ -47,4 +47,4 @@ def build_query(
     if unknown:
         raise TypeError(f"unknown query fields: {sorted(unknown)}")
     fields.update(sweep)
-    return Query(**fields)  # type: ignore[arg-type]
+    return Query(**fields)  # type: ignore[arg-type]  # a sweep swaps an int for an array, per field

@@ -7,12 +7,12 @@ answer rather than recomputing it.
 from __future__ import annotations
 
 from . import architecture as arch
+from ._int import as_int_array
 from .barriers import barriers_available_per_sm
 from .launch import Launch
 from .occupancy import ResultArrays
 from .registers import register_allocation
 from .shared_memory import smem_per_block_limit
-from ._int import as_int_array
 from .types import DeviceProperties, FirstPassEstimate, FuncShmemConfig, FunctionAttributes, Limit, LimitRow
 
 SUBSCRIPT_FLOOR = "⌊{} / {}⌋"

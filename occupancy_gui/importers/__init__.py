@@ -16,42 +16,52 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from .elf_cubin import ELF_MAGIC, import_cubin, is_cuda_elf
+from .cache import RecordCache
+from .elf import ELF_MAGIC
+from .elf_cubin import import_cubin, is_cuda_elf
 from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
-from .line_chunks import ImportCancelled, sniff_utf16
-from .records import ImportFailure, KernelRecord, merge_records
+from .line_chunks import CancelFn, ImportCancelled, ProgressFn, sniff_utf16
+from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
 __all__ = [
-    "IMPORTERS", "ImportCancelled", "ImportFailure", "ImportResult", "KernelRecord", "demangle",
+    "IMPORTERS", "ImportCancelled", "ImportFailure", "ImportResult", "KernelRecord", "RecordCache", "demangle",
     "detect_format", "import_file", "import_file_detailed", "merge_records",
 ]
+
+if TYPE_CHECKING:  # loaded lazily by __getattr__ below
+    from .demangle import demangle
 
 Importer = Callable[..., list[KernelRecord]]
 
 HEAD_SIZE = 64 << 10
 
 
-def _host_binary(path, progress=None, cancel=None) -> list[KernelRecord]:
-    return import_fatbin_detailed(path).records
+def _host_binary(path: str | os.PathLike[str],
+                 progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+    return import_fatbin_detailed(path, progress, cancel).records
 
 
 # The text parsers load on first use (listing a binary needs none of them).  Plain import statements,
 # not importlib: a bundler (PyInstaller) finds its modules by reading them.
-def _ptxas_log(path, progress=None, cancel=None) -> list[KernelRecord]:
-    from .ptxas_log import import_ptxas_log
+def _ptxas_log(path: str | os.PathLike[str],
+               progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+    from .ptxas_log import import_ptxas_log  # noqa: PLC0415 - lazy: see above
 
     return import_ptxas_log(path, progress=progress, cancel=cancel)
 
 
-def _cuobjdump_text(path, progress=None, cancel=None) -> list[KernelRecord]:
-    from .cuobjdump_text import import_cuobjdump_text
+def _cuobjdump_text(path: str | os.PathLike[str],
+                    progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+    from .cuobjdump_text import import_cuobjdump_text  # noqa: PLC0415 - lazy: see above
 
     return import_cuobjdump_text(path, progress=progress, cancel=cancel)
 
 
-def _ncu_csv(path, progress=None, cancel=None) -> list[KernelRecord]:
-    from .ncu_csv import import_ncu_csv
+def _ncu_csv(path: str | os.PathLike[str],
+             progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+    from .ncu_csv import import_ncu_csv  # noqa: PLC0415 - lazy: see above
 
     return import_ncu_csv(path, progress=progress, cancel=cancel)
 
@@ -67,9 +77,9 @@ IMPORTERS: dict[str, Importer] = {
 """Format name -> ``importer(path, progress=None, cancel=None) -> list[KernelRecord]``."""
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name == "demangle":
-        from .demangle import demangle
+        from .demangle import demangle  # noqa: PLC0415 - lazy: the demangler binds libstdc++
         return demangle
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -92,8 +102,8 @@ def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
         return "cubin" if is_cuda_elf(head) else "host_binary"
     if head.startswith(_BINARY_MAGICS):
         return "host_binary"
-    from .cuobjdump_text import looks_like_cuobjdump
-    from .ncu_csv import looks_like_ncu_csv
+    from .cuobjdump_text import looks_like_cuobjdump  # noqa: PLC0415 - lazy: binaries need no text parser
+    from .ncu_csv import looks_like_ncu_csv  # noqa: PLC0415 - lazy: as above
 
     utf16 = sniff_utf16(head)
     text = head
@@ -117,20 +127,41 @@ def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
                               "binary header", line=1)
 
 
-def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=None) -> ImportResult:
+_CACHED_FORMATS = ("cubin", "fatbin", "host_binary")
+"""Formats whose import is worth a cache entry: binaries (seconds for a vendor library).  A log is
+read at hundreds of MB/s and may list a million launches; it is read again."""
+
+
+def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | None = None,
+                         cancel: CancelFn | None = None, cache: RecordCache | None = None) -> ImportResult:
+    """The records and notes of a file; ``cache``: where a binary's import is looked up first and
+    stored after (``RecordCache()`` is the user's cache directory)."""
     name = os.fspath(path)
     try:
-        with open(name, "rb") as fh:
+        with open_regular(name) as fh:
             head = fh.read(HEAD_SIZE)
     except OSError as exc:
         raise ImportFailure(name, exc.strerror or str(exc)) from None
     fmt = detect_format(name, head)
+    key = cache.key(name, fmt) if cache is not None and fmt in _CACHED_FORMATS else None
+    if cache is not None and key is not None:
+        hit = cache.get(name, key)
+        if hit is not None:
+            return _checked(name, fmt, ImportResult(records=hit.records, notes=hit.notes))
     if fmt in ("fatbin", "host_binary"):
-        result = import_fatbin_detailed(name)
+        result = import_fatbin_detailed(name, progress, cancel)
     else:
         result = ImportResult(records=IMPORTERS[fmt](name, progress=progress, cancel=cancel))
     if fmt == "cuobjdump_text":  # binaries are merged as they are read; a log lists each launch/line
         result.records = merge_records(result.records)
+    _checked(name, fmt, result)
+    if cache is not None and key is not None:
+        cache.put(name, key, result.records, result.notes)
+    return result
+
+
+def _checked(name: str, fmt: str, result: ImportResult) -> ImportResult:
+    """``result``, unless it holds no records: then the failure that explains why."""
     if not result.records:
         if result.notes:
             raise ImportFailure(name, result.notes[0].split(": ", 1)[-1])
@@ -140,6 +171,7 @@ def import_file_detailed(path: str | os.PathLike[str], progress=None, cancel=Non
     return result
 
 
-def import_file(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
+def import_file(path: str | os.PathLike[str], progress: ProgressFn | None = None,
+                cancel: CancelFn | None = None, cache: RecordCache | None = None) -> list[KernelRecord]:
     """All kernels of a file, whatever its format (detected from its content)."""
-    return import_file_detailed(path, progress, cancel).records
+    return import_file_detailed(path, progress, cancel, cache).records

@@ -9,10 +9,12 @@ time and in memory (the untouched pages of the anonymous mapping are never commi
 
 from __future__ import annotations
 
+import io
 import mmap
+import re
 import struct
 from bisect import bisect_right
-from typing import BinaryIO
+from typing import Any
 
 from .records import ImportFailure
 
@@ -22,7 +24,7 @@ MAX_NAME = 64 << 10  # longest string-table entry we read (mangled C++ names run
 class FileImage:
     """An open file as a buffer of its size; :meth:`load` reads a range into it once."""
 
-    def __init__(self, stream: BinaryIO, size: int, path: str):
+    def __init__(self, stream: io.BufferedIOBase, size: int, path: str):
         self.stream = stream
         self.size = size
         self.path = path
@@ -52,6 +54,11 @@ class FileImage:
                                            "rewritten?)", offset=lo + (got or 0))
         self._add(lo, hi)
 
+    def covers(self, at: int, size: int) -> bool:
+        """Whether ``[at, at + size)`` is loaded already."""
+        i = bisect_right(self._starts, at) - 1
+        return i >= 0 and self._ends[i] >= min(self.size, at + size)
+
     def load_all(self) -> None:
         self.load(0, self.size)
 
@@ -69,6 +76,10 @@ class FileImage:
         ends[i:j] = [hi]
 
 
+_NONZERO = re.compile(rb"[^\0]")
+_ZERO_CHUNK = 1 << 20
+
+
 class Blob:
     """Bounds-checked little/big-endian reads; errors name the file and the absolute offset.
 
@@ -76,7 +87,7 @@ class Blob:
     every read through this class first loads what it touches.
     """
 
-    def __init__(self, data: bytes | bytearray | memoryview, path: str, base: int = 0, what: str = "",
+    def __init__(self, data: bytes | bytearray | memoryview | mmap.mmap, path: str, base: int = 0, what: str = "",
                  image: FileImage | None = None):
         self.data = data
         self.path = path
@@ -97,7 +108,7 @@ class Blob:
             raise self.fail(f"{what} ({size} bytes at {at}) lies beyond the end of the data "
                             f"({len(self.data)} bytes)", at)
 
-    def unpack(self, fmt: str, at: int, what: str) -> tuple:
+    def unpack(self, fmt: str, at: int, what: str) -> tuple[Any, ...]:
         size = struct.calcsize(fmt)
         self.need(at, size, what)
         self.load(at, size)
@@ -107,6 +118,39 @@ class Blob:
         self.need(at, size, what)
         self.load(at, size)
         return bytes(self.data[at:at + size])
+
+    def skip_zeros(self, at: int, end: int) -> int:
+        """The first offset in ``[at, end)`` whose byte is not zero, else ``end``: padding between
+        containers is skipped at C speed (a regex over the data, or over chunks read from the
+        file into one scratch buffer, so a gigabyte of padding costs 1 MiB of memory)."""
+        end = min(end, len(self.data))
+        if at >= end:
+            return end
+        image = self.image
+        if image is not None:  # padding is a few bytes: look at the next page the usual way first
+            self.load(at, 4096)
+            head = min(end, at + 4096)
+            found = _NONZERO.search(self.data, at, head)
+            if found or head == end:
+                return found.start() if found else end
+            at = head
+        if image is None or image.covers(self.base + at, end - at):
+            found = _NONZERO.search(self.data, at, end)
+            return found.start() if found else end
+        chunk = bytearray(_ZERO_CHUNK)
+        view = memoryview(chunk)
+        pos = at
+        while pos < end:
+            size = min(_ZERO_CHUNK, end - pos)
+            image.stream.seek(self.base + pos)
+            got = image.stream.readinto(view[:size]) or 0
+            found = _NONZERO.search(chunk, 0, got)
+            if found:
+                return pos + found.start()
+            if got < size:
+                return end
+            pos += size
+        return end
 
     def byte(self, at: int) -> int:
         """One byte (callers check the bound)."""

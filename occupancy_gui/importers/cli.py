@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 
-from . import ImportCancelled, ImportFailure, import_file_detailed
+from . import ImportCancelled, ImportFailure, KernelRecord, RecordCache, import_file_detailed
+from .records import impossible_figure
 
 _COLUMNS = (
     ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("local_bytes", "local"),
@@ -15,10 +17,12 @@ _COLUMNS = (
 )
 
 
-def _note(rec) -> str:
+def _note(rec: KernelRecord) -> str:
     """What a reader should know of a row: device function, pre-link (-rdc) copy, embedded fatbin,
     identical copies merged."""
     parts = [] if rec.is_kernel else ["device fn"]
+    if impossible_figure(rec) is not None:
+        parts.append("IMPOSSIBLE")
     if rec.relocatable:
         parts.append("pre-link")
     if rec.embedded:
@@ -32,13 +36,13 @@ def _cell(value: object) -> str:
     return "-" if value is None else str(value)
 
 
-def format_table(records) -> str:
+def format_table(records: Iterable[KernelRecord]) -> str:
     rows = [[_note(rec) if key == "note" else _cell(rec.to_json()[key]) for key, _ in _COLUMNS] for rec in records]
     heads = [title for _, title in _COLUMNS]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
     lines = []
-    for row in [heads] + rows:
-        cells = []
+    for row in [heads, *rows]:
+        cells: list[str] = []
         for i, cell in enumerate(row):
             last = i == len(row) - 1
             if last:
@@ -59,9 +63,11 @@ def run_import(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print a JSON list")
     parser.add_argument("--all-functions", action="store_true",
                         help="list device functions too (by default only kernels, the __global__ entry points)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="read the file even if the import cache holds it (and do not store it)")
     args = parser.parse_args(argv)
     try:
-        result = import_file_detailed(args.file)
+        result = import_file_detailed(args.file, cache=None if args.no_cache else RecordCache())
     except ImportFailure as exc:
         reason = exc.reason
         if exc.line is not None:
@@ -76,6 +82,11 @@ def run_import(argv: list[str]) -> int:
     for note in result.notes:
         print(f"occupancy import: note: {note}", file=sys.stderr)
     records = result.records if args.all_functions else [rec for rec in result.records if rec.is_kernel]
+    for rec in records:
+        flag = impossible_figure(rec)
+        if flag is not None:
+            print(f"occupancy import: note: {rec.name} ({rec.arch}): {flag}; its figures are damaged",
+                  file=sys.stderr)
     hidden = len(result.records) - len(records)
     if hidden:
         print(f"occupancy import: note: {hidden} device function{'s' if hidden != 1 else ''} not listed "

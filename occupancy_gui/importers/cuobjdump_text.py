@@ -26,8 +26,8 @@ from __future__ import annotations
 import os
 import re
 
-from .line_chunks import sniff_utf16
-from .records import read_input, ImportFailure, KernelRecord, split_reserved_smem
+from .line_chunks import CancelFn, ProgressFn, sniff_utf16
+from .records import ImportFailure, KernelRecord, read_input, split_reserved_smem
 
 _PAIR = re.compile(r"([A-Z_]+)(?:\[([^\]\s]*)\])?:(\S*)")
 _FIGURE = re.compile(r"[0-9]{1,18}", re.ASCII)
@@ -109,7 +109,8 @@ def decode_dump(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def import_cuobjdump_text(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
+def import_cuobjdump_text(path: str | os.PathLike[str],
+                          progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
     name, data = read_input(path)
     records = parse_text(decode_dump(data), os.path.basename(name), path=name)
     if progress is not None:

@@ -65,7 +65,7 @@ _Demangler = Callable[[bytes], bytes | None]
 
 
 def _bind(lib: ctypes.CDLL, free: Callable[[int], None]) -> _Demangler:
-    import ctypes
+    import ctypes  # noqa: PLC0415 - lazy: ctypes loads with the first demangled name
 
     cxa = lib.__cxa_demangle
     cxa.restype = ctypes.c_void_p
@@ -91,7 +91,7 @@ def _candidates() -> Iterator[tuple[str, str | None]]:
     """Where the C++ runtime may be: its usual names first (dlopen, no subprocess), then a search."""
     yield "libstdc++", "libstdc++.so.6"
     yield "libc++abi", "libc++abi.dylib"
-    import ctypes.util
+    import ctypes.util  # noqa: PLC0415 - lazy: only when no usual soname loads
 
     yield "libstdc++", ctypes.util.find_library("stdc++")
     yield "libc++abi", ctypes.util.find_library("c++abi")
@@ -102,7 +102,7 @@ def runtime() -> tuple[str, _Demangler] | None:
     """``("libstdc++" | "libc++abi", call)``: the C++ runtime's demangler, or None (Windows)."""
     if sys.platform == "win32":
         return None
-    import ctypes
+    import ctypes  # noqa: PLC0415 - lazy: as in _bind
 
     try:
         libc_free = ctypes.CDLL(None).free
@@ -121,7 +121,7 @@ def runtime() -> tuple[str, _Demangler] | None:
 
 
 def _fallback(name: str) -> str:
-    from .demangle_fallback import demangle as fallback
+    from .demangle_fallback import demangle as fallback  # noqa: PLC0415 - lazy: only without a C++ runtime
 
     return fallback(name)
 

@@ -379,10 +379,7 @@ class _Parser:
             self.i += 1
             inner = self.type()
             sym = {"P": "*", "R": "&", "O": "&&"}[ch]
-            if isinstance(inner, _Fn):
-                out = inner.with_declarator(sym)
-            else:
-                out = f"{inner}{sym}"
+            out = inner.with_declarator(sym) if isinstance(inner, _Fn) else f"{inner}{sym}"
             self.subs.append(out)
             return out
         if ch in ("K", "V", "r"):

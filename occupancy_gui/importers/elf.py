@@ -10,6 +10,7 @@ sections a caller asks for.
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Callable
 
@@ -20,6 +21,11 @@ SHT_SYMTAB = 2
 SHT_RELA, SHT_REL = 4, 9
 SHT_NOBITS = 8
 READ_GAP = 16 << 10
+READ_AHEAD_MAX = 16 << 20
+"""Sections larger than this are not read ahead (a parsed one is loaded when it is parsed)."""
+MAX_PARSED_SECTION = 512 << 20
+"""The largest section the reader parses (names, symbols, ``.nv.info``): libcublasLt's largest
+image holds ~2 MB of them."""
 """The largest gap between two wanted sections that one read spans rather than two."""
 
 # Fields of an unpacked section header row (32- and 64-bit layouts unpack to the same order).
@@ -29,7 +35,7 @@ NAME, TYPE, FLAGS, OFFSET, SIZE, LINK, INFO, ENTSIZE = 0, 1, 2, 4, 5, 6, 7, 9
 class Section:
     __slots__ = ("index", "name", "type", "flags", "offset", "size", "link", "info", "entsize")
 
-    def __init__(self, index: int, name: str, row: tuple):
+    def __init__(self, index: int, name: str, row: tuple[int, ...]):
         self.index = index
         self.name = name
         self.type = row[TYPE]
@@ -70,12 +76,12 @@ class StringTable:
         (no call per name); anything else goes through :meth:`get` one by one.
         """
         text = self.text
-        if text and text[-1] == "\0" and offsets and 0 <= min(offsets) and max(offsets) < len(text):
+        if text and text[-1] == "\0" and offsets and min(offsets) >= 0 and max(offsets) < len(text):
             find = text.find
             names = [text[at:find("\0", at)] for at in offsets]
             if max(map(len, names)) < MAX_NAME:
                 return names
-        return [self.get(at, lambda i=i: what(i)) for i, at in enumerate(offsets)]
+        return [self.get(at, functools.partial(what, i)) for i, at in enumerate(offsets)]
 
 
 class Elf:
@@ -120,7 +126,8 @@ class Elf:
         if shoff + shnum * shentsize > len(b.data) or shoff + shnum * shentsize < shoff:
             raise b.fail(f"section header table ({shnum} entries of {shentsize} bytes) runs past "
                          f"the end of the data ({len(b.data)} bytes)", shoff)
-        self._shoff, self._shentsize = shoff, shentsize
+        self._shoff: int = shoff
+        self._shentsize: int = shentsize
         # The whole table in one read: a cubin of a vendor library has hundreds of sections.
         table = b.bytes(shoff, shnum * shentsize, "section header table")
         if shentsize == sh_min:
@@ -132,10 +139,13 @@ class Elf:
             raise b.fail(f"section name table index {shstrndx} is out of range (0..{shnum - 1})", 0x3E)
         str_row = rows[shstrndx]
         self._check_range(str_row[OFFSET], str_row[SIZE], "section name table", self._header_at(shstrndx))
+        if str_row[SIZE] > MAX_PARSED_SECTION:
+            raise b.fail(f"section name table claims {str_row[SIZE]} bytes (the reader's limit is "
+                         f"{MAX_PARSED_SECTION})", self._header_at(shstrndx))
         names = StringTable(b.bytes(str_row[OFFSET], str_row[SIZE], "section name table"), b.path,
                             b.base + str_row[OFFSET], b.what)
         self.section_names = names
-        self.rows: list[tuple] = rows
+        self.rows: list[tuple[int, ...]] = rows
         self.names: list[str] = [""] + names.get_all([row[NAME] for row in rows[1:]],
                                                      lambda i: f"section {i + 1} name") if rows else []
         self._check_bounds()
@@ -162,7 +172,8 @@ class Elf:
     def _read_ahead(self, skipped: tuple[str, ...]) -> None:
         """Read, in a few large reads, every section whose name does not start with ``skipped``."""
         wanted = sorted((row[OFFSET], row[OFFSET] + row[SIZE]) for row, name in zip(self.rows[1:], self.names[1:])
-                        if row[TYPE] not in self.nobits and row[SIZE] and not name.startswith(skipped))
+                        if row[TYPE] not in self.nobits and 0 < row[SIZE] <= READ_AHEAD_MAX
+                        and not name.startswith(skipped))
         lo = hi = -1
         for start, end in wanted:
             if start > hi + READ_GAP:
@@ -193,13 +204,22 @@ class Elf:
     def data(self, sec: Section) -> bytes:
         if sec.type in self.nobits:
             return b""
+        self._check_parsed_size(sec.size, sec.name, sec.index)
         return self.blob.bytes(sec.offset, sec.size, f"section {sec.name}")
+
+    def _check_parsed_size(self, size: int, name: str, i: int) -> None:
+        """A section this reader parses (names, symbols, ``.nv.info``) is at most
+        :data:`MAX_PARSED_SECTION`: memory follows what a real image needs, not what a header claims."""
+        if size > MAX_PARSED_SECTION:
+            raise self.blob.fail(f"section {name or i} claims {size} bytes; no CUDA image's tables come near "
+                                 f"that (the reader's limit is {MAX_PARSED_SECTION})", self._header_at(i))
 
     def section_bytes(self, i: int) -> bytes:
         """The contents of section ``i`` (empty for ``SHT_NOBITS`` and the other ``nobits``)."""
         row = self.rows[i]
         if row[TYPE] in self.nobits:
             return b""
+        self._check_parsed_size(row[SIZE], self.names[i], i)
         return self.blob.bytes(row[OFFSET], row[SIZE], f"section {self.names[i]}")
 
     def symbol_table(self) -> tuple[list[tuple[int, int, int, int, int, int]], StringTable | None]:
@@ -218,6 +238,7 @@ class Elf:
         e = self.end
         fmt, size = (e + "IBBHQQ", 24) if self.is64 else (e + "IIIBBH", 16)
         count = row[SIZE] // size
+        self._check_parsed_size(row[SIZE], self.names[at], at)
         table = self.blob.bytes(row[OFFSET], count * size, "symbol table")  # bounds checked once
         if self.is64:  # already in that order
             return list(struct.iter_unpack(fmt, table)), strtab

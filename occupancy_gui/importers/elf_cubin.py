@@ -25,10 +25,20 @@ import os
 import re
 import struct
 from collections.abc import Callable
+from typing import Any
 
 from .binary_data import Blob, FileImage
 from .elf import ELF_MAGIC, FLAGS, INFO, OFFSET, SHT_NOBITS, SIZE, TYPE, Elf
-from .records import _LAUNCH_KEYS, RESERVED_SMEM_BASE, KernelRecord, arch_number, fast_record, read_input
+from .line_chunks import CancelFn, ProgressFn
+from .records import (
+    _LAUNCH_KEYS,
+    RESERVED_SMEM_BASE,
+    ImportFailure,
+    KernelRecord,
+    arch_number,
+    fast_record,
+    open_regular,
+)
 
 EM_CUDA = 190
 
@@ -96,7 +106,7 @@ def nv_info_entries(data: bytes, little: bool, wanted: frozenset[int] | None, bl
             if wanted is None or attr in wanted:
                 append((attr, fmt, data[pos + 4:pos + 4 + value]))
             pos += 4 + value
-        elif fmt == EIFMT_NVAL or fmt == EIFMT_HVAL or fmt == EIFMT_BVAL:
+        elif fmt in (EIFMT_NVAL, EIFMT_HVAL, EIFMT_BVAL):
             if wanted is None or attr in wanted:
                 append((attr, fmt, value & 0xFF if fmt == EIFMT_BVAL else value))
             pos += 4
@@ -160,7 +170,7 @@ def is_cuda_elf(head: bytes) -> bool:
         return False
     end = "<" if head[5] == 1 else ">"
     (machine,) = struct.unpack_from(end + "H", head, 18)
-    return machine == EM_CUDA
+    return bool(machine == EM_CUDA)
 
 
 def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "",
@@ -178,14 +188,13 @@ def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "
         raise blob.fail(f"ELF machine {elf.machine} is not CUDA ({EM_CUDA})", 18)
     module = _Module(elf, source_prefix if source_prefix is not None else os.path.basename(path), embedded)
     regs, frame = module.regs, module.frame
-    arch = module.arch
     symbols, strtab = module.symbols, module.strtab
     owners = module.text_owners
     functions = [(index, name_at, bool(other & STO_CUDA_ENTRY), shndx)
                  for index, (name_at, st_info, other, shndx, _value, _size) in enumerate(symbols)
                  if st_info & 0xF == 2 and name_at  # STT_FUNC
                  and (other & STO_CUDA_ENTRY or index in regs or index in frame or index in owners)]
-    names = strtab.get_all([f[1] for f in functions],  # type: ignore[union-attr]
+    names = strtab.get_all([f[1] for f in functions],  # type: ignore[union-attr]  # functions imply a symtab
                            lambda i: f"symbol {functions[i][0]} name") if functions else []
     records: list[KernelRecord] = []
     append = records.append
@@ -352,7 +361,7 @@ def _module_info(elf: Elf) -> dict[int, dict[int, int]]:
 _MODULE_WANTED = frozenset(_MODULE_ATTRS)
 
 
-def _kernel_info(elf: Elf, kinfo: int | None, text: tuple | None) -> tuple:
+def _kernel_info(elf: Elf, kinfo: int | None, text: tuple[int, ...] | None) -> tuple[Any, ...]:
     """(barriers, max threads, required block, cluster dims, register cap, registers) of one
     kernel: its ``.nv.info.<name>`` (section number ``kinfo``), else the flags of its ``.text``
     section (header row ``text``)."""
@@ -399,6 +408,7 @@ def _module_banks(elf: Elf) -> dict[int, int]:
     """Constant bank number -> bytes, for the module-wide ``.nv.constant<N>`` sections."""
     banks: dict[int, int] = {}
     text = elf.section_names.text
+    found: list[int] | range
     if text is not None:  # the candidates, found in the name table at C speed
         found = sorted(i for i in map(elf.index.get, set(_BANK_NAME.findall(text))) if i is not None)
     else:
@@ -412,9 +422,17 @@ def _module_banks(elf: Elf) -> dict[int, int]:
     return banks
 
 
-def import_cubin(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
-    name, data = read_input(path)
-    records = read_cubin(data, name)
+def import_cubin(path: str | os.PathLike[str],
+                 progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+    """A ``.cubin`` file, read only where it is parsed (a 6 GB sparse file costs what its tables do)."""
+    name = os.fspath(path)
+    try:
+        with open_regular(name) as stream:
+            size = os.fstat(stream.fileno()).st_size
+            image = FileImage(stream, size, name)
+            records = read_cubin(image.view, name, image=image)
+    except OSError as exc:
+        raise ImportFailure(name, exc.strerror or str(exc)) from None
     if progress is not None:
-        progress(len(data), len(data))
+        progress(size, size)
     return records

@@ -20,6 +20,8 @@ from __future__ import annotations
 import io
 import os
 import struct
+from collections import deque
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -27,7 +29,8 @@ from .binary_data import Blob, FileImage
 from .collector import collection_paused
 from .elf import ELF_MAGIC, SHT_NOBITS, Elf
 from .elf_cubin import EM_CUDA, read_cubin
-from .records import ImportFailure, KernelRecord, merge_records
+from .line_chunks import ImportCancelled
+from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
 FATBIN_MAGIC = 0xBA55ED50
 FATBIN_MAGIC_BYTES = struct.pack("<I", FATBIN_MAGIC)
@@ -35,6 +38,9 @@ KIND_PTX, KIND_ELF = 1, 2
 FLAG_COMPRESSED_LZ4 = 0x2000
 FLAG_COMPRESSED_ZSTD = 0x8000
 MAX_IMAGE = 1 << 30  # refuse to inflate an entry beyond 1 GiB
+MAX_RATIO = 2048
+"""The most an image (over 1 MiB) may inflate per compressed byte: NVIDIA's libraries reach 134x
+(libcublasLt), a zstd bomb of zeros 30,000x."""
 _FAT_SECTIONS = (".nv_fatbin", "__nv_relfatbin", ".nvFatBinSegment_data")
 _MAX_CONTAINERS = 100_000
 
@@ -53,12 +59,13 @@ def lz4_block_decompress(src: bytes, expected: int) -> bytes:
     The output never grows past ``expected``, so a crafted stream cannot inflate beyond what the
     header declares; malformed input is a ``ValueError`` that says so.
     """
-    import lz4.block
+    import lz4.block  # noqa: PLC0415 - lazy: only LZ4 entries need it
 
     try:
-        return lz4.block.decompress(src, uncompressed_size=expected)
+        out: bytes = lz4.block.decompress(src, uncompressed_size=expected)
     except lz4.block.LZ4BlockError as exc:
         raise ValueError(f"LZ4 data is corrupt or inflates beyond the declared {expected} bytes ({exc})") from None
+    return out
 
 
 def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
@@ -66,11 +73,12 @@ def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
 
     Output is read up to ``limit`` + 1 bytes (the entry's declared size): a zstd bomb costs no more.
     """
+    out: bytes
     try:
-        import zstandard
+        import zstandard  # noqa: PLC0415 - lazy: only zstd entries need it
     except ImportError:
         try:
-            from compression import zstd  # type: ignore[import-not-found]  # Python 3.14+
+            from compression import zstd  # type: ignore[import-not-found]  # noqa: PLC0415 - Python 3.14+'s own
         except ImportError:
             return None
         out = zstd.ZstdDecompressor().decompress(data, max_length=limit + 1)
@@ -83,16 +91,21 @@ def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
 
 
 def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, number: int = 1,
-                   embedded: bool = False, pool: ThreadPoolExecutor | None = None) -> int:
+                   embedded: bool = False, work: Decoding | None = None) -> int:
     """Parse one fatbin container starting at ``at``; returns the offset just past it.
 
     ``number`` counts the containers of one section (from 1): with the container's and each
     entry's file offset it goes into every record's ``source``, so that the 10^4 records of a
-    library can be told apart.  ``embedded``: see ``elf_cubin.read_cubin``.  ``pool``: inflate
-    the container's compressed images side by side.
+    library can be told apart.  ``embedded``: see ``elf_cubin.read_cubin``.  ``work``: the
+    import's budgets, cancel and progress (a fresh one, inflating on this thread, by default).
     """
-    opened = _open_container(blob, at, prefix, number, pool)
-    _read_entries(blob, opened, result, embedded)
+    work = work if work is not None else Decoding(None, len(blob.data))
+    opened = _open_container(blob, at, prefix, number, work)
+    try:
+        _read_entries(blob, opened, result, embedded, work)
+    except BaseException:
+        work.discard(opened.entries)
+        raise
     return opened.end
 
 
@@ -103,6 +116,7 @@ class _Entry:
     payload_at: int
     window: memoryview | None = None  # an uncompressed image, read in place
     inflated: Future[bytes | None] | None = None  # a compressed one, being inflated
+    packed: bytes | None = None  # a compressed one, waiting for its turn to inflate
     flags: int = 0
     usize: int = 0
 
@@ -114,9 +128,8 @@ class _Container:
     entries: list[_Entry]
 
 
-def _open_container(blob: Blob, at: int, prefix: str, number: int, pool: ThreadPoolExecutor | None) -> _Container:
-    """Check one container's headers and start inflating its compressed ELF entries (on ``pool``,
-    whose threads the codecs release the GIL to, or at once without one)."""
+def _open_container(blob: Blob, at: int, prefix: str, number: int, work: Decoding) -> _Container:
+    """Check one container's headers and queue its compressed ELF entries for inflation."""
     magic, version, header_size, fat_size = blob.unpack("<IHHQ", at, "fatbin header")
     if magic != FATBIN_MAGIC:
         raise blob.fail(f"bad fatbin magic 0x{magic:08x}", at)
@@ -146,6 +159,8 @@ def _open_container(blob: Blob, at: int, prefix: str, number: int, pool: ThreadP
         payload_at = pos + ehs
         what = "ELF" if kind == KIND_ELF else "PTX" if kind == KIND_PTX else f"kind {kind}"
         entry = _Entry(f"fatbin entry {number} ({what} sm_{arch})", pos, payload_at, flags=flags, usize=usize)
+        if kind != KIND_ELF:
+            work.skipped[what] = work.skipped.get(what, 0) + 1
         if kind == KIND_ELF:
             if not flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD):
                 entry.window = memoryview(blob.data)[payload_at:payload_at + size]
@@ -154,15 +169,11 @@ def _open_container(blob: Blob, at: int, prefix: str, number: int, pool: ThreadP
                     csize = size
                 if usize <= 0 or usize > MAX_IMAGE:
                     raise blob.fail(f"{entry.label}: implausible uncompressed size {usize}", pos + 56)
-                packed = blob.bytes(payload_at, csize, f"{entry.label} payload")
-                if pool is not None:
-                    entry.inflated = pool.submit(_inflate, flags, packed, usize)
-                else:
-                    entry.inflated = Future()
-                    try:
-                        entry.inflated.set_result(_inflate(flags, packed, usize))
-                    except Exception as exc:  # noqa: BLE001 - reported by _read_entries, in order
-                        entry.inflated.set_exception(exc)
+                if usize > MAX_RATIO * csize and usize > 1 << 20:
+                    raise blob.fail(f"{entry.label}: {csize} compressed bytes claim to inflate to {usize} "
+                                    f"(more than {MAX_RATIO}x: not a compiled image)", pos + 56)
+                entry.packed = blob.bytes(payload_at, csize, f"{entry.label} payload")
+                work.queue(entry, blob, pos + 56)
             container.entries.append(entry)
         pos = payload_at + size
     return container
@@ -175,18 +186,19 @@ def _inflate(flags: int, packed: bytes, usize: int) -> bytes | None:
     return _zstd_decompress(packed, usize)
 
 
-def _read_entries(blob: Blob, container: _Container, result: ImportResult, embedded: bool) -> None:
+def _read_entries(blob: Blob, container: _Container, result: ImportResult, embedded: bool,
+                  work: Decoding) -> None:
     """The records of a container's ELF entries, in order (inflation errors are raised here)."""
     for entry in container.entries:
         label, pos, payload_at = entry.label, entry.pos, entry.payload_at
+        work.step(blob.base + pos)
         source = f"{container.name}: {label} @0x{blob.base + pos:x}"
         if entry.window is not None:
             result.records.extend(read_cubin(entry.window, blob.path, blob.base + payload_at, blob.what,
                                              source_prefix=source, image=blob.image, embedded=embedded))
             continue
-        assert entry.inflated is not None
         try:
-            image_bytes = entry.inflated.result()
+            image_bytes = work.take(entry)
         except Exception as exc:  # noqa: BLE001 - the codec's own error, reported
             reason = str(exc) if entry.flags & FLAG_COMPRESSED_LZ4 else f"zstd data is corrupt ({exc})"
             raise blob.fail(f"{label}: {reason}", payload_at) from None
@@ -206,6 +218,94 @@ def _read_entries(blob: Blob, container: _Container, result: ImportResult, embed
 
 
 _POOL: ThreadPoolExecutor | None = None
+MIN_TOTAL_CAP = 4 << 30
+TOTAL_CAP_PER_BYTE = 16
+INFLIGHT_BUDGET = 256 << 20
+"""Bytes of inflated images an import holds at once (beyond the one being read): libcublasLt's
+5,832 images (1.9 GiB inflated, 16 MiB the largest) flow through it."""
+
+
+class Decoding:
+    """One import's inflation work and limits: images inflate on ``pool`` (whose threads the
+    codecs release the GIL to) in file order, at most :data:`INFLIGHT_BUDGET` bytes of them
+    waiting at once, and at most ``total_cap`` bytes in all (``max(4 GiB, 16 x`` the file; a
+    real library inflates to ~4x its size).  ``step`` polls ``cancel`` and reports progress in
+    bytes of the file reached.
+    """
+
+    def __init__(self, pool: ThreadPoolExecutor | None, file_size: int, cancel: Callable[[], bool] | None = None,
+                 progress: Callable[[int, int], None] | None = None):
+        self.pool = pool
+        self.file_size = file_size
+        self.total_cap = max(MIN_TOTAL_CAP, TOTAL_CAP_PER_BYTE * file_size)
+        self.cancel = cancel
+        self.progress = progress
+        self.inflated = 0  # bytes queued so far
+        self.pending = 0  # bytes submitted and not yet taken
+        self.waiting: deque[_Entry] = deque()
+        self.reached = 0
+        self.path = ""
+        self.skipped: dict[str, int] = {}  # entries that hold no ELF image, by kind: "PTX": 3
+
+    def queue(self, entry: _Entry, blob: Blob, at: int) -> None:
+        self.inflated += entry.usize
+        if self.inflated > self.total_cap:
+            raise blob.fail(f"the file's compressed images inflate to more than {self.total_cap} bytes "
+                            "in all (the import's limit)", at)
+        self.waiting.append(entry)
+        self._pump()
+
+    def _pump(self) -> None:
+        while self.waiting and (not self.pending or self.pending + self.waiting[0].usize <= INFLIGHT_BUDGET):
+            self._submit(self.waiting.popleft())
+
+    def _submit(self, entry: _Entry) -> None:
+        packed, entry.packed = entry.packed, None
+        assert packed is not None
+        self.pending += entry.usize
+        if self.pool is not None:
+            entry.inflated = self.pool.submit(_inflate, entry.flags, packed, entry.usize)
+            return
+        entry.inflated = Future()
+        try:
+            entry.inflated.set_result(_inflate(entry.flags, packed, entry.usize))
+        except Exception as exc:  # noqa: BLE001 - raised by take(), in order
+            entry.inflated.set_exception(exc)
+
+    def take(self, entry: _Entry) -> bytes | None:
+        """The entry's image (its turn comes now if the budget held it back); raises its codec error."""
+        if entry.inflated is None:
+            self.waiting.remove(entry)
+            self._submit(entry)
+        assert entry.inflated is not None
+        future, entry.inflated = entry.inflated, None
+        try:
+            return future.result()
+        finally:
+            self.pending -= entry.usize
+            self._pump()
+
+    def discard(self, entries: list[_Entry]) -> None:
+        """Forget a container that failed (a trial parse of embedded data): its queued images."""
+        for entry in entries:
+            if entry.packed is not None and entry in self.waiting:
+                self.waiting.remove(entry)
+                entry.packed = None
+            elif entry.inflated is not None:
+                entry.inflated.cancel()
+                entry.inflated = None
+                self.pending -= entry.usize
+        self._pump()
+
+    def step(self, offset: int) -> None:
+        """At ``offset`` of the file: raise ImportCancelled if asked to, report progress."""
+        if self.cancel is not None and self.cancel():
+            raise ImportCancelled(self.path)
+        if offset > self.reached:
+            self.reached = offset
+            if self.progress is not None:
+                self.progress(min(offset, self.file_size), self.file_size)
+
 
 
 def _pool() -> ThreadPoolExecutor:
@@ -219,7 +319,8 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def read_fatbin_bytes(data: bytes | memoryview, path: str, base: int = 0, prefix: str | None = None,
-                      result: ImportResult | None = None, image: FileImage | None = None) -> ImportResult:
+                      result: ImportResult | None = None, image: FileImage | None = None,
+                      work: Decoding | None = None) -> ImportResult:
     """One or more fatbin containers laid end to end (zero padding between them allowed).
 
     ``image``: the file ``data`` is a window of (from offset ``base``), read as it is parsed.
@@ -233,27 +334,28 @@ def read_fatbin_bytes(data: bytes | memoryview, path: str, base: int = 0, prefix
     count = 0
     n = len(data)
     pending: _Container | None = None
-    pool = _pool()
+    work = work if work is not None else Decoding(_pool(), len(data))
     while pos < n:
-        while pos < n and blob.byte(pos) == 0:  # alignment padding
-            pos += 1
+        pos = blob.skip_zeros(pos, n)  # alignment padding
         if pos >= n:
             break
         count += 1
         if count > _MAX_CONTAINERS:
             raise blob.fail("too many fatbin containers", pos)
-        opened = _open_container(blob, pos, prefix, count, pool)
+        work.step(base + pos)
+        opened = _open_container(blob, pos, prefix, count, work)
         if pending is not None:
-            _read_entries(blob, pending, result, False)
+            _read_entries(blob, pending, result, False, work)
         pending = opened
         pos = opened.end
     if pending is not None:
-        _read_entries(blob, pending, result, False)
+        _read_entries(blob, pending, result, False, work)
     return result
 
 
 def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix: str | None = None,
-                     result: ImportResult | None = None, image: FileImage | None = None) -> ImportResult:
+                     result: ImportResult | None = None, image: FileImage | None = None,
+                     work: Decoding | None = None) -> ImportResult:
     """Fatbins embedded in a host ELF (``.o``, executable, ``.so``) or any other container.
 
     In an ELF, the fatbin sections the CUDA runtime registers are read as cuobjdump reads them:
@@ -267,11 +369,12 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
     """
     result = result if result is not None else ImportResult()
     prefix = prefix if prefix is not None else os.path.basename(path)
+    work = work if work is not None else Decoding(_pool(), len(data))
     blob = Blob(data, path, base, image=image)
     blob.load(0, 64)
     if bytes(data[:4]) == ELF_MAGIC:
-        end = "<" if len(data) > 5 and data[5] == 1 else ">"
-        (machine,) = blob.unpack(end + "H", 18, "ELF header")
+        order = "<" if len(data) > 5 and data[5] == 1 else ">"
+        (machine,) = blob.unpack(order + "H", 18, "ELF header")
         if machine == EM_CUDA:
             result.records.extend(read_cubin(data, path, base, source_prefix=prefix, image=image))
             return result
@@ -286,31 +389,24 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
             for sec in fat:
                 read_fatbin_bytes(memoryview(data)[sec.offset:sec.offset + sec.size], path,
                                   base=base + sec.offset, prefix=f"{prefix}:{sec.name}", result=result,
-                                  image=image)
+                                  image=image, work=work)
             embedded = 0
             for sec in sections:
                 if sec.type != SHT_NOBITS and sec.size >= 64 and sec.name not in _FAT_SECTIONS \
                         and not sec.name.startswith(_NO_FATBIN_SECTIONS):
                     embedded += read_embedded(blob, sec.offset, sec.offset + sec.size, result,
-                                              f"{prefix}:{sec.name}")
+                                              f"{prefix}:{sec.name}", work)
             if fat or embedded:
                 return result
             raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
                                       "in any data section)", offset=base)
-    blob.load(0, len(data))  # a container without sections to say where: scan it all
-    raw = image.buffer if image is not None and base == 0 else \
-        data if isinstance(data, (bytes, bytearray)) else bytes(data)
+    # A container without sections to say where: scan it all, in chunks (never loaded whole).
     found = False
-    pos = raw.find(FATBIN_MAGIC_BYTES)
-    while pos >= 0:
-        if pos + 16 <= len(raw):
-            _m, version, hs, _size = struct.unpack_from("<IHHQ", raw, pos)
-            if version == 1 and hs == 16:
-                found = True
-                end = read_container(Blob(raw, path, base), pos, result, prefix)
-                pos = raw.find(FATBIN_MAGIC_BYTES, end)
-                continue
-        pos = raw.find(FATBIN_MAGIC_BYTES, pos + 4)
+    past = 0
+    for pos in _magic_hits(blob, 0, len(data), work):
+        if pos >= past:
+            found = True
+            past = read_container(blob, pos, result, prefix, work=work)
     if not found:
         raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
                                   "header anywhere in the file)", offset=base)
@@ -324,7 +420,7 @@ _NO_FATBIN_SECTIONS = (".text", ".rel", ".dyn", ".symtab", ".strtab", ".shstrtab
 _SCAN_CHUNK = 8 << 20
 
 
-def _magic_hits(blob: Blob, lo: int, hi: int):
+def _magic_hits(blob: Blob, lo: int, hi: int, work: Decoding | None = None) -> Iterator[int]:
     """Offsets in ``[lo, hi)`` of ``blob`` where a fatbin header (magic, version 1, 16-byte header)
     starts.  An image-backed blob is read in chunks into one buffer: scanning 280 MB of libcufft's
     ``.ldata`` costs 8 MB of memory, and the image itself loads only what is parsed."""
@@ -342,6 +438,8 @@ def _magic_hits(blob: Blob, lo: int, hi: int):
     view = memoryview(chunk)
     start = lo
     while start < hi:
+        if work is not None:
+            work.step(blob.base + start)
         size = min(_SCAN_CHUNK, hi - start)
         image.stream.seek(blob.base + start)
         got = image.stream.readinto(view[:size]) or 0
@@ -356,7 +454,8 @@ def _magic_hits(blob: Blob, lo: int, hi: int):
         start += size - 7
 
 
-def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: str) -> int:
+def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: str,
+                  work: Decoding | None = None) -> int:
     """Fatbin containers that lie in ``[lo, hi)`` of ``blob`` (a data section); the number found.
 
     A byte pattern alone never makes a kernel: a candidate counts only where the whole container
@@ -365,7 +464,8 @@ def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: st
     """
     found = 0
     past = lo
-    for at in _magic_hits(blob, lo, hi):
+    work = work if work is not None else Decoding(_pool(), len(blob.data))
+    for at in _magic_hits(blob, lo, hi, work):
         if at < past:
             continue  # inside the container just read
         window = Blob(blob.data, blob.path, blob.base, image=blob.image)
@@ -374,7 +474,7 @@ def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: st
             (_m, _v, _hs, fat_size) = window.unpack("<IHHQ", at, "fatbin header")
             if at + 16 + fat_size > hi:
                 continue
-            end = read_container(window, at, trial, prefix, found + 1, embedded=True, pool=_pool())
+            end = read_container(window, at, trial, prefix, found + 1, embedded=True, work=work)
         except (ImportFailure, ValueError, struct.error):
             continue
         if not trial.records:
@@ -390,21 +490,30 @@ AR_MAGIC = b"!<arch>\n"
 _MAX_MEMBERS = 100_000
 
 
-def read_ar_archive(data: bytes, path: str) -> ImportResult:
+_MAX_LONG_NAMES = 64 << 20  # a GNU long-name table; real ones are KBs
+
+
+def read_ar_archive(data: bytes | memoryview, path: str, image: FileImage | None = None,
+                    work: Decoding | None = None, result: ImportResult | None = None) -> ImportResult:
     """Every member of a static library (``!<arch>``, GNU or BSD names) that holds a fatbin.
 
     Members without device code (host-only objects, symbol tables) are skipped; an archive with
     none at all is an ImportFailure, as is a member header that is damaged or runs past the end.
+    ``image``: the file ``data`` is a view of, read only where parsed (a 700 MB ``libcublas_static.a``
+    costs its headers and fatbins, not its size).
     """
-    result = ImportResult()
-    blob = Blob(data, path)
+    result = result if result is not None else ImportResult()
+    blob = Blob(data, path, image=image)
+    work = work if work is not None else Decoding(_pool(), len(data))
     prefix = os.path.basename(path)
     long_names = b""
     pos = len(AR_MAGIC)
     members = 0
-    while pos < len(data):
-        if data[pos:pos + 1] == b"\n" and pos + 1 == len(data):
+    n = len(data)
+    while pos < n:
+        if pos + 1 == n and blob.bytes(pos, 1, "ar padding") == b"\n":
             break  # the padding byte of an odd-sized last member
+        work.step(pos)
         header = blob.bytes(pos, 60, "ar member header")
         if header[58:60] != b"`\n":
             raise blob.fail("ar member header has no end marker (damaged archive)", pos + 58)
@@ -416,60 +525,84 @@ def read_ar_archive(data: bytes, path: str) -> ImportResult:
             raise blob.fail(f"ar member size {size_text[:10]!r} is not a number", pos + 48)
         size = int(size_text)
         start = pos + 60
-        if start + size > len(data):
+        if start + size > n:
             raise blob.fail(f"ar member of {size} bytes runs past the end of the archive", pos + 48)
         raw_name = header[:16].rstrip(b" ")
         body_start = start
         if raw_name.startswith(b"#1/") and raw_name[3:].isdigit():  # BSD: the name follows the header
-            name_len = min(int(raw_name[3:]), size)
-            raw_name = data[start:start + name_len].rstrip(b"\0")
+            name_len = min(int(raw_name[3:]), size, 4096)
+            raw_name = blob.bytes(start, name_len, "ar member name").rstrip(b"\0")
             body_start = start + name_len
         elif raw_name == b"//":  # GNU long-name table
-            long_names = data[start:start + size]
+            if size > _MAX_LONG_NAMES:
+                raise blob.fail(f"ar long-name table claims {size} bytes", pos + 48)
+            long_names = blob.bytes(start, size, "ar long-name table")
         elif raw_name.startswith(b"/") and raw_name[1:].isdigit():
             at = int(raw_name[1:])
             end = long_names.find(b"/\n", at)
             raw_name = long_names[at:end if end >= 0 else at + 256]
         member = raw_name.rstrip(b"/").decode("utf-8", "replace") or "?"
-        body = memoryview(data)[body_start:start + size]
+        end = start + size
+        head = blob.bytes(body_start, min(4, end - body_start), "ar member") if end > body_start else b""
         if raw_name not in (b"/", b"//", b"__.SYMDEF", b"__.SYMDEF SORTED", b"/SYM64/") and \
-                (bytes(body[:4]) in (ELF_MAGIC, FATBIN_MAGIC_BYTES)
-                 or data.find(FATBIN_MAGIC_BYTES, body_start, start + size) >= 0):
+                (head in (ELF_MAGIC, FATBIN_MAGIC_BYTES) or next(_magic_hits(blob, body_start, end, work), None) is not None):
             label = f"{prefix}({member})"
+            body = memoryview(data)[body_start:end]
             try:
-                if bytes(body[:4]) == FATBIN_MAGIC_BYTES:
-                    read_fatbin_bytes(body, path, base=body_start, prefix=label, result=result)
+                if head == FATBIN_MAGIC_BYTES:
+                    read_fatbin_bytes(body, path, base=body_start, prefix=label, result=result, image=image, work=work)
                 else:
-                    read_host_binary(body, path, base=body_start, prefix=label, result=result)
+                    read_host_binary(body, path, base=body_start, prefix=label, result=result, image=image, work=work)
             except ImportFailure as exc:
                 if "no CUDA fatbinary found" not in exc.reason:
                     raise
-        pos = start + size + (size & 1)
+        pos = end + (size & 1)
     if not result.records and not result.notes:
         raise ImportFailure(path, f"no CUDA device code in any of the archive's {members} members",
                             offset=0)
     return result
 
 
-def import_fatbin_detailed(path: str | os.PathLike[str]) -> ImportResult:
+def _note_skipped(path: str, result: ImportResult, skipped: dict[str, int]) -> None:
+    """A fatbin that yields no records fails, saying what it held instead of ELF images (PTX, or
+    kinds this reader does not know: libcufft also carries 12,728 entries of kind 8, skipped as
+    cuobjdump skips them)."""
+    if result.records or result.notes:
+        return
+    if not skipped:
+        raise ImportFailure(path, "no functions in any of the fatbin's ELF images")
+    listed = ", ".join(f"{n} {what}" for what, n in sorted(skipped.items()))
+    hint = ("registers and shared memory are decided when PTX is compiled (compile it with ptxas -v for a "
+            "target, or rebuild with -arch=sm_XY)") if set(skipped) == {"PTX"} else "nothing this reader can list"
+    raise ImportFailure(path, f"the fatbin holds no CUDA ELF image, only {listed} entr"
+                              f"{'ies' if sum(skipped.values()) != 1 else 'y'}: {hint}")
+
+
+def import_fatbin_detailed(path: str | os.PathLike[str], progress: Callable[[int, int], None] | None = None,
+                           cancel: Callable[[], bool] | None = None) -> ImportResult:
     """A fatbin, host binary or static library; only the parts that are parsed are read.
 
-    One record per distinct copy of a function (see ``records.merge_records``).
+    One record per distinct copy of a function (see ``records.merge_records``).  ``progress(done,
+    total)`` hears the bytes of the file reached; ``cancel()`` is polled at every container, image
+    and 8 MB of data scanned (it raises ``ImportCancelled``).
     """
     name = os.fspath(path)
     try:
-        with collection_paused(), open(name, "rb") as stream:
-            image = FileImage(stream, os.fstat(stream.fileno()).st_size, name)
+        with collection_paused(), open_regular(name) as stream:
+            size = os.fstat(stream.fileno()).st_size
+            image = FileImage(stream, size, name)
             image.load(0, 64)
             head = bytes(image.buffer[:8])
             result = ImportResult()
+            work = Decoding(_pool(), size, cancel, progress)
+            work.path = name
             if head[:4] == FATBIN_MAGIC_BYTES:
-                read_fatbin_bytes(image.view, name, image=image, result=result)
+                read_fatbin_bytes(image.view, name, image=image, result=result, work=work)
             elif head == AR_MAGIC:
-                image.load_all()
-                result = read_ar_archive(bytes(image.buffer), name)
+                read_ar_archive(image.view, name, image=image, work=work, result=result)
             else:
-                read_host_binary(image.view, name, image=image, result=result)
+                read_host_binary(image.view, name, image=image, result=result, work=work)
+            _note_skipped(name, result, work.skipped)
             result.records = merge_records(result.records)
             return result
     except OSError as exc:

@@ -9,8 +9,9 @@ hears (bytes done, total) after each.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable
-from typing import BinaryIO, Protocol
+import io
+from collections.abc import Callable, Iterator
+from typing import Protocol
 
 ProgressFn = Callable[[int, int], None]
 CancelFn = Callable[[], bool]
@@ -47,7 +48,7 @@ def sniff_utf16(head: bytes) -> str | None:
     return None
 
 
-def _decoded_chunks(stream: BinaryIO, utf16: str, chunk_size: int):
+def _decoded_chunks(stream: _Prefixed, utf16: str, chunk_size: int) -> Iterator[tuple[bytes, int]]:
     """Yield (UTF-8 text chunk, raw bytes consumed so far) of a UTF-16 stream."""
     done = 0
     decoder = codecs.getincrementaldecoder(utf16)("replace")
@@ -69,7 +70,8 @@ def _check(cancel: CancelFn | None, source_name: str) -> None:
         raise ImportCancelled(source_name)
 
 
-def _parse_utf16(stream, parser, utf16, total, progress, cancel, chunk_size) -> None:
+def _parse_utf16(stream: _Prefixed, parser: ChunkParser, utf16: str, total: int, progress: ProgressFn | None,
+                 cancel: CancelFn | None, chunk_size: int) -> None:
     carry = b""
     for data, done in _decoded_chunks(stream, utf16, chunk_size):
         _check(cancel, parser.source_name)
@@ -88,7 +90,8 @@ def _parse_utf16(stream, parser, utf16, total, progress, cancel, chunk_size) -> 
             progress(done, max(total, done))
 
 
-def _parse_bytes(stream, parser, head, total, progress, cancel, chunk_size) -> None:
+def _parse_bytes(stream: io.BufferedIOBase, parser: ChunkParser, head: bytes, total: int,
+                 progress: ProgressFn | None, cancel: CancelFn | None, chunk_size: int) -> None:
     """Read into one reused buffer; the partial line at its end moves to its front."""
     buf = bytearray(chunk_size + _MAX_CARRY)
     view = memoryview(buf)
@@ -124,7 +127,7 @@ def _parse_bytes(stream, parser, head, total, progress, cancel, chunk_size) -> N
 
 
 class _Prefixed:
-    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+    def __init__(self, head: bytes, stream: io.BufferedIOBase) -> None:
         self.head = head
         self.stream = stream
 
@@ -136,7 +139,7 @@ class _Prefixed:
 
 
 def feed_stream(
-    stream: BinaryIO,
+    stream: io.BufferedIOBase,
     parser: ChunkParser,
     total: int = 0,
     progress: ProgressFn | None = None,

@@ -34,10 +34,11 @@ import csv
 import io
 import os
 import re
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
-from .line_chunks import sniff_utf16
-from .records import ImportFailure, KernelRecord, fast_record
+from .line_chunks import CancelFn, ImportCancelled, ProgressFn, sniff_utf16
+from .records import ImportFailure, KernelRecord, fast_record, open_regular
 
 _ID_COLUMNS = ('"ID"', '"Process ID"', '"Kernel Name"')
 _LONG_COLUMNS = ("Section Name", "Metric Name", "Metric Unit", "Metric Value")
@@ -108,7 +109,7 @@ def _number(text: str, name: str, line: int, field: str) -> Decimal | None:
     return value
 
 
-def _convert(field: str, value: str, unit: str, name: str, line: int):
+def _convert(field: str, value: str, unit: str, name: str, line: int) -> str | int | float | None:
     if field == "device_name":
         return value.strip() or None
     if field in ("block_size", "grid_size"):
@@ -207,11 +208,10 @@ def _record(launch: _Launch, source: str, name: str) -> KernelRecord:
     })
 
 
-def parse_ncu_csv(stream: io.TextIOBase, name: str, progress=None, cancel=None, size: int = 0,
-                  position=None) -> list[KernelRecord]:
+def parse_ncu_csv(stream: io.TextIOBase, name: str, progress: ProgressFn | None = None,
+                  cancel: CancelFn | None = None, size: int = 0,
+                  position: Callable[[], int] | None = None) -> list[KernelRecord]:
     """Records from an ``ncu --csv`` report read from a text stream (opened with ``newline=""``)."""
-    from .line_chunks import ImportCancelled  # noqa: PLC0415 - avoid a cycle at import time
-
     source = os.path.basename(name)
     lines = _BoundedLines(stream, name)
     reader = csv.reader(lines)
@@ -316,7 +316,8 @@ def text_encoding(head: bytes) -> str:
     return sniff_utf16(head) or "utf-8-sig"
 
 
-def import_ncu_csv(path: str | os.PathLike[str], progress=None, cancel=None) -> list[KernelRecord]:
+def import_ncu_csv(path: str | os.PathLike[str],
+                   progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
     """Records of an ``ncu --csv`` report file in any of the encodings Windows shells save.
 
     The file is decoded as a stream, so memory does not grow with its size; progress counts bytes
@@ -325,7 +326,7 @@ def import_ncu_csv(path: str | os.PathLike[str], progress=None, cancel=None) -> 
     name = os.fspath(path)
     try:
         size = os.path.getsize(name)
-        with open(name, "rb") as raw:
+        with open_regular(name) as raw:
             encoding = text_encoding(raw.read(_SNIFF_SIZE))
             raw.seek(0)
             text = io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline="")

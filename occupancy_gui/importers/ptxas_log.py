@@ -24,19 +24,20 @@ open entry function whose ``Function properties`` line has been seen.
 
 from __future__ import annotations
 
+import io
 import os
 import re
-from typing import BinaryIO
+from typing import Any
 
 from .collector import collection_paused
 from .line_chunks import CHUNK_SIZE, CancelFn, ImportCancelled, ProgressFn, feed_stream, sniff_utf16
-from .records import ImportFailure, KernelRecord, split_reserved_smem
+from .records import ImportFailure, KernelRecord, open_regular, split_reserved_smem
 
 __all__ = ["CHUNK_SIZE", "ImportCancelled", "PtxasLogParser", "import_ptxas_log", "parse_bytes", "parse_stream",
            "sniff_utf16"]
 
 _new_record = object.__new__
-_set_lazy = KernelRecord._lazy.__set__  # type: ignore[attr-defined]
+_set_lazy = KernelRecord._lazy.__set__  # type: ignore[attr-defined]  # the slot's descriptor, as in records.py
 
 # The scanner: one compiled byte regex over a whole chunk, whose literal prefix ("info") lets the
 # regex engine skip unrelated text at C speed.  Its first alternative is the standard ptxas block of
@@ -115,7 +116,7 @@ class _OddFigure(Exception):
     """A figure that cannot be read as written (its line is added where the line is known)."""
 
 
-def _check_figures(text: bytes) -> None:
+def _check_figures(text: bytes | bytearray) -> None:
     """Refuse a line whose figures would be misread (see ``_TOO_LONG``); cheap for the usual line."""
     if b"-" in text and _NEGATIVE.search(text):
         raise _OddFigure(f"negative figure in {_shown(text)}")
@@ -128,7 +129,7 @@ def _check_figures(text: bytes) -> None:
         raise _OddFigure(f"figures must be written with the digits 0-9: {_shown(text)}")
 
 
-def _shown(text: bytes) -> str:
+def _shown(text: bytes | bytearray) -> str:
     line = text.decode("utf-8", "replace").strip()
     return repr(line if len(line) <= 60 else line[:59] + "…")
 
@@ -171,10 +172,10 @@ def _parse_items(tail: bytes, check: bool = True) -> dict[str, int]:
     return out
 
 
-def _block_fields(name: str, arch: str, tail: bytes, line: int, source: str) -> dict:
+def _block_fields(name: str, arch: str, tail: bytes, line: int, source: str) -> dict[str, Any]:
     """The fields of a standard block's record: ``tail`` is its stack-frame and "Used" lines,
     ``line`` the line of its "Compiling entry function"."""
-    g = _TAIL.match(tail).groups()  # type: ignore[union-attr]
+    g = _TAIL.match(tail).groups()  # type: ignore[union-attr]  # the scanner matched this tail with _TAIL
     stack = int(g[0])
     if g[8] in _CLEAN_TAILS:  # "Used N registers[, used N barriers][, N bytes smem][, N bytes cmem[0]]"
         c0 = int(g[7]) if g[7] is not None else None
@@ -367,7 +368,7 @@ class PtxasLogParser:
             self._stack_match(chunk, stack)
             stack = next(stacks, None)
 
-    def _stack_match(self, chunk: bytes, m: re.Match) -> None:
+    def _stack_match(self, chunk: bytes | bytearray, m: re.Match[bytes]) -> None:
         j = start = m.start()
         while j > 0 and chunk[j - 1] in _DIGITS and start - j <= MAX_DIGITS:
             j -= 1
@@ -493,7 +494,7 @@ class PtxasLogParser:
 
 
 def parse_stream(
-    stream: BinaryIO,
+    stream: io.BufferedIOBase,
     source_name: str,
     total: int = 0,
     progress: ProgressFn | None = None,
@@ -512,8 +513,6 @@ def parse_stream(
 
 
 def parse_bytes(data: bytes, source_name: str = "<log>") -> list[KernelRecord]:
-    import io
-
     return parse_stream(io.BytesIO(data), source_name, total=len(data))
 
 
@@ -525,7 +524,7 @@ def import_ptxas_log(
     name = os.fspath(path)
     try:
         total = os.path.getsize(name)
-        with open(name, "rb") as fh:
+        with open_regular(name) as fh:
             return parse_stream(fh, os.path.basename(name), total, progress, cancel, path=name)
     except OSError as exc:
         raise ImportFailure(name, exc.strerror or str(exc)) from None

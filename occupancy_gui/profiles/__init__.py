@@ -7,6 +7,8 @@ typo is reported with its file and line instead of silently changing an occupanc
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .catalog import PROFILE_DIR_ENV, Catalog, DeviceProfile, default_catalog, user_profile_dir
 from .errors import ProfileError
 from .schema import INFO_FIELDS, LIMIT_FIELDS, LIMIT_NAMES, SCHEMA_VERSION, Field
@@ -29,11 +31,14 @@ __all__ = [
     "user_profile_dir",
 ]
 
+if TYPE_CHECKING:  # loaded lazily by __getattr__ below
+    from .loader import RawProfile, Sourced, load_profile, parse_profile
+
 
 def __getattr__(name: str) -> object:
     """The YAML loader is imported on first use: a catalog read from the GUI's cache needs no YAML."""
     if name in ("RawProfile", "Sourced", "load_profile", "parse_profile"):
-        from . import loader
+        from . import loader  # noqa: PLC0415 - lazy: a catalog read from the cache needs no YAML
 
         return getattr(loader, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -88,7 +88,7 @@ class Catalog:
     def load(cls, dirs: Sequence[Path], user_dirs: Sequence[Path] = ()) -> Catalog:
         """Load bundled ``dirs`` (any error raises) and then ``user_dirs`` (errors are collected)."""
         builder = _Resolver()
-        from .loader import load_profile  # YAML is parsed only when the catalog is (not from the start-up cache)
+        from .loader import load_profile  # noqa: PLC0415 - lazy: YAML only when the catalog is parsed, not cached
 
         bundled: list[RawProfile] = []
         for directory in dirs:
@@ -193,7 +193,8 @@ class _Resolver:
         if target is not None:
             return target
         if any(p.name.casefold() == raw.inherits.casefold() for p in [*self.bundled, *self.user]):
-            raise ProfileError(raw.path, line, "inherits", f"{raw.inherits!r} is a gpu profile; a gpu may only inherit a compute_capability profile")
+            raise ProfileError(raw.path, line, "inherits",
+                               f"{raw.inherits!r} is a gpu profile; a gpu may only inherit a compute_capability profile")
         close = difflib.get_close_matches(raw.inherits, [p.name for p in self.cc.values()], n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ProfileError(raw.path, line, "inherits", f"unknown compute_capability profile {raw.inherits!r}{hint}")
@@ -210,7 +211,8 @@ class _Resolver:
             if owner is not None:
                 label = labels[index] if index < len(labels) else "compute_capability"
                 line = raw.lines.get(line_keys[index] if index < len(line_keys) else "compute_capability")
-                raise ProfileError(raw.path, line, label, f"{key!r} is already used by {owner}; names and aliases must be unique (case-insensitive)")
+                raise ProfileError(raw.path, line, label,
+                                   f"{key!r} is already used by {owner}; names and aliases must be unique (case-insensitive)")
         for key in keys:
             self.keys[key] = raw.path
 

@@ -7,9 +7,10 @@ the problem: encoding, size, YAML syntax, shape, types and ranges.  What needs o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
@@ -65,16 +66,18 @@ def parse_profile(text: str | bytes, source: str) -> RawProfile:
     size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
     if size > S.MAX_FILE_BYTES:
         raise ProfileError(source, None, None, f"file is larger than the 1 MiB limit for profiles ({size} bytes read)")
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = text.count(b"\n", 0, exc.start) + 1
-            raise ProfileError(
-                source, line, None, f"file is not valid UTF-8: byte 0x{text[exc.start]:02x} at byte offset {exc.start}"
-            ) from None
-    text = text.removeprefix("\ufeff")
-    return _Builder(source).build(Y.compose(text, source))
+    decoded = _decode_utf8(text, source) if isinstance(text, bytes) else text
+    return _Builder(source).build(Y.compose(decoded.removeprefix("\ufeff"), source))
+
+
+def _decode_utf8(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ProfileError(
+            source, line, None, f"file is not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}"
+        ) from None
 
 
 class _Builder:
@@ -100,7 +103,8 @@ class _Builder:
             if key in S.required_keys(kind) and key not in top:
                 raise self.fail(root, key, f"missing required key for a {kind} profile")
         if not Y.is_int(top["schema"][1]) or Y.scalar(top["schema"][1]) != S.SCHEMA_VERSION:
-            raise self.fail(top["schema"][1], "schema", f"unsupported schema version {Y.describe(top['schema'][1])}; expected {S.SCHEMA_VERSION}")
+            raise self.fail(top["schema"][1], "schema",
+                            f"unsupported schema version {Y.describe(top['schema'][1])}; expected {S.SCHEMA_VERSION}")
 
         def text(key: str, max_len: int = S.MAX_TEXT_LENGTH) -> str | None:
             return self.text(top[key][1], key, max_len) if key in top else None
@@ -114,7 +118,8 @@ class _Builder:
         if kind == "compute_capability":
             cc = self.compute_capability(top["compute_capability"][1])
             if name != S.cc_profile_name(cc):
-                raise self.fail(top["name"][1], "name", f"a compute_capability profile for {cc[0]}.{cc[1]} must be named {S.cc_profile_name(cc)!r}, got {name!r}")
+                raise self.fail(top["name"][1], "name", f"a compute_capability profile for {cc[0]}.{cc[1]} "
+                                f"must be named {S.cc_profile_name(cc)!r}, got {name!r}")
             raw["compute_capability"] = cc
         else:
             self.not_cc_spelling(top["name"][1], "name", name)
@@ -149,7 +154,8 @@ class _Builder:
     def compute_capability(self, node: yaml.Node) -> tuple[int, int]:
         field = "compute_capability"
         if Y.is_number(node):
-            raise self.fail(node, field, f'expected a quoted string "MAJOR.MINOR" such as "8.0", got {Y.describe(node)}; quote it')
+            raise self.fail(node, field,
+                            f'expected a quoted string "MAJOR.MINOR" such as "8.0", got {Y.describe(node)}; quote it')
         if not Y.is_str(node) or not (match := S.CC_STRING.match(node.value)):
             raise self.fail(node, field, f'expected a quoted string "MAJOR.MINOR" such as "8.0", got {Y.describe(node)}')
         major, minor = int(match.group(1)), int(match.group(2))

@@ -8,8 +8,10 @@ import os
 
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
-import PySide6.QtCore  # noqa: E402,F401  (must come before pyqtgraph)
-import pyqtgraph  # noqa: E402
+import PySide6.QtCore  # noqa: F401  (must come before pyqtgraph)
+
+# isort: split
+import pyqtgraph
 
 # Plain cosmetic lines; antialiasing costs time on every repaint of a step curve.
 pyqtgraph.setConfigOptions(antialias=False, useOpenGL=False, imageAxisOrder="row-major")

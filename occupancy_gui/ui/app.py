@@ -3,30 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from .. import __version__
-from ..session import Session
-from . import units
-from .panels.kernel_panel import FIELDS
+from .. import __version__, units
+from ..session import DEFAULT_DEVICE, DEFAULT_INPUTS, INPUT_RANGES, Session
 from .qt_utils import app_icon
 from .settings import load_inputs
+
+if TYPE_CHECKING:
+    from ..importers import KernelRecord
+    from ..profiles import Catalog
+    from ..session_file import SessionState
+    from .main_window import MainWindow
 
 ORGANIZATION = "occupancy_gui"
 APPLICATION = "occupancy-gui"
 SCREENSHOT_SIZE = (1400, 900)
-DEFAULT_DEVICE = "sm_100"
-DEFAULT_INPUTS: dict[str, Any] = dict(threads=256, registers=64, static_smem=24 * 1024)
-"""The Programming Guide's worked example: 4 blocks of 256 threads, 50 %, limited by registers."""
-RANGES = {name: (low, high) for name, _label, _kind, low, high, _step, _tip in FIELDS}
+RANGES = INPUT_RANGES
 
 
 class UsageError(Exception):
@@ -54,7 +56,8 @@ def _bytes(name: str) -> Any:
         value = units.parse_bytes(text)
         low, high = RANGES[name]
         if value is None or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"expected bytes (24576) or KiB (24KiB) up to {high} B, got {text!r}")
+            raise argparse.ArgumentTypeError(f"expected whole bytes (24576, 24KiB, 1.5 KiB, 2 MiB) up to {high} B, "
+                                             f"got {text!r}")
         return value
 
     return convert
@@ -72,19 +75,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--screenshot", type=Path, metavar="OUT.png",
                         help=f"render the window at {SCREENSHOT_SIZE[0]}×{SCREENSHOT_SIZE[1]} to a PNG and exit")  # fmt: skip
     parser.add_argument("--self-test", action="store_true",
-                        help="load every bundled profile, check a worked example, render the window offscreen; exit 0 or 1")  # fmt: skip
+                        help="load every bundled profile, check a worked example, render the window offscreen; exit 0 or 1")
     parser.add_argument("--print-state", action="store_true",
                         help="print the session the window starts with (after any autosave restore) as JSON and exit")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
 
 
-def _load_catalog(use_cache: bool = True) -> Any:
-    from PySide6.QtCore import QStandardPaths
+def _load_catalog(use_cache: bool = True) -> Catalog:
+    # Loaded here, after the command line is read: `--help` and a bad option answer without them.
+    from PySide6.QtCore import QStandardPaths  # noqa: PLC0415 - see above
 
-    from ..paths import data_dir
-    from ..profiles import ProfileError, user_profile_dir
-    from .catalog_cache import CACHE_NAME, load_catalog
+    from ..paths import data_dir  # noqa: PLC0415 - see above
+    from ..profiles import ProfileError, user_profile_dir  # noqa: PLC0415 - see above
+    from .catalog_cache import CACHE_NAME, load_catalog  # noqa: PLC0415 - see above
 
     _set_application_names()
     cache = None
@@ -102,14 +106,10 @@ def _load_catalog(use_cache: bool = True) -> Any:
     return catalog
 
 
-def _import_kernel(path: str) -> Any | None:
-    """The first kernel of ``path``, or ``None`` (with a message) where importing is not available."""
-    try:
-        from ..importers import import_file  # type: ignore[attr-defined]
-    except ImportError:
-        print(f"occupancy-gui: cannot import {path}: importing compiler output is not available in this build "
-              "(the occupancy_gui.importers package is missing); starting with the other inputs", file=sys.stderr)  # fmt: skip
-        return None
+def _import_kernel(path: str) -> KernelRecord:
+    """The first kernel of ``path`` (``--print-state`` and tests read FILE here, the window in its panel)."""
+    from ..importers import import_file  # noqa: PLC0415 - lazy: only with a FILE to import
+
     if not Path(path).is_file():
         raise UsageError(f"{path}: no such file")
     try:
@@ -124,7 +124,7 @@ def _import_kernel(path: str) -> Any | None:
     return kernels[0]
 
 
-def initial_inputs(args: argparse.Namespace, catalog: Any, saved: dict[str, Any], *,
+def initial_inputs(args: argparse.Namespace, catalog: Catalog, saved: dict[str, Any], *,
                    import_file: bool = True) -> dict[str, Any]:  # fmt: skip
     """Defaults, then saved inputs, then an imported kernel, then explicit options: later ones win.
 
@@ -143,10 +143,8 @@ def initial_inputs(args: argparse.Namespace, catalog: Any, saved: dict[str, Any]
             inputs["threads"] = min(inputs["threads"], max_threads)
         arch = str(getattr(record, "arch", "")).rstrip("af")
         if arch and args.device is None:
-            try:
+            with contextlib.suppress(KeyError):
                 inputs["device"] = catalog.get(arch).name
-            except KeyError:
-                pass
     if args.device is not None:
         try:
             inputs["device"] = catalog.get(args.device).name
@@ -181,7 +179,7 @@ def application() -> QApplication:
         app = QApplication(sys.argv[:1])
     _set_application_names()
     QApplication.setWindowIcon(app_icon())
-    return app  # type: ignore[return-value]
+    return app  # type: ignore[return-value]  # instance() is typed QCoreApplication; this one is a QApplication
 
 
 def process_events_until_idle(app: QCoreApplication, rounds: int = 5) -> None:
@@ -190,8 +188,9 @@ def process_events_until_idle(app: QCoreApplication, rounds: int = 5) -> None:
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
 
 
-def take_screenshot(window: Any, path: Path) -> None:
+def take_screenshot(window: MainWindow, path: Path) -> None:
     app = QApplication.instance()
+    assert app is not None  # the window exists, so the application does
     window.resize(*SCREENSHOT_SIZE)
     window.show()
     process_events_until_idle(app)
@@ -202,11 +201,21 @@ def take_screenshot(window: Any, path: Path) -> None:
         raise OSError(f"cannot write {path}")
 
 
+class _WindowFactory:
+    """The self-test's way to build and render the window exactly as the application does."""
+
+    def create(self, argv: list[str]) -> MainWindow:
+        return create_window(argv)[1]
+
+    def screenshot(self, window: MainWindow, path: Path) -> None:
+        take_screenshot(window, path)
+
+
 QUIT_AFTER_ENV = "OCCUPANCY_GUI_QUIT_AFTER"
 """Milliseconds after which a launched window quits by itself (bundle smoke tests, start-up timing)."""
 
 
-def create_window(argv: list[str] | None = None) -> tuple[QApplication, Any, argparse.Namespace]:
+def create_window(argv: list[str] | None = None) -> tuple[QApplication, MainWindow, argparse.Namespace]:
     """Parse ``argv`` and build the application and the (not yet shown) main window.
 
     Raises ``UsageError`` for a bad command line.
@@ -222,17 +231,17 @@ def create_window(argv: list[str] | None = None) -> tuple[QApplication, Any, arg
     if args.file and not Path(args.file).is_file():
         raise UsageError(f"{args.file}: no such file")
     session = Session(catalog, **initial_inputs(args, catalog, saved, import_file=False))
-    from .main_window import MainWindow
+    # The window's modules load after the command line and the catalog: a bad option answers at once.
+    from .main_window import MainWindow  # noqa: PLC0415 - see above
+    from .session_io import start_session  # noqa: PLC0415 - see above
 
     window = MainWindow(session, settings)
-    from .session_io import start_session
-
-    start_session(window, args, state)
+    start_session(window.session_io, args, state)
     _import_in_window(window, args)
     return app, window, args
 
 
-def _import_in_window(window: Any, args: argparse.Namespace) -> None:
+def _import_in_window(window: MainWindow, args: argparse.Namespace) -> None:
     """Read FILE (compiler output) through the window's import panel, in the background.
 
     Explicit options still win over the imported kernel; without ``--device`` the device follows the
@@ -240,18 +249,15 @@ def _import_in_window(window: Any, args: argparse.Namespace) -> None:
     """
     if not args.file:
         return
-    panel = getattr(window, "import_panel", None)
-    if panel is None:
-        _import_kernel(args.file)  # says why importing is unavailable (or raises for a missing file)
-        return
     options = dict(threads=args.threads, registers=args.registers, static_smem=args.static_smem,
                    dynamic_smem=args.dynamic_smem)  # fmt: skip
-    panel.load(args.file, match_device=args.device is None, overrides={k: v for k, v in options.items() if v is not None})
+    overrides = {k: v for k, v in options.items() if v is not None}
+    window.import_panel.load(args.file, match_device=args.device is None, overrides=overrides)
 
 
-def _session_file(args: argparse.Namespace, catalog: Any) -> tuple[Any, Path | None]:
+def _session_file(args: argparse.Namespace, catalog: Catalog) -> tuple[SessionState | None, Path | None]:
     """The session file FILE names (then FILE is not imported as compiler output), or ``(None, None)``."""
-    from .. import session_file
+    from .. import session_file  # noqa: PLC0415 - lazy: with a FILE only (it loads YAML to read one)
 
     if not args.file or not session_file.is_session_file(args.file):
         return None, None
@@ -263,10 +269,10 @@ def _session_file(args: argparse.Namespace, catalog: Any) -> tuple[Any, Path | N
     return state, path
 
 
-def _finish_import(window: Any) -> None:
+def _finish_import(window: MainWindow) -> None:
     """Screenshot mode: wait for FILE's import, and say on stderr if it failed."""
-    panel = getattr(window, "import_panel", None)
-    if panel is not None and panel.loading:
+    panel = window.import_panel
+    if panel.loading:
         panel.wait_for_import()
         if panel.banner.text():
             print(f"occupancy-gui: warning: {panel.banner.text()}", file=sys.stderr)
@@ -275,9 +281,9 @@ def _finish_import(window: Any) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``occupancy-gui``; returns the exit status (2 for a bad command line)."""
     if "--self-test" in (sys.argv[1:] if argv is None else argv):
-        from .self_test import run
+        from .self_test import run  # noqa: PLC0415 - lazy: only for --self-test
 
-        return run()
+        return run(_WindowFactory())
     try:
         app, window, args = create_window(argv)
     except UsageError as exc:
@@ -296,9 +302,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.screenshot}")
         return 0
     if args.print_state:
-        from .session_io import print_state
+        from .session_io import print_state  # noqa: PLC0415 - loaded with the window already
 
-        print_state(window)
+        print_state(window.session_io)
         window.close()
         window.deleteLater()
         return 0

@@ -27,14 +27,14 @@ import os
 import uuid
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QLockFile, QObject, QStandardPaths, QTimer
+from PySide6.QtCore import QLockFile, QObject, QSettings, QStandardPaths, QTimer
 
 from .. import session_file as sf
 
 if TYPE_CHECKING:
-    from .session_io import SessionIO
+    from ..session import Session
 
 AUTOSAVE_PATTERN = "autosave*.occsession"
 """Recovery files, this version's (``autosave-<pid>-<id>.occsession``) and the earlier single one."""
@@ -75,6 +75,25 @@ def parse_test_edit(text: str) -> dict[str, int]:
     return out
 
 
+class AutosaveHost(Protocol):
+    """What the autosave needs of the window's session file handling (``SessionIO``)."""
+
+    @property
+    def session(self) -> Session: ...
+
+    @property
+    def settings(self) -> QSettings | None: ...
+
+    @property
+    def path(self) -> Path | None: ...
+
+    def state(self) -> sf.SessionState: ...
+
+    def adopt(self, state: sf.SessionState, path: Path | None, *, modified: bool = False) -> None: ...
+
+    def show_status(self, message: str, timeout_ms: int) -> None: ...
+
+
 class Autosave(QObject):
     """The recovery file of one window's session: its timer, lock, writing, removal and restoring.
 
@@ -83,8 +102,8 @@ class Autosave(QObject):
     directory searched for recovery files to its folder.
     """
 
-    def __init__(self, io: SessionIO) -> None:
-        super().__init__(io)
+    def __init__(self, io: AutosaveHost, parent: QObject) -> None:
+        super().__init__(parent)
         self.io = io
         self.enabled = io.settings is not None
         self.read_only = False
@@ -144,8 +163,7 @@ class Autosave(QObject):
                 self._written_of = of
             sf.save(self._file, self.io.state())
         except OSError as exc:
-            message = exc.strerror or str(exc)
-            self.io.window.statusBar().showMessage(f"Autosave failed: {self._file}: {message}", 5000)
+            self.io.show_status(f"Autosave failed: {self._file}: {exc.strerror or exc}", 5000)
             return False
         return True
 
@@ -205,7 +223,7 @@ class Autosave(QObject):
                 state = sf.load(path, self.io.session.catalog)
             except sf.SessionFileError as exc:
                 lock.unlock()
-                self.io.window.statusBar().showMessage(f"Could not restore the autosaved session: {exc}", 10000)
+                self.io.show_status(f"Could not restore the autosaved session: {exc}", 10000)
                 return False
             was = _read_of(path)
             when = datetime.fromtimestamp(_mtime(path)).strftime("%H:%M:%S")
@@ -215,8 +233,8 @@ class Autosave(QObject):
                 self._release()
                 self._file, self._lock, self._written_of = path, lock, was
             self.io.adopt(state, Path(was) if was else None, modified=True)
-            self.io.window.statusBar().showMessage(f"Restored the session autosaved at {when}: the previous run "
-                                                   "did not exit cleanly", 15000)  # fmt: skip
+            self.io.show_status(f"Restored the session autosaved at {when}: the previous run did not exit cleanly",
+                                15000)
             return True
         return False
 

@@ -2,9 +2,10 @@
 
 Reading the ~90 bundled profiles takes ~130 ms even now that the YAML comes from libyaml's events
 (validation and inheritance are Python); from this cache ~11 ms (``tests/benchmarks/bench_yaml.py``,
-a busy 2-core machine), so it still saves the largest part of a cold start after Qt itself.  The cache holds the resolved profiles (plain data, no pickle) and is used only when every
-profile file, the profile code and the program version are exactly as when it was written; anything
-else (a new, edited or removed file, a user profile with an error) loads from the YAML as usual.
+a busy 2-core machine), so it still saves the largest part of a cold start after Qt itself.  The
+cache holds the resolved profiles (plain data, no pickle) and is used only when every profile file,
+the profile code and the program version are exactly as when it was written; anything else (a new,
+edited or removed file, a user profile with an error) loads from the YAML as usual.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def fingerprint(bundled: Path, user: Path) -> str:
 
 
 def _decode(data: dict[str, Any]) -> DeviceProfile:
-    return DeviceProfile(**{k: tuple(v) if k in _TUPLE_FIELDS and v is not None else v for k, v in data.items()})
+    fields: dict[str, Any] = {k: tuple(v) if k in _TUPLE_FIELDS and v is not None else v for k, v in data.items()}
+    return DeviceProfile(**fields)
 
 
 def load_catalog(bundled: Path, user: Path, cache_file: Path | None) -> Catalog:

@@ -1,4 +1,6 @@
-"""Updates that follow the main results instead of delaying them.
+"""Coalesced updates: the one helper that collects change notifications and delivers them once.
+
+The session bridge delivers the main results with no delay (one emission per event-loop turn).
 
 The summary, constraint table and step curves repaint in the event-loop turn of an edit; the
 analysis views (advisor, heat maps, waves, compare, the kernel table's occupancy column) recompute
@@ -39,6 +41,11 @@ class DeferredUpdate(QObject):
         if self._changed:
             changed, self._changed = frozenset(self._changed), set()
             self._callback(changed)
+
+    def cancel(self) -> None:
+        """Drop the pending changes (the owner is going away)."""
+        self._timer.stop()
+        self._changed.clear()
 
     @property
     def pending(self) -> bool:

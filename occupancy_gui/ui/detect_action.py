@@ -23,7 +23,8 @@ from .import_worker import TaskOutcome, TaskRunner
 
 if TYPE_CHECKING:
     from ..detect import DetectedDevice
-    from .main_window import MainWindow
+    from .panels.device_panel import DevicePanel
+    from .window_api import WindowApi
 
 
 @dataclass
@@ -52,14 +53,16 @@ class DetectGpuAction(QObject):
     failed = Signal(str)
     """Detection failed; the argument is the one-line message."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window_ = window
+    def __init__(self, window: WindowApi, device_panel: DevicePanel) -> None:
+        super().__init__(window.frame)
+        self.window_ = window.frame
+        self.session = window.session
+        self.device_panel = device_panel
         self.runtime: Any | None = None
         self.message_box: QMessageBox | None = None
         self.runner = TaskRunner(self, expected=(DetectionUnavailable, ProfileError, OSError, ValueError))
         self.runner.finished.connect(self._on_runner_finished)
-        self.action = QAction("Detect local &GPU", window)
+        self.action = QAction("Detect local &GPU", window.frame)
         self.action.setToolTip("Read the local GPUs' properties through the CUDA runtime, save them as user "
                                "profiles and select the first (needs occupancy_gui[cuda] and an NVIDIA driver)")  # fmt: skip
         self.action.triggered.connect(self.start)
@@ -90,24 +93,17 @@ class DetectGpuAction(QObject):
 
     def _adopt(self, catalog: Catalog, name: str) -> bool:
         """Give the session the reloaded catalog and select ``name``; ``False`` (with a message) if it is missing."""
-        session = self.window_.session
+        session = self.session
         try:
             catalog.get(name)
         except KeyError:
             errors = "; ".join(str(e) for e in catalog.errors) or "it is not in the reloaded catalog"
             self._report(f"The detected profile {name!r} could not be loaded: {errors}")
             return False
-        setter = getattr(session, "set_catalog", None)
         with session.batch():
-            if callable(setter):
-                setter(catalog)
-            else:
-                session.catalog = catalog  # Session has no reload API: replace() resolves names through it
+            session.set_catalog(catalog)
             session.replace(device=name)
-        panel = self.window_.device_panel
-        refresh = getattr(panel, "set_catalog", None) or getattr(panel, "reload_catalog", None)
-        if callable(refresh):
-            refresh(catalog)
+        self.device_panel.set_catalog(catalog)
         return True
 
     def _report(self, message: str) -> None:
@@ -124,8 +120,8 @@ class DetectGpuAction(QObject):
         self.runner.shutdown()
 
 
-def install_detect_action(window: MainWindow) -> None:
+def install_detect_action(window: WindowApi, device_panel: DevicePanel) -> DetectGpuAction:
     """Analysis → Detect local GPU."""
-    detect = DetectGpuAction(window)
+    detect = DetectGpuAction(window, device_panel)
     window.analysis_menu.addAction(detect.action)
-    window.detect_gpu = detect  # type: ignore[attr-defined]
+    return detect

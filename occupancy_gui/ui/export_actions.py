@@ -1,53 +1,58 @@
 """File → Export…: a report (HTML, Markdown), the constraint table (CSV) or the plots (PNG, SVG).
 
-The format follows the file's extension; ``window.session_io.export_to(path)`` is the entry point
-without a dialog.
+The format follows the file's extension; ``SessionIO.export_to(path)`` is the entry point without a
+dialog.  Loaded with the first export (pyqtgraph's exporters and the report templates are not needed
+before).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from .. import report
 from .. import session_file as sf
 
 if TYPE_CHECKING:
-    from .session_io import SessionIO
+    from ..session import Session
 
 EXPORT_FILTERS = ("HTML report (*.html)", "Markdown report (*.md)", "Constraint table as CSV (*.csv)",
                   "Plots as PNG image (*.png)", "Plots as SVG image (*.svg)")  # fmt: skip
 
 
-def export_to(io: SessionIO, path: str | os.PathLike[str]) -> Path:
-    """Write a report (.html/.md), the table (.csv) or the plots (.png/.svg) of ``io``'s window by extension."""
+def export_to(path: str | os.PathLike[str], session: Session, source: tuple[str, str] | None, plots: QWidget) -> Path:
+    """Write a report (.html/.md), the table (.csv) or the ``plots`` (.png/.svg) by extension.
+
+    ``source``: the (file, kernel) the inputs came from, named in reports.
+    """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".png", ".svg"):
-        sf.atomic_write_bytes(path, plot_image_bytes(io.window.plots, suffix))
+        sf.atomic_write_bytes(path, plot_image_bytes(plots, suffix))
     else:
-        source = io.current_source()
         kernel = f"{source[1]} from {source[0]}" if source else None
-        data = report.report_data(io.session, kernel_source=kernel)
+        data = report.report_data(session, kernel_source=kernel)
         sf.atomic_write_text(path, report.render(data, path))
-    io.window.statusBar().showMessage(f"Exported {path}", 5000)
     return path
 
 
-def plot_image_bytes(plots: Any, suffix: str) -> bytes:
+def plot_image_bytes(plots: QWidget, suffix: str) -> bytes:
     """The plot grid as PNG or SVG bytes, at the screen's pixel ratio (logical size × DPR)."""
-    from pyqtgraph.exporters import ImageExporter, SVGExporter
+    from pyqtgraph.exporters import ImageExporter, SVGExporter  # noqa: PLC0415 - lazy: with the first export
+
+    scene = plots.scene()  # type: ignore[attr-defined]  # a pyqtgraph GraphicsLayoutWidget's
 
     dpr = plots.devicePixelRatioF()
     width, height = round(plots.width() * dpr), round(plots.height() * dpr)
     if suffix == ".svg":
-        svg = SVGExporter(plots.scene())
+        svg = SVGExporter(scene)
         return bytes(svg.export(toBytes=True))
-    exporter = ImageExporter(plots.scene())
+    exporter = ImageExporter(scene)
     exporter.params.param("width").setValue(width, blockSignal=exporter.widthChanged)
     exporter.params.param("height").setValue(height, blockSignal=exporter.heightChanged)
     image = exporter.export(toBytes=True)
@@ -59,15 +64,15 @@ def plot_image_bytes(plots: Any, suffix: str) -> bytes:
     return bytes(data.data())
 
 
-def export_dialog(io: SessionIO) -> None:
-    """Ask for a file and a format, then export; an error goes to ``io.report_error``."""
-    start = os.path.join(io.dialog_dir(), (io.path.stem if io.path else "occupancy") + ".html")
-    path, chosen = QFileDialog.getSaveFileName(io.window, "Export", start, ";;".join(EXPORT_FILTERS))
+def export_dialog(parent: QWidget, start: str, export: Callable[[str], object],
+                  report_error: Callable[[str, str], None]) -> None:
+    """Ask for a file (from ``start``) and a format, then ``export`` it; an error goes to ``report_error``."""
+    path, chosen = QFileDialog.getSaveFileName(parent, "Export", start, ";;".join(EXPORT_FILTERS))
     if not path:
         return
     if not Path(path).suffix and chosen:
         path += chosen[chosen.index("*") + 1 : -1]
     try:
-        io.export_to(path)
+        export(path)
     except (OSError, ValueError) as exc:
-        io.report_error("Cannot export", str(exc))
+        report_error("Cannot export", str(exc))

@@ -8,36 +8,14 @@ kind fall through, so the filters can be installed in either order.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
-from pathlib import Path
 
 from PySide6.QtCore import QEvent
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
+from ..session_file import is_session_file
+
 DROP_EVENTS = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop)
-SESSION_SUFFIX = ".occsession"
-_SESSION_KEY = re.compile(rb"^occupancy_session\s*:", re.MULTILINE)
-
-
-def is_session_file(path: str | os.PathLike[str]) -> bool:
-    """``.occsession``, or YAML whose top level has ``occupancy_session:`` (opened as a session, not imported)."""
-    try:
-        from ..session_file import is_session_file as session_check
-    except ImportError:
-        pass
-    else:
-        return session_check(path)
-    path = Path(path)
-    if path.suffix.lower() == SESSION_SUFFIX:
-        return True
-    if path.suffix.lower() not in (".yaml", ".yml"):
-        return False
-    try:
-        with open(path, "rb") as fh:
-            return bool(_SESSION_KEY.search(fh.read(64 << 10)))
-    except OSError:
-        return False
 
 
 def dropped_path(event: QDragEnterEvent | QDropEvent) -> str | None:
@@ -66,10 +44,10 @@ def dropped_compiler_output(event: QDragEnterEvent | QDropEvent) -> str | None:
 def accept_drop(event: QEvent, pick: Callable[[QDragEnterEvent | QDropEvent], str | None],
                 open_: Callable[[str], object]) -> bool:  # fmt: skip
     """Accept a drag of the file ``pick`` claims and ``open_`` it on drop; ``False`` lets the event through."""
-    path = pick(event)  # type: ignore[arg-type]
+    path = pick(event)  # type: ignore[arg-type]  # the caller filtered on DROP_EVENTS: a drag or drop event
     if path is None:
         return False
-    event.acceptProposedAction()  # type: ignore[attr-defined]
+    event.acceptProposedAction()  # type: ignore[attr-defined]  # as above
     if event.type() == QEvent.Type.Drop:
         open_(path)
     return True

@@ -9,7 +9,6 @@ when the application quits or the owner goes away (STYLE.md pitfall 7: no thread
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 import time
@@ -53,26 +52,6 @@ class _WhileAnyTask:
                 self.users -= 1
                 if self.users == 0:
                     self._restore(self._saved)
-
-
-def _freeze_and_collect_again(_saved: None) -> None:
-    gc.freeze()
-    gc.enable()
-
-
-_GC_PAUSE = _WhileAnyTask(gc.disable, _freeze_and_collect_again)
-
-
-def gc_paused() -> AbstractContextManager[None]:
-    """No cyclic garbage collection while a task builds 10^5-10^6 objects.
-
-    A collection holds the GIL for its whole run: a full one over half a million fresh records
-    stopped the GUI thread for 100-250 ms in ``bench_responsiveness.py``.  At the end the survivors
-    are frozen (``gc.freeze``: moved out of the collector's sight, as CPython recommends for
-    long-lived data) so the next collection does not walk them on the GUI thread either; plain
-    reference counting still frees them when the table is replaced.
-    """
-    return _GC_PAUSE.held()
 
 
 SHORT_SWITCH_INTERVAL_S = 0.0005
@@ -131,8 +110,8 @@ class _Task(QRunnable):
         self.task_id = task_id
         self.fn = fn
         self.emitter = emitter
-        self.expected = expected
-        self.cancel_types = cancel_types
+        self.expected: tuple[type[BaseException], ...] = (TaskFailed, *expected)
+        self.cancel_types: tuple[type[BaseException], ...] = (TaskCancelled, *cancel_types)
         self.cancel_event = threading.Event()
         self._last_permille = -1
         self._last_emit = 0.0
@@ -149,9 +128,9 @@ class _Task(QRunnable):
         try:
             with quick_gil_handoff():
                 outcome.value = self.fn(self.cancel_event.is_set, self._progress)
-        except (TaskCancelled, *self.cancel_types):
+        except self.cancel_types:
             outcome.cancelled = True
-        except (TaskFailed, *self.expected) as exc:
+        except self.expected as exc:
             outcome.error = " ".join(str(exc).split())
         except Exception as exc:  # noqa: BLE001 - a worker must always report back; one line, no traceback
             outcome.error = f"unexpected error: {type(exc).__name__}: {' '.join(str(exc).split())}"

@@ -1,4 +1,9 @@
-"""The main window: composition of panels, table and plots; menus; saved geometry."""
+"""The main window: the composition root of panels, table, plots and features; menus; title; geometry.
+
+Every feature (compare, session files, analysis docks, the kernel table, GPU detection) is built here,
+in the order they depend on each other, held as a typed attribute, and sees the window only as the
+:class:`~.window_api.WindowApi` protocol.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from PySide6.QtWidgets import QMainWindow, QScrollArea, QSplitter, QToolBar, QVB
 
 from ..session import Session
 from .about import AboutDialog
-from .extensions import install_extensions
+from .detect_action import DetectGpuAction, install_detect_action
 from .panels.device_panel import DevicePanel
 from .panels.kernel_panel import KernelPanel
 from .panels.summary_panel import SummaryPanel
@@ -16,9 +21,14 @@ from .plots.plot_grid import PlotGrid
 from .plots.step_plot import PERCENT, WARPS
 from .qt_utils import app_icon, icon
 from .session_bridge import SessionBridge
+from .session_io import UNTITLED, SessionIO
 from .settings import save_inputs
 from .table.constraint_model import ConstraintTableModel
 from .table.constraint_view import ConstraintTableView
+from .views.analysis_dock import install_analysis_docks
+from .views.compare_view import CompareView
+from .views.import_dock import install_import_panel
+from .views.import_panel import ImportPanel
 from .widgets.quantity import ErrorLabel
 
 TITLE = "Occupancy calculator"
@@ -39,7 +49,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.session = session
         self.settings = settings
-        self.setWindowTitle(TITLE)
+        self._document = (UNTITLED, False)
         self.setWindowIcon(app_icon())
         self.bridge = SessionBridge(session, self)
         self._build_inputs()
@@ -48,7 +58,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         self.bridge.resultChanged.connect(self._on_bridge_result_changed)
-        install_extensions(self)
+        self._build_features()
         self._update_title()
         self.resize(1400, 900)
         if settings is not None:
@@ -148,6 +158,26 @@ class MainWindow(QMainWindow):
         self.help_menu = bar.addMenu("&Help")
         self.help_menu.addAction(self.about_action)
 
+    def _build_features(self) -> None:
+        """The features, in the order they need: the import panel and compare exist before the session file
+        handling (a session names a kernel and a pinned A); docks tab in the order they are added."""
+        self.import_panel = ImportPanel(self, self.kernel_panel)
+        self.compare = CompareView(self, self.plots, self.mode_group)
+        self.session_io = SessionIO(self, self.compare, self.import_panel, self.plots)
+        self.advisor_dock, self.heatmap_dock, self.waves_dock = install_analysis_docks(self)
+        self.kernel_dock, self.import_action = install_import_panel(self, self.import_panel)
+        self.detect_gpu: DetectGpuAction = install_detect_action(self, self.device_panel)
+
+    # ----------------------------------------------------------------------------- WindowApi
+    @property
+    def frame(self) -> QMainWindow:
+        return self
+
+    def set_document(self, name: str, modified: bool) -> None:
+        if (name, modified) != self._document:
+            self._document = (name, modified)
+            self._update_title()
+
     # ----------------------------------------------------------------------------- behaviour
     def _on_bridge_result_changed(self, changed: frozenset[str]) -> None:
         self.device_panel.on_session_changed(changed)
@@ -159,7 +189,9 @@ class MainWindow(QMainWindow):
             self._update_title()
 
     def _update_title(self) -> None:
-        self.setWindowTitle(f"{self.session.inputs.device} — {TITLE}")
+        """The one writer of the title: device, session file (``*`` when modified), application."""
+        name, modified = self._document
+        self.setWindowTitle(f"{self.session.inputs.device} — {name}{'*' if modified else ''} — {TITLE}")
 
     def _on_mode_triggered(self, action: QAction) -> None:
         self.set_plot_mode(WARPS if action is self.warps_action else PERCENT)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from ..session import Session
+from .deferred import DeferredUpdate
 
 
 class SessionBridge(QObject):
@@ -12,7 +13,7 @@ class SessionBridge(QObject):
 
     A wheel burst or a batch load notifies the session's subscribers several times within one turn
     of the event loop; the bridge collects the changed input names and emits ``resultChanged`` once,
-    from a single-shot zero timer.
+    from a zero-delay :class:`DeferredUpdate`.
     """
 
     resultChanged = Signal(frozenset)
@@ -21,30 +22,14 @@ class SessionBridge(QObject):
     def __init__(self, session: Session, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self._changed: set[str] = set()
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(0)
-        self._timer.timeout.connect(self._on_timer_timeout)
-        self._unsubscribe = session.subscribe(self._on_session_changed)
-
-    def _on_session_changed(self, changed: frozenset[str]) -> None:
-        self._changed |= changed
-        if not self._timer.isActive():
-            self._timer.start()
-
-    def _on_timer_timeout(self) -> None:
-        changed, self._changed = frozenset(self._changed), set()
-        if changed:
-            self.resultChanged.emit(changed)
+        self._pending = DeferredUpdate(self.resultChanged.emit, self, delay_ms=0)
+        self._unsubscribe = session.subscribe(self._pending.schedule)
 
     def flush(self) -> None:
         """Emit now if an emission is pending (tests and the screenshot path use it)."""
-        if self._timer.isActive():
-            self._timer.stop()
-            self._on_timer_timeout()
+        self._pending.flush()
 
     def detach(self) -> None:
         """Stop listening to the session (the window calls it when it closes)."""
-        self._timer.stop()
+        self._pending.cancel()
         self._unsubscribe()

@@ -1,30 +1,36 @@
 """File menu for sessions: New / Open… / Save / Save As… / Open Recent / Export…, autosave and drops.
 
-Installed by :func:`install_session_io` (``ui/extensions.py``); the window gets ``window.session_io``.
-Its autosave is an :class:`~.autosave.Autosave` (``autosave.py``, which also documents it); the
-Export… action's work is in ``export_actions.py``; which drop is a session file, in ``file_drop.py``.
+Built by the main window (its ``session_io``), which hands it the compare view (pinned A is saved with
+the session) and the import panel (the kernel a session names is reopened there).  Its autosave is an
+:class:`~.autosave.Autosave` (``autosave.py``, which also documents it); the Export… action's work is
+in ``export_actions.py``; which drop is a session file, in ``file_drop.py``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, QSettings, QStandardPaths, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from .. import session_file as sf
-from ..session import Inputs
+from ..session import DEFAULT_INPUTS, Inputs
 from .autosave import Autosave
 from .file_drop import DROP_EVENTS, accept_drop, dropped_session
+
+if TYPE_CHECKING:
+    from .views.compare_view import CompareView
+    from .views.import_panel import ImportPanel
+    from .window_api import WindowApi
 
 MAX_RECENT = 8
 RECENT_KEY = "session/recent"
 SESSION_FILTER = "Occupancy sessions (*.occsession *.yaml *.yml);;All files (*)"
 UNTITLED = "untitled"
-TITLE = "Occupancy calculator"
 
 
 def read_recent(settings: QSettings | None) -> list[str]:
@@ -42,9 +48,11 @@ def read_recent(settings: QSettings | None) -> list[str]:
 class SessionIO(QObject):
     """The window's current session file, its modified flag, the recent list and the autosave."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowApi, compare: CompareView, sources: ImportPanel, plots: QWidget) -> None:
+        super().__init__(window.frame)
         self.window, self.session = window, window.session
+        self._frame = window.frame
+        self.compare, self.sources, self.plots = compare, sources, plots
         self.settings: QSettings | None = window.settings
         self.path: Path | None = None
         self.modified = False
@@ -54,40 +62,37 @@ class SessionIO(QObject):
         self._source: tuple[str, str] | None = None
         self._loading = False
         self.recent = read_recent(self.settings)
-        self.autosave = Autosave(self)
+        self.autosave = Autosave(self, self)
         self._timer = self.autosave.timer  # the autosave delay (tests shorten it)
         self._build_actions()
         window.bridge.resultChanged.connect(self._on_bridge_result_changed)
-        compare = getattr(window, "compare", None)
-        if compare is not None:
-            compare.pinnedChanged.connect(self._on_compare_pinned_changed)
-        window.windowTitleChanged.connect(self._on_window_title_changed)
-        window.setAcceptDrops(True)
-        window.installEventFilter(self)
+        compare.pinnedChanged.connect(self._on_compare_pinned_changed)
+        self._frame.setAcceptDrops(True)
+        self._frame.installEventFilter(self)
         self._update_title()
         self.autosave.schedule_test_edit()
 
     # ----------------------------------------------------------------------------- build
     def _action(self, text: str, shortcut: QKeySequence.StandardKey | str | None, slot: Any) -> QAction:
-        action = QAction(text, self.window)
+        action = QAction(text, self._frame)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
         action.triggered.connect(slot)
         return action
 
     def _build_actions(self) -> None:
-        K = QKeySequence.StandardKey
-        self.new_action = self._action("&New session", K.New, self.new_session)
-        self.open_action = self._action("&Open session…", K.Open, self._on_open_triggered)
-        self.save_action = self._action("&Save session", K.Save, self._on_save_triggered)
-        self.save_as_action = self._action("Save session &as…", K.SaveAs, self._on_save_as_triggered)
+        keys = QKeySequence.StandardKey
+        self.new_action = self._action("&New session", keys.New, self.new_session)
+        self.open_action = self._action("&Open session…", keys.Open, self._on_open_triggered)
+        self.save_action = self._action("&Save session", keys.Save, self._on_save_triggered)
+        self.save_as_action = self._action("Save session &as…", keys.SaveAs, self._on_save_as_triggered)
         self.export_action = self._action("&Export…", "Ctrl+E", self._on_export_triggered)
         self.export_action.setToolTip("Export a report (HTML, Markdown), the table (CSV) or the plots (PNG, SVG)")
         menu = self.window.file_menu
         before = self.window.file_quit_separator
         for action in (self.new_action, self.open_action):
             menu.insertAction(before, action)
-        self.recent_menu = QMenu("Open &recent", self.window)
+        self.recent_menu = QMenu("Open &recent", self._frame)
         menu.insertMenu(before, self.recent_menu)
         for action in (self.save_action, self.save_as_action):
             menu.insertAction(before, action)
@@ -106,40 +111,29 @@ class SessionIO(QObject):
 
     # ----------------------------------------------------------------------------- state
     def current_source(self) -> tuple[str, str] | None:
-        """(file, kernel) of the import panel where the window has one, else the one last opened."""
-        panel = getattr(self.window, "import_panel", None)
-        getter = getattr(panel, "current_source", None)
-        if callable(getter):
-            try:
-                found = getter()
-            except Exception:  # noqa: BLE001 - another view's failure must not stop a save
-                found = None
-            if found:
-                return (str(found[0]), str(found[1]))
+        """(file, kernel) the import panel shows, else the one last opened."""
+        try:
+            found = self.sources.current_source()
+        except Exception:  # noqa: BLE001 - another view's failure must not stop a save
+            found = None
+        if found:
+            return (str(found[0]), str(found[1]))
         return self._source
 
     def state(self) -> sf.SessionState:
-        compare = getattr(self.window, "compare", None)
-        pinned = compare.pinned_inputs if compare is not None else None
-        return sf.state_of(self.session, self.current_source(), pinned)
+        return sf.state_of(self.session, self.current_source(), self.compare.pinned_inputs)
 
     def set_modified(self, modified: bool) -> None:
         if modified != self.modified:
             self.modified = modified
             self._update_title()
 
-    def title(self) -> str:
-        name = self.path.name if self.path is not None else UNTITLED
-        return f"{self.session.inputs.device} — {name}{'*' if self.modified else ''} — {TITLE}"
-
     def _update_title(self) -> None:
-        if self.window.windowTitle() != self.title():
-            self.window.setWindowTitle(self.title())
+        self.window.set_document(self.path.name if self.path is not None else UNTITLED, self.modified)
 
-    def _on_window_title_changed(self, title: str) -> None:
-        # The main window writes its own title when the device changes; keep the file name and `*` in it.
-        if title != self.title():
-            self._update_title()
+    def show_status(self, message: str, timeout_ms: int) -> None:
+        """A message in the window's status bar."""
+        self._frame.statusBar().showMessage(message, timeout_ms)
 
     # ----------------------------------------------------------------------------- changes, autosave
     def _on_bridge_result_changed(self, changed: frozenset[str]) -> None:
@@ -190,11 +184,10 @@ class SessionIO(QObject):
         self._loading = True
         try:
             sf.apply_inputs(self.session, state.inputs)
-            compare = getattr(self.window, "compare", None)
-            if compare is not None and state.pinned is not None:
-                compare.pin(state.pinned)
-            elif compare is not None:
-                compare.clear()
+            if state.pinned is not None:
+                self.compare.pin(state.pinned)
+            else:
+                self.compare.clear()
             self._source = state.source
             self._restore_source(state.source)
             self.window.bridge.flush()  # deliver the change now, while it counts as loading
@@ -207,13 +200,11 @@ class SessionIO(QObject):
             self.autosave.schedule()
 
     def _restore_source(self, source: tuple[str, str] | None) -> None:
-        panel = getattr(self.window, "import_panel", None)
-        opener = getattr(panel, "open_source", None)
-        if source is not None and callable(opener):
+        if source is not None:
             try:
-                opener(*source)
+                self.sources.open_source(*source)
             except Exception as exc:  # noqa: BLE001 - the inputs are restored even if the log is gone
-                self.window.statusBar().showMessage(f"Could not reopen {source[0]}: {exc}", 8000)
+                self.show_status(f"Could not reopen {source[0]}: {exc}", 8000)
 
     def open_path(self, path: str | os.PathLike[str]) -> bool:
         """Open a session file; on error say so (status bar + message box) and change nothing."""
@@ -225,7 +216,7 @@ class SessionIO(QObject):
             return False
         self.adopt(state, path)
         self.add_recent(path)
-        self.window.statusBar().showMessage(f"Opened {path}", 5000)
+        self.show_status(f"Opened {path}", 5000)
         return True
 
     def save_to(self, path: str | os.PathLike[str]) -> bool:
@@ -239,13 +230,11 @@ class SessionIO(QObject):
         self.set_modified(False)
         self._update_title()
         self.add_recent(path)
-        self.window.statusBar().showMessage(f"Saved {path}", 5000)
+        self.show_status(f"Saved {path}", 5000)
         return True
 
     def new_session(self) -> None:
         """Default inputs on the current device, nothing pinned, no file."""
-        from .app import DEFAULT_INPUTS
-
         self.adopt(sf.SessionState(Inputs(device=self.session.inputs.device, **DEFAULT_INPUTS)), None)
 
     def add_recent(self, path: Path) -> None:
@@ -258,9 +247,9 @@ class SessionIO(QObject):
     def report_error(self, title: str, message: str) -> None:
         """One line in the status bar and, in the real app, a (non-blocking) message box."""
         self.last_error = message
-        self.window.statusBar().showMessage(message, 15000)
+        self.show_status(message, 15000)
         if self.show_error_dialogs:
-            box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self.window)
+            box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self._frame)
             box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
             box.open()
             self.error_box = box
@@ -268,19 +257,21 @@ class SessionIO(QObject):
     # ----------------------------------------------------------------------------- export
     def export_to(self, path: str | os.PathLike[str]) -> Path:
         """Write a report (.html/.md), the table (.csv) or the plots (.png/.svg) by extension."""
-        from . import export_actions  # the exporters load with the first export
+        from . import export_actions  # noqa: PLC0415 - lazy: the exporters load with the first export
 
-        return export_actions.export_to(self, path)
+        written = export_actions.export_to(path, self.session, self.current_source(), self.plots)
+        self.show_status(f"Exported {written}", 5000)
+        return written
 
     def plot_image_bytes(self, suffix: str) -> bytes:
         """The plot grid as PNG or SVG bytes, at the screen's pixel ratio (logical size × DPR)."""
-        from . import export_actions
+        from . import export_actions  # noqa: PLC0415 - lazy: as above
 
-        return export_actions.plot_image_bytes(self.window.plots, suffix)
+        return export_actions.plot_image_bytes(self.plots, suffix)
 
     # ----------------------------------------------------------------------------- dialogs (real app)
     def _on_open_triggered(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open session", self.dialog_dir(), SESSION_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self._frame, "Open session", self.dialog_dir(), SESSION_FILTER)
         if path:
             self.open_path(path)
 
@@ -292,16 +283,17 @@ class SessionIO(QObject):
 
     def _on_save_as_triggered(self) -> None:
         start = str(self.path) if self.path is not None else os.path.join(self.dialog_dir(), UNTITLED + sf.SUFFIX)
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save session as", start, SESSION_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self._frame, "Save session as", start, SESSION_FILTER)
         if path:
             if not Path(path).suffix:
                 path += sf.SUFFIX
             self.save_to(path)
 
     def _on_export_triggered(self) -> None:
-        from . import export_actions
+        from . import export_actions  # noqa: PLC0415 - lazy: as in export_to
 
-        export_actions.export_dialog(self)
+        start = os.path.join(self.dialog_dir(), (self.path.stem if self.path else "occupancy") + ".html")
+        export_actions.export_dialog(self._frame, start, self.export_to, self.report_error)
 
     def _on_recent_triggered(self) -> None:
         action = self.sender()
@@ -316,7 +308,7 @@ class SessionIO(QObject):
 
     # ----------------------------------------------------------------------------- window events
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if watched is not getattr(self, "window", None):  # also while Python tears this object down
+        if watched is not getattr(self, "_frame", None):  # also while Python tears this object down
             return False
         kind = event.type()
         if kind in DROP_EVENTS:  # not ours (compiler outputs, other drops) falls through
@@ -326,35 +318,19 @@ class SessionIO(QObject):
         return False
 
 
-def install_session_io(window: Any) -> None:
-    """Extension entry point: ``window.session_io`` is the :class:`SessionIO`."""
-    window.session_io = SessionIO(window)
-
-
-def install_compare_and_sessions(window: Any) -> None:
-    """Both of this module's views, in the order they need: compare first (sessions save its pinned A)."""
-    from .views.compare_view import install_compare
-
-    install_compare(window)
-    install_session_io(window)
-
-
 INPUT_OPTIONS = ("device", "threads", "registers", "static_smem", "dynamic_smem")
 """``occupancy-gui`` options that set inputs: with any of them, an autosave is not restored over them."""
 
 
-def start_session(window: Any, args: Any, state: sf.SessionState | None) -> None:
+def start_session(io: SessionIO, args: Any, state: sf.SessionState | None) -> None:
     """At start-up: adopt the session file FILE named, or restore an autosave a crashed run left.
 
     ``args.session_file`` is the path of ``state``; the window's inputs already hold the file's
     inputs with explicit options applied over them (the file is then marked modified).
     """
-    io: SessionIO | None = getattr(window, "session_io", None)
-    if io is None:
-        return
     io.autosave.read_only = bool(getattr(args, "print_state", False))  # a diagnostic run leaves recovery files be
     if state is not None:
-        inputs = window.session.inputs
+        inputs = io.session.inputs
         io.adopt(sf.SessionState(inputs, state.source, state.pinned), args.session_file,
                  modified=inputs != state.inputs)  # fmt: skip
         io.add_recent(args.session_file)
@@ -362,13 +338,10 @@ def start_session(window: Any, args: Any, state: sf.SessionState | None) -> None
         io.restore_autosave()
 
 
-def print_state(window: Any) -> None:
+def print_state(io: SessionIO) -> None:
     """``--print-state``: the window's session as JSON on stdout (the autosave-restore test reads it)."""
-    import json
-
-    io: SessionIO | None = getattr(window, "session_io", None)
-    data = sf.state_to_dict(io.state() if io is not None else sf.state_of(window.session))
-    data["window"] = {"file": str(io.path) if io is not None and io.path else None,
-                      "modified": bool(io is not None and io.modified), "title": window.windowTitle(),
-                      "status": window.statusBar().currentMessage()}  # fmt: skip
+    data = sf.state_to_dict(io.state())
+    frame = io.window.frame
+    data["window"] = {"file": str(io.path) if io.path else None, "modified": io.modified,
+                      "title": frame.windowTitle(), "status": frame.statusBar().currentMessage()}  # fmt: skip
     print(json.dumps(data, indent=1))

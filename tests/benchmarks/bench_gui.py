@@ -115,7 +115,7 @@ class PaintWatch:
 
         class Filter(QObject):
             def eventFilter(self, obj: object, event: object) -> bool:  # noqa: N802
-                if event.type() == QEvent.Type.Paint:  # type: ignore[attr-defined]
+                if event.type() == QEvent.Type.Paint:  # type: ignore[attr-defined]  # a QEvent
                     watch.painted[id(obj)] = time.perf_counter()
                 return False
 
@@ -123,7 +123,7 @@ class PaintWatch:
         self.filter = Filter()
         self.ids = [id(w) for w in widgets]
         for widget in widgets:
-            widget.installEventFilter(self.filter)  # type: ignore[attr-defined]
+            widget.installEventFilter(self.filter)  # type: ignore[attr-defined]  # a QWidget
 
     def all_after(self, t0: float) -> float | None:
         times = [self.painted.get(i, 0.0) for i in self.ids]
@@ -131,7 +131,7 @@ class PaintWatch:
 
 
 def random_edit(rng: random.Random, window: object, names: list[str]) -> None:
-    kernel, device = window.kernel_panel, window.device_panel  # type: ignore[attr-defined]
+    kernel, device = window.kernel_panel, window.device_panel  # type: ignore[attr-defined]  # a MainWindow
     kind = rng.choices(["threads", "registers", "static_smem", "dynamic_smem", "barriers", "slider", "device"],
                        weights=[4, 4, 3, 2, 1, 2, 1])[0]  # fmt: skip
     if kind == "slider":

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from occupancy_gui.importers import import_file  # noqa: E402
+from occupancy_gui.importers import import_file
 
 ARCHS = ("sm_80", "sm_86", "sm_90a", "sm_100", "sm_120")
 

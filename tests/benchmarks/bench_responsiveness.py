@@ -1,6 +1,12 @@
-"""How long the window stalls while a big build log is imported through the kernel table dock.
+"""How long the window stalls while a big build log (or NVIDIA's libraries) is imported through the
+kernel table dock, and how soon Cancel is heard.
 
     python tests/benchmarks/bench_responsiveness.py [--size-mb 200] [--ptxas-share 0.25] [--repeat 3]
+    python tests/benchmarks/bench_responsiveness.py --libraries [--only cublasLt]
+
+``--libraries``: the five vendor libraries of ``bench_vendor_library`` instead of the log (the import
+cache is pointed at an empty temporary directory, so every open reads the file); for each, also the
+time from ``cancel()`` (one second into the import) to ``importCancelled``.
 
 A 5 ms QTimer ticks on the GUI thread while ``window.import_panel.load(log)`` reads the log on its
 worker thread; the longest gap between two ticks is the worst stall a user would feel (Qt's timer
@@ -13,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -22,9 +29,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_import import generate  # noqa: E402
-from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from bench_import import generate
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
 
 
 def measure(window, log: Path) -> tuple[float, float, int]:
@@ -63,12 +70,60 @@ def measure(window, log: Path) -> tuple[float, float, int]:
     return worst[0] * 1000, elapsed, panel.model.rowCount()
 
 
+def cancel_latency(window, path: Path, after_s: float = 1.0) -> float | None:
+    """Milliseconds from ``cancel()``, ``after_s`` into an import, to ``importCancelled``; ``None``
+    if the import finished first."""
+    app = QApplication.instance()
+    panel = window.import_panel
+    loop = QEventLoop()
+    heard = [0.0]
+
+    def cancelled() -> None:
+        heard[0] = time.perf_counter()
+        loop.quit()
+
+    panel.importCancelled.connect(cancelled)
+    panel.importFinished.connect(loop.quit)
+    asked = [0.0]
+
+    def ask() -> None:
+        asked[0] = time.perf_counter()
+        panel.cancel()
+
+    QTimer.singleShot(int(after_s * 1000), ask)
+    panel.load(path)
+    loop.exec()
+    panel.importCancelled.disconnect(cancelled)
+    panel.importFinished.disconnect(loop.quit)
+    app.processEvents()
+    return (heard[0] - asked[0]) * 1000 if heard[0] else None
+
+
+def libraries(window, only: str | None, repeat: int) -> None:
+    from tests.importers.test_vendor_libraries import LIBRARIES, library_file
+
+    for wheel, stem in LIBRARIES:
+        if only and only.lower() not in stem.lower():
+            continue
+        lib = library_file(wheel, stem)
+        for i in range(repeat):
+            shutil.rmtree(os.environ["OCCUPANCY_GUI_CACHE_DIR"], ignore_errors=True)  # read the file, not the cache
+            stall, elapsed, rows = measure(window, lib)
+            shutil.rmtree(os.environ["OCCUPANCY_GUI_CACHE_DIR"], ignore_errors=True)
+            latency = cancel_latency(window, lib)
+            shown = "finished first" if latency is None else f"{latency:.0f} ms"
+            print(f"{lib.name}: run {i + 1}: {rows} rows, import {elapsed:.2f} s, longest GUI stall "
+                  f"{stall:.1f} ms, cancel heard in {shown}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=200)
     parser.add_argument("--ptxas-share", type=float, default=0.25)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="write the log here instead of a temporary file")
+    parser.add_argument("--libraries", action="store_true", help="NVIDIA's five libraries instead of a log")
+    parser.add_argument("--only", help="with --libraries: one of them, e.g. cublasLt")
     args = parser.parse_args()
 
     from occupancy_gui.paths import data_dir
@@ -79,6 +134,14 @@ def main() -> int:
 
     app = application()
     with tempfile.TemporaryDirectory() as tmp:
+        if args.libraries:
+            os.environ["OCCUPANCY_GUI_CACHE_DIR"] = str(Path(tmp) / "cache")  # every open reads the file
+            window = MainWindow(Session(default_catalog(data_dir("device_profiles")), device="sm_90"), settings=None)
+            window.resize(1400, 900)
+            window.show()
+            libraries(window, args.only, args.repeat)
+            window.close()
+            return 0
         log = args.keep or Path(tmp) / "build.log"
         t0 = time.perf_counter()
         generate(log, args.size_mb, args.ptxas_share)

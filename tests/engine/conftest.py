@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from occupancy_gui.engine import DeviceProperties
-from occupancy_gui.profiles import Catalog
 from occupancy_gui.paths import data_dir
+from occupancy_gui.profiles import Catalog
 from tests.harness.reference import Reference
 
 

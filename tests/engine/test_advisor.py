@@ -53,7 +53,8 @@ def test_block_size_is_the_runtime_heuristic(reference: Reference, cc_devices: d
         n = 25
         kernel = random_kernels(rng, n, device)
         kernel[:, 2] = np.where(rng.random(n) < 0.7, 2**31 - 1, rng.integers(1, 1100, n))
-        terms = np.column_stack([rng.integers(0, 20000, n) * (rng.random(n) < 0.5), rng.integers(0, 64, n) * (rng.random(n) < 0.3),
+        terms = np.column_stack([rng.integers(0, 20000, n) * (rng.random(n) < 0.5),
+                                 rng.integers(0, 64, n) * (rng.random(n) < 0.3),
                                  rng.integers(0, 1024, n) * (rng.random(n) < 0.3)])  # fmt: skip
         ref = reference.potential_block_size(device, kernel, terms)
         for i in range(n):
@@ -101,7 +102,8 @@ def test_seed_example_advice(cc_devices: dict) -> None:
     assert not any(c.input == "shared_memory" and c.gains for c in advice.cliffs)  # registers bind, not smem
     assert [h.num_blocks for h in advice.headroom] == [1, 2, 3, 4]
     target = suggest_launch_bounds(device, SEED_FUNC, SEED_LAUNCH, 5)
-    assert target is not None and target.launch_bounds == "__launch_bounds__(256, 5)" and target.maxrregcount == "-maxrregcount=48"
+    assert target is not None
+    assert target.launch_bounds == "__launch_bounds__(256, 5)" and target.maxrregcount == "-maxrregcount=48"
 
 
 def test_spill_figures_appear_in_the_register_cost(cc_devices: dict) -> None:

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from occupancy_gui.engine import (
+    CacheConfig,
     DeviceProperties,
+    DeviceState,
     DynamicSmem,
     FuncShmemConfig,
     FunctionAttributes,
-    DeviceState,
-    CacheConfig,
-    PartitionedGCConfig,
     OccupancyError,
+    PartitionedGCConfig,
     available_dynamic_smem_per_block,
     build_query,
     max_active_blocks,
@@ -138,7 +138,8 @@ def test_potential_block_size_matches_header(reference: Reference, cc_devices: d
         n = 60
         kernel = random_kernels(rng, n, device)
         kernel[:, 2] = np.where(rng.random(n) < 0.7, 2**31 - 1, rng.integers(1, 1100, n))
-        terms = np.column_stack([rng.integers(0, 20000, n) * (rng.random(n) < 0.5), rng.integers(0, 64, n) * (rng.random(n) < 0.3),
+        terms = np.column_stack([rng.integers(0, 20000, n) * (rng.random(n) < 0.5),
+                                 rng.integers(0, 64, n) * (rng.random(n) < 0.3),
                                  rng.integers(0, 1024, n) * (rng.random(n) < 0.3)])  # fmt: skip
         ref = reference.potential_block_size(device, kernel, terms)
         for i in range(n):
@@ -150,14 +151,15 @@ def test_potential_block_size_matches_header(reference: Reference, cc_devices: d
             except OccupancyError as exc:
                 mine = (int(exc.status), None, None)
             want = tuple(int(v) for v in ref[i])
-            assert mine[0] == want[0] and (want[0] != 0 or mine == want), (name, kernel[i].tolist(), terms[i].tolist(), want, mine)
+            context = (name, kernel[i].tolist(), terms[i].tolist(), want, mine)
+            assert mine[0] == want[0] and (want[0] != 0 or mine == want), context
 
 
 def kernel_from_row(row: np.ndarray) -> tuple[FunctionAttributes, DeviceState]:
     v = [int(x) for x in row]
     func = FunctionAttributes(num_regs=v[0], shared_size_bytes=v[1], max_threads_per_block=v[2],
                               partitioned_gc_config=PartitionedGCConfig(v[3]), shmem_limit_config=FuncShmemConfig(v[4]),
-                              max_dynamic_shared_size_bytes=v[5], num_block_barriers=v[6], virtual_resource_count=v[7])  # fmt: skip
+                              max_dynamic_shared_size_bytes=v[5], num_block_barriers=v[6], virtual_resource_count=v[7])
     return func, DeviceState(cache_config=CacheConfig(v[8]), carveout_config=v[9])
 
 
@@ -179,7 +181,8 @@ def test_available_dynamic_smem_matches_header(reference: Reference, cc_devices:
             except OccupancyError as exc:
                 mine = (int(exc.status), None)
             want = (int(ref[i, 0]), int(ref[i, 1]) % (1 << 64))
-            assert mine[0] == want[0] and (want[0] != 0 or mine == want), (name, kernel[i].tolist(), blocks[i], sizes[i], want, mine)
+            context = (name, kernel[i].tolist(), blocks[i], sizes[i], want, mine)
+            assert mine[0] == want[0] and (want[0] != 0 or mine == want), context
             compared += want[0] == 0
     assert compared > 800  # most random kernels fit fewer blocks than asked; the refusals are compared too
 

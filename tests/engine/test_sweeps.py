@@ -66,7 +66,8 @@ def test_grid_equals_scalar_engine(cc_devices) -> None:
     rng = np.random.default_rng(3)
     for _ in range(200):
         i, j = int(rng.integers(0, 1024)), int(rng.integers(0, 256))
-        want = scalar_blocks(device, replace(FUNC, num_regs=int(grid.registers[j])), Launch(int(grid.block_sizes[i]), LAUNCH.dynamic_smem))
+        func = replace(FUNC, num_regs=int(grid.registers[j]))
+        want = scalar_blocks(device, func, Launch(int(grid.block_sizes[i]), LAUNCH.dynamic_smem))
         assert grid.active_blocks[i, j] == want
 
 

@@ -129,7 +129,7 @@ def run_one(target: str, data: bytes, path: str) -> str:
         raise
     except ImportCancelled as exc:
         raise Crash(f"ImportCancelled without a cancel callback: {exc!r}") from exc
-    except Exception as exc:  # noqa: BLE001 - the point of the harness
+    except Exception as exc:
         raise Crash(f"{type(exc).__name__}: {exc}"[:500]) from exc
     elapsed = time.perf_counter() - start
     if elapsed > MAX_SECONDS:

@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.fuzz.harness import BINARY_TARGETS, TARGETS, TEXT_TARGETS, Crash, mutate, run_one, seeds  # noqa: E402
-from tests.fuzz import structured  # noqa: E402
+from tests.fuzz import structured
+from tests.fuzz.harness import BINARY_TARGETS, TARGETS, TEXT_TARGETS, Crash, mutate, run_one, seeds
 
 MEMORY_LIMIT = 2 << 30
 

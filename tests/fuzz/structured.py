@@ -391,7 +391,7 @@ def run_structured(target: str, data: bytes | list[str], workdir: str) -> str:
         raise
     except MemoryError as exc:
         raise Crash(f"MemoryError: {exc}") from exc
-    except Exception as exc:  # noqa: BLE001 - the point of the harness
+    except Exception as exc:
         raise Crash(f"{type(exc).__name__}: {exc}"[:500]) from exc
     elapsed = time.process_time() - start
     if elapsed > MAX_SECONDS:

@@ -19,8 +19,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from .harness import (BINARY_TARGETS, INTERESTING, TARGETS, TEXT_TARGETS, TEXT_TOKENS,  # noqa: E402
-                      mutate, run_one, seeds)
+from .harness import BINARY_TARGETS, INTERESTING, TARGETS, TEXT_TARGETS, TEXT_TOKENS, mutate, run_one, seeds  # noqa: E402
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "500"))
 DERIVED = 3

@@ -186,7 +186,7 @@ def fatbin_of(cubin: Path, arch: str, compress: str) -> Path:
     ``zstd`` (the -compress-all default)."""
     out = cubin.with_name(f"{cubin.stem}.{compress}.fatbin")
     if not out.exists():
-        number = re.match(r"sm_(\d+)", arch).group(1)  # type: ignore[union-attr]
+        number = re.match(r"sm_(\d+)", arch).group(1)  # type: ignore[union-attr]  # archs are sm_NN
         flags = {"none": [], "lz4": ["-compress-all", "-compress-mode=speed"], "zstd": ["-compress-all"]}[compress]
         fatbinary = toolchains.nvcc13_bin() / "fatbinary"
         toolchains.run([fatbinary, "--64", f"--create={out}.tmp", f"--image3=kind=elf,sm={number},file={cubin}",

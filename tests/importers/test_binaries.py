@@ -57,14 +57,16 @@ def test_fatbin_and_host_object_cover_every_arch():
 def test_lz4_entry_equals_uncompressed_cubin():
     lz4 = kernels(import_file(GEN / "a_lz4.fatbin"))
     plain = kernels(import_file(GEN / "a.fatbin"))
-    strip = lambda recs: {k: (r.registers, r.static_smem, r.barriers, r.const_bytes, r.local_bytes) for k, r in recs.items()}
+    def strip(recs):
+        return {k: (r.registers, r.static_smem, r.barriers, r.const_bytes, r.local_bytes) for k, r in recs.items()}
     assert strip(lz4) == strip(plain)
 
 
 def test_zstd_entries_equal_the_uncompressed_cubins():
     zstd = kernels(import_file(GEN / "a_zstd.fatbin"))
     plain = {**kernels(import_file(GEN / "a_sm80.cubin")), **kernels(import_file(GEN / "a_sm120.cubin"))}
-    strip = lambda recs: {k: (r.registers, r.static_smem, r.barriers, r.local_bytes) for k, r in recs.items()}
+    def strip(recs):
+        return {k: (r.registers, r.static_smem, r.barriers, r.local_bytes) for k, r in recs.items()}
     assert {k[1] for k in zstd} == {"sm_80", "sm_120"}
     assert strip(zstd) == strip(plain)
 

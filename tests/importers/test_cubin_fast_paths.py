@@ -16,8 +16,14 @@ import pytest
 from occupancy_gui.importers import ImportFailure, import_file_detailed
 from occupancy_gui.importers.binary_data import Blob
 from occupancy_gui.importers.elf import Elf, StringTable
-from occupancy_gui.importers.elf_cubin import (_KERNEL_ATTRS, _MODULE_WANTED, EIATTR_NUM_BARRIERS,
-                                               _module_info, nv_info_entries, read_cubin)
+from occupancy_gui.importers.elf_cubin import (
+    _KERNEL_ATTRS,
+    _MODULE_WANTED,
+    EIATTR_NUM_BARRIERS,
+    _module_info,
+    nv_info_entries,
+    read_cubin,
+)
 from occupancy_gui.importers.fatbin import read_fatbin_bytes, read_host_binary
 from occupancy_gui.importers.records import FIELDS, merge_records
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from occupancy_gui.importers import (ImportCancelled, ImportFailure, detect_format, import_file,
-                                     import_file_detailed)
+from occupancy_gui.importers import ImportCancelled, ImportFailure, detect_format, import_file, import_file_detailed
 from occupancy_gui.importers.ncu_csv import _bytes, import_ncu_csv
 
 from .conftest import DATA

@@ -183,7 +183,7 @@ def test_lazy_records_behave_like_built_ones():
     assert dataclasses.replace(lazy, registers=99).registers == 99
     assert dataclasses.asdict(lazy) == dataclasses.asdict(built)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        lazy.registers = 1  # type: ignore[misc]
+        lazy.registers = 1  # type: ignore[misc]  # the point: a frozen record refuses it
 
 
 def test_cancel_midway_returns_nothing(tmp_path):

@@ -18,11 +18,11 @@ from collections import Counter
 
 import pytest
 
-from tests.importers import matrix_build as mb
-from tests import toolchains
-from occupancy_gui.importers import import_file, import_file_detailed
+from occupancy_gui.importers import import_file
 from occupancy_gui.importers.cli import run_import
 from occupancy_gui.importers.cuobjdump_text import parse_text
+from tests import toolchains
+from tests.importers import matrix_build as mb
 
 pytestmark = pytest.mark.slow
 CASE_IDS = [f"{tk}-{arch}" for tk, arch in mb.CASES]
@@ -34,7 +34,7 @@ def case(request) -> mb.Case:
 
 
 def arch_number(arch: str) -> int:
-    return int(re.match(r"sm_(\d+)", arch).group(1))  # type: ignore[union-attr]
+    return int(re.match(r"sm_(\d+)", arch).group(1))  # type: ignore[union-attr]  # archs are sm_NN
 
 
 def nvlink_window(arch: str) -> int:

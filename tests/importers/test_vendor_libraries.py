@@ -75,7 +75,7 @@ def compare(ours, text: str, what: str) -> None:
 
 def embedded_fatbin(path: Path, records, out: Path) -> int:
     """The embedded containers the records came from, laid end to end (8-byte aligned) in ``out``."""
-    starts = sorted({int(_CONTAINER.search(r.source).group(1), 16) for r in records})  # type: ignore[union-attr]
+    starts = sorted({int(_CONTAINER.search(r.source).group(1), 16) for r in records})  # type: ignore[union-attr]  # embedded sources name it
     with open(path, "rb") as src, open(out, "wb") as dst:
         for at in starts:
             src.seek(at)

@@ -45,7 +45,15 @@ def test_self_test_failure_is_one_line(tmp_path: Path, monkeypatch: pytest.Monke
 
     (tmp_path / "broken.yaml").write_text("schema: 1\nname: broken\nkind: nonsense\n", encoding="utf-8")
     monkeypatch.setattr(occupancy_gui.paths, "data_dir", lambda name: tmp_path)
-    assert self_test.run() == 1
+
+    class NoWindow:  # the profiles check fails first: no window may be built
+        def create(self, argv: list[str]) -> object:
+            raise AssertionError("the window was built after a failed check")
+
+        def screenshot(self, window: object, path: Path) -> None:
+            raise AssertionError("the window was rendered after a failed check")
+
+    assert self_test.run(NoWindow()) == 1
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("occupancy-gui: self-test failed: bundled profile"), captured.err

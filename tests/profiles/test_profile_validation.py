@@ -254,7 +254,8 @@ def test_unknown_inherits_suggests(cc_dir: Path) -> None:
 
 def test_gpu_may_not_inherit_a_gpu(cc_dir: Path) -> None:
     write(cc_dir, "a.yaml", GPU_TEMPLATE)
-    write(cc_dir, "b.yaml", GPU_TEMPLATE.replace("Test GPU", "Other").replace("[TGPU]", "[]").replace("inherits: sm_80", "inherits: Test GPU"))
+    other = GPU_TEMPLATE.replace("Test GPU", "Other").replace("[TGPU]", "[]")
+    write(cc_dir, "b.yaml", other.replace("inherits: sm_80", "inherits: Test GPU"))
     with pytest.raises(ProfileError, match="is a gpu profile") as info:
         Catalog.load([cc_dir])
     assert info.value.field == "inherits"

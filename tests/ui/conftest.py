@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QStandardPaths
 
 from occupancy_gui.session import Session
+
 SEED_EXAMPLE = dict(device="sm_100", threads=256, registers=64, static_smem=24 * 1024)
 
 OFFSCREEN_NOISE = r"^This plugin does not support (propagateSizeHints|raise|grabbing the keyboard)"

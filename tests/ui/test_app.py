@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 from PySide6.QtGui import QImage
 
@@ -30,14 +28,6 @@ def test_bad_arguments_exit_2_with_one_line(qapp, argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("occupancy-gui: error:") and err.count("\n") == 1
-
-
-def test_file_without_importers(qapp, tmp_path, monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "occupancy_gui.importers", None)  # as if the package were absent
-    log = tmp_path / "k.log"
-    log.write_text("ptxas info    : Used 32 registers\n")
-    assert main([str(log), "--screenshot", str(tmp_path / "s.png")]) == 0
-    assert "importing compiler output is not available" in capsys.readouterr().err
 
 
 def test_missing_file_is_a_usage_error(qapp, tmp_path, capsys):

@@ -6,8 +6,9 @@ from occupancy_gui.ui.session_bridge import SessionBridge
 
 
 def test_pyqtgraph_uses_pyside6():
-    import occupancy_gui.ui  # noqa: F401  (pins the binding)
     import pyqtgraph.Qt
+
+    import occupancy_gui.ui  # noqa: F401  (pins the binding)
 
     assert pyqtgraph.Qt.QT_LIB == "PySide6"
 

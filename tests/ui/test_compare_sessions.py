@@ -8,8 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from tests.ui.flush import settle
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication
@@ -20,6 +18,7 @@ from occupancy_gui.ui.autosave import PENDING_KEY, new_autosave_path
 from occupancy_gui.ui.main_window import MainWindow
 from occupancy_gui.ui.session_io import MAX_RECENT, RECENT_KEY, read_recent
 from occupancy_gui.ui.views.compare_view import DIFF_MARK, SORT_ROLE
+from tests.ui.flush import settle
 
 SEED_EXAMPLE = dict(device="sm_100", threads=256, registers=64, static_smem=24 * 1024)
 
@@ -182,13 +181,13 @@ def test_import_panel_source_is_saved(qtbot, tmp_path, window, io_):
         def open_source(self, path, kernel):
             self.opened = (path, kernel)
 
-    window.import_panel = FakeImportPanel()
+    io_.sources = FakeImportPanel()  # the panel the window hands its session file handling
     path = tmp_path / "s.occsession"
     io_.save_to(path)
     assert sf.load(path, window.session.catalog).source == ("/logs/build.log", "_Z6kernelPf")
-    window.import_panel = FakeImportPanel()
+    io_.sources = reopened = FakeImportPanel()
     io_.open_path(path)
-    assert window.import_panel.opened == ("/logs/build.log", "_Z6kernelPf")
+    assert reopened.opened == ("/logs/build.log", "_Z6kernelPf")
 
 
 def _drag_event(path, kind):

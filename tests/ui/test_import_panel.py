@@ -9,8 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from tests.ui.flush import flush_all
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
@@ -28,6 +26,7 @@ from occupancy_gui.ui.views.kernel_table_model import (
     KernelTable,
     occupancy_column,
 )
+from tests.ui.flush import flush_all
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
 TIMEOUT = 15000
@@ -115,7 +114,7 @@ def test_rows_match_the_importer_and_the_engine(qtbot, window, panel):
         block = rec.max_threads or threads
         func = FunctionAttributes(num_regs=rec.registers, shared_size_bytes=rec.static_smem,
                                   num_block_barriers=rec.barriers if rec.barriers is not None else 1,
-                                  max_threads_per_block=rec.max_threads or FunctionAttributes(0).max_threads_per_block)  # fmt: skip
+                                  max_threads_per_block=rec.max_threads or FunctionAttributes(0).max_threads_per_block)
         try:
             expected = compute_occupancy(device, func, Launch(block), window.session.device_state).occupancy
         except OccupancyError:
@@ -133,7 +132,7 @@ def test_occupancy_column_is_vectorised_per_distinct_kernel(catalog):
         occ = occupancy_column(table, device, block)
         for i in range(len(table)):
             func = FunctionAttributes(num_regs=int(table.registers[i]), shared_size_bytes=int(table.static_smem[i]),
-                                      num_block_barriers=max(int(table.barriers[i]), 0) if table.barriers[i] >= 0 else 1)  # fmt: skip
+                                      num_block_barriers=max(int(table.barriers[i]), 0) if table.barriers[i] >= 0 else 1)
             try:
                 expected = compute_occupancy(device, func, Launch(block)).occupancy
             except OccupancyError:

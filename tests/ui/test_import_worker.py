@@ -7,8 +7,13 @@ import sys
 import pytest
 
 from occupancy_gui.ui import import_worker
-from occupancy_gui.ui.import_worker import (SHORT_SWITCH_INTERVAL_S, TaskCancelled, TaskFailed, TaskRunner,
-                                            quick_gil_handoff)
+from occupancy_gui.ui.import_worker import (
+    SHORT_SWITCH_INTERVAL_S,
+    TaskCancelled,
+    TaskFailed,
+    TaskRunner,
+    quick_gil_handoff,
+)
 
 
 def test_quick_handoff_shortens_the_switch_interval_and_restores_it():

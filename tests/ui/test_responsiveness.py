@@ -24,7 +24,7 @@ def write_big_log(path, megabytes: int) -> int:
                   f"    {i % 3 * 8} bytes stack frame, {i % 5} bytes spill stores, {i % 5} bytes spill loads\n",
                   f"ptxas info    : Used {16 + i % 200} registers, used {i % 3} barriers, {(i % 16) * 1024} bytes smem, "
                   "380 bytes cmem[0]\n",
-                  "[ 42%] Building CUDA object src/CMakeFiles/lib.dir/module.cu.o -O3 -Xptxas -v " + "x" * 200 + "\n"]  # fmt: skip
+                  "[ 42%] Building CUDA object src/CMakeFiles/lib.dir/module.cu.o -O3 -Xptxas -v " + "x" * 200 + "\n"]
     block = "".join(lines).encode()
     repeats = (megabytes << 20) // len(block) + 1
     with open(path, "wb") as fh:
@@ -47,7 +47,7 @@ def test_big_log_is_imported_while_the_event_loop_runs(qtbot, tmp_path, window):
     ticks = []
     timer = QTimer()
     timer.setInterval(5)
-    timer.timeout.connect(lambda: ticks.append(panel.loading))  # noqa: PLW0108 - test-local timer
+    timer.timeout.connect(lambda: ticks.append(panel.loading))
     worker_threads = set()
     import occupancy_gui.ui.views.import_tasks as module
 

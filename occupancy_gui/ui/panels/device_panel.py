@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ... import units
 from ...engine import CARVEOUT_DEFAULT, CacheConfig
 from ...engine import architecture as arch
 from ...session import Session
-from .. import units
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import ErrorLabel
 
@@ -74,6 +74,10 @@ class DeviceSelector(QComboBox):
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         completer.setMaxVisibleItems(16)
         self.setCompleter(completer)
+        self.search = completer
+        editor = self.lineEdit()
+        assert editor is not None  # setEditable(True) above made it
+        self.editor = editor
 
     def populate(self, catalog: Catalog) -> None:
         """(Re)fill the list from ``catalog``, grouped; the caller blocks signals if it must."""
@@ -135,9 +139,10 @@ class DevicePanel(QGroupBox):
                                  "Type any part of a name, alias, architecture or \"CC 9.0\" to search.")  # fmt: skip
         self.selector_error = ErrorLabel(self)
         self.selector.activated.connect(self._on_selector_activated)
-        self.selector.completer().activated[str].connect(self._on_completer_activated)
-        self.selector.lineEdit().editingFinished.connect(self._on_selector_edited)
-        self.selector.lineEdit().setPlaceholderText("Search devices…")
+        # PySide6's stubs do not model a signal overloaded by argument type (QString / QModelIndex).
+        self.selector.search.activated[str].connect(self._on_completer_activated)  # type: ignore[index]
+        self.selector.editor.editingFinished.connect(self._on_selector_edited)
+        self.selector.editor.setPlaceholderText("Search devices…")
 
     def _build_limits(self) -> None:
         self.limits_grid = QGridLayout()
@@ -236,7 +241,7 @@ class DevicePanel(QGroupBox):
         with signals_blocked(self.selector, self.carveout, self.carveout_percent, self.cache_config):
             self.selector.setCurrentIndex(self.selector.index_of_name(inputs.device))
             self.selector.setEditText(self.selector.labels.get(inputs.device, inputs.device))
-            self.selector.lineEdit().setCursorPosition(0)
+            self.selector.editor.setCursorPosition(0)
             preset = next((i for i, (_t, v) in enumerate(CARVEOUT_CHOICES) if v == inputs.carveout), None)
             self.carveout.setCurrentIndex(len(CARVEOUT_CHOICES) - 1 if preset is None else preset)
             if preset is None:

@@ -5,35 +5,31 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QSlider, QWidget
 
-from ...session import Session
+from ...session import INPUT_RANGES, Session
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import ErrorLabel, QuantityField, QuantitySpinBox
 
 KIB = 1024
-MAX_THREADS = 16384
-"""Larger than any device allows, so that an oversized block is explained rather than refused."""
-MAX_REGISTERS = 1024
-MAX_SMEM = 4 * KIB * KIB
-MAX_BARRIERS = 32
+MAX_THREADS = INPUT_RANGES["threads"][1]
 
-# (session field, label with mnemonic, kind, minimum, maximum, step, tooltip)
+# (session field, label with mnemonic, kind, minimum, maximum (the session's INPUT_RANGES), step, tooltip)
 FIELDS = (
-    ("threads", "&Threads / block:", "count", 1, MAX_THREADS, 32,
+    ("threads", "&Threads / block:", "count", *INPUT_RANGES["threads"], 32,
      "Threads per block (blockDim.x × y × z). Arrows and the slider step by one warp;\n"
      "type any value and press Enter."),
-    ("registers", "&Registers / thread:", "count", 0, MAX_REGISTERS, 1,
+    ("registers", "&Registers / thread:", "count", *INPUT_RANGES["registers"], 1,
      "Registers per thread, as reported by ptxas -v or nvcc --resource-usage\n"
      "(cudaFuncAttributes.numRegs)."),
-    ("static_smem", "&Static shared mem:", "bytes", 0, MAX_SMEM, KIB,
+    ("static_smem", "&Static shared mem:", "bytes", *INPUT_RANGES["static_smem"], KIB,
      "Static shared memory per block (__shared__ variables; cudaFuncAttributes.sharedSizeBytes).\n"
      "Type bytes (24576) or KiB (24 KiB); K and KB also mean 1024 bytes."),
-    ("dynamic_smem", "D&ynamic shared mem:", "bytes", 0, MAX_SMEM, KIB,
+    ("dynamic_smem", "D&ynamic shared mem:", "bytes", *INPUT_RANGES["dynamic_smem"], KIB,
      "Dynamic shared memory per block: the third <<<grid, block, bytes>>> launch parameter.\n"
      "Type bytes (24576) or KiB (24 KiB)."),
-    ("max_dynamic_smem", "&Max dynamic attr.:", "bytes", 0, MAX_SMEM, KIB,
+    ("max_dynamic_smem", "&Max dynamic attr.:", "bytes", *INPUT_RANGES["max_dynamic_smem"], KIB,
      "cudaFuncAttributeMaxDynamicSharedMemorySize: opt in to more than the default per-block\n"
      "shared memory. Unset, the runtime uses shared memory per block − static shared memory."),
-    ("barriers", "Block &barriers:", "count", 0, MAX_BARRIERS, 1,
+    ("barriers", "Block &barriers:", "count", *INPUT_RANGES["barriers"], 1,
      "Named barriers a block uses (1 for __syncthreads alone). Limits resident blocks\n"
      "from compute capability 9.0."),
 )  # fmt: skip
@@ -69,7 +65,9 @@ class KernelPanel(QGroupBox):
         form.addRow("", self.barrier_note)
         self.spill_note = ErrorLabel(self)  # an imported kernel's spills, under its register count
         self.spill_note.setObjectName("spill_note")
-        self.fields["registers"].layout().addWidget(self.spill_note)
+        registers_row = self.fields["registers"].layout()
+        assert registers_row is not None  # a QuantityField lays out its box and unit
+        registers_row.addWidget(self.spill_note)
         self.arch_note = QLabel(self)  # an imported kernel built for another architecture
         self.arch_note.setObjectName("arch_note")
         self.arch_note.setWordWrap(True)

@@ -79,4 +79,4 @@ class PlotGrid(pg.GraphicsLayoutWidget):
     def leaveEvent(self, event: object) -> None:  # noqa: N802 (Qt override)
         for plot in self.plots.values():
             plot.hover(None)
-        super().leaveEvent(event)  # type: ignore[arg-type]
+        super().leaveEvent(event)

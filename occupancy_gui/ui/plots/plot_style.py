@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QBrush, QColor, QPalette, QPen
 
 from ..qt_utils import is_dark, palette
 
@@ -21,12 +21,12 @@ class PlotStyle:
     background: QColor
     foreground: QColor
     grid_alpha: float
-    curve_pen: object
-    curve_brush: object
-    current_pen: object
-    current_brush: object
-    cliff_pen: object
-    cliff_brush: object
+    curve_pen: QPen
+    curve_brush: QBrush
+    current_pen: QPen
+    current_brush: QBrush
+    cliff_pen: QPen
+    cliff_brush: QBrush
     cliff_text: QColor
     hover_text: QColor
     hover_fill: object

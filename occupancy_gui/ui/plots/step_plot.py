@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
+from PySide6.QtGui import QBrush, QPen
 from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsItem
 
 from ...engine import Cliff, StepCurve
@@ -37,7 +38,7 @@ class Marker(QGraphicsEllipseItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
         self.setZValue(10)
 
-    def set_style(self, pen: object, brush: object) -> None:
+    def set_style(self, pen: QPen, brush: QBrush) -> None:
         self.setPen(pen)
         self.setBrush(brush)
 

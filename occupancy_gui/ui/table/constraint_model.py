@@ -8,9 +8,9 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from .read_only_model import ReadOnlyTableModel
 from ...engine import Limit, LimitRow, OccupancyResult
 from ..qt_utils import binding_row_color
+from .read_only_model import ReadOnlyTableModel
 
 COLUMNS = ("Limit", "Per block (nominal)", "Allocated", "SM capacity", "Calculation", "Blocks allowed",
            "First-pass estimate", "Note")  # fmt: skip

@@ -44,7 +44,7 @@ class ConstraintTableView(QTableView):
         self.fit_columns()
 
     def fit_columns(self) -> None:
-        model: ConstraintTableModel = self.model()  # type: ignore[assignment]
+        model: ConstraintTableModel = self.model()  # type: ignore[assignment]  # the model it was built with
         plain = self.fontMetrics()
         bold_font = QFont(self.font())
         bold_font.setBold(True)

@@ -1,1 +1,1 @@
-"""Views that plug into the main window through ``ui.extensions``."""
+"""The window's docks and their views; the main window builds them (see ``main_window.py``)."""

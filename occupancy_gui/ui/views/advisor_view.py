@@ -6,6 +6,7 @@ Installed by ``analysis_dock.install_analysis_docks``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
@@ -21,11 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .analysis_dock import RefreshWhenVisible
 from ...engine import Advice, DynamicSmem, OccupancyError, advise, suggest_launch_bounds
 from ...session import Session
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import QuantitySpinBox
+from .refresh import RefreshWhenVisible
 
 INPUT_NAMES = {"registers": "Registers", "shared_memory": "Shared memory", "threads": "Block size"}
 SMEM_MODES = ("as launched (constant)", "bytes per thread", "bytes per warp")
@@ -39,13 +40,13 @@ class RowsModel(QAbstractTableModel):
     def __init__(self, headers: tuple[str, ...], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.headers = headers
-        self.rows: list[tuple[str, ...]] = []
+        self.rows: Sequence[tuple[str, ...]] = []
         self.bold: set[int] = set()
         self.tips: list[str] = []
         self._bold_font = QFont()
         self._bold_font.setBold(True)
 
-    def set_rows(self, rows: list[tuple[str, ...]], bold: set[int] | None = None, tips: list[str] | None = None) -> None:
+    def set_rows(self, rows: Sequence[tuple[str, ...]], bold: set[int] | None = None, tips: list[str] | None = None) -> None:
         self.beginResetModel()
         self.rows, self.bold, self.tips = rows, bold or set(), tips or []
         self.endResetModel()
@@ -116,7 +117,8 @@ class AdvisorView(RefreshWhenVisible, QWidget):
     def _build(self) -> None:
         self.smem_mode = QComboBox()
         self.smem_mode.addItems(SMEM_MODES)
-        self.smem_mode.setToolTip("Dynamic shared memory for the block size search: the launch's bytes, or bytes that grow with the block")
+        self.smem_mode.setToolTip("Dynamic shared memory for the block size search: the launch's bytes, "
+                                  "or bytes that grow with the block")
         self.smem_bytes = QuantitySpinBox("bytes", 0, 1 << 20)
         self.smem_bytes.setEnabled(False)
         self.smem_mode.currentIndexChanged.connect(self._on_smem_mode_changed)
@@ -206,8 +208,10 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         rows, bold = [], set()
         best = bs.ranking[0].active_warps if bs.ranking else 0
         for i, r in enumerate(bs.ranking):
-            mark = " ".join(m for m, on in (("★ heuristic", r.block_size == chosen), ("◀ current", r.block_size == bs.current)) if on)
-            rows.append((str(r.block_size), f"{r.dynamic_smem} B", str(r.active_blocks), str(r.active_warps), _pct(r.occupancy), mark))
+            marks = (("★ heuristic", r.block_size == chosen), ("◀ current", r.block_size == bs.current))
+            mark = " ".join(m for m, on in marks if on)
+            rows.append((str(r.block_size), f"{r.dynamic_smem} B", str(r.active_blocks), str(r.active_warps),
+                         _pct(r.occupancy), mark))
             if r.active_warps == best:
                 bold.add(i)
         self.ranking_model.set_rows(rows, bold)

@@ -8,69 +8,45 @@ nor on an edit.  Once built, a view follows the session a moment after the main 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QShowEvent
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from ..deferred import DeferredUpdate
 
 if TYPE_CHECKING:
     from ...session import Session
-    from ..main_window import MainWindow
+    from ..window_api import WindowApi
+
+
+class AnalysisView(Protocol):
+    def on_session_changed(self, changed: frozenset[str]) -> None: ...
+
 
 ViewFactory: TypeAlias = "Callable[[Session], QWidget]"
 
-DOCK_SIZE = QSize(900, 210)
-"""Size hint of every analysis view: the bottom dock area starts this tall (QSettings may restore another)."""
-
-
-class RefreshWhenVisible:
-    """Mixin for a dock's view: recompute only while shown; a hidden view catches up when shown.
-
-    The view defines ``refresh()`` (which clears ``_dirty``) and sets ``_dirty = True`` initially.
-    """
-
-    _dirty = True
-
-    def refresh(self) -> None:  # pragma: no cover - every view defines its own
-        raise NotImplementedError
-
-    def on_session_changed(self, changed: frozenset[str]) -> None:
-        if self.isVisible():  # type: ignore[attr-defined]
-            self.refresh()
-        else:
-            self._dirty = True  # a hidden tab computes when shown
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        return DOCK_SIZE
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
-        if self._dirty:
-            self.refresh()
-        super().showEvent(event)  # type: ignore[misc]
-
 
 class AnalysisDock(QDockWidget):
-    """A dock whose view is made by ``factory`` on first show and stored as ``window.<attr>``."""
+    """A dock whose view is made by ``factory`` on first show, then follows the session a moment late."""
 
-    def __init__(self, window: MainWindow, factory: ViewFactory, attr: str, name: str, title: str) -> None:
-        super().__init__(title, window)
+    def __init__(self, window: WindowApi, factory: ViewFactory, name: str, title: str) -> None:
+        super().__init__(title, window.frame)
         self.setObjectName(name)  # QSettings restores docks by object name
-        self._window, self._factory, self._attr = window, factory, attr
+        self._window, self._factory = window, factory
+        self._view: QWidget | None = None
+        self.follow: DeferredUpdate | None = None
         self.setWidget(QWidget())  # a placeholder until the dock is first shown
         self.visibilityChanged.connect(self._on_visibility_changed)
 
     def view(self) -> QWidget:
         """The dock's view, built now if it does not exist yet."""
-        existing = getattr(self._window, self._attr, None)
-        if existing is not None:
-            return existing
-        view = self._factory(self._window.session)
-        setattr(self._window, self._attr, view)
-        view.follow = DeferredUpdate(view.on_session_changed, view)  # type: ignore[attr-defined]
-        self._window.bridge.resultChanged.connect(view.follow.schedule)  # type: ignore[attr-defined]
+        if self._view is not None:
+            return self._view
+        view = self._view = self._factory(self._window.session)
+        follows: AnalysisView = view  # type: ignore[assignment]  # every factory's view has on_session_changed
+        self.follow = DeferredUpdate(follows.on_session_changed, view)
+        self._window.bridge.resultChanged.connect(self.follow.schedule)
         self.setWidget(view)
         return view
 
@@ -79,14 +55,15 @@ class AnalysisDock(QDockWidget):
             self.view()
 
 
-def add_analysis_dock(window: MainWindow, factory: ViewFactory, attr: str, name: str, title: str) -> AnalysisDock:
+def add_analysis_dock(window: WindowApi, factory: ViewFactory, name: str, title: str) -> AnalysisDock:
     """Add a closed analysis dock, tabbed with the others in the bottom area, with a menu toggle."""
-    dock = AnalysisDock(window, factory, attr, name, title)
-    others = [d for d in window.findChildren(QDockWidget)
-              if d is not dock and window.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]  # fmt: skip
-    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+    dock = AnalysisDock(window, factory, name, title)
+    frame = window.frame
+    others = [d for d in frame.findChildren(QDockWidget)
+              if d is not dock and frame.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]  # fmt: skip
+    frame.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
     if others:
-        window.tabifyDockWidget(others[0], dock)
+        frame.tabifyDockWidget(others[0], dock)
         front = next((d for d in others if d.objectName() == "advisor_dock"), others[0])
         front.raise_()  # the first analysis tab stays in front
     dock.hide()  # opened from the Analysis menu (or by a restored layout): the main view stays uncluttered
@@ -94,26 +71,27 @@ def add_analysis_dock(window: MainWindow, factory: ViewFactory, attr: str, name:
     return dock
 
 
+# The views' modules load when their dock is first shown: start-up builds none of them.
 def _advisor(session: Session) -> QWidget:
-    from .advisor_view import AdvisorView
+    from .advisor_view import AdvisorView  # noqa: PLC0415 - lazy: see above
 
     return AdvisorView(session)
 
 
 def _heatmap(session: Session) -> QWidget:
-    from .heatmap_view import HeatmapView
+    from .heatmap_view import HeatmapView  # noqa: PLC0415 - lazy: see above
 
     return HeatmapView(session)
 
 
 def _waves(session: Session) -> QWidget:
-    from .waves_view import WavesView
+    from .waves_view import WavesView  # noqa: PLC0415 - lazy: see above
 
     return WavesView(session)
 
 
-def install_analysis_docks(window: MainWindow) -> None:
+def install_analysis_docks(window: WindowApi) -> tuple[AnalysisDock, AnalysisDock, AnalysisDock]:
     """The Advisor, Heat maps and Grid-and-waves docks; their modules load when a dock is first shown."""
-    window.advisor_dock = add_analysis_dock(window, _advisor, "advisor_view", "advisor_dock", "Advisor")  # type: ignore[attr-defined]
-    window.heatmap_dock = add_analysis_dock(window, _heatmap, "heatmap_view", "heatmap_dock", "Heat maps")  # type: ignore[attr-defined]
-    window.waves_dock = add_analysis_dock(window, _waves, "waves_view", "waves_dock", "Grid and waves")  # type: ignore[attr-defined]
+    return (add_analysis_dock(window, _advisor, "advisor_dock", "Advisor"),
+            add_analysis_dock(window, _heatmap, "heatmap_dock", "Heat maps"),
+            add_analysis_dock(window, _waves, "waves_dock", "Grid and waves"))

@@ -1,7 +1,7 @@
 """Compare: pin the current configuration as A, change device or inputs for B, see both side by side.
 
 Also "Same kernel on every GPU": the current kernel and launch on each named GPU of the catalog.
-Installed by :func:`install_compare` (``ui/extensions.py``).  A's step curves are drawn dashed into
+Built by the main window (its ``compare``).  A's step curves are drawn dashed into
 the window's existing plots through their public ``addItem``; the items are created once and updated
 with ``setData``.
 """
@@ -35,15 +35,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..table.read_only_model import ReadOnlyTableModel
-from ..deferred import DeferredUpdate
 from ...session import INPUT_FIELDS, Inputs, Session
+from ..deferred import DeferredUpdate
 from ..plots.step_plot import merge_steps
 from ..qt_utils import blend, is_dark, palette
+from ..table.read_only_model import ReadOnlyTableModel
 
 if TYPE_CHECKING:
-    from ..main_window import MainWindow
+    from PySide6.QtGui import QActionGroup
+
     from ...report import Figure, GpuRow
+    from ..plots.plot_grid import PlotGrid
+    from ..window_api import WindowApi
 
 DIFF_MARK = "≠"
 DOCK_WIDTH = 560
@@ -174,9 +177,9 @@ class CompareView(QObject):
 
     pinnedChanged = Signal()
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window, self.session = window, window.session
+    def __init__(self, window: WindowApi, plots: PlotGrid, mode_group: QActionGroup) -> None:
+        super().__init__(window.frame)
+        self.window, self.session, self.plots = window, window.session, plots
         self.pinned: Session | None = None
         self.model = CompareTableModel(self)
         self.gpu_model = GpuTableModel(self)
@@ -191,13 +194,13 @@ class CompareView(QObject):
         self._build_overlays()
         self.follow = DeferredUpdate(self._on_bridge_result_changed, self)
         window.bridge.resultChanged.connect(self.follow.schedule)
-        window.mode_group.triggered.connect(self._on_mode_triggered)
-        window.installEventFilter(self)
+        mode_group.triggered.connect(self._on_mode_triggered)
+        window.frame.installEventFilter(self)
         self.refresh()
 
     # ----------------------------------------------------------------------------- build
     def _build_actions(self) -> None:
-        w = self.window
+        w = self.window.frame
         self.pin_action = QAction("Pin as A", w)
         self.pin_action.setShortcut(QKeySequence("Ctrl+Shift+P"))
         self.pin_action.setToolTip("Pin the current device and inputs as configuration A; "
@@ -209,13 +212,13 @@ class CompareView(QObject):
         self.gpus_action = QAction("Same kernel on every GPU", w)
         self.gpus_action.setToolTip("This kernel and launch on every named GPU of the catalog")
         self.gpus_action.triggered.connect(self.show_every_gpu)
-        w.toolbar.addSeparator()
-        w.toolbar.addAction(self.pin_action)
+        self.window.toolbar.addSeparator()
+        self.window.toolbar.addAction(self.pin_action)
         for action in (self.pin_action, self.clear_action, self.gpus_action):
-            w.analysis_menu.addAction(action)
+            self.window.analysis_menu.addAction(action)
 
     def _build_docks(self) -> None:
-        w = self.window
+        w = self.window.frame
         self.a_label = QLabel("Nothing pinned: press “Pin as A”, then change the device or inputs.")
         self.a_label.setWordWrap(True)
         self.pin_button = QPushButton("Pin current as A")
@@ -249,11 +252,11 @@ class CompareView(QObject):
                            (self.gpu_dock, Qt.DockWidgetArea.BottomDockWidgetArea)):  # fmt: skip
             w.addDockWidget(area, dock)
             dock.hide()
-            w.view_menu.addAction(dock.toggleViewAction())
+            self.window.view_menu.addAction(dock.toggleViewAction())
 
     def _build_overlays(self) -> None:
         self.overlays: dict[str, pg.PlotCurveItem] = {}
-        for key, plot in self.window.plots.plots.items():
+        for key, plot in self.plots.plots.items():
             item = pg.PlotCurveItem(np.array([0.0, 1.0]), np.array([0.0]), stepMode="center", antialias=False)
             item.setZValue(5)
             item.hide()
@@ -301,7 +304,7 @@ class CompareView(QObject):
         dock.show()
         dock.raise_()
         if was_hidden and dock is self.dock and dock.width() < DOCK_WIDTH:  # wide enough for A and B side by side
-            self.window.resizeDocks([dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
+            self.window.frame.resizeDocks([dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
 
     def refresh(self) -> None:
         a = self.pinned
@@ -320,7 +323,7 @@ class CompareView(QObject):
         if not self._table_dirty:
             return
         self._table_dirty = False
-        from ...report import describe
+        from ...report import describe  # noqa: PLC0415 - lazy: the report module loads with the first compare
 
         s, a = self.session, self.pinned
         b_figures = describe(s.profile, s.inputs, s.result, s.error)
@@ -338,7 +341,7 @@ class CompareView(QObject):
         if not self._gpus_dirty:
             return
         self._gpus_dirty = False
-        from ...report import every_gpu
+        from ...report import every_gpu  # noqa: PLC0415 - lazy: as in refresh_table
 
         self.gpu_model.set_rows(every_gpu(self.session.catalog, self.session.inputs), self.session.inputs.device)
 
@@ -346,7 +349,7 @@ class CompareView(QObject):
         self._apply_pen()
         curves = self.pinned.curves if self.pinned is not None else {}
         for key, item in self.overlays.items():
-            plot, curve = self.window.plots.plots[key], curves.get(key)
+            plot, curve = self.plots.plots[key], curves.get(key)
             if curve is None:
                 item.hide()
                 continue
@@ -380,11 +383,7 @@ class CompareView(QObject):
             self.refresh_gpus()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if event.type() == QEvent.Type.PaletteChange and watched is self.window:
+        if event.type() == QEvent.Type.PaletteChange and watched is self.window.frame:
             self._apply_pen()
         return False
 
-
-def install_compare(window: MainWindow) -> None:
-    """Extension entry point: ``window.compare`` is the :class:`CompareView`."""
-    window.compare = CompareView(window)  # type: ignore[attr-defined]

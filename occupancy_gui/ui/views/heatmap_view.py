@@ -19,7 +19,7 @@ from ...engine.advisor import BINDING_ORDER
 from ...session import Session
 from ..plots.plot_cell import PlotCell
 from ..plots.plot_style import plot_style
-from .analysis_dock import RefreshWhenVisible
+from .refresh import RefreshWhenVisible
 
 if TYPE_CHECKING:
     from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
@@ -134,7 +134,7 @@ class HeatMap:
         j = int(np.searchsorted(self.grid.values, found[1]))
         code = int(self.grid.binding[i, j])
         return (f"{found[0]} threads · {found[1]} {unit}\n{int(self.grid.active_blocks[i, j])} blocks · "
-                f"{self.grid.occupancy[i, j] * 100:.4g} % · limited by {REGION_NAMES[code]}\nclick to use these inputs")  # fmt: skip
+                f"{self.grid.occupancy[i, j] * 100:.4g} % · limited by {REGION_NAMES[code]}\nclick to use these inputs")
 
 
 class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):

@@ -9,13 +9,22 @@ A failed or cancelled import leaves the previous table and inputs as they were.
 
 from __future__ import annotations
 
-
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEvent,
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
     QDockWidget,
@@ -30,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..deferred import DeferredUpdate
 from ..file_drop import DROP_EVENTS, accept_drop, dropped_compiler_output
 from ..import_worker import TaskOutcome, TaskRunner
 from ..panels.kernel_panel import MAX_THREADS
@@ -43,7 +53,8 @@ from .kernel_table_model import KernelSortFilterProxy, KernelTable, KernelTableM
 from .kernel_table_view import kernel_table_view
 
 if TYPE_CHECKING:
-    from ..main_window import MainWindow
+    from ..panels.kernel_panel import KernelPanel
+    from ..window_api import WindowApi
 
 LARGE_TABLE = 50_000
 """Rows above which filter typing is debounced (filtering 10^5 names takes tens of ms)."""
@@ -58,7 +69,7 @@ _SELECT_ROW = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionM
 
 
 class ImportPanel(QWidget):
-    """The kernel table dock's contents; ``window.import_panel`` is the instance.
+    """The kernel table dock's contents; the window's ``import_panel``.
 
     Public API: :meth:`load`, :meth:`cancel`, :meth:`current_source`, :meth:`wait_for_import`,
     :meth:`set_filter`, :meth:`select_kernel`.
@@ -71,10 +82,14 @@ class ImportPanel(QWidget):
     importCancelled = Signal()
     importStarted = Signal(str)
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowApi, kernel_panel: KernelPanel) -> None:
         super().__init__()
-        self.window_ = window
+        self.window_ = window.frame
         self.session = window.session
+        self.kernel_panel = kernel_panel
+        # The table's occupancy column follows the main results a moment late.
+        self.follow = DeferredUpdate(self.on_session_changed, self)
+        window.bridge.resultChanged.connect(self.follow.schedule)
         self.path: str | None = None
         self._request: ImportRequest | None = None
         self._task_id = -1
@@ -208,8 +223,6 @@ class ImportPanel(QWidget):
 
     def wait_for_import(self, msecs: int = -1) -> bool:
         """Block until the running import is done and its outcome shown (start-up, screenshots)."""
-        from PySide6.QtCore import QCoreApplication
-
         if not self.runner.wait(msecs):
             return False
         QCoreApplication.sendPostedEvents(self.runner)  # the outcome's queued signal
@@ -323,7 +336,7 @@ class ImportPanel(QWidget):
             self._restoring = False
         i = self.model.record_index(row)
         if request is not None and not request.apply:
-            self._selected = (self.model.table.names[i], self.model.table.arch[i])  # type: ignore[union-attr]
+            self._selected = (self.model.table.names[i], self.model.table.arch[i])  # type: ignore[union-attr]  # a row: a table
             self._update_notes()
             return
         self._apply(i, request.match_device if request else False, request.overrides if request else None)
@@ -336,8 +349,13 @@ class ImportPanel(QWidget):
     def _apply(self, i: int, match_device: bool = False, overrides: dict[str, Any] | None = None) -> None:
         t = self.model.table
         assert t is not None
-        changes = kernel_changes(t, i, self.session.catalog, match_device)
         self._selected = (t.names[i], t.arch[i])
+        reason = t.impossible.get(i)
+        if reason is not None:  # listed and flagged, never loaded: the inputs keep what they hold
+            self.window_.statusBar().showMessage(f"{t.names[i]}: {reason}; not loaded into the inputs", 10000)
+            self._update_notes()
+            return
+        changes = kernel_changes(t, i, self.session.catalog, match_device)
         with self.session.batch():
             self.session.replace(**{**changes, **(overrides or {})})
         self._update_notes()
@@ -354,9 +372,7 @@ class ImportPanel(QWidget):
         notes: Notes = (None, None)
         if t is not None and i is not None:
             notes = kernel_notes(t, i, self.session.inputs, self.session.device)
-        setter = getattr(self.window_.kernel_panel, "set_import_notes", None)
-        if setter is not None:
-            setter(*notes)
+        self.kernel_panel.set_import_notes(*notes)
         self.notes = notes
 
     def _occupancy(self, table: KernelTable) -> np.ndarray:

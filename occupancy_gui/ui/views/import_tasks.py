@@ -13,11 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..import_worker import TaskCancelled, TaskFailed, gc_paused, quick_gil_handoff
+from ..import_worker import TaskCancelled, TaskFailed, quick_gil_handoff
 from .kernel_table_model import KernelTable
 
 BIG_FILE = 16 << 20
-"""Files above this size are read with the cyclic garbage collector paused (see ``gc_paused``)."""
+"""Files above this size are read with the cyclic collector paused until the table is built, and the
+table stays frozen (``importers.collector.collection_paused``, ``keep_frozen``)."""
 
 
 @dataclass
@@ -43,12 +44,13 @@ def import_task(path: str, settle_s: float = 0.0) -> Callable[[Callable[[], bool
         if settle_s:
             time.sleep(settle_s)
         # Imported here, on the pool thread: the first import does not load the parsers on the GUI thread.
-        from ...importers import ImportCancelled, ImportFailure, import_file
+        from ...importers import ImportCancelled, ImportFailure, RecordCache, import_file  # noqa: PLC0415 - lazy: see above
+        from ...importers.collector import collection_paused  # noqa: PLC0415 - lazy: as above
 
         big = (file_stamp(path) or (0, 0))[0] > BIG_FILE
         try:
-            with gc_paused() if big else contextlib.nullcontext():
-                records = import_file(path, progress=progress, cancel=cancelled)
+            with collection_paused(keep_frozen=True) if big else contextlib.nullcontext():
+                records = import_file(path, progress=progress, cancel=cancelled, cache=RecordCache())
                 if cancelled():
                     raise ImportCancelled(path)
                 return KernelTable.from_records(path, records, cancelled)

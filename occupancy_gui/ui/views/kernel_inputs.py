@@ -6,6 +6,7 @@ hands the notes to the kernel panel.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -26,10 +27,8 @@ def kernel_changes(table: KernelTable, i: int, catalog: Catalog, match_device: b
     if table.max_threads[i] > 0:
         changes["threads"] = int(table.max_threads[i])
     if match_device and table.arch_number[i] >= 0:
-        try:
+        with contextlib.suppress(KeyError):
             changes["device"] = catalog.get(table.arch[i].rstrip("af")).name
-        except KeyError:
-            pass
     return changes
 
 

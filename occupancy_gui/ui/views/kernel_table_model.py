@@ -17,10 +17,10 @@ import numpy as np
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QFont
 
-from ..table.read_only_model import ReadOnlyTableModel
+from ... import units
 from ...engine import INT_MAX, DeviceProperties, DeviceState, FunctionAttributes, build_query, max_active_blocks
-from .. import units
 from ..qt_utils import error_color
+from ..table.read_only_model import ReadOnlyTableModel
 
 if TYPE_CHECKING:
     from ...importers import KernelRecord
@@ -68,6 +68,8 @@ class KernelTable:
     # Distinct (launch bound, registers, smem, barriers): occupancy is computed once per combination.
     combo_inverse: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     combos: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.int64))
+    impossible: dict[int, str] = field(default_factory=dict)
+    """Record index -> why no GPU can have its figures (see ``importers.records.impossible_figure``)."""
 
     def __len__(self) -> int:
         return len(self.records)
@@ -78,9 +80,12 @@ class KernelTable:
         n = len(records)
         names, demangled, hay, archs = [], [], [], []
         ints = np.zeros((8, n), dtype=np.int64)
+        from ...importers.records import impossible_figure  # noqa: PLC0415 - lazy: loaded with the importers, off the GUI thread
+
+        impossible: dict[int, str] = {}
         for i, rec in enumerate(records):
             if cancelled is not None and not i & 4095 and cancelled():
-                from ...importers import ImportCancelled
+                from ...importers import ImportCancelled  # noqa: PLC0415 - on the pool thread, once cancelled
 
                 raise ImportCancelled(os.fspath(path))
             name, pretty = rec.name, rec.demangled or rec.name
@@ -91,11 +96,22 @@ class KernelTable:
             number = rec.arch_number
             req = rec.req_threads
             bound = rec.max_threads or (req[0] * req[1] * req[2] if req else 0)
+            reason = impossible_figure(rec)
+            if reason is not None:  # flagged; its figures are clipped so that a column can hold them
+                impossible[i] = reason
+                ints[:, i] = [min(max(v, -1), _CLIP) for v in (
+                    -1 if number is None else number, rec.registers, rec.static_smem or 0,
+                    -1 if rec.spill_stores is None else rec.spill_stores,
+                    -1 if rec.spill_loads is None else rec.spill_loads,
+                    -1 if rec.barriers is None else rec.barriers, bound, int(rec.is_kernel))]
+                continue
             ints[:, i] = (-1 if number is None else number, rec.registers, rec.static_smem or 0,
                           -1 if rec.spill_stores is None else rec.spill_stores,
                           -1 if rec.spill_loads is None else rec.spill_loads,
                           -1 if rec.barriers is None else rec.barriers, bound, int(rec.is_kernel))  # fmt: skip
-        table = cls(os.fspath(path), records, names, demangled, hay, archs, *ints[:7], ints[7].astype(bool))
+        table = cls(os.fspath(path), records, names, demangled, hay, archs, arch_number=ints[0], registers=ints[1],
+                    static_smem=ints[2], spill_stores=ints[3], spill_loads=ints[4], barriers=ints[5],
+                    max_threads=ints[6], is_kernel=ints[7].astype(bool), impossible=impossible)
         if n:
             table.combos, table.combo_inverse = _distinct(
                 np.stack([table.max_threads, table.registers, table.static_smem,
@@ -105,6 +121,9 @@ class KernelTable:
     def spills(self, i: int) -> tuple[int, int] | None:
         st, ld = int(self.spill_stores[i]), int(self.spill_loads[i])
         return None if st < 0 and ld < 0 else (max(st, 0), max(ld, 0))
+
+
+_CLIP = 1 << 40  # beyond any figure a GPU has; far inside int64
 
 
 def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -263,7 +282,7 @@ class KernelTableModel(ReadOnlyTableModel):
             order = order[mask[order]]
         return order
 
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:  # noqa: D102
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if column >= len(HEADERS):
             return
         self._sort = (column, order) if column >= 0 else None  # -1: the file's order
@@ -350,7 +369,11 @@ class KernelTableModel(ReadOnlyTableModel):
 
 def record_tags(rec: KernelRecord) -> list[str]:
     """Short marks shown after a name: pre-link (-rdc), embedded fatbin, identical copies."""
-    tags = ["pre-link"] if rec.relocatable else []
+    from ...importers.records import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
+
+    tags = ["impossible figures"] if impossible_figure(rec) is not None else []
+    if rec.relocatable:
+        tags.append("pre-link")
     if rec.embedded:
         tags.append("embedded")
     if rec.copies > 1:
@@ -360,7 +383,12 @@ def record_tags(rec: KernelRecord) -> list[str]:
 
 def record_notes(rec: KernelRecord) -> list[str]:
     """What a reader of a row should know beyond its figures, one line each."""
+    from ...importers.records import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
+
     notes = [] if rec.is_kernel else ["(device function, not a kernel)"]
+    reason = impossible_figure(rec)
+    if reason is not None:
+        notes.append(f"⚠ {reason[0].upper()}{reason[1:]}: the file is damaged or crafted; not loaded into the inputs")
     if rec.relocatable:
         notes.append("Pre-link copy (-rdc): nvlink may add registers, stack and shared memory of\n"
                      "functions in other translation units; open the linked program for the final figures")
@@ -393,7 +421,7 @@ class KernelSortFilterProxy(QSortFilterProxyModel):
         self.setSourceModel(source)
         self.kernels = source
 
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:  # noqa: D102
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self.kernels.sort(column, order)
 
     def set_filter_text(self, text: str) -> None:

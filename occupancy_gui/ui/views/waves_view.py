@@ -18,7 +18,7 @@ from ...session import Session
 from ..plots.plot_cell import PlotCell
 from ..plots.plot_style import plot_style
 from ..qt_utils import signals_blocked
-from .analysis_dock import RefreshWhenVisible
+from .refresh import RefreshWhenVisible
 
 MAX_BARS = 48
 """Waves drawn at most; a longer grid shows its first waves and the last one."""
@@ -126,7 +126,8 @@ class WavesView(RefreshWhenVisible, QWidget):
             f"all waves: {w.efficiency * 100:.1f} % of block slots used",
         ]
         if not w.fills_whole_waves:
-            below = f"{w.grid_below} ({w.full_waves} wave{'s' if w.full_waves != 1 else ''})" if w.grid_below else "none below one wave"
+            plural = "s" if w.full_waves != 1 else ""
+            below = f"{w.grid_below} ({w.full_waves} wave{plural})" if w.grid_below else "none below one wave"
             lines.append(f"Whole waves: <b>{w.grid_above}</b> blocks ({w.waves} waves) or {below}")
             rest = math.prod(w.grid[1:])
             if rest > 1:

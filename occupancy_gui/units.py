@@ -1,8 +1,13 @@
-"""Parsing and formatting of the quantities users type: plain counts and byte sizes (B / KiB)."""
+"""Parsing and formatting of the quantities users type: plain counts and byte sizes (B / KiB / MiB).
+
+One parser for the window's fields, the GUI's and the CLI's ``--static-smem``-style options: each accepts
+what the others accept.  Qt-free, so the CLI uses it without loading the window.
+"""
 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 KIB = 1024
 _BYTES = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(b|bytes?|k|kb|kib|m|mb|mib)?\s*$", re.IGNORECASE)
@@ -12,16 +17,18 @@ _MULTIPLIER = {"": 1, "b": 1, "byte": 1, "bytes": 1, "k": KIB, "kb": KIB, "kib":
 
 
 def parse_bytes(text: str) -> int | None:
-    """Bytes from ``"24576"``, ``"24576 B"``, ``"24 KiB"``, ``"1.5k"``; ``None`` if not a whole byte count.
+    """Bytes from ``"24576"``, ``"24576 B"``, ``"24 KiB"``, ``"1.5k"``, ``"2 MiB"``; ``None`` if ``text``
+    is not a whole, non-negative byte count (``"1.0001k"`` is 1024.1 bytes: refused, not truncated).
 
-    K, KB and KiB all mean 1024 bytes, as CUDA's documentation uses "48 KB" for 49152 bytes.
+    K, KB and KiB all mean 1024 bytes (M, MB, MiB 1024²), as CUDA's documentation uses "48 KB" for
+    49152 bytes.  The arithmetic is exact (a fraction, not a float), whatever the number of digits.
     """
     match = _BYTES.match(text)
     if not match:
         return None
     number, unit = match.group(1), (match.group(2) or "").casefold()
-    value = float(number) * _MULTIPLIER[unit]
-    return int(value) if value == int(value) else None
+    value = Fraction(number) * _MULTIPLIER[unit]
+    return int(value) if value.denominator == 1 else None
 
 
 def is_partial_bytes(text: str) -> bool:
