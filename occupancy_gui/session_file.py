@@ -21,7 +21,7 @@ Pure Python (no Qt).  A session file is a small YAML mapping whose first key mar
       device: sm_90
       inputs: {threads: 128, ...}
 
-Reading is strict (unknown keys, wrong types, values outside ``session.INPUT_RANGES`` and unknown
+Reading is strict (unknown keys, wrong types, values outside ``VALUE_RANGES`` and unknown
 devices are :class:`SessionFileError`s naming the file, the line and the field) because a silently
 ignored typo would change a result.  Session files travel between people, so the YAML goes through
 the hardened reader of ``profiles.safe_yaml`` (no anchors or aliases, bounded depth and size, no
@@ -57,6 +57,7 @@ MAX_BYTES = 1 << 20
 CACHE_NAMES = {CacheConfig.PREFER_NONE: "none", CacheConfig.PREFER_SHARED: "shared",
                CacheConfig.PREFER_L1: "l1", CacheConfig.PREFER_EQUAL: "equal"}  # fmt: skip
 TOP_KEYS = (FORMAT_KEY, "device", "inputs", "import", "compare")
+VALUE_RANGES: dict[str, tuple[int, int]] = INPUT_RANGES  # carveout (-1..100) included
 MAX_DEVICE_NAME = 256
 """Longest device name looked up (profile names are far shorter); a longer one is refused unread."""
 
@@ -339,7 +340,7 @@ class _Reader:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(field, f"expected a whole number, got {_shown(value)}")
-        low, high = INPUT_RANGES[name]
+        low, high = VALUE_RANGES[name]
         if not low <= value <= high:
             raise self.fail(field, f"expected {low}..{high}, got {_shown(value)}")
         return value

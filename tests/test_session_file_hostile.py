@@ -14,7 +14,7 @@ import tracemalloc
 import pytest
 
 from occupancy_gui import session_file as sf
-from occupancy_gui.session import INPUT_RANGES, Inputs
+from occupancy_gui.session import Inputs
 
 HEAD = "occupancy_session: 1\ndevice: sm_90\n"
 
@@ -88,9 +88,9 @@ def test_duplicate_keys_are_refused(catalog, text, line, field):
     assert "duplicate key" in error.message and error.line == line and error.field == field
 
 
-@pytest.mark.parametrize("name", sorted(INPUT_RANGES))
+@pytest.mark.parametrize("name", sorted(sf.VALUE_RANGES))
 def test_out_of_range_values_are_refused_not_replaced(catalog, name):
-    low, high = INPUT_RANGES[name]
+    low, high = sf.VALUE_RANGES[name]
     for bad in (low - 1, high + 1, 10**30):
         error = _refused(catalog, HEAD + f"inputs:\n  {name}: {bad}\n")
         assert error.field == f"inputs.{name}" and f"expected {low}..{high}" in error.message

@@ -118,7 +118,8 @@ class Catalog:
         close = difflib.get_close_matches(str(name), list(spellings), n=5, cutoff=0.5)
         close += [k for k in difflib.get_close_matches(key, list(self._index), n=5, cutoff=0.5) if k not in close]
         hint = f"; did you mean: {', '.join(dict.fromkeys(close[:5]))}?" if close else ""
-        raise KeyError(f"no device profile named {name!r}{hint}")
+        shown = str(name) if len(str(name)) <= 60 else str(name)[:59] + "…"  # a stranger's name may be huge
+        raise KeyError(f"no device profile named {shown!r}{hint}")
 
     def resolve(self, raw: RawProfile) -> DeviceProfile:
         """Resolve a profile that is not part of the catalog (a batch query's inline device) against

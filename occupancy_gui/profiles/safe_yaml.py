@@ -38,7 +38,7 @@ try:
 
     HAVE_LIBYAML = True
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    _Parser = PurePythonParser  # type: ignore[misc, assignment]  # the same interface; the stubs type them apart
+    _Parser = PurePythonParser  # type: ignore[misc, assignment]  # the fallback stands in for CParser's class
     HAVE_LIBYAML = False
 
 MAX_DEPTH = 32
@@ -127,7 +127,7 @@ class _Checks(Composer, Resolver):
         start = self.get_event()
         tag = start.tag
         if tag is None or tag == "!":
-            tag = self.resolve(yaml.MappingNode, None, start.implicit)  # type: ignore[no-untyped-call]  # bare in the stubs
+            tag = self.resolve(yaml.MappingNode, None, start.implicit)  # type: ignore[no-untyped-call]  # types-PyYAML leaves resolve bare
         node = yaml.MappingNode(tag, [], start.start_mark, None, flow_style=start.flow_style)
         seen: dict[str, int | None] = {}
         while not self.check_event(yaml.MappingEndEvent):
@@ -187,7 +187,7 @@ def compose(text: str, loader_class: type | None = None) -> yaml.Node | None:
     except UnicodeError as exc:
         raise YamlRefused(None, f"not valid text: {cut(str(exc), 120)}") from None
     try:
-        return loader.get_single_node()  # type: ignore[no-any-return]  # a Node; the stubs say Any
+        return loader.get_single_node()  # type: ignore[no-any-return]  # Composer's method, untyped in the stubs
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"

@@ -80,3 +80,10 @@ def test_the_bundled_profiles_read_the_same_without_libyaml(bundled_dir, monkeyp
     for text in ("a: 1\na: 2\n", "a: &x 1\n", "[" * 100, "a: " + "9" * 100):
         with pytest.raises(safe_yaml.YamlRefused):
             safe_yaml.compose(text)
+
+
+def test_an_unknown_huge_device_name_is_cut_in_the_message(bundled_dir):
+    # Found by the structured cli fuzzer: `calc --device <5000 digits>` printed the whole name.
+    with pytest.raises(KeyError) as info:
+        Catalog.load([bundled_dir]).get("1:" + "9" * 5000)
+    assert len(str(info.value)) < 300
