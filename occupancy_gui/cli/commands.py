@@ -135,7 +135,7 @@ def _report_kernel(path: str, name: str | None) -> Any:
 
 def _report(args: argparse.Namespace, out: TextIO) -> int:
     from ..report import provenance, record_inputs, render, report_data  # noqa: PLC0415 - lazy: only `report` renders
-    from ..session import InputRefused, Session  # noqa: PLC0415 - lazy: as above
+    from ..session import INPUT_RANGES, InputRefused, Session  # noqa: PLC0415 - lazy: as above
     from ..session_file import atomic_write_text  # noqa: PLC0415 - lazy: as above
 
     catalog = load_catalog()
@@ -157,6 +157,10 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
         {"dynamic_smem"} if args.dynamic_smem else set()))  # fmt: skip
     if "registers" not in inputs:
         raise QueryError("--registers is required without FILE")
+    for name, value in inputs.items():  # the window's ranges: beyond them its curves would overflow
+        span = INPUT_RANGES.get(name)
+        if span is not None and isinstance(value, int) and not span[0] <= value <= span[1]:
+            return fail("occupancy report", f"{name}: expected {span[0]}..{span[1]}, got {value}")
     try:
         session = Session(catalog, device=args.device, **inputs)
     except InputRefused as exc:  # --threads above the kernel's launch bound, barriers above 16

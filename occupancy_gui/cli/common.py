@@ -19,14 +19,21 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        if len(message) > 300:  # argparse quotes the whole value ("invalid int value: '999…'"): cut it
-            message = message[:299] + "…"
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {cut(message)}\n")
+
+
+MAX_MESSAGE = 300
+
+
+def cut(message: str) -> str:
+    """A message of at most :data:`MAX_MESSAGE` characters: a value typed with 5,000 digits is quoted
+    by argparse and by the engine's refusals in full, and one line must stay one readable line."""
+    return message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE - 1] + "…"
 
 
 def fail(prog: str, message: str) -> int:
-    """Print ``prog: error: message`` on stderr; the exit status for a user's mistake."""
-    print(f"{prog}: error: {message}", file=sys.stderr)
+    """Print ``prog: error: message`` (cut) on stderr; the exit status for a user's mistake."""
+    print(f"{prog}: error: {cut(message)}", file=sys.stderr)
     return EXIT_USAGE
 
 

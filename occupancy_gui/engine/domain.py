@@ -8,6 +8,7 @@ int64 arithmetic with room to spare (``10**23`` block barriers is refused, not a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -97,9 +98,26 @@ def first_violation(inputs: DomainInputs) -> IntArray:
     return first
 
 
+_HUGE = 10**99
+_DIGIT_RUN = re.compile(r"\d{100,}")
+
+
+def _worded(message: Callable[[DomainInputs], str], inputs: DomainInputs) -> str:
+    """``message(inputs)``; a figure too long for ``str(int)`` (CPython refuses 4,300+ digits) is
+    named by its size instead, so that the refusal itself cannot fail."""
+    try:
+        return message(inputs)
+    except ValueError:
+        def clip(v: Any) -> Any:
+            return v if not isinstance(v, int) or abs(v) < _HUGE else _HUGE if v > 0 else -_HUGE
+
+        shown = message(DomainInputs(**{k: clip(v) for k, v in vars(inputs).items()}))
+        return _DIGIT_RUN.sub("(a number of thousands of digits)", shown)
+
+
 def violation_message(index: int, inputs: DomainInputs) -> str:
     """The words of check ``index`` for one query given as Python ints."""
-    return _CHECKS[index][1](inputs)
+    return _worded(_CHECKS[index][1], inputs)
 
 
 def check_domain(inputs: DomainInputs, *, bounds_only: bool = False) -> None:
@@ -110,4 +128,4 @@ def check_domain(inputs: DomainInputs, *, bounds_only: bool = False) -> None:
     """
     for failed, message, bound in _CHECKS:
         if (bound or not bounds_only) and failed(inputs):
-            raise OccupancyError(OccError.INVALID_INPUT, message(inputs))
+            raise OccupancyError(OccError.INVALID_INPUT, _worded(message, inputs))

@@ -6,8 +6,8 @@ own one-line error naming the file, within 10 s of CPU time and 1 GiB of residen
 ``FUZZ_STRUCTURED`` (default 300) inputs per target; the long run is
 ``python tests/fuzz/long_run.py --targets ptxas_gen cuobjdump_gen ncu_gen profile_gen session cli``.
 
-The ``cli`` target is run by the long run only for now: its calc/suggest overflows (issue 15 item 10)
-are fixed on another branch, and it joins ``TARGETS`` here once that is merged.
+The ``cli`` target runs here too now that the calc/suggest overflows (issue 15 item 10) and the
+uncut error lines are fixed.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from .harness import Crash
 from .structured import generate, run_structured
 
 EXAMPLES = int(os.environ.get("FUZZ_STRUCTURED", "300"))
-TARGETS = ("ptxas_gen", "cuobjdump_gen", "ncu_gen", "profile_gen", "session")
+TARGETS = ("ptxas_gen", "cuobjdump_gen", "ncu_gen", "profile_gen", "session", "cli")
 
 
 @pytest.mark.parametrize("target", TARGETS)
