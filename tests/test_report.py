@@ -168,7 +168,7 @@ def test_cli_report_from_compiler_output(tmp_path):
     ("args", "message"),
     [(["--threads", "256", "-o", "r.html"], "--registers is required without FILE"),
      (["--threads", "256", "--registers", "32", "-o", "r.pdf"], "unknown report format"),
-     (["--threads", "0", "--registers", "32", "-o", "r.html"], "threads per block must be at least 1"),
+     (["--threads", "0", "--registers", "32", "-o", "r.html"], "threads: expected 1..16384, got 0"),
      (["--threads", "256", "--registers", "32", "missing.log", "-o", "r.html"], "missing.log")],
 )  # fmt: skip
 def test_cli_report_errors_are_one_line(tmp_path, capsys, monkeypatch, args, message):
