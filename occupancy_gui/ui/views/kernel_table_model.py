@@ -100,20 +100,15 @@ class KernelTable:
             number = rec.arch_number
             req = rec.req_threads
             bound = rec.max_threads or (req[0] * req[1] * req[2] if req else 0)
+            row: tuple[int, ...] = (
+                -1 if number is None else number, rec.registers, rec.static_smem or 0,
+                -1 if rec.spill_stores is None else rec.spill_stores, -1 if rec.spill_loads is None else rec.spill_loads,
+                -1 if rec.barriers is None else rec.barriers, bound, int(rec.is_kernel), rec.local_bytes or 0)  # fmt: skip
             reason = impossible_figure(rec)
             if reason is not None:  # flagged; its figures are clipped so that a column can hold them
                 impossible[i] = reason
-                ints[:, i] = [min(max(v, -1), _CLIP) for v in (
-                    -1 if number is None else number, rec.registers, rec.static_smem or 0,
-                    -1 if rec.spill_stores is None else rec.spill_stores,
-                    -1 if rec.spill_loads is None else rec.spill_loads,
-                    -1 if rec.barriers is None else rec.barriers, bound, int(rec.is_kernel), rec.local_bytes or 0)]
-                continue
-            ints[:, i] = (-1 if number is None else number, rec.registers, rec.static_smem or 0,
-                          -1 if rec.spill_stores is None else rec.spill_stores,
-                          -1 if rec.spill_loads is None else rec.spill_loads,
-                          -1 if rec.barriers is None else rec.barriers, bound, int(rec.is_kernel),
-                          rec.local_bytes or 0)  # fmt: skip
+                row = tuple(min(max(v, -1), _CLIP) for v in row)
+            ints[:, i] = row
         table = cls(os.fspath(path), records, names, demangled, hay, archs, arch_number=ints[0], registers=ints[1],
                     static_smem=ints[2], spill_stores=ints[3], spill_loads=ints[4], barriers=ints[5],
                     max_threads=ints[6], is_kernel=ints[7].astype(bool), local_bytes=ints[8], impossible=impossible)
