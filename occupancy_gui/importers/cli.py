@@ -40,12 +40,18 @@ _LAUNCH_COLUMNS = (("threads_per_block", "threads"), ("dynamic_smem", "dyn smem"
 """Shown when a record carries its launch (a Triton cache)."""
 
 
+def _row(rec: KernelRecord, columns: tuple[tuple[str, str], ...]) -> list[str]:
+    """One table row: the record's JSON made once (it was made again for every column)."""
+    fields = rec.to_json()
+    return [_note(rec) if key == "note" else _cell(fields[key]) for key, _ in columns]
+
+
 def format_table(records: Iterable[KernelRecord]) -> str:
     records = list(records)
     columns: tuple[tuple[str, str], ...] = _COLUMNS
     if any(rec.block_size is not None for rec in records):
         columns = _COLUMNS[:-2] + _LAUNCH_COLUMNS + _COLUMNS[-2:]
-    rows = [[_note(rec) if key == "note" else _cell(rec.to_json()[key]) for key, _ in columns] for rec in records]
+    rows = [_row(rec, columns) for rec in records]
     heads = [title for _, title in columns]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
     lines = []
