@@ -19,7 +19,7 @@ SWEEPS = (
     ("shared_memory", "shared memory per block (KiB)", "bytes", 1024.0),
     ("barriers", "block barriers", "barriers", 1.0),
 )
-NO_BARRIERS = "Block barriers do not limit residency\nbefore compute capability 9.0"
+NO_BARRIERS = "Block barriers do not\nlimit residency before\ncompute capability 9.0"
 
 
 class PlotGrid(pg.GraphicsLayoutWidget):

@@ -204,8 +204,9 @@ class StepCurvePlot:
             if self.cannot_launch.getRegion() != span:
                 self.cannot_launch.setRegion(span)
                 self.cannot_launch_text.setText(f"cannot launch\n(> {bound} threads)")
-                top = self.plot.getViewBox().viewRange()[1][1]
-                self.cannot_launch_text.setPos(span[0], top)  # at the bound, reading into the shaded part
+                (_, _), (y0, y1) = self.plot.getViewBox().viewRange()
+                # At the bound, half way up: the cliff labels sit by the curve at the top and the bottom.
+                self.cannot_launch_text.setPos(span[0], y0 + 0.6 * (y1 - y0))
         if self.cannot_launch.isVisible() != shown:
             self.cannot_launch.setVisible(shown)
             self.cannot_launch_text.setVisible(shown)
