@@ -147,6 +147,11 @@ class ImportPanel(QWidget):
         self.progress_row = QWidget(self)
         self.progress_row.setLayout(progress_row)
         progress_row.setContentsMargins(0, 0, 0, 0)
+        # Its place is kept while hidden: showing it at each import must not re-lay out the window
+        # (a relayout repaints every plot on the GUI thread, ~150 ms at 1400x900).
+        policy = self.progress_row.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.progress_row.setSizePolicy(policy)
         self.progress_row.hide()
 
     def _build_tools(self) -> QHBoxLayout:
