@@ -164,7 +164,7 @@ def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | No
         if hit is not None:
             return _checked(name, fmt, ImportResult(records=hit.records, notes=hit.notes))
     if fmt in ("fatbin", "host_binary"):
-        result = import_fatbin_detailed(name, progress, cancel)
+        result = _binary(name, fmt, progress, cancel)
     else:
         result = ImportResult(records=IMPORTERS[fmt](name, progress=progress, cancel=cancel))
     if fmt == "cuobjdump_text":  # binaries are merged as they are read; a log lists each launch/line
@@ -173,6 +173,21 @@ def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | No
     if cache is not None and key is not None:
         cache.put(name, key, result.records, result.notes)
     return result
+
+
+def _binary(name: str, fmt: str, progress: ProgressFn | None, cancel: CancelFn | None) -> ImportResult:
+    """A fatbin or host binary: a big host ELF by worker processes where they can, else serially."""
+    if fmt == "host_binary" and os.path.getsize(name) >= PARALLEL_MIN_BYTES:
+        from .parallel_binary import import_host_binary  # noqa: PLC0415 - lazy: multiprocessing, for big files only
+
+        result = import_host_binary(name, progress, cancel)
+        if result is not None:
+            return result
+    return import_fatbin_detailed(name, progress, cancel)
+
+
+PARALLEL_MIN_BYTES = 32 << 20
+"""Smaller binaries are read serially: starting worker processes costs more than they save."""
 
 
 def _checked(name: str, fmt: str, result: ImportResult) -> ImportResult:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable
+
+import msgspec
 
 from . import ImportCancelled, ImportFailure, KernelRecord, RecordCache, import_file_detailed
 from .records import impossible_figure
@@ -106,9 +107,13 @@ def run_import(argv: list[str]) -> int:
         print(f"occupancy import: note: {hidden} device function{'s' if hidden != 1 else ''} not listed "
               "(--all-functions lists them)", file=sys.stderr)
     if args.json:
-        # One record per line: still one JSON list, readable, and far cheaper than indent=2.
-        rows = ",\n ".join(json.dumps(rec.to_json()) for rec in records)
-        print(f"[{rows}]" if not rows else f"[\n {rows}\n]")
+        # One record per line: still one JSON list, readable.  msgspec's encoder (UTF-8, compact) is
+        # 10x the standard library's here: libcusparse's 40,667 records took 0.9 s of json.dumps.
+        encode = msgspec.json.Encoder().encode
+        rows = b",\n ".join(map(encode, map(KernelRecord.to_json, records)))
+        sys.stdout.flush()
+        sys.stdout.buffer.write(b"[\n " + rows + b"\n]\n" if rows else b"[]\n")
+        sys.stdout.buffer.flush()
     else:
         print(format_table(records))
     return 0

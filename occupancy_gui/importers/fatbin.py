@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from .binary_data import Blob, FileImage
 from .collector import collection_paused
-from .elf import ELF_MAGIC, SHT_NOBITS, Elf
+from .elf import ELF_MAGIC, SHT_NOBITS, Elf, Section
 from .elf_cubin import EM_CUDA, read_cubin
 from .line_chunks import ImportCancelled
 from .records import ImportFailure, KernelRecord, merge_records, open_regular
@@ -42,6 +42,8 @@ MAX_RATIO = 2048
 """The most an image (over 1 MiB) may inflate per compressed byte: NVIDIA's libraries reach 134x
 (libcublasLt), a zstd bomb of zeros 30,000x."""
 _FAT_SECTIONS = (".nv_fatbin", "__nv_relfatbin", ".nvFatBinSegment_data")
+NUMBER_LATER = "\0"
+"""A container number not known yet (see ``_open_container``): no section or file name holds a NUL."""
 _MAX_CONTAINERS = 100_000
 
 
@@ -90,7 +92,7 @@ def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
     return out
 
 
-def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, number: int = 1,
+def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, number: int | str = 1,
                    embedded: bool = False, work: Decoding | None = None) -> int:
     """Parse one fatbin container starting at ``at``; returns the offset just past it.
 
@@ -128,8 +130,11 @@ class _Container:
     entries: list[_Entry]
 
 
-def _open_container(blob: Blob, at: int, prefix: str, number: int, work: Decoding) -> _Container:
-    """Check one container's headers and queue its compressed ELF entries for inflation."""
+def _open_container(blob: Blob, at: int, prefix: str, number: int | str, work: Decoding) -> _Container:
+    """Check one container's headers and queue its compressed ELF entries for inflation.
+
+    ``number`` names the container in sources (a worker process that cannot know it yet passes
+    :data:`NUMBER_LATER`, which its parent replaces)."""
     magic, version, header_size, fat_size = blob.unpack("<IHHQ", at, "fatbin header")
     if magic != FATBIN_MAGIC:
         raise blob.fail(f"bad fatbin magic 0x{magic:08x}", at)
@@ -142,7 +147,7 @@ def _open_container(blob: Blob, at: int, prefix: str, number: int, work: Decodin
                         f"{max(0, len(blob.data) - start)} remain", at + 8)
     container = _Container(end, f"{prefix} container {number} @0x{blob.base + at:x}", [])
     pos = start
-    number = 0
+    number = 0  # now the entry's
     while pos + 16 <= end:
         number += 1
         kind, _ver, ehs, size = blob.unpack("<HHIQ", pos, f"fatbin entry {number} header")
@@ -234,8 +239,10 @@ class Decoding:
     """
 
     def __init__(self, pool: ThreadPoolExecutor | None, file_size: int, cancel: Callable[[], bool] | None = None,
-                 progress: Callable[[int, int], None] | None = None):
+                 progress: Callable[[int, int], None] | None = None, inflight: int | None = None):
         self.pool = pool
+        # Bytes of images pending at once: a worker process of several gets its share.
+        self.inflight = inflight if inflight is not None else INFLIGHT_BUDGET
         self.file_size = file_size
         self.total_cap = max(MIN_TOTAL_CAP, TOTAL_CAP_PER_BYTE * file_size)
         self.cancel = cancel
@@ -256,7 +263,7 @@ class Decoding:
         self._pump()
 
     def _pump(self) -> None:
-        while self.waiting and (not self.pending or self.pending + self.waiting[0].usize <= INFLIGHT_BUDGET):
+        while self.waiting and (not self.pending or self.pending + self.waiting[0].usize <= self.inflight):
             self._submit(self.waiting.popleft())
 
     def _submit(self, entry: _Entry) -> None:
@@ -383,19 +390,15 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
         except ImportFailure:
             sections = None  # stripped or damaged section headers: fall back to the scan below
         if sections is not None:
-            fat = [sec for sec in sections if sec.name in _FAT_SECTIONS and sec.type != SHT_NOBITS and sec.size]
-            if any(sec.name == ".nv_fatbin" for sec in fat):
-                fat = [sec for sec in fat if sec.name != "__nv_relfatbin"]
+            fat, data_sections = sections_to_read(sections)
             for sec in fat:
                 read_fatbin_bytes(memoryview(data)[sec.offset:sec.offset + sec.size], path,
                                   base=base + sec.offset, prefix=f"{prefix}:{sec.name}", result=result,
                                   image=image, work=work)
             embedded = 0
-            for sec in sections:
-                if sec.type != SHT_NOBITS and sec.size >= 64 and sec.name not in _FAT_SECTIONS \
-                        and not sec.name.startswith(_NO_FATBIN_SECTIONS):
-                    embedded += read_embedded(blob, sec.offset, sec.offset + sec.size, result,
-                                              f"{prefix}:{sec.name}", work)
+            for sec in data_sections:
+                embedded += read_embedded(blob, sec.offset, sec.offset + sec.size, result,
+                                          f"{prefix}:{sec.name}", work)
             if fat or embedded:
                 return result
             raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
@@ -411,6 +414,17 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
         raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
                                   "header anywhere in the file)", offset=base)
     return result
+
+
+def sections_to_read(sections: list[Section]) -> tuple[list[Section], list[Section]]:
+    """A host ELF's fatbin sections, in the order they are read, and the data sections scanned for
+    embedded fatbins after them (see :func:`read_host_binary`)."""
+    fat = [sec for sec in sections if sec.name in _FAT_SECTIONS and sec.type != SHT_NOBITS and sec.size]
+    if any(sec.name == ".nv_fatbin" for sec in fat):
+        fat = [sec for sec in fat if sec.name != "__nv_relfatbin"]
+    data_sections = [sec for sec in sections if sec.type != SHT_NOBITS and sec.size >= 64
+                     and sec.name not in _FAT_SECTIONS and not sec.name.startswith(_NO_FATBIN_SECTIONS)]
+    return fat, data_sections
 
 
 # Sections of a host ELF that hold code or metadata, never data a library loads: not scanned.

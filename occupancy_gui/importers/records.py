@@ -134,32 +134,41 @@ class KernelRecord:
         return "kernel" if self.is_kernel else "device_function"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "demangled": self.demangled,
-            "kind": self.kind,
-            "arch": self.arch,
-            "registers": self.registers,
-            "static_smem": self.static_smem,
-            "local_bytes": self.local_bytes,
-            "spill_stores": self.spill_stores,
-            "spill_loads": self.spill_loads,
-            "barriers": self.barriers,
-            "const_bytes": self.const_bytes,
-            "max_threads": self.max_threads,
-            "min_blocks": self.min_blocks,
-            "reserved_smem": self.reserved_smem,
-            "relocatable": self.relocatable,
-            "embedded": self.embedded,
-            "copies": self.copies,
-            "source": self.source,
+        # Read off the instance dict (a listing makes 10^4-10^5 of these: attribute access was most of it).
+        demangled = self.demangled  # built here if lazy, demangled on first use
+        s = self.__dict__
+        out = {
+            "name": s["name"],
+            "demangled": demangled,
+            "kind": "kernel" if s["is_kernel"] else "device_function",
+            "arch": s["arch"],
+            "registers": s["registers"],
+            "static_smem": s["static_smem"],
+            "local_bytes": s["local_bytes"],
+            "spill_stores": s["spill_stores"],
+            "spill_loads": s["spill_loads"],
+            "barriers": s["barriers"],
+            "const_bytes": s["const_bytes"],
+            "max_threads": s["max_threads"],
+            "min_blocks": s["min_blocks"],
+            "reserved_smem": s["reserved_smem"],
+            "relocatable": s["relocatable"],
+            "embedded": s["embedded"],
+            "copies": s["copies"],
+            "source": s["source"],
             # The launch: null where the source does not know it (only a Triton cache or a profiler does).
-            "threads_per_block": self.block_size,
-            "dynamic_smem": self.dynamic_smem,
-            "launch_source": self.launch_source,
-            **{key: getattr(self, key) for key in _LAUNCH_KEYS if getattr(self, key) is not None},
-            **({"impossible": reason} if (reason := impossible_figure(self)) is not None else {}),
+            "threads_per_block": s["block_size"],
+            "dynamic_smem": s["dynamic_smem"],
+            "launch_source": s.get("launch_source"),
         }
+        for key in _LAUNCH_KEYS:
+            value = s[key]
+            if value is not None:
+                out[key] = value
+        reason = impossible_figure(self)
+        if reason is not None:
+            out["impossible"] = reason
+        return out
 
 
 # The class attributes the dataclass leaves for defaults would hide __getattr__ (the generated
@@ -270,12 +279,22 @@ IMPOSSIBLE_ABOVE = {
 def impossible_figure(rec: KernelRecord) -> str | None:
     """Why no GPU can run ``rec`` as read (the first figure beyond :data:`IMPOSSIBLE_ABOVE`, or
     negative), else ``None``.  Such a record is listed, flagged, and never loaded into the inputs."""
-    for name, limit in IMPOSSIBLE_ABOVE.items():
-        value = getattr(rec, name)
+    state = rec.__dict__ if "registers" in rec.__dict__ else _build_state(rec)
+    for name, limit in _IMPOSSIBLE_LIMITS:
+        value = state[name]
         if value is not None and not 0 <= value <= limit:
             shown = str(value) if len(str(value)) <= 24 else f"a {len(str(value))}-digit number"
             return f"impossible {name.replace('_', ' ')} {shown} (no GPU has more than {limit})"
     return None
+
+
+_IMPOSSIBLE_LIMITS = tuple(IMPOSSIBLE_ABOVE.items())
+
+
+def _build_state(rec: KernelRecord) -> dict[str, Any]:
+    """The fields of a record, a lazy one built first."""
+    rec.registers  # noqa: B018 - the read builds it
+    return rec.__dict__
 
 
 _NOT_FIGURES = frozenset(("source", "copies", "demangled", "const_banks", "launch_source"))

@@ -1,0 +1,371 @@
+"""A big host binary's fatbins read by worker processes, one piece of its sections each.
+
+Listing libcublasLt (5,832 images) or libcufft (24,000 candidate containers in ``.ldata``) is
+Python-bound: the GIL lets one thread parse at a time, so the import is split across processes.
+The sections :func:`fatbin.read_host_binary` reads are cut into byte ranges ("pieces"); a worker
+reads every fatbin container that *starts* in its piece (it may run past the piece's end) exactly as
+the serial reader would, and sends back per container: where it starts and ends, its records as
+rows, its notes.  The parent stitches the containers back together in file order with the serial
+reader's rules (a ``.nv_fatbin`` section is a chain of containers separated by zero padding; in a
+data section a candidate that lies inside the last container found is not one), numbers them, and
+merges the records.
+
+Nothing here decides a figure: every record is made by the serial reader's own functions.  Where
+the stitching finds anything the serial reader would have read differently (a gap in a chain, an
+error, a budget passed, no records at all), the parallel result is dropped and the caller reads the
+file serially, which then gives the one answer and the one error message there is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import struct
+import subprocess
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from . import fatbin
+from .binary_data import Blob, FileImage
+from .collector import collection_paused
+from .elf import ELF_MAGIC, Elf
+from .elf_cubin import EM_CUDA
+from .line_chunks import ImportCancelled
+from .records import FIELDS, ImportFailure, KernelRecord, fast_record, merge_records, open_regular
+
+_PIECE_MIN = 4 << 20
+_PIECES_PER_WORKER = 6  # enough for the workers to share uneven pieces and for progress to move
+_MAX_WORKERS = 8
+_POLL_SECONDS = 0.05  # how often the parent hears Cancel while the workers read
+
+_FAILED = 0  # a candidate that is no container (a data section's byte pattern)
+_UNREAD = 1  # a candidate its worker did not read: it lay inside the container before it
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """Containers that start in ``[lo, hi)`` of one section (``fat``: a fatbin section, positions
+    relative to it; else a data section, positions in the file)."""
+
+    number: int
+    fat: bool
+    offset: int  # the section's place in the file
+    size: int
+    lo: int
+    hi: int
+    prefix: str
+
+
+# A container a worker read: (start, end, next start or None, rows, notes); or (start, _FAILED/_UNREAD).
+_Found = tuple[Any, ...]
+
+
+def import_host_binary(path: str, progress: Callable[[int, int], None] | None = None,
+                       cancel: Callable[[], bool] | None = None,
+                       workers: int | None = None) -> fatbin.ImportResult | None:
+    """The records and notes of a host ELF read by worker processes, or ``None`` where the serial
+    reader (``fatbin.import_fatbin_detailed``) must read it: a small file, one CPU, no section
+    table, a frozen bundle, or anything the stitching does not vouch for.  Raises
+    ``ImportCancelled`` when ``cancel()`` says so."""
+    count = workers if workers is not None else min(_MAX_WORKERS, os.cpu_count() or 1)
+    if count < 2 or getattr(sys, "frozen", False):
+        return None
+    try:
+        size = os.stat(path).st_size
+        pieces = _plan(path, size, count)
+    except (OSError, ImportFailure, ValueError, struct.error):
+        return None  # the serial reader says what is wrong
+    if len(pieces) < 2:
+        return None
+    with collection_paused():  # 10^4-10^5 rows and records, none in a cycle
+        found = _run(path, pieces, min(count, len(pieces)), size, progress, cancel)
+        return _stitched(pieces, found) if found is not None else None
+
+
+def _plan(path: str, size: int, workers: int) -> list[_Piece]:
+    """The pieces of the sections ``read_host_binary`` reads, in its order."""
+    with open_regular(path) as stream:
+        image = FileImage(stream, size, path)
+        blob = Blob(image.view, path, image=image)
+        blob.load(0, 64)
+        if bytes(image.buffer[:4]) != ELF_MAGIC:
+            return []
+        elf = Elf(blob)
+        if elf.machine == EM_CUDA:
+            return []
+        fat, data_sections = fatbin.sections_to_read(elf.sections)
+    prefix = os.path.basename(path)
+    spans = [(True, sec) for sec in fat] + [(False, sec) for sec in data_sections]
+    total = sum(sec.size for _, sec in spans)
+    step = max(_PIECE_MIN, -(-total // (workers * _PIECES_PER_WORKER)))
+    pieces: list[_Piece] = []
+    for is_fat, sec in spans:
+        start = 0 if is_fat else sec.offset
+        for lo in range(start, start + sec.size, step):
+            pieces.append(_Piece(len(pieces), is_fat, sec.offset, sec.size, lo, min(lo + step, start + sec.size),
+                                 f"{prefix}:{sec.name}"))
+    return pieces
+
+
+def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Callable[[int, int], None] | None,
+         cancel: Callable[[], bool] | None) -> dict[int, list[_Found]] | None:
+    """Every piece read by ``count`` worker processes, each handed the next piece as it finishes one
+    (biggest first, so that they end together): piece number -> its containers; ``None`` if a
+    worker failed.  Cancel is heard every :data:`_POLL_SECONDS`; it kills the workers."""
+    todo = sorted(pieces, key=lambda p: p.hi - p.lo)  # popped from the end: biggest first
+    workers: list[_Worker] = []
+    found: dict[int, list[_Found]] = {}
+    done_bytes, total = 0, sum(p.hi - p.lo for p in pieces)
+    inflated, cap = 0, fatbin.Decoding(None, size).total_cap  # the serial reader's limit, over all pieces
+    try:
+        for _ in range(count):
+            workers.append(_Worker.start(path, size, count))
+            workers[-1].give(todo.pop() if todo else None)
+        while len(found) < len(pieces):
+            if cancel is not None and cancel():
+                raise ImportCancelled(path)
+            ready = wait([w.conn for w in workers if w.busy], timeout=_POLL_SECONDS)
+            for worker in workers:
+                if worker.conn not in ready:
+                    continue
+                answer = worker.take()
+                if answer is None:
+                    return None  # crashed, killed (memory?) or failed: the serial reader will say
+                number, containers, piece_inflated = answer
+                inflated += piece_inflated
+                if containers is None or inflated > cap:
+                    return None
+                found[number] = containers
+                done_bytes += pieces[number].hi - pieces[number].lo
+                if progress is not None:
+                    progress(size * done_bytes // max(total, 1), size)
+                worker.give(todo.pop() if todo else None)
+        return found
+    finally:
+        for worker in workers:
+            worker.stop()
+
+
+class _Worker:
+    """One worker process (``python -m occupancy_gui.importers.binary_worker``) and its pipes.
+
+    Not ``multiprocessing.Process``: its spawn and forkserver starts import the caller's
+    ``__main__`` again in the child (the window's module, a user's unguarded script), and its fork
+    start is unsafe in a process with threads (the window's).  A fresh interpreter needs neither.
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes], out: Connection, conn: Connection):
+        self.proc = proc
+        self.out = out  # to the worker
+        self.conn = conn  # from it
+        self.busy = False
+
+    @classmethod
+    def start(cls, path: str, size: int, count: int) -> _Worker:
+        to_child, from_parent = os.pipe()
+        to_parent, from_child = os.pipe()
+        env = dict(os.environ)  # the child finds this package where the parent did
+        here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, (here, env.get("PYTHONPATH"))))
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "occupancy_gui.importers.binary_worker", str(to_child),
+                                     str(from_child)], pass_fds=(to_child, from_child), env=env,
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        finally:
+            os.close(to_child)
+            os.close(from_child)
+        worker = cls(proc, Connection(from_parent, readable=False), Connection(to_parent, writable=False))
+        worker.send((path, size, count))
+        return worker
+
+    def send(self, message: object) -> None:
+        with contextlib.suppress(OSError):  # it died: take() says so
+            self.out.send(message)
+
+    def give(self, piece: _Piece | None) -> None:
+        """The next piece to read, or ``None``: no more (the worker then exits)."""
+        self.send(piece)
+        self.busy = piece is not None
+
+    def take(self) -> tuple[Any, ...] | None:
+        """The answer to the piece given; ``None`` if the worker died."""
+        self.busy = False
+        try:
+            answer: tuple[Any, ...] = self.conn.recv()
+        except (OSError, EOFError):
+            return None
+        return answer
+
+    def stop(self) -> None:
+        """Gone: at once if it is still reading (a cancel, a failure elsewhere)."""
+        if self.busy:
+            self.proc.kill()
+        self.out.close()
+        self.conn.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def serve(read_fd: int, write_fd: int) -> None:
+    """A worker process's loop: read the pieces it is given until ``None``; answer each with
+    (number, containers or ``None`` on any failure, bytes inflated)."""
+    gc.disable()  # as the serial reader's collection_paused: nothing this process makes is in a cycle
+    inbox, outbox = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
+    try:
+        path, size, count = inbox.recv()
+        with open_regular(path) as stream:
+            _serve_pieces(FileImage(stream, size, path), count, inbox, outbox)
+    except (EOFError, OSError, ImportFailure):
+        return  # the parent is gone, or the file: it reads serially if it still can
+
+
+def _serve_pieces(image: FileImage, count: int, inbox: Connection, outbox: Connection) -> None:
+    # Two inflating threads of its own (the codecs release the GIL), a share of the in-flight budget.
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fatbin-inflate")
+    while (piece := inbox.recv()) is not None:
+        work = fatbin.Decoding(pool, image.size, inflight=fatbin.INFLIGHT_BUDGET // count)
+        try:
+            containers = _read_fat(image, piece, work) if piece.fat else _read_data(image, piece, work)
+        except Exception:  # noqa: BLE001 - the serial reader reports it, with its own message
+            containers = None
+        outbox.send((piece.number, containers, work.inflated))
+
+
+def _rows(records: list[KernelRecord]) -> list[tuple[Any, ...]]:
+    return [tuple(map(rec.__dict__.get, FIELDS)) for rec in records]
+
+
+def _hits(blob: Blob, piece: _Piece, end: int, work: fatbin.Decoding) -> list[int]:
+    """Candidates starting in the piece (a header's 8 bytes may cross its end, so look 7 further)."""
+    return [at for at in fatbin._magic_hits(blob, piece.lo, min(piece.hi + 7, end), work) if at < piece.hi]
+
+
+def _read_fat(image: FileImage, piece: _Piece, work: fatbin.Decoding) -> list[_Found]:
+    """As ``fatbin.read_fatbin_bytes`` reads a section: the next container inflates while one is read."""
+    blob = Blob(image.view[piece.offset:piece.offset + piece.size], image.path, base=piece.offset, image=image)
+    # The section's first piece says where its chain starts: at its first non-zero byte.
+    out: list[_Found] = [(-1, -1, blob.skip_zeros(0, piece.size), [], [])] if piece.lo == 0 else []
+    past = piece.lo
+    pending: tuple[int, Any] | None = None
+    for at in _hits(blob, piece, piece.size, work):
+        if at < past:
+            out.append((at, _UNREAD))
+            continue
+        opened = fatbin._open_container(blob, at, piece.prefix, fatbin.NUMBER_LATER, work)
+        past = opened.end
+        if pending is not None:
+            out.append(_finish_fat(blob, piece, *pending, work))
+        pending = (at, opened)
+    if pending is not None:
+        out.append(_finish_fat(blob, piece, *pending, work))
+    return out
+
+
+def _finish_fat(blob: Blob, piece: _Piece, at: int, opened: Any, work: fatbin.Decoding) -> _Found:
+    result = fatbin.ImportResult()
+    fatbin._read_entries(blob, opened, result, False, work)
+    return (at, opened.end, blob.skip_zeros(opened.end, piece.size), _rows(result.records), result.notes)
+
+
+def _read_data(image: FileImage, piece: _Piece, work: fatbin.Decoding) -> list[_Found]:
+    """As ``fatbin.read_embedded`` reads a data section (every candidate checked end to end)."""
+    blob = Blob(image.view, image.path, image=image)
+    hi = piece.offset + piece.size
+    out: list[_Found] = []
+    past = piece.lo
+    for at in _hits(blob, piece, hi, work):
+        if at < past:
+            out.append((at, _UNREAD))
+            continue
+        window = Blob(blob.data, blob.path, blob.base, image=image)
+        trial = fatbin.ImportResult()
+        try:
+            (_m, _v, _hs, fat_size) = window.unpack("<IHHQ", at, "fatbin header")
+            if at + 16 + fat_size > hi:
+                out.append((at, _FAILED))
+                continue
+            end = fatbin.read_container(window, at, trial, piece.prefix, fatbin.NUMBER_LATER, embedded=True,
+                                        work=work)
+        except (ImportFailure, ValueError, struct.error):
+            out.append((at, _FAILED))
+            continue
+        if not trial.records:
+            out.append((at, _FAILED))
+            continue
+        past = end
+        out.append((at, end, None, _rows(trial.records), trial.notes))
+    return out
+
+
+def _stitched(pieces: list[_Piece], found: dict[int, list[_Found]]) -> fatbin.ImportResult | None:
+    """The serial reader's result from the pieces' containers, or ``None`` where it would differ."""
+    result = fatbin.ImportResult()
+    records: list[KernelRecord] = []
+    by_section: dict[int, list[_Found]] = {}
+    fat_sections: set[int] = set()
+    for piece in pieces:
+        by_section.setdefault(piece.offset, []).extend(found[piece.number])
+        if piece.fat:
+            fat_sections.add(piece.offset)
+    containers = 0
+    for offset, candidates in by_section.items():
+        piece = next(p for p in pieces if p.offset == offset)
+        chain = _fat_chain(candidates, piece.size) if offset in fat_sections else _data_chain(candidates)
+        if chain is None:
+            return None
+        containers += len(chain)
+        if containers > fatbin._MAX_CONTAINERS:
+            return None
+        for number, (_at, _end, _next, rows, notes) in enumerate(chain, 1):
+            label = str(number)
+            for row in rows:
+                fields = dict(zip(FIELDS, row))
+                fields["source"] = fields["source"].replace(fatbin.NUMBER_LATER, label, 1)
+                records.append(fast_record(fields))
+            result.notes.extend(note.replace(fatbin.NUMBER_LATER, label, 1) for note in notes)
+    if not records:
+        return None  # the serial reader explains an empty file
+    result.records = merge_records(records)
+    return result
+
+
+def _fat_chain(candidates: list[_Found], size: int) -> list[_Found] | None:
+    """A fatbin section's containers, end to end from its first non-zero byte; ``None`` unless every
+    link was read and the chain ends at the section's end (else the serial reader raises there)."""
+    chain: list[_Found] = []
+    expected = -1  # the start marker's place
+    past = -2
+    for found in sorted(candidates, key=lambda f: f[0]):
+        at = found[0]
+        if at < past:
+            continue
+        if len(found) == 2 or at != expected:
+            return None
+        if at >= 0:  # not the section's start marker
+            chain.append(found)
+        past, expected = found[1], found[2]
+    if not chain or expected != size:
+        return None
+    return chain
+
+
+def _data_chain(candidates: list[_Found]) -> list[_Found] | None:
+    """A data section's containers: a candidate inside the last one found is skipped, as serially."""
+    chain: list[_Found] = []
+    past = -1
+    for found in sorted(candidates, key=lambda f: f[0]):
+        if found[0] < past or found[1:] == (_FAILED,):
+            continue
+        if found[1:] == (_UNREAD,):
+            return None
+        chain.append(found)
+        past = found[1]
+    return chain

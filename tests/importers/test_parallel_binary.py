@@ -1,0 +1,163 @@
+"""A host binary read by worker processes gives exactly what the serial reader gives, or nothing.
+
+The host object gets a ``.nv_fatbin`` chain of many containers (plain, LZ4 and zstd images, zero
+padding between them) and a data section of embedded containers among byte patterns that only look
+like one.  Its pieces are made small, so that they cut containers, padding and headers at every
+kind of place; the parallel result must equal the serial one record for record, source for source.
+Where the serial reader fails or the workers cannot run, the parallel reader gives ``None`` (and
+``import_file_detailed`` then reads serially), never a different answer.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import occupancy_gui.importers as importers
+from occupancy_gui.importers import ImportCancelled, ImportFailure, fatbin, import_file_detailed, parallel_binary
+
+GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
+HOST = GEN / "b_host.o"
+CONTAINERS = [(GEN / name).read_bytes() for name in ("a.fatbin", "a_zstd.fatbin", "a_lz4.fatbin")]
+MAGIC = struct.pack("<I", fatbin.FATBIN_MAGIC)
+
+pytestmark = pytest.mark.skipif(shutil.which("objcopy") is None, reason="binutils objcopy is not installed")
+
+
+def chain(rng: random.Random, count: int) -> bytes:
+    """``count`` containers end to end, each followed by 0-40 bytes of zero padding (8-aligned)."""
+    parts = []
+    for _ in range(count):
+        parts.append(rng.choice(CONTAINERS))
+        parts.append(bytes(8 * rng.randrange(6)))
+    return b"".join(parts)
+
+
+def data_section(rng: random.Random, count: int) -> bytes:
+    """Embedded containers among noise, fake headers and a container cut short."""
+    parts = []
+    for _ in range(count):
+        parts.append(rng.randbytes(rng.randrange(1, 300)))
+        parts.append(rng.choice([MAGIC + b"\x01\x00\x10\x00" + rng.randbytes(40), rng.choice(CONTAINERS),
+                                 rng.choice(CONTAINERS)[:-100], MAGIC * 3]))
+    return b"".join(parts)
+
+
+def host(tmp_path: Path, fat: bytes, data: bytes | None = None, name: str = "host.o") -> Path:
+    (tmp_path / "fat.bin").write_bytes(fat)
+    args = ["objcopy", "--update-section", f".nv_fatbin={tmp_path / 'fat.bin'}"]
+    if data is not None:
+        (tmp_path / "data.bin").write_bytes(data)
+        args += ["--add-section", f".mydata={tmp_path / 'data.bin'}", "--set-section-flags",
+                 ".mydata=alloc,load,readonly,data"]
+    out = tmp_path / name
+    subprocess.run([*args, str(HOST), str(out)], check=True)
+    return out
+
+
+def listing(result: fatbin.ImportResult) -> list[dict[str, object]]:
+    return [rec.to_json() for rec in result.records]
+
+
+@pytest.fixture
+def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel_binary, "_PIECE_MIN", 1 << 10)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_workers_give_exactly_the_serial_result(tmp_path: Path, small_pieces: None, seed: int,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every copy kept (merging would hide all but the first copy's source, and so its numbering).
+    for module in (parallel_binary, fatbin):
+        monkeypatch.setattr(module, "merge_records", list)
+    rng = random.Random(seed)
+    path = host(tmp_path, chain(rng, 60), data_section(rng, 40))
+    parallel = parallel_binary.import_host_binary(str(path), workers=3)
+    serial = fatbin.import_fatbin_detailed(path)
+    assert parallel is not None
+    assert listing(parallel) == listing(serial)
+    assert parallel.notes == serial.notes
+    assert any(rec.embedded for rec in parallel.records) and any(not rec.embedded for rec in parallel.records)
+    containers = {rec.source.split(": fatbin entry")[0] for rec in parallel.records}
+    assert len([c for c in containers if ".nv_fatbin container" in c]) == 60
+    assert len([c for c in containers if ".mydata container" in c]) >= 5
+
+
+def test_progress_moves_to_the_end(tmp_path: Path, small_pieces: None) -> None:
+    path = host(tmp_path, chain(random.Random(4), 40))
+    heard: list[tuple[int, int]] = []
+    assert parallel_binary.import_host_binary(str(path), progress=lambda d, t: heard.append((d, t)),
+                                              workers=2) is not None
+    size = path.stat().st_size
+    assert len(heard) > 5 and heard[-1] == (size, size)
+    assert [d for d, _ in heard] == sorted(d for d, _ in heard)
+
+
+@pytest.mark.parametrize("damage", ["entry size", "gap", "magic"])
+def test_a_damaged_chain_is_left_to_the_serial_reader(tmp_path: Path, small_pieces: None,
+                                                      monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    """Whatever the serial reader refuses, the parallel one gives up on; the import then fails with
+    the serial reader's own message."""
+    rng = random.Random(5)
+    head = chain(rng, 15)
+    fat = bytearray(head + bytes(16) + chain(rng, 15))
+    middle = len(head) + 16
+    if damage == "entry size":
+        fat[middle + 16 + 8:middle + 16 + 16] = struct.pack("<Q", 1 << 40)
+    elif damage == "gap":
+        fat[middle - 8] = 7  # a stray byte in the padding between two containers
+    else:
+        fat[middle:middle + 4] = b"JUNK"
+    path = host(tmp_path, bytes(fat))
+    assert parallel_binary.import_host_binary(str(path), workers=2) is None
+    with pytest.raises(ImportFailure) as serial:
+        fatbin.import_fatbin_detailed(path)
+    monkeypatch.setattr(importers, "PARALLEL_MIN_BYTES", 0)
+    with pytest.raises(ImportFailure) as through_api:
+        import_file_detailed(path)
+    assert str(through_api.value) == str(serial.value)
+
+
+def test_workers_that_cannot_start_leave_it_to_the_serial_reader(tmp_path: Path, small_pieces: None,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    path = host(tmp_path, chain(random.Random(6), 20))
+    monkeypatch.setattr(parallel_binary.sys, "executable", "/bin/false")
+    assert parallel_binary.import_host_binary(str(path), workers=2) is None
+    monkeypatch.setattr(importers, "PARALLEL_MIN_BYTES", 0)
+    assert listing(import_file_detailed(path)) == listing(fatbin.import_fatbin_detailed(path))
+
+
+def _children() -> set[int]:
+    out: set[int] = set()
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children") as fh:
+            out.update(int(pid) for pid in fh.read().split())
+    return out
+
+
+def test_cancel_stops_the_workers(tmp_path: Path, small_pieces: None) -> None:
+    path = host(tmp_path, chain(random.Random(7), 200))
+    before = _children()
+    heard: list[int] = []
+    with pytest.raises(ImportCancelled):
+        parallel_binary.import_host_binary(str(path), progress=lambda d, t: heard.append(d),
+                                           cancel=lambda: bool(heard), workers=2)
+    assert _children() - before == set()
+
+
+def test_small_files_and_one_cpu_are_read_serially(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = host(tmp_path, chain(random.Random(8), 4))
+    assert parallel_binary.import_host_binary(str(path), workers=1) is None
+    calls: list[str] = []
+    monkeypatch.setattr(parallel_binary, "import_host_binary", lambda name, *_: calls.append(name))
+    serial = listing(import_file_detailed(path))
+    assert calls == []  # under PARALLEL_MIN_BYTES
+    monkeypatch.setattr(importers, "PARALLEL_MIN_BYTES", 0)
+    assert listing(import_file_detailed(path)) == serial  # the stand-in gave None: read serially
+    assert calls == [str(path)]
