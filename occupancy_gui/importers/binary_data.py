@@ -54,6 +54,15 @@ class FileImage:
                                            "rewritten?)", offset=lo + (got or 0))
         self._add(lo, hi)
 
+    def release(self) -> None:
+        """Give back the pages read so far (they read as unloaded again): a worker process that has
+        read one piece of a library does not keep it while it reads the next."""
+        if isinstance(self.buffer, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+            self.buffer.madvise(mmap.MADV_DONTNEED)
+            self._starts.clear()
+            self._ends.clear()
+            self._hit = (0, 0)
+
     def covers(self, at: int, size: int) -> bool:
         """Whether ``[at, at + size)`` is loaded already."""
         i = bisect_right(self._starts, at) - 1

@@ -41,7 +41,9 @@ from .records import FIELDS, ImportFailure, KernelRecord, fast_record, merge_rec
 _PIECE_MIN = 4 << 20
 _PIECES_PER_WORKER = 6  # enough for the workers to share uneven pieces and for progress to move
 _MAX_WORKERS = 8
-_POLL_SECONDS = 0.05  # how often the parent hears Cancel while the workers read
+_POLL_SECONDS = 0.05
+WORKER_INFLIGHT = 32 << 20
+"""Bytes of inflated images a worker holds at once (the serial reader holds up to 256 MiB)."""  # how often the parent hears Cancel while the workers read
 
 _FAILED = 0  # a candidate that is no container (a data section's byte pattern)
 _UNREAD = 1  # a candidate its worker did not read: it lay inside the container before it
@@ -124,7 +126,7 @@ def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Calla
     inflated, cap = 0, fatbin.Decoding(None, size).total_cap  # the serial reader's limit, over all pieces
     try:
         for _ in range(count):
-            workers.append(_Worker.start(path, size, count))
+            workers.append(_Worker.start(path, size))
             workers[-1].give(todo.pop() if todo else None)
         while len(found) < len(pieces):
             if cancel is not None and cancel():
@@ -166,7 +168,7 @@ class _Worker:
         self.busy = False
 
     @classmethod
-    def start(cls, path: str, size: int, count: int) -> _Worker:
+    def start(cls, path: str, size: int) -> _Worker:
         to_child, from_parent = os.pipe()
         to_parent, from_child = os.pipe()
         env = dict(os.environ)  # the child finds this package where the parent did
@@ -180,7 +182,7 @@ class _Worker:
             os.close(to_child)
             os.close(from_child)
         worker = cls(proc, Connection(from_parent, readable=False), Connection(to_parent, writable=False))
-        worker.send((path, size, count))
+        worker.send((path, size))
         return worker
 
     def send(self, message: object) -> None:
@@ -220,22 +222,24 @@ def serve(read_fd: int, write_fd: int) -> None:
     gc.disable()  # as the serial reader's collection_paused: nothing this process makes is in a cycle
     inbox, outbox = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
     try:
-        path, size, count = inbox.recv()
+        path, size = inbox.recv()
         with open_regular(path) as stream:
-            _serve_pieces(FileImage(stream, size, path), count, inbox, outbox)
+            _serve_pieces(FileImage(stream, size, path), inbox, outbox)
     except (EOFError, OSError, ImportFailure):
         return  # the parent is gone, or the file: it reads serially if it still can
 
 
-def _serve_pieces(image: FileImage, count: int, inbox: Connection, outbox: Connection) -> None:
-    # Two inflating threads of its own (the codecs release the GIL), a share of the in-flight budget.
+def _serve_pieces(image: FileImage, inbox: Connection, outbox: Connection) -> None:
+    # Two inflating threads of its own (the codecs release the GIL) and a small in-flight budget: a worker
+    # parses as fast as one thread inflates, so a few images ahead keep it busy (libcublasLt's largest: 16 MiB).
     pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fatbin-inflate")
     while (piece := inbox.recv()) is not None:
-        work = fatbin.Decoding(pool, image.size, inflight=fatbin.INFLIGHT_BUDGET // count)
+        work = fatbin.Decoding(pool, image.size, inflight=WORKER_INFLIGHT)
         try:
             containers = _read_fat(image, piece, work) if piece.fat else _read_data(image, piece, work)
         except Exception:  # noqa: BLE001 - the serial reader reports it, with its own message
             containers = None
+        image.release()  # memory stays that of one piece, not of every piece read
         outbox.send((piece.number, containers, work.inflated))
 
 
