@@ -41,9 +41,9 @@ from .records import FIELDS, ImportFailure, KernelRecord, fast_record, merge_rec
 _PIECE_MIN = 4 << 20
 _PIECES_PER_WORKER = 6  # enough for the workers to share uneven pieces and for progress to move
 _MAX_WORKERS = 8
-_POLL_SECONDS = 0.05
+_POLL_SECONDS = 0.05  # how often the parent hears Cancel while the workers read
 WORKER_INFLIGHT = 32 << 20
-"""Bytes of inflated images a worker holds at once (the serial reader holds up to 256 MiB)."""  # how often the parent hears Cancel while the workers read
+"""Bytes of inflated images a worker holds at once (the serial reader holds up to 256 MiB)."""
 
 _FAILED = 0  # a candidate that is no container (a data section's byte pattern)
 _UNREAD = 1  # a candidate its worker did not read: it lay inside the container before it
