@@ -107,9 +107,6 @@ def input_problem(inputs: Inputs) -> str | None:
     bound = inputs.max_threads_per_block
     if bound is not None and bound < 1:
         return f"the kernel's launch bound must be at least 1 thread (got {bound})"
-    if bound is not None and inputs.threads > bound:
-        return (f"{inputs.threads} threads per block is above the kernel's launch bound of {bound} "
-                "(__launch_bounds__ / maxThreadsPerBlock): the launch would fail")  # fmt: skip
     required = inputs.required_block_size
     if required is not None and required < 1:
         return f"the kernel's required block size must be at least 1 thread (got {required})"
@@ -119,6 +116,9 @@ def input_problem(inputs: Inputs) -> str | None:
     if required is not None and inputs.threads != required:
         return (f"{inputs.threads} threads per block is not the kernel's required block size of {required} "
                 "(.reqntid): the launch would fail")  # fmt: skip
+    if bound is not None and inputs.threads > bound:
+        return (f"{inputs.threads} threads per block is above the kernel's launch bound of {bound} "
+                "(__launch_bounds__ / maxThreadsPerBlock): the launch would fail")  # fmt: skip
     if inputs.min_blocks_per_sm is not None and inputs.min_blocks_per_sm < 1:
         return f"the kernel's minimum blocks per SM must be at least 1 (got {inputs.min_blocks_per_sm})"
     if not 0 <= inputs.barriers <= MAX_BLOCK_BARRIERS:
