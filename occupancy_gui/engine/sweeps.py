@@ -63,13 +63,19 @@ class StepCurve:
         return Cliff(int(self.x[i]), int(self.active_blocks[i]), float(self.occupancy[i]))
 
     def cliff_above(self) -> Cliff | None:
-        """The smallest swept value above the current one where resident blocks change."""
+        """The smallest swept value above the current one where resident blocks change.
+
+        None on a block-size sweep with a required size (``.reqntid``): no other size launches."""
+        if self.reqntid is not None:
+            return None
         here = self.index_of(self.current_x)
         changed = np.flatnonzero(self.active_blocks[here + 1 :] != self.active_blocks[here]) + here + 1
         return self._cliff(changed)
 
     def cliff_below(self) -> Cliff | None:
-        """The largest swept value below the current one where resident blocks change."""
+        """The largest swept value below the current one where resident blocks change (None as above)."""
+        if self.reqntid is not None:
+            return None
         here = self.index_of(self.current_x)
         changed = np.flatnonzero(self.active_blocks[:here] != self.active_blocks[here])[::-1]
         return self._cliff(changed)

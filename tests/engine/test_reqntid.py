@@ -72,7 +72,8 @@ def test_the_header_fields_stay_exact_and_resident_blocks_follow_the_rule(cc_dev
 def test_curve_heat_map_advisor_and_cliffs_offer_only_the_required_size(cc_devices: dict) -> None:
     device = cc_devices["sm_100"]
     curve = sweep_block_size(device, FUNC, Launch(256))
-    assert curve.reqntid == 256
+    assert curve.reqntid == 256 and curve.cliff_above() is None and curve.cliff_below() is None
+    assert sweep_block_size(device, replace(FUNC, reqntid=0), Launch(256)).cliff_above() is not None
     assert (curve.active_blocks[curve.x != 256] == 0).all() and curve.active_blocks[curve.x == 256][0] > 0
     grid = grid_block_size_registers(device, FUNC, Launch(256))
     assert (grid.binding[grid.block_sizes != 256] == CANNOT_LAUNCH).all()

@@ -38,11 +38,11 @@ FIELDS = (
      "The kernel's own limit on threads per block (cudaFuncAttributes.maxThreadsPerBlock):\n"
      "__launch_bounds__(N) or .maxntid. A larger block cannot launch.\n"
      "'none' (0): no bound beyond the device's. Set by choosing an imported kernel."),
-    ("required_block_size", "Exact si&ze (.reqntid):", "count", 0, INPUT_RANGES["required_block_size"][1], 32,
+    ("required_block_size", "Re&quired size:", "count", 0, INPUT_RANGES["required_block_size"][1], 32,
      "The kernel's required block size (PTX .reqntid x, y, z: x·y·z threads). A block of any other\n"
      "size cannot launch, so threads per block must equal it. 'none' (0): no required size.\n"
      "Set by choosing an imported kernel that has one; setting it moves threads per block there."),
-    ("min_blocks_per_sm", "Min b&locks (hint):", "count", 0, INPUT_RANGES["min_blocks_per_sm"][1], 1,
+    ("min_blocks_per_sm", "Min blocks &per SM:", "count", 0, INPUT_RANGES["min_blocks_per_sm"][1], 1,
      "__launch_bounds__(maxThreads, minBlocksPerMultiprocessor): the compiler caps registers so that\n"
      "this many blocks could reside per SM. Not a launch rule: the summary says when the launch\n"
      "leaves fewer blocks resident, which defeats the hint. 'none' (0): no hint."),

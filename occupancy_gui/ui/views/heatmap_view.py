@@ -169,7 +169,7 @@ class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):
             heat_map.apply_style()
         self.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
-        self.setMinimumHeight(130)  # the bottom docks must fit a 1024×700 window with the results
+        self.setMinimumHeight(100)  # the bottom docks must fit a 1024×700 window with the results, with room
         self.refresh()
 
     def refresh(self) -> None:
