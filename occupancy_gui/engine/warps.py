@@ -10,9 +10,12 @@ rule that decides it; every answer (calc, batch, curves, heat maps, advisor) goe
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from ._int import IntArray, divide_round_up
 from .types import DeviceProperties
+
+BoolArray = npt.NDArray[np.bool_]
 
 
 def max_block_size(device: DeviceProperties, func_max_threads_per_block: IntArray | int) -> IntArray:
@@ -25,7 +28,7 @@ def max_block_size(device: DeviceProperties, func_max_threads_per_block: IntArra
     return np.minimum(device.max_threads_per_block, np.asarray(func_max_threads_per_block, dtype=np.int64))
 
 
-def reqntid_allows(block_size: IntArray | int, func_reqntid: IntArray | int) -> IntArray:
+def reqntid_allows(block_size: IntArray | int, func_reqntid: IntArray | int) -> BoolArray:
     """Whether PTX ``.reqntid`` (the kernel's *required* number of threads per block) allows ``block_size``.
 
     ``.reqntid nx, ny, nz`` (cubin ``EIATTR_REQNTID``) tells the compiler the block will be exactly
@@ -35,13 +38,14 @@ def reqntid_allows(block_size: IntArray | int, func_reqntid: IntArray | int) -> 
     required size launches.  A ``func_reqntid`` of 0 (or less) means the kernel has none.
     """
     req = np.asarray(func_reqntid, dtype=np.int64)
-    return (req <= 0) | (np.asarray(block_size, dtype=np.int64) == req)
+    allowed: BoolArray = (req <= 0) | (np.asarray(block_size, dtype=np.int64) == req)
+    return allowed
 
 
 def launchable(device: DeviceProperties, block_size: IntArray | int, func_max_threads_per_block: IntArray | int,
-               func_reqntid: IntArray | int = 0) -> IntArray:  # fmt: skip
+               func_reqntid: IntArray | int = 0) -> BoolArray:  # fmt: skip
     """Whether a block of ``block_size`` threads can launch at all: within ``maxBlockSize`` and ``.reqntid``."""
-    within = np.asarray(block_size, dtype=np.int64) <= max_block_size(device, func_max_threads_per_block)
+    within: BoolArray = np.asarray(block_size, dtype=np.int64) <= max_block_size(device, func_max_threads_per_block)
     return within & reqntid_allows(block_size, func_reqntid)
 
 

@@ -159,7 +159,11 @@ def test_fewer_blocks_than_launch_bounds_asked_for_is_said_in_the_summary(qtbot,
     assert window.session.inputs.min_blocks_per_sm == 4 and summary.hint.text() == ""
     commit_text(qtbot, kernel.spins["min_blocks_per_sm"], "6")
     settle(qtbot, window)
-    assert summary.hint.text().startswith("⚠ Only 4 blocks per SM, below the 6 the kernel asked for")
+    assert summary.hint.text() == "⚠ Fewer blocks than __launch_bounds__ asks for: <b>4</b> &lt; <b>6</b> per SM"
+    assert summary.hint.tip.startswith("Only 4 blocks per SM, below the 6 the kernel asked for")
+    window.resize(1024, 700)
+    settle(qtbot, window)
+    assert not summary.hint.cut_short  # whole even in a 1024-wide window
     window.session.replace(registers=32)  # 8 blocks now: the hint is met
     settle(qtbot, window)
     assert summary.hint.text() == ""

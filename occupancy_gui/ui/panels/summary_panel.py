@@ -128,9 +128,7 @@ class SummaryPanel(QWidget):
         self.estimate = SummaryLine(self, "First-pass estimate: min(B_max, ⌊T_SM/T⌋, ⌊W_SM/W_B⌋, ⌊R_SM/(T·R)⌋, "
                                           "⌊S_SM/S⌋)\nwith no allocation rounding; the exact figure is the one on "
                                           "the left.")  # fmt: skip
-        self.hint = SummaryLine(self, "__launch_bounds__(maxThreads, minBlocksPerMultiprocessor): the compiler "
-                                      "capped registers so that\nthat many blocks could reside per SM; a launch "
-                                      "with fewer keeps the cap but not its purpose.")  # fmt: skip
+        self.hint = SummaryLine(self)  # its tip: the engine's sentence on __launch_bounds__' min blocks
         self.hint.setObjectName("min_blocks_hint")
         details = QWidget(self)
         column = QVBoxLayout(details)
@@ -174,9 +172,13 @@ class SummaryPanel(QWidget):
         self.estimate.setText(f"First-pass estimate: {units.count(est.active_blocks, 'block')}, {est.occupancy * 100:.4g} %"
                               + (" <b>≠ exact</b> (allocation rounding)" if differs else " (agrees)"))  # fmt: skip
         shortfall = self.session.min_blocks_shortfall
-        hint = "" if shortfall is None else f"⚠ {shortfall}."
+        wanted = self.session.inputs.min_blocks_per_sm
+        # Short enough for a 1024-wide window; the engine's whole sentence (why it matters) is the tooltip.
+        hint = "" if shortfall is None else (f"⚠ Fewer blocks than __launch_bounds__ asks for: "
+                                             f"<b>{result.active_blocks}</b> &lt; <b>{wanted}</b> per SM")  # fmt: skip
         if self.hint.text() != hint:
             self.hint.setText(hint)
+            self.hint.tip = f"{shortfall}." if shortfall is not None else ""
         if result.active_blocks == 0:
             s = self.session
             cannot = launch_bound_reason(s.device, s.function_attributes, s.inputs.threads) is not None
