@@ -22,15 +22,27 @@ DEFAULT_DYNAMIC_LIMIT = 48 << 10
 """Dynamic shared memory a kernel may use without the opt-in attribute."""
 
 
+def required_block_size(rec: KernelRecord) -> int | None:
+    """The block size a record's ``.reqntid`` requires (x·y·z threads), or ``None``."""
+    req = rec.req_threads
+    return req[0] * max(req[1], 1) * max(req[2], 1) if req else None
+
+
 def resource_changes(rec: KernelRecord) -> dict[str, Any]:
-    """Registers, static shared memory, barriers (where known) and the launch bound of a record."""
-    changes: dict[str, Any] = {"registers": rec.registers, "static_smem": rec.static_smem}
+    """Registers, static shared memory, barriers (where known) and the kernel's own launch limits.
+
+    The launch bound, the required block size and the minimum blocks per SM are set to the record's
+    (``None`` where it has none), so that choosing another kernel clears the previous one's; threads
+    go to the required size, else to the bound."""
+    changes: dict[str, Any] = {"registers": rec.registers, "static_smem": rec.static_smem or 0}
     if rec.barriers is not None:
         changes["barriers"] = rec.barriers
-    req = rec.req_threads
-    bound = rec.max_threads or (req[0] * req[1] * req[2] if req else 0)
-    if bound:
-        changes["threads"] = bound
+    required = required_block_size(rec)
+    changes.update(max_threads_per_block=rec.max_threads or None, required_block_size=required,
+                   min_blocks_per_sm=rec.min_blocks or None)  # fmt: skip
+    threads = required or rec.max_threads
+    if threads:
+        changes["threads"] = threads
     return changes
 
 

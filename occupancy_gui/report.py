@@ -30,9 +30,11 @@ from .engine import (
     StepCurve,
     compute_occupancy,
     max_potential_block_size,
+    min_blocks_shortfall,
 )
 from .engine import architecture as arch
 from .profiles import LIMIT_NAMES
+from .record_launch import resource_changes
 from .report_svg import curves_svg
 from .session import Inputs, function_attributes
 from .units import format_bytes_long
@@ -53,6 +55,7 @@ INPUT_LABELS = {
     "dynamic_smem": "Dynamic shared memory", "max_dynamic_smem": "Max dynamic shared memory attribute",
     "barriers": "Block barriers", "carveout": "Shared memory carveout", "cache_config": "Cache preference (CC 3.x)",
     "max_threads_per_block": "Launch bound (max threads per block)",
+    "required_block_size": "Required block size (.reqntid)", "min_blocks_per_sm": "Min blocks per SM (__launch_bounds__)",
 }  # fmt: skip
 BYTE_INPUTS = frozenset({"static_smem", "dynamic_smem", "max_dynamic_smem"})
 CSV_COLUMNS = ("limit", "binding", "per_block_nominal", "allocated", "sm_capacity", "calculation", "blocks",
@@ -63,7 +66,7 @@ def format_input(name: str, value: object) -> str:
     """An input value as a reader wants it (bytes with KiB, carveout and cache preference by meaning)."""
     if name == "max_dynamic_smem" and value is None:
         return "runtime default"
-    if name == "max_threads_per_block" and value is None:
+    if name in ("max_threads_per_block", "required_block_size", "min_blocks_per_sm") and value is None:
         return "none"
     if name in BYTE_INPUTS and isinstance(value, int):
         return format_bytes_long(value)
@@ -217,16 +220,9 @@ def report_data(session: Session, input_sources: dict[str, str] | None = None, k
 TYPED, DEFAULT = "typed", "default"
 
 
-def record_inputs(record: KernelRecord) -> dict[str, int]:
+def record_inputs(record: KernelRecord) -> dict[str, int | None]:
     """The session inputs an imported kernel sets (as choosing it in the kernel table does)."""
-    found: dict[str, int] = {"registers": record.registers, "static_smem": record.static_smem or 0}
-    if record.barriers is not None:
-        found["barriers"] = record.barriers
-    req = record.req_threads
-    bound = record.max_threads or (req[0] * req[1] * req[2] if req else 0)
-    if bound:
-        found["threads"] = found["max_threads_per_block"] = bound
-    return found
+    return resource_changes(record)
 
 
 def provenance(inputs: Inputs, record: KernelRecord | None = None, origin: str | None = None,
@@ -241,7 +237,7 @@ def provenance(inputs: Inputs, record: KernelRecord | None = None, origin: str |
     out = {}
     for name in INPUT_LABELS:
         value = getattr(inputs, name)
-        if name not in typed and name in imported and imported[name] == value:
+        if name not in typed and imported.get(name) is not None and imported[name] == value:
             out[name] = f"imported from {origin or 'the imported kernel'}"
         elif name not in typed and value == getattr(defaults, name):
             out[name] = DEFAULT
@@ -283,6 +279,16 @@ def _device_rows(data: ReportData) -> list[tuple[str, str, str]]:
     return rows
 
 
+def _min_blocks_rows(data: ReportData) -> list[tuple[str, str, str]]:
+    """The kernel's ``__launch_bounds__`` minimum blocks per SM against the launch, where it has one."""
+    wanted, r = data.inputs.min_blocks_per_sm, data.result
+    if wanted is None or r is None:
+        return []
+    shortfall = min_blocks_shortfall(r.active_blocks, wanted)
+    return [("min_blocks", "Min blocks per SM (__launch_bounds__)",
+             shortfall if shortfall is not None else f"{wanted} asked for, {r.active_blocks} resident: met")]
+
+
 def _summary_rows(data: ReportData) -> list[tuple[str, str, str]]:
     """(key, label, text) of the summary; the keys are stable (tests and scripts read them)."""
     r = data.result
@@ -298,6 +304,7 @@ def _summary_rows(data: ReportData) -> list[tuple[str, str, str]]:
         ("blocks_per_gpu", "Blocks per GPU at once", "—" if sms is None else f"{r.active_blocks * sms} ({sms} SMs)"),
         ("estimate", "First-pass estimate", f"{r.estimate.active_blocks} blocks, {r.estimate.occupancy * 100:.4g} %"
          + ("" if r.estimate.active_blocks == r.active_blocks else " (≠ exact: allocation rounding)")),
+        *_min_blocks_rows(data),
     ]  # fmt: skip
 
 

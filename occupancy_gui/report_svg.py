@@ -65,12 +65,18 @@ def curve_svg(key: str, curve: StepCurve) -> str:
            f'width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
            f'aria-label="occupancy against {html.escape(title)}">',
            f"<title>Occupancy against {html.escape(title)}</title>"]  # fmt: skip
-    if curve.launch_bound is not None:
-        left = px((curve.launch_bound + 0.5) / scale)
+    top = curve.reqntid if curve.reqntid is not None else curve.launch_bound
+    if top is not None:
+        left = px((top + 0.5) / scale)
+        words = f"≠ {curve.reqntid}" if curve.reqntid is not None else f"&gt; {curve.launch_bound}"
         out.append(f'<rect class="cannot-launch" x="{left:.1f}" y="{TOP}" width="{max(0.0, LEFT + plot_w - left):.1f}" '
                    f'height="{plot_h}" fill="currentColor" fill-opacity="0.12"/>'
                    f'<text x="{(left + LEFT + plot_w) / 2:.1f}" y="{TOP + 14}" text-anchor="middle" font-size="10" '
-                   f'fill="currentColor">cannot launch (&gt; {curve.launch_bound})</text>')  # fmt: skip
+                   f'fill="currentColor">cannot launch ({words})</text>')  # fmt: skip
+    if curve.reqntid is not None and curve.reqntid > 1:  # below the required size too
+        right = px((curve.reqntid - 0.5) / scale)
+        out.append(f'<rect class="cannot-launch" x="{LEFT}" y="{TOP}" width="{max(0.0, right - LEFT):.1f}" '
+                   f'height="{plot_h}" fill="currentColor" fill-opacity="0.12"/>')  # fmt: skip
     for v in (0, 25, 50, 75, 100):
         out.append(f'<line x1="{LEFT}" x2="{LEFT + plot_w}" y1="{py(v):.1f}" y2="{py(v):.1f}" stroke="currentColor" '
                    f'stroke-opacity="0.15"/><text x="{LEFT - 4}" y="{py(v) + 3:.1f}" text-anchor="end" '

@@ -26,6 +26,7 @@ from .engine import (
     OccupancyResult,
     StepCurve,
     compute_occupancy,
+    min_blocks_shortfall,
     sweep_barriers,
     sweep_block_size,
     sweep_registers,
@@ -72,11 +73,16 @@ class Inputs:
     carveout: int = CARVEOUT_DEFAULT
     cache_config: CacheConfig = CacheConfig.PREFER_NONE
     max_threads_per_block: int | None = None
-    """The kernel's launch bound (``__launch_bounds__``, ``.maxntid``/``.reqntid``); ``None``: none."""
+    """The kernel's launch bound (``__launch_bounds__``, ``.maxntid``); ``None``: none."""
+    required_block_size: int | None = None
+    """The kernel's required block size (PTX ``.reqntid``, x·y·z threads); ``None``: none.  Any other
+    ``threads`` is refused by :meth:`Session.replace`, as the runtime refuses such a launch."""
+    min_blocks_per_sm: int | None = None
+    """``__launch_bounds__``'s minimum blocks per SM (a compiler hint, not a launch rule); ``None``: none."""
 
 
 INPUT_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Inputs))
-OPTIONAL_FIELDS = ("max_dynamic_smem", "max_threads_per_block")
+OPTIONAL_FIELDS = ("max_dynamic_smem", "max_threads_per_block", "required_block_size", "min_blocks_per_sm")
 """Inputs where ``None`` means "the runtime's default" / "no bound"."""
 
 
@@ -84,7 +90,8 @@ def function_attributes(i: Inputs) -> FunctionAttributes:
     """The engine's ``cudaOccFuncAttributes`` for these inputs (no launch bound: the header's INT_MAX)."""
     return FunctionAttributes(num_regs=i.registers, shared_size_bytes=i.static_smem,
                               max_dynamic_shared_size_bytes=i.max_dynamic_smem, num_block_barriers=i.barriers,
-                              max_threads_per_block=i.max_threads_per_block or INT_MAX)  # fmt: skip
+                              max_threads_per_block=i.max_threads_per_block or INT_MAX,
+                              reqntid=i.required_block_size or 0)  # fmt: skip
 
 
 class InputRefused(ValueError):
@@ -100,9 +107,20 @@ def input_problem(inputs: Inputs) -> str | None:
     bound = inputs.max_threads_per_block
     if bound is not None and bound < 1:
         return f"the kernel's launch bound must be at least 1 thread (got {bound})"
+    required = inputs.required_block_size
+    if required is not None and required < 1:
+        return f"the kernel's required block size must be at least 1 thread (got {required})"
+    if required is not None and bound is not None and required > bound:
+        return (f"the kernel's required block size of {required} threads is above its launch bound of {bound}: "
+                "no block could launch")  # fmt: skip
+    if required is not None and inputs.threads != required:
+        return (f"{inputs.threads} threads per block is not the kernel's required block size of {required} "
+                "(.reqntid): the launch would fail")  # fmt: skip
     if bound is not None and inputs.threads > bound:
         return (f"{inputs.threads} threads per block is above the kernel's launch bound of {bound} "
                 "(__launch_bounds__ / maxThreadsPerBlock): the launch would fail")  # fmt: skip
+    if inputs.min_blocks_per_sm is not None and inputs.min_blocks_per_sm < 1:
+        return f"the kernel's minimum blocks per SM must be at least 1 (got {inputs.min_blocks_per_sm})"
     if not 0 <= inputs.barriers <= MAX_BLOCK_BARRIERS:
         return f"block barriers must be 0..{MAX_BLOCK_BARRIERS} (PTX named barriers 0-15), got {inputs.barriers}"
     return None
@@ -118,6 +136,8 @@ INPUT_RANGES: dict[str, tuple[int, int]] = {
     "barriers": (0, MAX_BLOCK_BARRIERS),
     "carveout": (-1, 100),
     "max_threads_per_block": (1, 16384),  # the kernel's __launch_bounds__ (optional)
+    "required_block_size": (1, 16384),  # the kernel's .reqntid, x·y·z (optional)
+    "min_blocks_per_sm": (1, 1024),  # __launch_bounds__'s minimum blocks per SM (optional)
 }
 """The values each integer input can take in the window (its fields' ranges), on the command line and
 in a session file: wider than any device allows, so that an oversized block is explained by the
@@ -368,6 +388,13 @@ class Session:
         """The max dynamic shared memory attribute in force (the runtime default where unset)."""
         return self.function_attributes.resolved_max_dynamic_smem(self._device)
 
+    @property
+    def min_blocks_shortfall(self) -> str | None:
+        """Why the launch defeats the kernel's ``__launch_bounds__`` minimum blocks per SM, or ``None``."""
+        if self.result is None:
+            return None
+        return min_blocks_shortfall(self.result.active_blocks, self._inputs.min_blocks_per_sm)
+
     def _recompute(self, changed: frozenset[str] = frozenset(INPUT_FIELDS)) -> None:
         self.recompute_count += 1
         device, func, launch, state = self._device, self.function_attributes, self.launch, self.device_state
@@ -401,6 +428,8 @@ class Session:
         if old is None or len(changed) != 1:
             return None
         (field,) = changed
+        if field == "min_blocks_per_sm":
+            return old  # a compiler hint: no occupancy figure depends on it
         i = self._inputs
         current = {"threads": ("threads", i.threads), "registers": ("registers", i.registers),
                    "shared_memory": ("dynamic_smem", i.static_smem + i.dynamic_smem),

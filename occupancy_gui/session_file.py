@@ -14,6 +14,8 @@ Pure Python (no Qt).  A session file is a small YAML mapping whose first key mar
       carveout: -1                # -1 (no preference) or 0..100 percent
       cache_config: none          # none | shared | l1 | equal (CC 3.x only)
       max_threads_per_block: null # the kernel's launch bound; null: none
+      required_block_size: null   # the kernel's .reqntid (threads must equal it); null: none
+      min_blocks_per_sm: null     # __launch_bounds__'s min blocks per SM (a hint); null: none
     import:                       # optional: the compiler output the kernel came from
       path: /abs/path/kernel.log
       kernel: _Z6kernelPf

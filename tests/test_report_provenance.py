@@ -76,3 +76,24 @@ def test_every_gpu_respects_the_launch_bound(catalog):
     above = report.every_gpu(catalog, Inputs(device="sm_90", threads=256, registers=32, max_threads_per_block=128))
     assert within and all(r.blocks_per_sm > 0 for r in within)
     assert all(r.blocks_per_sm == 0 for r in above)  # the kernel cannot launch 256 threads on any GPU
+
+
+TRITON_ADD = (Path(__file__).resolve().parent / "data" / "importers" / "triton" / "cache"
+              / "LN5HH7MKGKLXQ6TXKXE7VY3X6ZSLEGKJAQOZLOWTZ7F553PNRSWQ" / "add_kernel.cubin")  # fmt: skip
+
+
+def test_report_carries_the_required_block_size_and_says_when_min_blocks_is_missed(tmp_path):
+    out = tmp_path / "r.html"
+    err = io.StringIO()
+    code = main(["report", str(TRITON_ADD), "--device", "sm_86", "--threads", "64", "--min-blocks-per-sm", "32",
+                 "-o", str(out)], out=err)  # fmt: skip
+    assert code == 0, err.getvalue()
+    text = out.read_text()
+    sources = _cells(text, "inputs")
+    assert sources["required_block_size"].startswith("imported from") and sources["min_blocks_per_sm"] == "typed"
+    svg = re.findall(r"<svg .*?</svg>", text, re.S)[0]
+    assert svg.count('class="cannot-launch"') == 2 and "cannot launch (≠ 64)" in svg  # both sides of 64 threads
+    # 64 threads × 48 registers on sm_86: 16 blocks per SM (its block slots), fewer than the 32 asked for.
+    assert "Only 16 blocks per SM, below the 32 the kernel asked for" in text
+    code = main(["report", str(TRITON_ADD), "--device", "sm_86", "--threads", "128", "-o", str(out)], out=io.StringIO())
+    assert code == 2  # 128 threads: not the kernel's required block size

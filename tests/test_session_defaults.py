@@ -18,6 +18,8 @@ def test_the_window_fields_use_the_session_ranges() -> None:
 
     fields = {name: (low, high) for name, _label, _kind, low, high, _step, _tip in FIELDS}
     # The bound's field shows 0 as "none" (no bound): the session holds None for it.
-    assert fields.pop("max_threads_per_block") == (0, INPUT_RANGES["max_threads_per_block"][1])
-    ranges = {name: span for name, span in INPUT_RANGES.items() if name not in ("carveout", "max_threads_per_block")}
+    optional = ("max_threads_per_block", "required_block_size", "min_blocks_per_sm")
+    for name in optional:
+        assert fields.pop(name) == (0, INPUT_RANGES[name][1]), name
+    ranges = {name: span for name, span in INPUT_RANGES.items() if name not in ("carveout", *optional)}
     assert fields == ranges  # carveout is a device-panel choice, not a kernel field

@@ -14,7 +14,8 @@ from occupancy_gui.session import Inputs, Session
 @pytest.fixture
 def state(catalog):
     session = Session(catalog, device="H100", threads=384, registers=40, static_smem=4096, dynamic_smem=1000,
-                      max_dynamic_smem=100_000, barriers=3, carveout=50)  # fmt: skip
+                      max_dynamic_smem=100_000, barriers=3, carveout=50, max_threads_per_block=512,
+                      required_block_size=384, min_blocks_per_sm=2)  # fmt: skip
     pinned = Inputs(device="sm_86", threads=128, registers=64, cache_config=CacheConfig.PREFER_L1)
     return sf.state_of(session, ("/logs/k.log", "_Z6kernelPf"), pinned)
 
@@ -26,6 +27,8 @@ def test_round_trip(tmp_path, catalog, state):
     assert sf.is_session_file(path)
     text = path.read_text()
     assert text.startswith("occupancy_session: 1\n") and "device: H100 SXM5" in text
+    assert "required_block_size: 384" in text and "min_blocks_per_sm: 2" in text
+    assert "threads: 128" in text  # the pinned configuration keeps its own (no required size: null)
 
 
 def test_minimal_file_takes_defaults_and_any_device_spelling(catalog):

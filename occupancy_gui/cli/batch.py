@@ -44,7 +44,7 @@ _JSON_SPACE = " \t\n\r"
 _ERRORS = (QueryError, OccupancyError, DeviceLookupError)
 _DEFAULT_FUNC = FunctionAttributes(num_regs=0)
 _COLUMN_KEYS = ("threads", "registers", "static_smem", "dynamic_smem", "barriers", "max_dynamic_smem",
-                "carveout", "cache_config", "max_threads_per_block")  # fmt: skip
+                "carveout", "cache_config", "max_threads_per_block", "required_block_size")  # fmt: skip
 """The query keys the fast path reads itself; everything else ``kernel_query`` decides."""
 
 
@@ -79,7 +79,8 @@ _UNCOVERED = _keys_kernel_query_reads() - set(_COLUMN_KEYS)
 
 # -------------------------------------------------------------------------------------- answering
 _FIELDS = ("position", "group", "threads", "registers", "static_smem", "dynamic_smem", "barriers",
-           "max_dynamic_smem", "has_max_dynamic_smem", "carveout", "cache_config", "max_threads_per_block")  # fmt: skip
+           "max_dynamic_smem", "has_max_dynamic_smem", "carveout", "cache_config", "max_threads_per_block",
+           "required_block_size")  # fmt: skip
 """The fields of each query the fast path evaluates, in the order of the tuples ``_collect`` appends."""
 _Columns = list[tuple[int, ...]]
 
@@ -88,7 +89,7 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 _CACHE_CODES = {name: int(value) for name, value in CACHE_CONFIGS.items()}
 
 
-def _plain(data: dict[str, Any]) -> tuple[int, int, int, int, int, int | None, int, int, int] | None:
+def _plain(data: dict[str, Any]) -> tuple[int, int, int, int, int, int | None, int, int, int, int] | None:
     """The query's fields where each is a plain int, absent or ``null`` (the default), else ``None``.
 
     Anything else (a string, a float, a bool, an out-of-range carveout...) is ``kernel_query``'s to
@@ -117,7 +118,11 @@ def _plain(data: dict[str, Any]) -> tuple[int, int, int, int, int, int | None, i
     bound = INT_MAX if bound is None else bound
     if type(bound) is not int or bound < 1:
         return None  # kernel_query words the refusal
-    return threads, registers, static, dynamic, barriers, max_dynamic, carveout, cache, bound
+    required = get("required_block_size")
+    required = 0 if required is None else required
+    if type(required) is not int or required < 0 or (required == 0 and get("required_block_size") is not None):
+        return None  # as above
+    return threads, registers, static, dynamic, barriers, max_dynamic, carveout, cache, bound, required
 
 
 class BatchAnswerer:
@@ -261,13 +266,14 @@ class BatchAnswerer:
                 return None
             plain = (q.launch.block_size, f.num_regs, f.shared_size_bytes, q.launch.dynamic_smem, f.num_block_barriers,
                      f.max_dynamic_shared_size_bytes, q.state.carveout_config, int(q.state.cache_config),
-                     f.max_threads_per_block)  # fmt: skip
-        threads, registers, static, dynamic, barriers, max_dynamic, carveout, cache, bound = plain
+                     f.max_threads_per_block, f.reqntid)  # fmt: skip
+        threads, registers, static, dynamic, barriers, max_dynamic, carveout, cache, bound, required = plain
         if max_dynamic is None:
-            cols.append((position, group, threads, registers, static, dynamic, barriers, 0, 0, carveout, cache, bound))
+            cols.append((position, group, threads, registers, static, dynamic, barriers, 0, 0, carveout, cache, bound,
+                         required))
         else:
             cols.append((position, group, threads, registers, static, dynamic, barriers, max_dynamic, 1, carveout, cache,
-                         bound))
+                         bound, required))
         return None
 
     def _evaluate(self, lines: list[Line], cols: _Columns, scalar: list[tuple[int, dict[str, Any], int]],
@@ -326,7 +332,7 @@ def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> list[
     domain = DomainInputs(
         block_size=sub["threads"], num_regs=sub["registers"], shared_size_bytes=sub["static_smem"],
         dynamic_smem=sub["dynamic_smem"], num_block_barriers=sub["barriers"], virtual_resource_count=0,
-        max_threads_per_block=sub["max_threads_per_block"], carveout=sub["carveout"],
+        max_threads_per_block=sub["max_threads_per_block"], reqntid=sub["required_block_size"], carveout=sub["carveout"],
         max_dynamic_smem=sub["max_dynamic_smem"],
     )  # fmt: skip
     violation = first_violation(domain)
@@ -342,7 +348,8 @@ def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> list[
     query = build_query(device, _DEFAULT_FUNC, DeviceState(), g["threads"], g["dynamic_smem"], num_regs=g["registers"],
                         shared_size_bytes=g["static_smem"], max_dynamic_smem=max_dynamic,
                         num_block_barriers=g["barriers"], cache_config=g["cache_config"], carveout=g["carveout"],
-                        func_max_threads_per_block=g["max_threads_per_block"])  # fmt: skip
+                        func_max_threads_per_block=g["max_threads_per_block"],
+                        func_reqntid=g["required_block_size"])  # fmt: skip
     columns = occupancy_columns(device, query)
     for i, row in zip(good.tolist(), _rows(device, columns, g, has_max[good])):
         out[i] = row
@@ -388,6 +395,7 @@ def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], has_max: np.nda
         num_regs=int(g["registers"][i]), shared_size_bytes=int(g["static_smem"][i]),
         max_dynamic_shared_size_bytes=int(g["max_dynamic_smem"][i]) if has_max[i] else None,
         num_block_barriers=int(g["barriers"][i]), max_threads_per_block=int(g["max_threads_per_block"][i]),
+        reqntid=int(g["required_block_size"][i]),
     )  # fmt: skip
     launch = Launch(int(g["threads"][i]), int(g["dynamic_smem"][i]))
     return zero_block_reasons(device, func, launch, limits, smem, sm_smem)

@@ -16,6 +16,7 @@ from ..engine import (
     compute_occupancy,
     dynamic_smem_headroom,
     max_potential_block_size,
+    min_blocks_shortfall,
 )
 from .common import fail
 from .devices import DeviceLookupError, load_catalog, profile_to_json, profiles_to_text
@@ -31,20 +32,38 @@ def _query_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "threads": args.threads, "registers": args.registers, "static_smem": args.static_smem,
         "dynamic_smem": args.dynamic_smem, "barriers": args.barriers, "max_dynamic_smem": args.max_dynamic_smem,
         "carveout": parse_carveout(args.carveout), "cache_config": int(parse_cache_config(args.cache_config)),
-        "max_threads_per_block": args.max_threads_per_block,
+        "max_threads_per_block": args.max_threads_per_block, "required_block_size": args.required_block_size,
     }  # fmt: skip
+
+
+def _min_blocks(args: argparse.Namespace) -> int | None:
+    """``--min-blocks-per-sm``: at least 1 where given."""
+    value: int | None = args.min_blocks_per_sm
+    if value is not None and value < 1:
+        raise QueryError(f"--min-blocks-per-sm: expected at least 1, got {value}")
+    return value
+
+
+def _kernel_bounds(args: argparse.Namespace) -> dict[str, int]:
+    """The kernel's own limits given on the command line, as JSON keys (absent where not given)."""
+    given = {"max_threads_per_block": args.max_threads_per_block, "required_block_size": args.required_block_size,
+             "min_blocks_per_sm": args.min_blocks_per_sm}  # fmt: skip
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def _calc(args: argparse.Namespace, out: TextIO) -> int:
     catalog = load_catalog()
     profile = catalog.get(args.device)
     q = kernel_query(_query_from_args(args))
+    min_blocks = _min_blocks(args)
     result = compute_occupancy(profile.device_properties(), q.func, q.launch, q.state)
+    shortfall = min_blocks_shortfall(result.active_blocks, min_blocks)
     if args.json:
-        bound = {"max_threads_per_block": args.max_threads_per_block} if args.max_threads_per_block else {}
-        print(json.dumps({"device": profile.name, **bound, **result_to_json(result)}), file=out)
+        notes = {"min_blocks_shortfall": shortfall} if min_blocks is not None else {}
+        print(json.dumps({"device": profile.name, **_kernel_bounds(args), **result_to_json(result), **notes}), file=out)
     else:
-        print(result_to_text(result, profile.name), file=out)
+        text = result_to_text(result, profile.name)
+        print(text if shortfall is None else f"{text}\n\nNote: {shortfall}.", file=out)
     return 0
 
 
@@ -104,8 +123,7 @@ def _suggest(args: argparse.Namespace, out: TextIO) -> int:
     suggestion = max_potential_block_size(device, q.func, smem, q.state)
     answer: dict[str, Any] = {"device": profile.name, "block_size": suggestion.block_size,
                               "min_grid_size": suggestion.min_grid_size, "blocks_per_sm": suggestion.blocks_per_sm}  # fmt: skip
-    if args.max_threads_per_block is not None:
-        answer["max_threads_per_block"] = args.max_threads_per_block
+    answer.update(_kernel_bounds(args))
     if profile.sm_count is None:
         answer["note"] = "CC profile without an SM count: min_grid_size is per SM"
     if args.blocks is not None:
@@ -151,7 +169,8 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
         kernel_source = f"{args.file}:{record.demangled or record.name} ({record.arch})"
         inputs.update({k: v for k, v in record_inputs(record).items() if k != "threads"})
     explicit = {"registers": args.registers, "static_smem": args.static_smem, "barriers": args.barriers,
-                "max_threads_per_block": args.max_threads_per_block}  # fmt: skip
+                "max_threads_per_block": args.max_threads_per_block, "required_block_size": args.required_block_size,
+                "min_blocks_per_sm": args.min_blocks_per_sm}  # fmt: skip
     inputs.update({k: v for k, v in explicit.items() if v is not None})
     typed = frozenset({"threads", *(k for k, v in explicit.items() if v is not None)} | (
         {"dynamic_smem"} if args.dynamic_smem else set()))  # fmt: skip

@@ -74,6 +74,16 @@ def _max_threads_per_block(data: dict[str, Any]) -> int:
     return value
 
 
+def _required_block_size(data: dict[str, Any]) -> int:
+    """The kernel's required block size (``required_block_size``, PTX ``.reqntid``); absent means none (0)."""
+    value = _int_field(data, "required_block_size")
+    if value is None:
+        return 0
+    if value < 1:
+        raise QueryError(f"required_block_size: expected at least 1 (the kernel's .reqntid), got {value}")
+    return value
+
+
 def kernel_query(data: dict[str, Any]) -> KernelQuery:
     """Build engine inputs from query keys (the batch format, also used by ``calc``)."""
     threads = _int_field(data, "threads", required=True)
@@ -85,6 +95,7 @@ def kernel_query(data: dict[str, Any]) -> KernelQuery:
         max_dynamic_shared_size_bytes=_int_field(data, "max_dynamic_smem"),
         num_block_barriers=_int_field(data, "barriers", 1) or 0,
         max_threads_per_block=_max_threads_per_block(data),
+        reqntid=_required_block_size(data),
     )
     state = DeviceState(cache_config=parse_cache_config(data.get("cache_config")),
                         carveout_config=parse_carveout(data.get("carveout")))  # fmt: skip

@@ -29,6 +29,10 @@ def _add_kernel_arguments(p: argparse.ArgumentParser, *, threads_required: bool)
                    help="cudaFuncAttributeMaxDynamicSharedMemorySize (default: 48 KiB minus static, no opt-in)")
     p.add_argument("--max-threads-per-block", type=int, default=None, metavar="N",
                    help="the kernel's launch bound (__launch_bounds__ / cudaFuncAttributes.maxThreadsPerBlock)")
+    p.add_argument("--required-block-size", type=int, default=None, metavar="N",
+                   help="the kernel's required block size (PTX .reqntid, x*y*z): any other block cannot launch")
+    p.add_argument("--min-blocks-per-sm", type=int, default=None, metavar="N",
+                   help="__launch_bounds__'s minimum blocks per SM (a compiler hint): say when the launch has fewer")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -96,6 +100,10 @@ def _add_report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-dynamic-smem", type=_bytes, default=None, help="cudaFuncAttributeMaxDynamicSharedMemorySize")
     p.add_argument("--max-threads-per-block", type=int, default=None, metavar="N",
                    help="the kernel's launch bound (default: FILE's __launch_bounds__, else none)")
+    p.add_argument("--required-block-size", type=int, default=None, metavar="N",
+                   help="the kernel's required block size (default: FILE's .reqntid, else none)")
+    p.add_argument("--min-blocks-per-sm", type=int, default=None, metavar="N",
+                   help="__launch_bounds__'s minimum blocks per SM (default: FILE's, else none)")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="report file: .html, .md or .csv")
 
 

@@ -17,6 +17,7 @@ from .dynamic_smem import (
 )
 from .errors import OccupancyError
 from .launch import Launch, build_query
+from .min_blocks import min_blocks_shortfall
 from .occupancy import Query, ResultArrays, max_active_blocks
 from .sweeps import (
     Cliff,
@@ -50,7 +51,8 @@ __all__ = [
     "FunctionAttributes", "Launch", "Limit", "LimitRow", "OccError", "OccupancyError", "OccupancyGrid",
     "OccupancyResult", "PartitionedGCConfig", "Query", "ResultArrays", "StepCurve", "available_dynamic_smem_per_block",
     "build_query", "compute_occupancy", "dynamic_smem_headroom", "exact_dynamic_smem_for_blocks", "max_active_blocks",
-    "max_potential_block_size", "sweep_barriers", "sweep_block_size", "sweep_block_size_registers", "sweep_registers",
+    "max_potential_block_size", "min_blocks_shortfall",
+    "sweep_barriers", "sweep_block_size", "sweep_block_size_registers", "sweep_registers",
     "sweep_shared_memory",
 ]  # fmt: skip
 # The analysis views' rules load with their first use (the window's start-up does not need them).

@@ -28,6 +28,11 @@ FloatArray = npt.NDArray[np.float64]
 BINDING_ORDER = (Limit.REGISTERS, Limit.SHARED_MEMORY, Limit.WARPS, Limit.BLOCKS, Limit.BARRIERS,
                  Limit.VIRTUAL_RESOURCES)  # fmt: skip
 """Grid cells name one binding limit; where several tie, the first of these (what a user can change first)."""
+NO_BLOCK_FITS = -1
+"""``LimitGrid.binding`` where the block could launch but the resources leave room for none."""
+CANNOT_LAUNCH = -2
+"""``LimitGrid.binding`` where the block size cannot launch at all (``warps.launchable``: the kernel's
+launch bound or its required block size)."""
 MAX_REGISTER_CAP = 255
 """The largest register cap nvcc accepts (``-maxrregcount``, ``__maxnreg__``): the model allows a thread
 256 registers from CC 7.0 (``cudaOccRegAllocationMaxPerThread``), but no compiler option asks for that."""
@@ -42,6 +47,15 @@ def _query(device: DeviceProperties, func: FunctionAttributes, state: DeviceStat
 
 def _warps(device: DeviceProperties, block_size: IntArray | int) -> IntArray:
     return -(-np.asarray(block_size, dtype=np.int64) // device.warp_size)
+
+
+def launch_candidates(device: DeviceProperties, func: FunctionAttributes, current: int) -> list[int]:
+    """Block sizes the advisor ranks: every warp multiple up to ``maxBlockSize``, the limit and ``current``;
+    for a kernel with a required block size (``.reqntid``) only that size (and ``current``, shown as 0)."""
+    if func.reqntid > 0:
+        return sorted({func.reqntid, current})
+    limit = int(max_block_size(device, func.max_threads_per_block))
+    return sorted({*range(device.warp_size, limit + 1, device.warp_size), limit, current})
 
 
 # --------------------------------------------------------------------------------- block size
@@ -80,9 +94,7 @@ def advise_block_size(device: DeviceProperties, func: FunctionAttributes, curren
         suggestion, error = max_potential_block_size(device, func, dyn, state), None
     except OccupancyError as exc:
         suggestion, error = None, str(exc)
-    limit = int(max_block_size(device, func.max_threads_per_block))
-    sizes = sorted({*range(device.warp_size, limit + 1, device.warp_size), limit, current} - {0})
-    sizes = [s for s in sizes if s > 0]
+    sizes = [s for s in launch_candidates(device, func, current) if s > 0]
     smem = np.array([dyn(s) for s in sizes], dtype=np.int64)
     _, blocks = _query(device, func, state, np.array(sizes, dtype=np.int64), smem)
     warps = blocks * _warps(device, np.array(sizes))
@@ -192,8 +204,7 @@ def input_cliffs(device: DeviceProperties, func: FunctionAttributes, launch: Lau
     _, b = _query(device, func, state, launch.block_size, x - static_x, shared_size_bytes=static_x, max_dynamic_smem=max_dyn)
     add("shared_memory", x, b, total, b * _warps(device, launch.block_size),
         lambda v, g, bl: _smem_cost(v, total, static, g, bl))
-    limit = int(max_block_size(device, func.max_threads_per_block))
-    sizes = np.array(sorted({*range(device.warp_size, limit + 1, device.warp_size), launch.block_size}), dtype=np.int64)
+    sizes = np.array(launch_candidates(device, func, launch.block_size), dtype=np.int64)
     _, b = _query(device, func, state, sizes, launch.dynamic_smem)
     add("threads", sizes, b, launch.block_size, b * _warps(device, sizes),
         lambda v, g, _b: _thread_cost(v, launch.block_size, g))
@@ -293,14 +304,16 @@ class LimitGrid:
     active_blocks: IntArray
     occupancy: FloatArray
     binding: IntArray
-    """Index into ``BINDING_ORDER`` of the cell's binding limit; -1 where no block fits."""
+    """Index into ``BINDING_ORDER`` of the cell's binding limit; ``NO_BLOCK_FITS`` where the resources
+    leave no room for one block, ``CANNOT_LAUNCH`` where the block size cannot launch at all."""
 
 
 def _grid(device: DeviceProperties, sizes: IntArray, values: IntArray, r: ResultArrays, blocks: IntArray) -> LimitGrid:
     binding = np.full(blocks.shape, -1, dtype=np.int64)
     for i, limit in reversed(list(enumerate(BINDING_ORDER))):
         binding = np.where(r.limit(limit) == blocks, i, binding)
-    binding = np.where(blocks > 0, binding, -1)
+    binding = np.where(blocks > 0, binding, NO_BLOCK_FITS)
+    binding = np.where(r.launchable != 0, binding, CANNOT_LAUNCH)
     occupancy = blocks * _warps(device, sizes)[:, None] / device.max_warps_per_multiprocessor
     return LimitGrid(sizes, values, blocks, occupancy, binding)
 

@@ -17,7 +17,7 @@ from .errors import OccupancyError
 from .launch import Launch, build_query
 from .occupancy import max_active_blocks
 from .types import DeviceProperties, DeviceState, FunctionAttributes, OccError
-from .warps import max_block_size
+from .warps import launchable, max_block_size
 
 
 @dataclass(frozen=True)
@@ -44,10 +44,17 @@ class BlockSizeSuggestion:
 
 
 def candidate_block_sizes(device: DeviceProperties, func: FunctionAttributes) -> list[int]:
-    """Block sizes in the order the header tries them: the limit, then down in warp-size steps."""
+    """Block sizes in the order the header tries them: the limit, then down in warp-size steps.
+
+    A kernel with a required block size (``.reqntid``) has one candidate, that size, where it can
+    launch at all (the header, given ``maxThreadsPerBlock = reqntid``, would also try smaller ones).
+    """
     limit = int(max_block_size(device, func.max_threads_per_block))
     aligned = -(-limit // device.warp_size) * device.warp_size
-    return [min(limit, size) for size in range(aligned, 0, -device.warp_size)]
+    sizes = [min(limit, size) for size in range(aligned, 0, -device.warp_size)]
+    if func.reqntid > 0:
+        sizes = [func.reqntid] if launchable(device, func.reqntid, func.max_threads_per_block, func.reqntid) else []
+    return sizes
 
 
 def max_potential_block_size(
@@ -61,6 +68,10 @@ def max_potential_block_size(
     if func.max_threads_per_block <= 0 or func.num_regs < 0:
         raise OccupancyError(OccError.INVALID_INPUT, "the kernel's max threads and registers must be valid")
     sizes = candidate_block_sizes(device, func)
+    if not sizes:
+        raise OccupancyError(OccError.INVALID_INPUT,
+                             f"the kernel's required block size (.reqntid) of {func.reqntid} threads is above "
+                             f"{int(max_block_size(device, func.max_threads_per_block))}: it cannot launch")  # fmt: skip
     smem = [dynamic_smem(s) if callable(dynamic_smem) else dynamic_smem for s in sizes]
     for size, dynamic in zip(sizes, smem):  # Python ints: an absurd figure is refused, never overflowed
         check_domain(domain_inputs(func, state, Launch(size, dynamic)), bounds_only=True)

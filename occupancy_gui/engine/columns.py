@@ -25,7 +25,7 @@ class OccupancyColumns:
 
     arrays: ResultArrays
     active_blocks: IntArray
-    """Blocks that reside: the header's answer, or 0 above the kernel's launch bound (the launch fails)."""
+    """Blocks that reside: the header's answer, or 0 where the block cannot launch (``warps.launchable``)."""
     limits: dict[Limit, IntArray]
     """Blocks allowed by each limit; ``INT_MAX`` where the limit does not apply."""
     binding: IntArray
@@ -55,8 +55,8 @@ def occupancy_columns(device: DeviceProperties, q: Query) -> OccupancyColumns:
         limits[Limit.BARRIERS] = np.full(shape, INT_MAX, dtype=np.int64)
     else:
         limits[Limit.BARRIERS] = np.where(q.num_block_barriers <= 0, INT_MAX, limits[Limit.BARRIERS])
-    # Above the kernel's own bound (maxThreadsPerBlock) the launch fails: no block resides, and the
-    # warps row says why.  One rule for calc and batch (``warps.max_block_size`` decides launchable).
+    # Above the kernel's own bound (maxThreadsPerBlock), or off its required size (.reqntid), the launch
+    # fails: no block resides, and the warps row says why.  One rule for calc and batch (``warps.launchable``).
     launchable = np.broadcast_to(arrays.launchable, shape) != 0
     active = np.where(launchable, arrays.active_blocks, 0)
     limits[Limit.WARPS] = np.where(launchable, limits[Limit.WARPS], 0)

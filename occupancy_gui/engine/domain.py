@@ -40,6 +40,7 @@ class DomainInputs:
     num_block_barriers: Any
     virtual_resource_count: Any
     max_threads_per_block: Any
+    reqntid: Any
     carveout: Any
     max_dynamic_smem: Any
 
@@ -50,7 +51,7 @@ def domain_inputs(func: FunctionAttributes, state: DeviceState, launch: Launch) 
         block_size=launch.block_size, num_regs=func.num_regs, shared_size_bytes=func.shared_size_bytes,
         dynamic_smem=launch.dynamic_smem, num_block_barriers=func.num_block_barriers,
         virtual_resource_count=func.virtual_resource_count, max_threads_per_block=func.max_threads_per_block,
-        carveout=state.carveout_config, max_dynamic_smem=func.max_dynamic_shared_size_bytes or 0,
+        reqntid=func.reqntid, carveout=state.carveout_config, max_dynamic_smem=func.max_dynamic_shared_size_bytes or 0,
     )  # fmt: skip
 
 
@@ -81,6 +82,10 @@ _CHECKS: tuple[Check, ...] = (
      lambda d: f"the kernel's max threads per block must be at least 1 (got {d.max_threads_per_block})", False),
     (lambda d: d.max_threads_per_block > MAX_INT_ATTRIBUTE,
      lambda d: f"the kernel's max threads per block {d.max_threads_per_block} is beyond {MAX_INT_ATTRIBUTE}", True),
+    (lambda d: d.reqntid < 0,
+     lambda d: f"the kernel's required block size (.reqntid) must be at least 1, or 0 for none (got {d.reqntid})", False),
+    (lambda d: d.reqntid > MAX_BLOCK_SIZE,
+     lambda d: f"the kernel's required block size (.reqntid) {d.reqntid} is beyond {MAX_BLOCK_SIZE}", True),
     (lambda d: (d.carveout < -1) | (d.carveout > 100),
      lambda d: f"carveout must be -1 (default) or a percentage 0..100 (got {d.carveout})", False),
     (lambda d: d.max_dynamic_smem < 0,

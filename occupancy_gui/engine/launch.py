@@ -42,6 +42,7 @@ def build_query(
         partitioned_gc_config=int(func.partitioned_gc_config),
         virtual_resource_count=func.virtual_resource_count,
         func_max_threads_per_block=func.max_threads_per_block,
+        func_reqntid=func.reqntid,
     )
     unknown = set(sweep) - set(fields)
     if unknown:

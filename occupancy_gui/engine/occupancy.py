@@ -17,7 +17,7 @@ from .barriers import max_blocks_per_sm_block_barrier_limit, max_blocks_per_sm_v
 from .registers import max_blocks_per_sm_regs_limit
 from .shared_memory import max_blocks_per_sm_smem_limit
 from .types import LIMIT_FLAGS, DeviceProperties, Limit, OccError, PartitionedGCConfig
-from .warps import max_block_size, max_blocks_per_sm_warps_limit
+from .warps import launchable, max_blocks_per_sm_warps_limit
 
 # Inputs beyond these would overflow the header's 32-bit int arithmetic; the engine refuses them.
 MAX_BLOCK_SIZE = 1 << 24
@@ -41,6 +41,7 @@ class Query:
     partitioned_gc_config: IntArray
     virtual_resource_count: IntArray
     func_max_threads_per_block: IntArray
+    func_reqntid: IntArray
 
     def __post_init__(self) -> None:
         # Fields keep their own shapes: a rule that depends only on scalars is computed once and
@@ -72,7 +73,7 @@ class ResultArrays:
     shared_mem_per_multiprocessor: IntArray
     """Not in ``cudaOccResult``: the SM's shared memory configuration the launch runs under."""
     launchable: IntArray
-    """Not in ``cudaOccResult``: 1 where the block is within ``maxBlockSize`` (device and kernel bound)."""
+    """Not in ``cudaOccResult``: 1 where the block can launch (``warps.launchable``: ``maxBlockSize``, ``.reqntid``)."""
 
     @property
     def resident_blocks(self) -> IntArray:
@@ -156,5 +157,5 @@ def max_active_blocks(device: DeviceProperties, q: Query) -> ResultArrays:
         block_limit_barriers=barriers, block_limit_virtual=virtual,
         allocated_registers_per_block=regs_per_block, allocated_shared_mem_per_block=smem_per_block,
         partitioned_gc_config=gc, shared_mem_per_multiprocessor=sm_smem,
-        launchable=(q.block_size <= max_block_size(device, q.func_max_threads_per_block)).astype(np.int64),
+        launchable=launchable(device, q.block_size, q.func_max_threads_per_block, q.func_reqntid).astype(np.int64),
     ), q.shape)  # fmt: skip

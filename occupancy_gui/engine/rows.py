@@ -14,6 +14,7 @@ from .occupancy import ResultArrays
 from .registers import register_allocation
 from .shared_memory import smem_per_block_limit
 from .types import DeviceProperties, FirstPassEstimate, FuncShmemConfig, FunctionAttributes, Limit, LimitRow
+from .warps import reqntid_allows
 
 SUBSCRIPT_FLOOR = "⌊{} / {}⌋"
 
@@ -29,6 +30,9 @@ def launch_bound_reason(device: DeviceProperties, func: FunctionAttributes, bloc
     if block_size > func.max_threads_per_block:
         return (f"{block_size} threads per block > {func.max_threads_per_block}, the kernel's launch bound "
                 "(maxThreadsPerBlock): the launch fails")  # fmt: skip
+    if not reqntid_allows(block_size, func.reqntid):
+        return (f"{block_size} threads per block ≠ {func.reqntid}, the kernel's required block size "
+                "(.reqntid): the launch fails")  # fmt: skip
     return None
 
 
@@ -40,6 +44,8 @@ def _warps_row(device: DeviceProperties, func: FunctionAttributes, launch: Launc
         calculation = f"{launch.block_size} > {device.max_threads_per_block} threads per block"
     elif launch.block_size > func.max_threads_per_block:
         calculation = f"{launch.block_size} > {func.max_threads_per_block} threads (kernel's launch bound)"
+    elif not reqntid_allows(launch.block_size, func.reqntid):
+        calculation = f"{launch.block_size} ≠ {func.reqntid} threads (kernel's required block size, .reqntid)"
     else:
         calculation = SUBSCRIPT_FLOOR.format(max_warps, warps)
     return LimitRow(Limit.WARPS, blocks, f"{launch.block_size} threads", f"{warps} warps",

@@ -1,7 +1,7 @@
 """Occupancy swept over one input (or two) with everything else held: the step curves and heat maps.
 
 Every sweep is one call of the vectorised model, so each point equals the scalar engine's answer.
-Points where the launch is invalid (status != 0, or a block above the kernel's launch bound) count
+Points where the launch is invalid (status != 0, or a block that cannot launch: ``warps.launchable``) count
 as 0 blocks.
 """
 
@@ -49,6 +49,8 @@ class StepCurve:
     current_x: int
     launch_bound: int | None = None
     """Block-size sweep only: the kernel's bound where it is below the device's; above it nothing launches."""
+    reqntid: int | None = None
+    """Block-size sweep only: the kernel's required block size (``.reqntid``); no other size launches."""
 
     def index_of(self, value: int) -> int:
         """Index of the step that holds ``value``."""
@@ -61,13 +63,19 @@ class StepCurve:
         return Cliff(int(self.x[i]), int(self.active_blocks[i]), float(self.occupancy[i]))
 
     def cliff_above(self) -> Cliff | None:
-        """The smallest swept value above the current one where resident blocks change."""
+        """The smallest swept value above the current one where resident blocks change.
+
+        None on a block-size sweep with a required size (``.reqntid``): no other size launches."""
+        if self.reqntid is not None:
+            return None
         here = self.index_of(self.current_x)
         changed = np.flatnonzero(self.active_blocks[here + 1 :] != self.active_blocks[here]) + here + 1
         return self._cliff(changed)
 
     def cliff_below(self) -> Cliff | None:
-        """The largest swept value below the current one where resident blocks change."""
+        """The largest swept value below the current one where resident blocks change (None as above)."""
+        if self.reqntid is not None:
+            return None
         here = self.index_of(self.current_x)
         changed = np.flatnonzero(self.active_blocks[:here] != self.active_blocks[here])[::-1]
         return self._cliff(changed)
@@ -93,6 +101,8 @@ def sweep_block_size(device: DeviceProperties, func: FunctionAttributes, launch:
                    launch.block_size)  # fmt: skip
     if func.max_threads_per_block < device.max_threads_per_block:
         curve = dataclasses.replace(curve, launch_bound=func.max_threads_per_block)
+    if func.reqntid > 0:
+        curve = dataclasses.replace(curve, reqntid=func.reqntid)
     return curve
 
 

@@ -123,6 +123,11 @@ class FunctionAttributes:
     max_dynamic_shared_size_bytes: int | None = None
     num_block_barriers: int = 1
     virtual_resource_count: int = 0
+    reqntid: int = 0
+    """The kernel's required block size, ``x·y·z`` of PTX ``.reqntid`` (cubin ``EIATTR_REQNTID``); 0: none.
+
+    Not a field of the header's ``cudaOccFuncAttributes``: the one place it is applied is
+    ``warps.reqntid_allows``."""
 
     def resolved_max_dynamic_smem(self, device: DeviceProperties) -> int:
         """The attribute value the runtime would hold for this kernel on ``device``."""

@@ -2,15 +2,20 @@
 
 A block occupies whole warps (a partial warp still takes a warp slot); a block larger than the
 device's ``maxThreadsPerBlock`` cannot launch at all, nor one larger than the kernel's own bound
-(``cudaOccFuncAttributes.maxThreadsPerBlock``: ``__launch_bounds__``, ``.maxntid``, ``.reqntid``).
+(``cudaOccFuncAttributes.maxThreadsPerBlock``: ``__launch_bounds__``, ``.maxntid``), nor, for a kernel
+with a required block size (PTX ``.reqntid``), a block of any other size.  ``launchable`` is the one
+rule that decides it; every answer (calc, batch, curves, heat maps, advisor) goes through it.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from ._int import IntArray, divide_round_up
 from .types import DeviceProperties
+
+BoolArray = npt.NDArray[np.bool_]
 
 
 def max_block_size(device: DeviceProperties, func_max_threads_per_block: IntArray | int) -> IntArray:
@@ -21,6 +26,27 @@ def max_block_size(device: DeviceProperties, func_max_threads_per_block: IntArra
     ``cudaOccMaxActiveBlocksPerMultiprocessor`` itself checks only the device's bound.
     """
     return np.minimum(device.max_threads_per_block, np.asarray(func_max_threads_per_block, dtype=np.int64))
+
+
+def reqntid_allows(block_size: IntArray | int, func_reqntid: IntArray | int) -> BoolArray:
+    """Whether PTX ``.reqntid`` (the kernel's *required* number of threads per block) allows ``block_size``.
+
+    ``.reqntid nx, ny, nz`` (cubin ``EIATTR_REQNTID``) tells the compiler the block will be exactly
+    ``nx·ny·nz`` threads, and a launch with any other block size fails.  ``cuda_occupancy.h`` has no
+    such attribute: the closest header behaviour is ``cudaOccMaxPotentialOccupancyBlockSize`` with
+    ``maxThreadsPerBlock = reqntid``, which would still suggest a smaller size; here only the
+    required size launches.  A ``func_reqntid`` of 0 (or less) means the kernel has none.
+    """
+    req = np.asarray(func_reqntid, dtype=np.int64)
+    allowed: BoolArray = (req <= 0) | (np.asarray(block_size, dtype=np.int64) == req)
+    return allowed
+
+
+def launchable(device: DeviceProperties, block_size: IntArray | int, func_max_threads_per_block: IntArray | int,
+               func_reqntid: IntArray | int = 0) -> BoolArray:  # fmt: skip
+    """Whether a block of ``block_size`` threads can launch at all: within ``maxBlockSize`` and ``.reqntid``."""
+    within: BoolArray = np.asarray(block_size, dtype=np.int64) <= max_block_size(device, func_max_threads_per_block)
+    return within & reqntid_allows(block_size, func_reqntid)
 
 
 def warps_per_block(device: DeviceProperties, block_size: IntArray) -> IntArray:

@@ -158,6 +158,13 @@ def initial_inputs(args: argparse.Namespace, catalog: Catalog, saved: dict[str, 
         inputs["max_threads_per_block"] = max_threads or None
         if max_threads and args.threads is None:
             inputs["threads"] = min(inputs["threads"], max_threads)
+        from ..record_launch import required_block_size  # noqa: PLC0415 - lazy: with an imported kernel only
+
+        required = required_block_size(record)
+        inputs["required_block_size"] = required
+        inputs["min_blocks_per_sm"] = getattr(record, "min_blocks", None) or None
+        if required and args.threads is None:
+            inputs["threads"] = required
         arch = str(getattr(record, "arch", "")).rstrip("af")
         if arch and args.device is None:
             with contextlib.suppress(KeyError):
@@ -173,6 +180,9 @@ def initial_inputs(args: argparse.Namespace, catalog: Catalog, saved: dict[str, 
     bound = inputs.get("max_threads_per_block")
     if bound is not None and inputs.get("threads", 0) > bound:
         inputs["max_threads_per_block"] = None  # an explicit --threads (or saved value) wins over a remembered bound
+    required = inputs.get("required_block_size")
+    if required is not None and (inputs.get("threads") != required or (bound is not None and required > bound)):
+        inputs["required_block_size"] = None  # as above, over a remembered required size
     return inputs
 
 

@@ -49,6 +49,8 @@ _INVALID = (
     lambda r: '{"device": {"schema": 1, "name": "broken"}, "threads": 256, "registers": 32}',
     lambda r: "[" * 3000 + "]" * 3000,
     lambda r: '{"device": "sm_90", "threads": 256, "registers": 32} trailing',
+    lambda r: '{"device": "sm_90", "threads": 256, "registers": 32, "required_block_size": 0}',
+    lambda r: '{"device": "sm_90", "threads": 256, "registers": 32, "required_block_size": "256"}',
     lambda r: '\ufeff{"device": "sm_90", "threads": 256, "registers": 32}',
 )
 
@@ -73,6 +75,8 @@ def _valid(rng: np.random.Generator, devices: list[str]) -> dict[str, Any]:
         "max_dynamic_smem": lambda: int(rng.integers(0, 240000)) if rng.random() < 0.3 else 232448,
         "carveout": lambda: [-1, 0, 25, 50, 100, "default", "50%", int(rng.integers(0, 101))][int(rng.integers(8))],
         "cache_config": lambda: ["none", "shared", "l1", "equal", "L1", 0, 1, 2, 3][int(rng.integers(9))],
+        # the kernel's .reqntid: the launch's own size about half the time, so both answers occur
+        "required_block_size": lambda: q["threads"] if rng.random() < 0.5 else int(rng.choice([64, 128, 256, 2048])),
     }
     for key, make in optional.items():
         roll = rng.random()

@@ -40,7 +40,7 @@ def test_a_figure_of_thousands_of_digits_is_worded_not_printed() -> None:
     from occupancy_gui.engine.errors import OccupancyError
 
     with pytest.raises(OccupancyError, match=r"shared memory per block \(a number of thousands of digits\) B"):
-        check_domain(DomainInputs(256, 32, 10**5000, 0, 1, 0, 1024, -1, 0))
+        check_domain(DomainInputs(256, 32, 10**5000, 0, 1, 0, 1024, 0, -1, 0))
 
 
 def test_every_error_line_is_cut(tmp_path) -> None:

@@ -20,6 +20,7 @@ def test_vectorised_checks_match_the_scalar_ones() -> None:
     columns["carveout"] = np.where(rng.random(n) < 0.8, rng.integers(-1, 101, n), rng.choice(edges, n))
     columns["block_size"] = np.where(rng.random(n) < 0.9, rng.integers(1, 1025, n), rng.choice(edges, n))
     columns["max_threads_per_block"] = np.where(rng.random(n) < 0.9, 2**31 - 1, rng.choice(edges, n))
+    columns["reqntid"] = np.where(rng.random(n) < 0.9, 0, rng.choice(edges, n))
     first = first_violation(DomainInputs(**columns))
     refused = 0
     for i in range(n):
@@ -34,10 +35,10 @@ def test_vectorised_checks_match_the_scalar_ones() -> None:
 
 
 @pytest.mark.parametrize("field", ["num_block_barriers", "max_dynamic_smem", "virtual_resource_count",
-                                   "max_threads_per_block", "block_size", "num_regs"])  # fmt: skip
+                                   "max_threads_per_block", "reqntid", "block_size", "num_regs"])  # fmt: skip
 def test_every_field_has_an_upper_bound_inside_int64(field: str) -> None:
     ok = {"block_size": 256, "num_regs": 32, "shared_size_bytes": 0, "dynamic_smem": 0, "num_block_barriers": 1,
-          "virtual_resource_count": 0, "max_threads_per_block": 1024, "carveout": -1, "max_dynamic_smem": 0}
+          "virtual_resource_count": 0, "max_threads_per_block": 1024, "reqntid": 0, "carveout": -1, "max_dynamic_smem": 0}
     check_domain(DomainInputs(**ok))
     with pytest.raises(OccupancyError, match="is beyond"):
         check_domain(DomainInputs(**{**ok, field: 10**23}), bounds_only=True)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QPointF
+
 from occupancy_gui.ui.views.kernel_table_model import LOCAL, NAME, NAME_ROLE
 from tests.ui.test_import_panel import load, select
 from tests.ui.test_kernel_panel import commit_text
@@ -99,3 +101,69 @@ def test_heat_maps_and_advisor_respect_the_bound(qtbot, window):
     settle(qtbot, window)
     suggestion = advisor.advice.block_size.suggestion
     assert suggestion is not None and suggestion.block_size <= 128
+
+
+TRITON_ADD = (Path(__file__).resolve().parents[1] / "data" / "importers" / "triton" / "cache"
+              / "LN5HH7MKGKLXQ6TXKXE7VY3X6ZSLEGKJAQOZLOWTZ7F553PNRSWQ" / "add_kernel.cubin")  # fmt: skip
+
+
+def test_a_required_block_size_is_the_only_one_the_window_launches(qtbot, window):
+    """Triton's add_kernel cubin records .reqntid 64, 1, 1 (EIATTR_REQNTID)."""
+    from occupancy_gui.ui.views.heatmap_view import HeatmapView
+    from tests.ui.flush import settle
+
+    panel, s = window.import_panel, window.session
+    load(qtbot, panel, TRITON_ADD)
+    window.session.replace(device="sm_86")  # the test catalog's Ampere; sm_80 SASS runs there
+    select(panel, "add_kernel", "sm_80")
+    assert (s.inputs.threads, s.inputs.required_block_size) == (64, 64)
+    kernel = window.kernel_panel
+    qtbot.waitUntil(lambda: kernel.spins["required_block_size"].text() == "64", timeout=3000)
+    commit_text(qtbot, kernel.spins["threads"], "128")  # refused, with the reason under the field
+    assert s.inputs.threads == 64 and "not the kernel's required block size of 64" in kernel.fields["threads"].error.text()
+    settle(qtbot, window)
+    plot = window.plots.plots["threads"]
+    assert plot.cannot_launch.isVisible() and plot.cannot_launch_below.isVisible()
+    assert "≠ 64 threads" in plot.cannot_launch_text.textItem.toPlainText()
+    assert plot.drawn_value_at(64) > 0 and plot.drawn_value_at(32) == 0 and plot.drawn_value_at(96) == 0
+    assert "requires exactly 64 threads" in plot.describe(96)[2]
+    heat = HeatmapView(s)
+    qtbot.addWidget(heat)
+    grid = heat.registers.grid
+    assert grid is not None
+    names = {heat.registers.labels[k].toPlainText() for k in range(len(heat.registers.labels))
+             if heat.registers.labels[k].isVisible()}  # fmt: skip
+    assert "cannot launch" in names and "no block fits" not in names
+    # A cell at 128 threads and 40 registers (view coordinates), and one at the required size.
+    assert "requires exactly 64 threads" in heat.registers.describe(QPointF(128, 40), "registers")
+    assert "limited by" in heat.registers.describe(QPointF(64, 40), "registers")
+    # Setting the required size moves threads there (within the kernel's bound of 64, which the cubin
+    # importer derives from .reqntid); clearing it frees threads again, up to the bound.
+    commit_text(qtbot, kernel.spins["required_block_size"], "128")
+    assert s.inputs.required_block_size == 64
+    assert "above its launch bound of 64" in kernel.fields["required_block_size"].error.text()
+    commit_text(qtbot, kernel.spins["required_block_size"], "32")
+    assert (s.inputs.threads, s.inputs.required_block_size) == (32, 32)
+    commit_text(qtbot, kernel.spins["required_block_size"], "none")
+    commit_text(qtbot, kernel.spins["threads"], "48")
+    assert (s.inputs.threads, s.inputs.required_block_size) == (48, None)
+
+
+def test_fewer_blocks_than_launch_bounds_asked_for_is_said_in_the_summary(qtbot, window):
+    from tests.ui.flush import settle
+
+    kernel, summary = window.kernel_panel, window.summary
+    # The seed example: 256 threads × 64 registers, 24 KiB on sm_100: 4 blocks per SM.
+    commit_text(qtbot, kernel.spins["min_blocks_per_sm"], "4")
+    settle(qtbot, window)
+    assert window.session.inputs.min_blocks_per_sm == 4 and summary.hint.text() == ""
+    commit_text(qtbot, kernel.spins["min_blocks_per_sm"], "6")
+    settle(qtbot, window)
+    assert summary.hint.text() == "⚠ Fewer blocks than __launch_bounds__ asks for: <b>4</b> &lt; <b>6</b> per SM"
+    assert summary.hint.tip.startswith("Only 4 blocks per SM, below the 6 the kernel asked for")
+    window.resize(1024, 700)
+    settle(qtbot, window)
+    assert not summary.hint.cut_short  # whole even in a 1024-wide window
+    window.session.replace(registers=32)  # 8 blocks now: the hint is met
+    settle(qtbot, window)
+    assert summary.hint.text() == ""

@@ -13,6 +13,10 @@ from occupancy_gui.ui.window_layout import docks_by_name, parse_docks, show_dock
 from tests.ui.flush import settle
 
 SIZES = [(1024, 700), (1400, 900), (1920, 1080)]
+ANSWER_MARGIN = 40
+"""Pixels a 1024×700 window with every dock open can lose before any minimum binds (the answer, the
+plot, a dock): about two rows of the constraint table, so that a taller font or one more row does
+not clip the answer.  It had 5 to 7 before the bottom docks' minimums were trimmed."""
 
 
 def arrange(qtbot, window, size, docks):
@@ -32,7 +36,7 @@ def visible_in_window(window, widget) -> bool:
             and top_left.y() + widget.height() <= window.height())  # fmt: skip
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", [*SIZES, (1024, 700 - ANSWER_MARGIN)])
 @pytest.mark.parametrize("docks", ["all", "none"])
 def test_the_answer_stays_in_sight_and_plots_readable(qtbot, window, size, docks):
     arrange(qtbot, window, size, docks)
@@ -55,6 +59,19 @@ def test_the_answer_stays_in_sight_and_plots_readable(qtbot, window, size, docks
         c.geometry().height() for c in shown]  # fmt: skip
     assert len(shown) == (1 if area.arrangement == SINGLE else 4)
     assert area.tabs.isVisible() == (area.arrangement == SINGLE)
+
+
+@pytest.mark.parametrize("docks", ["all", "none"])
+def test_the_smallest_window_keeps_a_margin_before_the_answer_is_clipped(qtbot, window, docks):
+    arrange(qtbot, window, (1024, 700), docks)
+    spare = window.height() - window.minimumSizeHint().height()
+    assert spare >= ANSWER_MARGIN, spare
+    # The answer itself has its whole height: its fixed-height parts are not squeezed.
+    table = window.table
+    rows = table.model().rowCount()
+    assert table.height() == table.fitting_height() and table.viewport().height() >= table.rowViewportPosition(
+        rows - 1) + table.rowHeight(rows - 1)  # fmt: skip
+    assert window.summary.height() >= window.summary.minimumSizeHint().height()
 
 
 def test_small_window_with_docks_shows_one_plot_and_tabs_switch_it(qtbot, window):

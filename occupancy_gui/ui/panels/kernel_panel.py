@@ -11,6 +11,8 @@ from ..widgets.quantity import ErrorLabel, QuantityField, QuantitySpinBox
 
 KIB = 1024
 MAX_THREADS = INPUT_RANGES["threads"][1]
+OPTIONAL_COUNTS = ("max_threads_per_block", "required_block_size", "min_blocks_per_sm")
+"""Fields whose 0 reads "none": the session holds ``None`` for them."""
 
 # (session field, label with mnemonic, kind, minimum, maximum (the session's INPUT_RANGES), step, tooltip)
 FIELDS = (
@@ -34,8 +36,16 @@ FIELDS = (
      "Limits resident blocks from compute capability 9.0."),
     ("max_threads_per_block", "Ma&x threads (bound):", "count", 0, INPUT_RANGES["max_threads_per_block"][1], 32,
      "The kernel's own limit on threads per block (cudaFuncAttributes.maxThreadsPerBlock):\n"
-     "__launch_bounds__(N), .maxntid or .reqntid. A larger block cannot launch.\n"
+     "__launch_bounds__(N) or .maxntid. A larger block cannot launch.\n"
      "'none' (0): no bound beyond the device's. Set by choosing an imported kernel."),
+    ("required_block_size", "Re&quired size:", "count", 0, INPUT_RANGES["required_block_size"][1], 32,
+     "The kernel's required block size (PTX .reqntid x, y, z: x·y·z threads). A block of any other\n"
+     "size cannot launch, so threads per block must equal it. 'none' (0): no required size.\n"
+     "Set by choosing an imported kernel that has one; setting it moves threads per block there."),
+    ("min_blocks_per_sm", "Min blocks &per SM:", "count", 0, INPUT_RANGES["min_blocks_per_sm"][1], 1,
+     "__launch_bounds__(maxThreads, minBlocksPerMultiprocessor): the compiler caps registers so that\n"
+     "this many blocks could reside per SM. Not a launch rule: the summary says when the launch\n"
+     "leaves fewer blocks resident, which defeats the hint. 'none' (0): no hint."),
 )  # fmt: skip
 
 
@@ -77,7 +87,8 @@ class KernelPanel(QGroupBox):
         self.arch_note.setWordWrap(True)
         self.arch_note.hide()
         form.addRow(self.arch_note)
-        self.spins["max_threads_per_block"].setSpecialValueText("none")
+        for name in OPTIONAL_COUNTS:
+            self.spins[name].setSpecialValueText("none")
         self.setTabOrder(self.threads_slider, self.spins["threads"])
         self.setTabOrder(self.runtime_default, self.spins["max_dynamic_smem"])
         self.sync_from_session()
@@ -110,6 +121,13 @@ class KernelPanel(QGroupBox):
 
     def _on_max_threads_per_block_changed(self, value: int) -> None:
         self._apply("max_threads_per_block", max_threads_per_block=value or None)
+
+    def _on_required_block_size_changed(self, value: int) -> None:
+        self._apply("required_block_size", required_block_size=value or None,
+                    **({"threads": value} if value else {}))  # fmt: skip
+
+    def _on_min_blocks_per_sm_changed(self, value: int) -> None:
+        self._apply("min_blocks_per_sm", min_blocks_per_sm=value or None)
 
     def _on_registers_changed(self, value: int) -> None:
         self.session.replace(registers=value)
@@ -151,8 +169,9 @@ class KernelPanel(QGroupBox):
             for name in ("threads", "registers", "static_smem", "dynamic_smem", "barriers"):
                 if spins[name].value() != getattr(inputs, name):
                     spins[name].setValue(getattr(inputs, name))
-            if spins["max_threads_per_block"].value() != (inputs.max_threads_per_block or 0):
-                spins["max_threads_per_block"].setValue(inputs.max_threads_per_block or 0)
+            for name in OPTIONAL_COUNTS:
+                if spins[name].value() != (getattr(inputs, name) or 0):
+                    spins[name].setValue(getattr(inputs, name) or 0)
             slots = max(1, device.max_threads_per_block // warp)
             if self.threads_slider.maximum() != slots:
                 self.threads_slider.setRange(1, slots)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QStacked
 
 from ... import units
 from ...engine import Limit
+from ...engine.rows import launch_bound_reason
 from ...session import Session
 from ..qt_utils import banner_colors
 
@@ -127,12 +128,14 @@ class SummaryPanel(QWidget):
         self.estimate = SummaryLine(self, "First-pass estimate: min(B_max, ⌊T_SM/T⌋, ⌊W_SM/W_B⌋, ⌊R_SM/(T·R)⌋, "
                                           "⌊S_SM/S⌋)\nwith no allocation rounding; the exact figure is the one on "
                                           "the left.")  # fmt: skip
+        self.hint = SummaryLine(self)  # its tip: the engine's sentence on __launch_bounds__' min blocks
+        self.hint.setObjectName("min_blocks_hint")
         details = QWidget(self)
         column = QVBoxLayout(details)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(2)
         column.addStretch(1)
-        for label in (self.counts, self.limited_by, self.estimate):
+        for label in (self.counts, self.limited_by, self.estimate, self.hint):
             column.addWidget(label)
         column.addStretch(1)
         self.banner = Banner(self)
@@ -168,8 +171,20 @@ class SummaryPanel(QWidget):
         differs = est.active_blocks != result.active_blocks
         self.estimate.setText(f"First-pass estimate: {units.count(est.active_blocks, 'block')}, {est.occupancy * 100:.4g} %"
                               + (" <b>≠ exact</b> (allocation rounding)" if differs else " (agrees)"))  # fmt: skip
+        shortfall = self.session.min_blocks_shortfall
+        wanted = self.session.inputs.min_blocks_per_sm
+        # Short enough for a 1024-wide window; the engine's whole sentence (why it matters) is the tooltip.
+        hint = "" if shortfall is None else (f"⚠ Fewer blocks than __launch_bounds__ asks for: "
+                                             f"<b>{result.active_blocks}</b> &lt; <b>{wanted}</b> per SM")  # fmt: skip
+        if self.hint.text() != hint:
+            self.hint.setText(hint)
+            self.hint.tip = f"{shortfall}." if shortfall is not None else ""
         if result.active_blocks == 0:
-            self.banner.show_reasons("No block fits on an SM — this launch would fail:", list(result.reasons))
+            s = self.session
+            cannot = launch_bound_reason(s.device, s.function_attributes, s.inputs.threads) is not None
+            title = ("This block size cannot launch:" if cannot
+                     else "No block fits on an SM — this launch would fail:")  # fmt: skip
+            self.banner.show_reasons(title, list(result.reasons))
             self.stack.setCurrentWidget(self.banner)
         else:
             self.stack.setCurrentIndex(0)

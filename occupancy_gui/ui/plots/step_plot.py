@@ -95,11 +95,14 @@ class StepCurvePlot:
         self.hover_text = pg.TextItem("", anchor=(0.0, 0.0))
         self.hover_point = Marker(7)
         self.message = pg.TextItem("", anchor=(0.5, 0.5))
-        # Block sizes above the kernel's launch bound: shaded, labelled, and 0 on the curve.
+        # Block sizes that cannot launch (above the kernel's launch bound, or off its required size):
+        # shaded, labelled, and 0 on the curve.  ``cannot_launch_below`` is the part under a required size.
         self.cannot_launch = pg.LinearRegionItem((0.0, 1.0), movable=False)
+        self.cannot_launch_below = pg.LinearRegionItem((0.0, 1.0), movable=False)
         self.cannot_launch_text = pg.TextItem("cannot launch", anchor=(0.0, 0.0))
-        self.cannot_launch.setZValue(-5)
-        for item in (self.cannot_launch, self.cannot_launch_text):
+        for region in (self.cannot_launch, self.cannot_launch_below):
+            region.setZValue(-5)
+        for item in (self.cannot_launch, self.cannot_launch_below, self.cannot_launch_text):
             self.plot.addItem(item, ignoreBounds=True)
             item.hide()
         for item in (self.curve, self.current_line, *self.cliff_markers, self.current_point, self.cliff_above,
@@ -121,9 +124,10 @@ class StepCurvePlot:
         self.curve.setPen(style.curve_pen)
         self.curve.setBrush(style.curve_brush)
         self.current_line.setPen(style.current_pen)
-        self.cannot_launch.setBrush(style.cannot_launch_brush)
-        for line in self.cannot_launch.lines:
-            line.setPen(pg.mkPen(None))
+        for region in (self.cannot_launch, self.cannot_launch_below):
+            region.setBrush(style.cannot_launch_brush)
+            for line in region.lines:
+                line.setPen(pg.mkPen(None))
         self.cannot_launch_text.setColor(style.disabled_text)
         self.current_point.set_style(pg.mkPen(style.background, width=1.5), style.current_brush)
         for marker in self.cliff_markers:
@@ -196,20 +200,28 @@ class StepCurvePlot:
         self._show_cliffs(curve.cliff_above(), curve.cliff_below())
 
     def _show_launch_bound(self, curve: StepCurve) -> None:
-        bound = curve.launch_bound
-        shown = bound is not None and self._visible
+        bound, required = curve.launch_bound, curve.reqntid
+        top = required if required is not None else bound
+        shown = top is not None and self._visible
         if shown:
-            assert bound is not None
-            span = ((bound + 0.5) / self.scale, float(curve.edges[-1]) / self.scale)
-            if self.cannot_launch.getRegion() != span:
+            assert top is not None
+            span = ((top + 0.5) / self.scale, float(curve.edges[-1]) / self.scale)
+            words = f"cannot launch\n(≠ {required} threads)" if required is not None else f"cannot launch\n(> {bound} threads)"
+            if self.cannot_launch.getRegion() != span or self.cannot_launch_text.textItem.toPlainText() != words:
                 self.cannot_launch.setRegion(span)
-                self.cannot_launch_text.setText(f"cannot launch\n(> {bound} threads)")
+                self.cannot_launch_text.setText(words)
                 (_, _), (y0, y1) = self.plot.getViewBox().viewRange()
                 # At the bound, half way up: the cliff labels sit by the curve at the top and the bottom.
                 self.cannot_launch_text.setPos(span[0], y0 + 0.6 * (y1 - y0))
+            below = (float(curve.edges[0]) / self.scale, (top - 0.5) / self.scale)
+            if required is not None and self.cannot_launch_below.getRegion() != below:
+                self.cannot_launch_below.setRegion(below)
         if self.cannot_launch.isVisible() != shown:
             self.cannot_launch.setVisible(shown)
             self.cannot_launch_text.setVisible(shown)
+        below_shown = shown and required is not None and required > 1
+        if self.cannot_launch_below.isVisible() != below_shown:
+            self.cannot_launch_below.setVisible(below_shown)
 
     def _centre_message(self) -> None:
         (x0, x1), (y0, y1) = self.plot.getViewBox().viewRange()
@@ -310,6 +322,9 @@ class StepCurvePlot:
             where += f" ({x / KIB:.2f} KiB)"
         else:
             where = f"{x} {self.unit}"
+        if c.reqntid is not None and x != c.reqntid:
+            return (float(c.x[i]) / self.scale, 0.0,
+                    f"{where}\ncannot launch: the kernel requires exactly {c.reqntid} threads per block (.reqntid)")
         if c.launch_bound is not None and x > c.launch_bound:
             return float(c.x[i]) / self.scale, 0.0, f"{where}\ncannot launch: above the kernel's launch bound of {c.launch_bound}"
         text = (f"{where}\n{units.count(int(c.active_blocks[i]), 'block')} · {units.count(int(c.active_warps[i]), 'warp')}\n"

@@ -15,8 +15,8 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QWidget
 
 from ...engine import Limit, LimitGrid, OccupancyError, grid_block_size_registers, grid_block_size_shared_memory
-from ...engine.advisor import BINDING_ORDER
-from ...session import Session
+from ...engine.advisor import BINDING_ORDER, CANNOT_LAUNCH, NO_BLOCK_FITS
+from ...session import InputRefused, Session
 from ..plots.plot_cell import PlotCell
 from ..plots.plot_style import plot_style
 from .refresh import RefreshWhenVisible
@@ -28,7 +28,10 @@ if TYPE_CHECKING:
 KIB = 1024.0
 SHORT_NAMES = {Limit.WARPS: "warps", Limit.BLOCKS: "block slots", Limit.REGISTERS: "registers",
                Limit.SHARED_MEMORY: "shared memory", Limit.BARRIERS: "barriers", Limit.VIRTUAL_RESOURCES: "virtual"}  # fmt: skip
-REGION_NAMES = [SHORT_NAMES[limit] for limit in BINDING_ORDER] + ["no block fits"]
+REGION_CODES = (*range(len(BINDING_ORDER)), NO_BLOCK_FITS, CANNOT_LAUNCH)
+"""``LimitGrid.binding`` codes in label order: each limit, then no block fits (resources), then cannot launch."""
+REGION_NAMES = {**{i: SHORT_NAMES[limit] for i, limit in enumerate(BINDING_ORDER)}, NO_BLOCK_FITS: "no block fits",
+                CANNOT_LAUNCH: "cannot launch"}  # fmt: skip
 SMEM_MARGIN = 1.25
 """The shared memory map runs to this multiple of the largest launchable size (beyond it every launch fails)."""
 MIN_LABELLED_SHARE = 0.03
@@ -55,6 +58,7 @@ class HeatMap:
         self.cell, self.scale = cell, scale
         self.grid: LimitGrid | None = None
         self.launch_bound: int | None = None
+        self.reqntid: int | None = None
         self.x_edges = self.y_edges = np.zeros(1)
         self._rect: tuple[float, ...] = ()
         cell.setLabel("bottom", "threads per block")
@@ -65,7 +69,7 @@ class HeatMap:
         self.image = pg.ImageItem(axisOrder="col-major")
         self.outline = pg.PlotCurveItem(connect="pairs", antialias=False)
         self.marker = pg.ScatterPlotItem(size=13, symbol="o")
-        self.labels = [pg.TextItem(name, anchor=(0.5, 0.5)) for name in REGION_NAMES]
+        self.labels = [pg.TextItem(REGION_NAMES[code], anchor=(0.5, 0.5)) for code in REGION_CODES]
         for item in (self.image, self.outline, self.marker, *self.labels):
             cell.addItem(item)
         self.outline.setZValue(5)
@@ -85,9 +89,10 @@ class HeatMap:
             label.setColor("w")
             label.fill = pg.mkBrush(0, 0, 0, 110)
 
-    def update(self, grid: LimitGrid, current: tuple[float, float], launch_bound: int | None = None) -> None:
+    def update(self, grid: LimitGrid, current: tuple[float, float], launch_bound: int | None = None,
+               reqntid: int | None = None) -> None:  # fmt: skip
         self.grid = grid
-        self.launch_bound = launch_bound  # rows above it are 0: the hover says why
+        self.launch_bound, self.reqntid = launch_bound, reqntid  # rows that cannot launch: the hover says why
         step_x = float(grid.block_sizes[1] - grid.block_sizes[0]) if len(grid.block_sizes) > 1 else 1.0
         step_y = float(grid.values[1] - grid.values[0]) if len(grid.values) > 1 else 1.0
         # Cells are centred on block sizes; a shared memory column spans its allocation step (its top byte last).
@@ -107,8 +112,8 @@ class HeatMap:
 
     def _place_labels(self, grid: LimitGrid) -> None:
         codes = grid.binding
-        for k, label in enumerate(self.labels):
-            i, j = np.nonzero(codes == (k if k < len(BINDING_ORDER) else -1))
+        for code, label in zip(REGION_CODES, self.labels):
+            i, j = np.nonzero(codes == code)
             if i.size < MIN_LABELLED_SHARE * codes.size:
                 label.hide()
                 continue
@@ -135,9 +140,11 @@ class HeatMap:
         i = int(np.searchsorted(self.grid.block_sizes, found[0]))
         j = int(np.searchsorted(self.grid.values, found[1]))
         code = int(self.grid.binding[i, j])
-        if self.launch_bound is not None and found[0] > self.launch_bound:
-            return (f"{found[0]} threads · {found[1]} {unit}\n"
-                    f"cannot launch: above the kernel's launch bound of {self.launch_bound}")
+        where = f"{found[0]} threads · {found[1]} {unit}"
+        if code == CANNOT_LAUNCH and self.reqntid is not None and found[0] != self.reqntid:
+            return f"{where}\ncannot launch: the kernel requires exactly {self.reqntid} threads per block (.reqntid)"
+        if code == CANNOT_LAUNCH and self.launch_bound is not None:
+            return f"{where}\ncannot launch: above the kernel's launch bound of {self.launch_bound}"
         return (f"{found[0]} threads · {found[1]} {unit}\n{int(self.grid.active_blocks[i, j])} blocks · "
                 f"{self.grid.occupancy[i, j] * 100:.4g} % · limited by {REGION_NAMES[code]}\nclick to use these inputs")
 
@@ -162,7 +169,7 @@ class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):
             heat_map.apply_style()
         self.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
-        self.setMinimumHeight(130)  # the bottom docks must fit a 1024×700 window with the results
+        self.setMinimumHeight(100)  # the bottom docks must fit a 1024×700 window with the results, with room
         self.refresh()
 
     def refresh(self) -> None:
@@ -175,9 +182,9 @@ class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):
             by_smem = grid_block_size_shared_memory(s.device, s.function_attributes, s.launch, s.device_state, upto)
         except OccupancyError:
             return  # the summary's banner says why; the maps keep their last picture
-        bound = i.max_threads_per_block
-        self.registers.update(by_regs, (i.threads, i.registers), bound)
-        self.shared_memory.update(by_smem, (i.threads, i.static_smem + i.dynamic_smem), bound)
+        bound, required = i.max_threads_per_block, i.required_block_size
+        self.registers.update(by_regs, (i.threads, i.registers), bound, required)
+        self.shared_memory.update(by_smem, (i.threads, i.static_smem + i.dynamic_smem), bound, required)
 
     def _hit(self, scene_pos: QPointF) -> tuple[HeatMap, QPointF] | None:
         for heat_map in (self.registers, self.shared_memory):
@@ -194,10 +201,13 @@ class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):
         if hit is None or found is None:
             return
         threads, value = found
-        if hit[0] is self.registers:
-            self.session.replace(threads=threads, registers=value)
-        else:
-            self.session.replace(threads=threads, dynamic_smem=max(0, value - self.session.inputs.static_smem))
+        try:
+            if hit[0] is self.registers:
+                self.session.replace(threads=threads, registers=value)
+            else:
+                self.session.replace(threads=threads, dynamic_smem=max(0, value - self.session.inputs.static_smem))
+        except InputRefused:
+            pass  # a block size that cannot launch: its tooltip says why, and the inputs stay
         event.accept()
 
     def _on_scene_mouse_moved(self, pos: QPointF) -> None:

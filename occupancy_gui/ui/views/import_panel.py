@@ -122,11 +122,14 @@ class ImportPanel(QWidget):
         self.count_label = QLabel(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
-        layout.addWidget(self.source_label)
+        layout.setSpacing(2)  # tight: the bottom docks of a 1024×700 window have little height
+        heading = QHBoxLayout()  # the file and how many kernels it holds, on one line
+        heading.addWidget(self.source_label, 1)
+        heading.addWidget(self.count_label, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(heading)
         layout.addWidget(self.banner)
         layout.addLayout(tools)
         layout.addWidget(self.view, 1)
-        layout.addWidget(self.count_label)
 
     def _build_status(self) -> None:
         self.source_label = QLabel("No compiler output imported. File → Import compiler output… (Ctrl+I), "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from ...record_launch import launch_changes
+from ...record_launch import launch_changes, required_block_size
 
 if TYPE_CHECKING:
     from ...engine import DeviceProperties
@@ -30,14 +30,16 @@ def kernel_changes(table: KernelTable, i: int, catalog: Catalog, match_device: b
     changes: dict[str, Any] = dict(registers=int(table.registers[i]), static_smem=int(table.static_smem[i]))
     if table.barriers[i] >= 0:
         changes["barriers"] = int(table.barriers[i])
-    bound = int(table.max_threads[i])
-    changes["max_threads_per_block"] = bound if bound > 0 else None
-    if bound > 0:
-        changes["threads"] = bound
+    rec = table.records[i]
+    required = required_block_size(rec)
+    bound = int(rec.max_threads or 0)  # the table's column also holds a .reqntid product: the bound is the record's
+    changes.update(max_threads_per_block=bound or None, required_block_size=required,
+                   min_blocks_per_sm=rec.min_blocks or None)  # fmt: skip
+    if required or bound:
+        changes["threads"] = required or bound
     if match_device and table.arch_number[i] >= 0:
         with contextlib.suppress(KeyError):
             changes["device"] = catalog.get(table.arch[i].rstrip("af")).name
-    rec = table.records[i]
     if rec.block_size is not None:
         target = catalog.get(changes["device"]).device_properties() if "device" in changes else device
         if target is not None:
@@ -78,7 +80,6 @@ def _arch_note(table: KernelTable, i: int, device: DeviceProperties, catalog: Ca
     rec = table.records[i]
     if rec.req_threads:
         x, y, z = rec.req_threads
-        notes.append(f"Required block size (.reqntid) {x}×{y}×{z} = {x * y * z} threads: launch with exactly that.")
-    if rec.min_blocks:
-        notes.append(f"__launch_bounds__ asks the compiler for ≥ {rec.min_blocks} resident blocks per SM.")
+        notes.append(f"Required block size (.reqntid) {x}×{y}×{z} = {x * y * z} threads: no other block size "
+                     "can launch.")  # fmt: skip
     return "\n".join(notes) or None

@@ -27,5 +27,6 @@ def kernel_table_view(model: QSortFilterProxyModel, parent: QWidget) -> QTableVi
     header = view.horizontalHeader()
     header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
     header.setHighlightSections(False)
-    view.setMinimumHeight(header.sizeHint().height() + 2 * rows.defaultSectionSize())  # two rows in a 700 px window
+    # The header and one row: the bottom docks of a 1024×700 window must leave the answer room to spare.
+    view.setMinimumHeight(header.sizeHint().height() + rows.defaultSectionSize())
     return view
