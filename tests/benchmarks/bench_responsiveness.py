@@ -90,9 +90,15 @@ def cancel_latency(window, path: Path, after_s: float = 1.0) -> float | None:
         asked[0] = time.perf_counter()
         panel.cancel()
 
-    QTimer.singleShot(int(after_s * 1000), ask)
+    # A timer of its own, stopped after: one left pending (an import that finished first) would
+    # cancel the next measurement's import, which then waited for ever.
+    timer = QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(ask)
+    timer.start(int(after_s * 1000))
     panel.load(path)
     loop.exec()
+    timer.stop()
     panel.importCancelled.disconnect(cancelled)
     panel.importFinished.disconnect(loop.quit)
     app.processEvents()
