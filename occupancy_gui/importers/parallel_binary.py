@@ -2,13 +2,13 @@
 
 Listing libcublasLt (5,832 images) or libcufft (24,000 candidate containers in ``.ldata``) is
 Python-bound: the GIL lets one thread parse at a time, so the import is split across processes.
-The sections :func:`fatbin.read_host_binary` reads are cut into byte ranges ("pieces"); a worker
-reads every fatbin container that *starts* in its piece (it may run past the piece's end) exactly as
-the serial reader would, and sends back per container: where it starts and ends, its records as
-rows, its notes.  The parent stitches the containers back together in file order with the serial
-reader's rules (a ``.nv_fatbin`` section is a chain of containers separated by zero padding; in a
-data section a candidate that lies inside the last container found is not one), numbers them, and
-merges the records.
+The parent walks each fatbin section's chain of containers (their 16-byte headers only) and hands
+out runs of them; a data section, scanned for embedded fatbins, is cut into byte ranges, and a
+worker checks every candidate that *starts* in its range (it may read past the range's end) as the
+serial reader would.  A worker sends back per container: where it starts and ends, its records as
+rows, its notes.  The parent puts the containers back in file order with the serial reader's rules
+(in a data section a candidate that lies inside the last container found is not one), numbers them,
+and merges the records.
 
 Nothing here decides a figure: every record is made by the serial reader's own functions.  Where
 the stitching finds anything the serial reader would have read differently (a gap in a chain, an
@@ -61,6 +61,8 @@ class _Piece:
     lo: int
     hi: int
     prefix: str
+    starts: tuple[int, ...] = ()  # a fatbin section's: where its containers start (the parent walked the chain)
+    # (lo and hi: the bytes a fatbin piece's containers span; a data piece's range)
 
 
 # A container a worker read: (start, end, next start or None, rows, notes); or (start, _FAILED/_UNREAD).
@@ -90,7 +92,8 @@ def import_host_binary(path: str, progress: Callable[[int, int], None] | None = 
 
 
 def _plan(path: str, size: int, workers: int) -> list[_Piece]:
-    """The pieces of the sections ``read_host_binary`` reads, in its order."""
+    """The pieces of the sections ``read_host_binary`` reads, in its order; none where the work is too
+    little to share (a worker costs a fresh interpreter)."""
     with open_regular(path) as stream:
         image = FileImage(stream, size, path)
         blob = Blob(image.view, path, image=image)
@@ -101,17 +104,67 @@ def _plan(path: str, size: int, workers: int) -> list[_Piece]:
         if elf.machine == EM_CUDA:
             return []
         fat, data_sections = fatbin.sections_to_read(elf.sections)
+        chains = [_chain(Blob(image.view[sec.offset:sec.offset + sec.size], path, base=sec.offset, image=image))
+                  for sec in fat]
+    if any(chain is None for chain in chains):
+        return []  # the serial reader says what is wrong with the chain
+    images = sum(n for chain in chains for _at, _end, n in chain or ())
+    data_bytes = sum(sec.size for sec in data_sections)
+    if images < _MIN_IMAGES and data_bytes < _MIN_DATA_BYTES:
+        return []
     prefix = os.path.basename(path)
-    spans = [(True, sec) for sec in fat] + [(False, sec) for sec in data_sections]
-    total = sum(sec.size for _, sec in spans)
-    step = max(_PIECE_MIN, -(-total // (workers * _PIECES_PER_WORKER)))
+    per_piece = max(1, -(-images // (workers * _PIECES_PER_WORKER)))  # ELF images a fatbin piece holds
     pieces: list[_Piece] = []
-    for is_fat, sec in spans:
-        start = 0 if is_fat else sec.offset
-        for lo in range(start, start + sec.size, step):
-            pieces.append(_Piece(len(pieces), is_fat, sec.offset, sec.size, lo, min(lo + step, start + sec.size),
+    for sec, chain in zip(fat, chains):
+        group: list[int] = []
+        held = 0
+        end = 0
+        for at, end, count in chain or ():
+            group.append(at)
+            held += count
+            if held >= per_piece:
+                pieces.append(_Piece(len(pieces), True, sec.offset, sec.size, group[0], end, f"{prefix}:{sec.name}",
+                                     tuple(group)))
+                group, held = [], 0
+        if group:
+            pieces.append(_Piece(len(pieces), True, sec.offset, sec.size, group[0], end, f"{prefix}:{sec.name}",
+                                 tuple(group)))
+    step = max(_PIECE_MIN, -(-data_bytes // (workers * _PIECES_PER_WORKER)))
+    for sec in data_sections:
+        for lo in range(sec.offset, sec.offset + sec.size, step):
+            pieces.append(_Piece(len(pieces), False, sec.offset, sec.size, lo, min(lo + step, sec.offset + sec.size),
                                  f"{prefix}:{sec.name}"))
     return pieces
+
+
+_MIN_IMAGES = 400  # libcurand's 85 MiB .nv_fatbin holds 99 ELF images: it reads faster in one process
+_MIN_DATA_BYTES = 64 << 20  # data sections scanned for embedded fatbins (libcufft: 265 MiB of .ldata)
+
+
+def _chain(blob: Blob) -> list[tuple[int, int, int]] | None:
+    """(start, end, ELF images) of each container of a fatbin section, walked as
+    ``fatbin.read_fatbin_bytes`` walks it (zero padding between), reading only the 16-byte headers of
+    containers and entries; ``None`` where a header is not one (the serial reader then reports it)."""
+    out: list[tuple[int, int, int]] = []
+    pos, n = 0, len(blob.data)
+    while pos < n:
+        pos = blob.skip_zeros(pos, n)
+        if pos >= n:
+            break
+        magic, _version, header_size, fat_size = blob.unpack("<IHHQ", pos, "fatbin header")
+        end = pos + header_size + fat_size
+        if magic != fatbin.FATBIN_MAGIC or header_size < 16 or end > n or len(out) >= fatbin._MAX_CONTAINERS:
+            return None
+        images, at = 0, pos + header_size
+        while at + 16 <= end:
+            kind, _ver, entry_header, payload = blob.unpack("<HHIQ", at, "fatbin entry header")
+            if entry_header < 16:
+                return None
+            images += kind == fatbin.KIND_ELF
+            at += entry_header + payload
+        out.append((pos, end, images))
+        pos = end
+    return out
 
 
 def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Callable[[int, int], None] | None,
@@ -253,30 +306,24 @@ def _hits(blob: Blob, piece: _Piece, end: int, work: fatbin.Decoding) -> list[in
 
 
 def _read_fat(image: FileImage, piece: _Piece, work: fatbin.Decoding) -> list[_Found]:
-    """As ``fatbin.read_fatbin_bytes`` reads a section: the next container inflates while one is read."""
+    """As ``fatbin.read_fatbin_bytes`` reads a section's containers: the next inflates while one is read."""
     blob = Blob(image.view[piece.offset:piece.offset + piece.size], image.path, base=piece.offset, image=image)
-    # The section's first piece says where its chain starts: at its first non-zero byte.
-    out: list[_Found] = [(-1, -1, blob.skip_zeros(0, piece.size), [], [])] if piece.lo == 0 else []
-    past = piece.lo
+    out: list[_Found] = []
     pending: tuple[int, Any] | None = None
-    for at in _hits(blob, piece, piece.size, work):
-        if at < past:
-            out.append((at, _UNREAD))
-            continue
+    for at in piece.starts:
         opened = fatbin._open_container(blob, at, piece.prefix, fatbin.NUMBER_LATER, work)
-        past = opened.end
         if pending is not None:
-            out.append(_finish_fat(blob, piece, *pending, work))
+            out.append(_finish_fat(blob, *pending, work))
         pending = (at, opened)
     if pending is not None:
-        out.append(_finish_fat(blob, piece, *pending, work))
+        out.append(_finish_fat(blob, *pending, work))
     return out
 
 
-def _finish_fat(blob: Blob, piece: _Piece, at: int, opened: Any, work: fatbin.Decoding) -> _Found:
+def _finish_fat(blob: Blob, at: int, opened: Any, work: fatbin.Decoding) -> _Found:
     result = fatbin.ImportResult()
     fatbin._read_entries(blob, opened, result, False, work)
-    return (at, opened.end, blob.skip_zeros(opened.end, piece.size), _rows(result.records), result.notes)
+    return (at, opened.end, None, _rows(result.records), result.notes)
 
 
 def _read_data(image: FileImage, piece: _Piece, work: fatbin.Decoding) -> list[_Found]:
@@ -313,16 +360,13 @@ def _stitched(pieces: list[_Piece], found: dict[int, list[_Found]]) -> fatbin.Im
     """The serial reader's result from the pieces' containers, or ``None`` where it would differ."""
     result = fatbin.ImportResult()
     records: list[KernelRecord] = []
-    by_section: dict[int, list[_Found]] = {}
-    fat_sections: set[int] = set()
+    by_section: dict[int, list[_Piece]] = {}
     for piece in pieces:
-        by_section.setdefault(piece.offset, []).extend(found[piece.number])
-        if piece.fat:
-            fat_sections.add(piece.offset)
+        by_section.setdefault(piece.offset, []).append(piece)
     containers = 0
-    for offset, candidates in by_section.items():
-        piece = next(p for p in pieces if p.offset == offset)
-        chain = _fat_chain(candidates, piece.size) if offset in fat_sections else _data_chain(candidates)
+    for section in by_section.values():
+        chain = _fat_chain(section, found) if section[0].fat else \
+            _data_chain([c for piece in section for c in found[piece.number]])
         if chain is None:
             return None
         containers += len(chain)
@@ -341,23 +385,14 @@ def _stitched(pieces: list[_Piece], found: dict[int, list[_Found]]) -> fatbin.Im
     return result
 
 
-def _fat_chain(candidates: list[_Found], size: int) -> list[_Found] | None:
-    """A fatbin section's containers, end to end from its first non-zero byte; ``None`` unless every
-    link was read and the chain ends at the section's end (else the serial reader raises there)."""
+def _fat_chain(pieces: list[_Piece], found: dict[int, list[_Found]]) -> list[_Found] | None:
+    """A fatbin section's containers in order: every start the parent walked, read by its worker."""
     chain: list[_Found] = []
-    expected = -1  # the start marker's place
-    past = -2
-    for found in sorted(candidates, key=lambda f: f[0]):
-        at = found[0]
-        if at < past:
-            continue
-        if len(found) == 2 or at != expected:
+    for piece in pieces:
+        containers = found[piece.number]
+        if [c[0] for c in containers] != list(piece.starts):
             return None
-        if at >= 0:  # not the section's start marker
-            chain.append(found)
-        past, expected = found[1], found[2]
-    if not chain or expected != size:
-        return None
+        chain.extend(containers)
     return chain
 
 

@@ -68,6 +68,7 @@ def listing(result: fatbin.ImportResult) -> list[dict[str, object]]:
 @pytest.fixture
 def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel_binary, "_PIECE_MIN", 1 << 10)
+    monkeypatch.setattr(parallel_binary, "_MIN_IMAGES", 0)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
