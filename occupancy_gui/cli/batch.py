@@ -16,15 +16,14 @@ from __future__ import annotations
 import json
 import json.scanner
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any, BinaryIO, TextIO
 
 import numpy as np
 
 from ..engine import INT_MAX, DeviceProperties, DeviceState, FunctionAttributes, Launch, Limit, OccupancyError
 from ..engine import architecture as arch
-from ..engine.columns import OccupancyColumns, occupancy_columns
+from ..engine.columns import occupancy_columns
 from ..engine.compute import compute_occupancy, status_error
 from ..engine.domain import DomainInputs, first_violation, violation_message
 from ..engine.launch import build_query
@@ -33,9 +32,11 @@ from ..engine.rows import zero_block_reasons
 from ..engine.types import default_max_dynamic_smem
 from ..profiles import Catalog
 from .batch_input import MAX_LINE_CHARS, Line, read_chunks
+from .batch_output import ResultRows, chunk_to_csv, chunk_to_jsonl, empty_rows
+from .batch_plain import QUERY_KEYS, decode_plain, plain_columns
 from .devices import DeviceLookupError, device_from_query
 from .inputs import CACHE_CONFIGS, QueryError, kernel_query
-from .serialize import CSV_HEADER, BatchAnswer, answers_to_csv, answers_to_jsonl, result_to_json
+from .serialize import CSV_HEADER, BatchAnswer, result_to_json
 
 CACHE_ENTRIES = 4096
 
@@ -130,6 +131,8 @@ class BatchAnswerer:
         self._mapped: dict[str, int] = {}
         self._groups: dict[DeviceProperties, int] = {}
         self.devices: list[DeviceProperties] = []
+        self.fast = not _UNCOVERED and set(_COLUMN_KEYS) == QUERY_KEYS
+        """Whether plain lines take the columnar path (``batch_plain``); every line answers the same without."""
 
     # -- devices
     def _group(self, device: DeviceProperties) -> int:
@@ -203,8 +206,8 @@ class BatchAnswerer:
         except _ERRORS as exc:
             return self._error(number, str(exc))
 
-    def answer(self, lines: list[Line]) -> list[BatchAnswer]:
-        """One answer per line, in order."""
+    def answer(self, lines: list[Line]) -> ChunkAnswers:
+        """Every line's answer: a finished dict, or its row of the engine's figures."""
         if len(self.devices) > CACHE_ENTRIES:  # between chunks only: a chunk's rows hold group numbers
             self._groups.clear()
             self._named.clear()
@@ -213,19 +216,55 @@ class BatchAnswerer:
         answers: list[BatchAnswer | None] = [None] * len(lines)
         cols: _Columns = []
         scalar: list[tuple[int, dict[str, Any], int]] = []
-        for position, line in enumerate(lines):
+        fast, exact = self._fast(lines, answers) if self.fast else (None, range(len(lines)))
+        for position in exact:
+            line = lines[position]
             try:
                 answers[position] = self._collect(position, line, cols, scalar)
             except Exception as exc:  # noqa: BLE001 - one line's failure never stops the others
                 answers[position] = self._error(line[0], f"unexpected error: {type(exc).__name__}: {exc}"[:500])
-        self._evaluate(lines, cols, scalar, answers)
+        rows = self._evaluate(lines, fast, cols, scalar, answers)
         for position, data, group in scalar:
             try:
                 answers[position] = self._scalar(data, self.devices[group], lines[position][0])
             except Exception as exc:  # noqa: BLE001 - one line's failure never stops the others
                 answers[position] = self._error(lines[position][0], f"unexpected error: {type(exc).__name__}: {exc}"[:500])
-        assert all(a is not None for a in answers)
-        return answers  # type: ignore[return-value]  # every slot is filled by now
+        return ChunkAnswers([line[0] for line in lines], answers, rows)
+
+    def _fast(self, lines: list[Line], answers: list[BatchAnswer | None]) -> tuple[dict[str, np.ndarray] | None, list[int]]:
+        """The plain lines' columns (``batch_plain``) and the positions left to the exact path.
+
+        A line whose device is unknown is answered here with the lookup's words, as the exact path
+        would (the device is looked at first); should anything fail, the whole chunk takes the exact path.
+        """
+        try:
+            positions, queries = decode_plain([line[1] for line in lines])
+            if not queries:
+                return None, list(range(len(lines)))
+            devices, columns, defer = plain_columns(queries)
+            named = self._named
+            groups = [named.get(d) for d in devices]  # type: ignore[arg-type]  # a None device finds nothing
+            if None in groups:
+                groups = [self._device(d, lines[p][0]) if g is None and d is not None else g
+                          for p, d, g in zip(positions, devices, groups)]  # fmt: skip
+            fast = np.fromiter((type(g) is int for g in groups), dtype=bool, count=len(groups))
+            exact = np.ones(len(lines), dtype=bool)
+            for i in np.flatnonzero(~fast).tolist():
+                if type(groups[i]) is str:
+                    position = positions[i]
+                    answers[position] = self._error(lines[position][0], groups[i])
+                    exact[position] = False
+            fast &= ~defer
+            taken = np.asarray(positions, dtype=np.int64)[fast]
+            exact[taken] = False
+            arrays = {name: column[fast] for name, column in columns.items()}
+            arrays["position"] = taken
+            arrays["group"] = np.asarray([g if type(g) is int else -1 for g in groups], dtype=np.int64)[fast]
+        except Exception:  # noqa: BLE001 - the exact path answers (or words the failure of) every line
+            for position in range(len(lines)):
+                answers[position] = None
+            return None, list(range(len(lines)))
+        return arrays, np.flatnonzero(exact).tolist()
 
     def _collect(self, position: int, line: Line, cols: _Columns,
                  scalar: list[tuple[int, dict[str, Any], int]]) -> dict[str, Any] | None:  # fmt: skip
@@ -270,20 +309,26 @@ class BatchAnswerer:
                          bound))
         return None
 
-    def _evaluate(self, lines: list[Line], cols: _Columns, scalar: list[tuple[int, dict[str, Any], int]],
-                  answers: list[BatchAnswer | None]) -> None:  # fmt: skip
-        if not cols:
-            return
-        arrays, huge = _int64_columns(cols)
-        for position, group in zip(arrays["position"][huge].tolist(), arrays["group"][huge].tolist()):
-            data = self._parse(lines[position])  # a figure beyond int64: the scalar checks word its refusal
-            assert isinstance(data, dict)
-            scalar.append((position, data, group))
-        if huge.any():
-            arrays = {name: a[~huge] for name, a in arrays.items()}
+    def _evaluate(self, lines: list[Line], fast: dict[str, np.ndarray] | None, cols: _Columns,
+                  scalar: list[tuple[int, dict[str, Any], int]], answers: list[BatchAnswer | None]) -> ResultRows:  # fmt: skip
+        """The engine's rows for the fast path's columns and the exact path's tuples, one call per device."""
+        arrays: dict[str, np.ndarray] | None = None
+        if cols:
+            arrays, huge = _int64_columns(cols)
+            for position, group in zip(arrays["position"][huge].tolist(), arrays["group"][huge].tolist()):
+                data = self._parse(lines[position])  # a figure beyond int64: the scalar checks word its refusal
+                assert isinstance(data, dict)
+                scalar.append((position, data, group))
+            if huge.any():
+                arrays = {name: a[~huge] for name, a in arrays.items()}
+        if fast is not None:
+            arrays = fast if arrays is None else {name: np.concatenate([fast[name], a]) for name, a in arrays.items()}
+        if arrays is None or not len(arrays["position"]):
+            return empty_rows()
         groups = arrays["group"]
         order = np.argsort(groups, kind="stable")
         bounds = np.flatnonzero(np.diff(groups[order])) + 1
+        parts: list[ResultRows] = []
         for rows in np.split(order, bounds):
             device = self.devices[int(groups[rows[0]])]
             sub = {name: a[rows] for name, a in arrays.items()}
@@ -291,12 +336,14 @@ class BatchAnswerer:
                 self._to_scalar(lines, sub, scalar)
                 continue
             try:
-                rows_out = _answer_group(device, sub)
+                errors, part = _answer_group(device, sub)
             except Exception:  # noqa: BLE001 - an unknown minor version, say: compute_occupancy words it per line
                 self._to_scalar(lines, sub, scalar)
                 continue
-            for position, row in zip(sub["position"].tolist(), rows_out):
-                answers[position] = self._error(lines[position][0], row) if isinstance(row, str) else row
+            for position, message in errors:
+                answers[position] = self._error(lines[position][0], message)
+            parts.append(part)
+        return ResultRows.concatenate(parts)
 
     def _to_scalar(self, lines: list[Line], sub: dict[str, np.ndarray], scalar: list[tuple[int, dict[str, Any], int]]) -> None:
         for position, group in zip(sub["position"].tolist(), sub["group"].tolist()):
@@ -320,8 +367,8 @@ def _int64_columns(cols: _Columns) -> tuple[dict[str, np.ndarray], np.ndarray]:
     return arrays, huge
 
 
-def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> list[BatchAnswer | str]:
-    """The answers (or error texts) of one device's queries, in the order given."""
+def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> tuple[list[tuple[int, str]], ResultRows]:
+    """One device's queries: the (position, error text) of those refused, and the rows of the others."""
     has_max = sub["has_max_dynamic_smem"] != 0
     domain = DomainInputs(
         block_size=sub["threads"], num_regs=sub["registers"], shared_size_bytes=sub["static_smem"],
@@ -330,49 +377,47 @@ def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> list[
         max_dynamic_smem=sub["max_dynamic_smem"],
     )  # fmt: skip
     violation = first_violation(domain)
-    out: list[BatchAnswer | str] = [""] * len(violation)
+    positions = sub["position"]
+    errors: list[tuple[int, str]] = []
     for i in np.flatnonzero(violation >= 0).tolist():
         one = DomainInputs(**{f.name: _item(getattr(domain, f.name), i) for f in fields(DomainInputs)})
-        out[i] = violation_message(int(violation[i]), one)
+        errors.append((int(positions[i]), violation_message(int(violation[i]), one)))
     good = np.flatnonzero(violation < 0)
     if good.size == 0:
-        return out
+        return errors, empty_rows()
     g = {name: a[good] for name, a in sub.items()}
     max_dynamic = np.where(has_max[good], g["max_dynamic_smem"], default_max_dynamic_smem(device, g["static_smem"]))
     query = build_query(device, _DEFAULT_FUNC, DeviceState(), g["threads"], g["dynamic_smem"], num_regs=g["registers"],
                         shared_size_bytes=g["static_smem"], max_dynamic_smem=max_dynamic,
                         num_block_barriers=g["barriers"], cache_config=g["cache_config"], carveout=g["carveout"],
                         func_max_threads_per_block=g["max_threads_per_block"])  # fmt: skip
-    columns = occupancy_columns(device, query)
-    for i, row in zip(good.tolist(), _rows(device, columns, g, has_max[good])):
-        out[i] = row
-    return out
+    c = occupancy_columns(device, query)
+    status = c.arrays.status
+    refused = np.flatnonzero(status != 0)
+    for i in refused.tolist():
+        errors.append((int(g["position"][i]), str(status_error(device, int(status[i]), device.shared_mem_per_multiprocessor))))
+    ok = np.flatnonzero(status == 0)
+    limits = np.column_stack([c.limits[limit] for limit in _LIMITS])[ok]
+    active = c.active_blocks[ok]
+    rows = ResultRows(
+        position=g["position"][ok], active_blocks=active, active_warps=c.active_warps[ok],
+        active_threads=c.active_threads[ok], max_warps=np.full(ok.size, device.max_warps_per_multiprocessor, dtype=np.int64),
+        limits=limits, binding=c.binding[ok], registers=c.arrays.allocated_registers_per_block[ok],
+        shared_memory=c.arrays.allocated_shared_mem_per_block[ok], estimate_blocks=c.estimate_active_blocks[ok],
+        estimate_warps=(c.estimate_active_blocks * c.warps_per_block)[ok],
+        estimate_limits=np.column_stack([c.estimate_limits[limit] for limit in _LIMITS])[ok],
+    )  # fmt: skip
+    sm_smem = c.arrays.shared_mem_per_multiprocessor[ok]
+    for j in np.flatnonzero(active == 0).tolist():
+        i = int(ok[j])
+        lim = dict(zip(_LIMITS, map(_none, limits[j].tolist())))
+        rows.reasons[int(rows.position[j])] = _reasons(device, g, has_max[good], i, lim, int(rows.shared_memory[j]),
+                                                       int(sm_smem[j]))  # fmt: skip
+    return errors, rows
 
 
 def _item(value: Any, i: int) -> int:
     return int(value[i]) if isinstance(value, np.ndarray) and value.ndim else int(value)
-
-
-def _rows(device: DeviceProperties, c: OccupancyColumns, g: dict[str, np.ndarray],
-          has_max: np.ndarray) -> Iterator[BatchAnswer | str]:
-    """Each query's answer from the engine's columns, reasons worded by the engine where no block fits."""
-    limits = list(zip(*(c.limits[limit].tolist() for limit in _LIMITS)))
-    estimate = list(zip(*(c.estimate_limits[limit].tolist() for limit in _LIMITS)))
-    max_warps = device.max_warps_per_multiprocessor
-    columns = zip(
-        c.arrays.status.tolist(), c.active_blocks.tolist(), c.active_warps.tolist(), c.active_threads.tolist(),
-        limits, c.binding.tolist(), c.arrays.allocated_registers_per_block.tolist(),
-        c.arrays.allocated_shared_mem_per_block.tolist(), c.arrays.shared_mem_per_multiprocessor.tolist(),
-        c.estimate_active_blocks.tolist(), c.warps_per_block.tolist(), estimate,
-    )  # fmt: skip
-    for i, (st, ab, aw, at, lim, binding, regs, smem, sm_smem, est, warps, est_lim) in enumerate(columns):
-        if st != 0:
-            yield str(status_error(device, st, device.shared_mem_per_multiprocessor))
-            continue
-        reasons: tuple[str, ...] = ()
-        if ab == 0:
-            reasons = _reasons(device, g, has_max, i, dict(zip(_LIMITS, map(_none, lim))), smem, sm_smem)
-        yield (ab, aw, at, max_warps, lim, binding, regs, smem, reasons, est, est * warps, est_lim)
 
 
 _LIMITS = tuple(Limit)
@@ -394,19 +439,32 @@ def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], has_max: np.nda
 
 
 # ------------------------------------------------------------------------------------------ driver
-def _writer(fmt: str) -> Callable[[list[int], list[BatchAnswer]], str]:
-    return answers_to_csv if fmt == "csv" else answers_to_jsonl
+WRITE_LINES = 16384
+"""Answers are written in slices of this many lines, so a chunk's text never has to be held whole."""
+
+
+@dataclass
+class ChunkAnswers:
+    """A chunk's answers: a finished dict per line, or ``None`` where the line's answer is a row of ``rows``."""
+
+    numbers: list[int]
+    answers: list[BatchAnswer | None]
+    rows: ResultRows
+
+    def text(self, fmt: str, lo: int, hi: int) -> str:
+        """Lines ``lo..hi-1`` as JSON Lines or CSV rows."""
+        if fmt == "csv":
+            return chunk_to_csv(self.numbers, self.answers, self.rows, lo, hi)
+        return chunk_to_jsonl(self.answers, self.rows, lo, hi)
 
 
 def run_batch(stream: BinaryIO, out: TextIO, catalog: Catalog, source: str, fmt: str = "json") -> None:
-    """Answer every line of ``stream`` on ``out`` (JSON Lines, or CSV with a header row), in input order.
-
-    One process: worker processes (two on this project's 2-core machines, paired runs) were no faster.
-    """
-
+    """Answer every line of ``stream`` on ``out`` (JSON Lines, or CSV with a header row), in input order."""
     if fmt == "csv":
         out.write(CSV_HEADER)
-    answerer, write = BatchAnswerer(catalog, source), _writer(fmt)
+    answerer = BatchAnswerer(catalog, source)
     for chunk in read_chunks(stream):
-        out.write(write([line[0] for line in chunk], answerer.answer(chunk)))
+        answered = answerer.answer(chunk)
+        for lo in range(0, len(chunk), WRITE_LINES):
+            out.write(answered.text(fmt, lo, min(lo + WRITE_LINES, len(chunk))))
         out.flush()
