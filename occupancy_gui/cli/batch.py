@@ -32,13 +32,15 @@ from ..engine.rows import zero_block_reasons
 from ..engine.types import default_max_dynamic_smem
 from ..profiles import Catalog
 from .batch_input import MAX_LINE_CHARS, Line, read_chunks
-from .batch_output import ResultRows, chunk_to_csv, chunk_to_jsonl, empty_rows
+from .batch_output import ResultRows, chunk_to_csv, chunk_to_jsonl
 from .batch_plain import QUERY_KEYS, decode_plain, plain_columns
 from .devices import DeviceLookupError, device_from_query
 from .inputs import CACHE_CONFIGS, QueryError, kernel_query
 from .serialize import CSV_HEADER, BatchAnswer, result_to_json
 
 CACHE_ENTRIES = 4096
+DECODE_LINES = 16384
+"""Plain lines are decoded this many at a time (their Python objects are the batch's largest transient)."""
 
 _SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # the C scanner json.loads uses
 _JSON_SPACE = " \t\n\r"
@@ -234,37 +236,57 @@ class BatchAnswerer:
     def _fast(self, lines: list[Line], answers: list[BatchAnswer | None]) -> tuple[dict[str, np.ndarray] | None, list[int]]:
         """The plain lines' columns (``batch_plain``) and the positions left to the exact path.
 
-        A line whose device is unknown is answered here with the lookup's words, as the exact path
-        would (the device is looked at first); should anything fail, the whole chunk takes the exact path.
+        Decoded a slice at a time, so that only one slice's queries are ever held as Python objects.
+        Should anything fail, the whole chunk takes the exact path.
         """
+        exact = np.ones(len(lines), dtype=bool)
+        parts: list[dict[str, np.ndarray]] = []
         try:
-            positions, queries = decode_plain([line[1] for line in lines])
-            if not queries:
-                return None, list(range(len(lines)))
-            devices, columns, defer = plain_columns(queries)
-            named = self._named
-            groups = [named.get(d) for d in devices]  # type: ignore[arg-type]  # a None device finds nothing
-            if None in groups:
-                groups = [self._device(d, lines[p][0]) if g is None and d is not None else g
-                          for p, d, g in zip(positions, devices, groups)]  # fmt: skip
-            fast = np.fromiter((type(g) is int for g in groups), dtype=bool, count=len(groups))
-            exact = np.ones(len(lines), dtype=bool)
-            for i in np.flatnonzero(~fast).tolist():
-                if type(groups[i]) is str:
-                    position = positions[i]
-                    answers[position] = self._error(lines[position][0], groups[i])
-                    exact[position] = False
-            fast &= ~defer
-            taken = np.asarray(positions, dtype=np.int64)[fast]
-            exact[taken] = False
-            arrays = {name: column[fast] for name, column in columns.items()}
-            arrays["position"] = taken
-            arrays["group"] = np.asarray([g if type(g) is int else -1 for g in groups], dtype=np.int64)[fast]
+            for lo in range(0, len(lines), DECODE_LINES):
+                part = self._fast_slice(lines, lo, min(lo + DECODE_LINES, len(lines)), answers, exact)
+                if part is not None:
+                    parts.append(part)
         except Exception:  # noqa: BLE001 - the exact path answers (or words the failure of) every line
             for position in range(len(lines)):
                 answers[position] = None
             return None, list(range(len(lines)))
+        if not parts:
+            return None, np.flatnonzero(exact).tolist()
+        arrays = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
         return arrays, np.flatnonzero(exact).tolist()
+
+    def _fast_slice(self, lines: list[Line], lo: int, hi: int, answers: list[BatchAnswer | None],
+                    exact: np.ndarray) -> dict[str, np.ndarray] | None:  # fmt: skip
+        """Lines ``lo..hi-1``: the plain ones' columns; ``exact`` is cleared for every line answered here.
+
+        A line whose device is unknown is answered with the lookup's words, as the exact path would
+        (it looks at the device first).
+        """
+        positions, queries = decode_plain([line[1] for line in lines[lo:hi]])
+        if not queries:
+            return None
+        devices, columns, defer = plain_columns(queries)
+        del queries
+        positions = [lo + p for p in positions]
+        named = self._named
+        groups = [named.get(d) for d in devices]  # type: ignore[arg-type]  # a None device finds nothing
+        if None in groups:
+            groups = [self._device(d, lines[p][0]) if g is None and d is not None else g
+                      for p, d, g in zip(positions, devices, groups)]  # fmt: skip
+        fast = np.fromiter((type(g) is int for g in groups), dtype=bool, count=len(groups))
+        for i in np.flatnonzero(~fast).tolist():
+            group = groups[i]
+            if type(group) is str:
+                position = positions[i]
+                answers[position] = self._error(lines[position][0], group)
+                exact[position] = False
+        fast &= ~defer
+        taken = np.asarray(positions, dtype=np.int64)[fast]
+        exact[taken] = False
+        arrays = {name: column[fast] for name, column in columns.items()}
+        arrays["position"] = taken
+        arrays["group"] = np.asarray([g if type(g) is int else -1 for g in groups], dtype=np.int64)[fast]
+        return arrays
 
     def _collect(self, position: int, line: Line, cols: _Columns,
                  scalar: list[tuple[int, dict[str, Any], int]]) -> dict[str, Any] | None:  # fmt: skip
@@ -323,12 +345,12 @@ class BatchAnswerer:
                 arrays = {name: a[~huge] for name, a in arrays.items()}
         if fast is not None:
             arrays = fast if arrays is None else {name: np.concatenate([fast[name], a]) for name, a in arrays.items()}
+        rows_out = ResultRows.allocate(len(lines))
         if arrays is None or not len(arrays["position"]):
-            return empty_rows()
+            return rows_out
         groups = arrays["group"]
         order = np.argsort(groups, kind="stable")
         bounds = np.flatnonzero(np.diff(groups[order])) + 1
-        parts: list[ResultRows] = []
         for rows in np.split(order, bounds):
             device = self.devices[int(groups[rows[0]])]
             sub = {name: a[rows] for name, a in arrays.items()}
@@ -336,14 +358,13 @@ class BatchAnswerer:
                 self._to_scalar(lines, sub, scalar)
                 continue
             try:
-                errors, part = _answer_group(device, sub)
+                errors = _answer_group(device, sub, rows_out)
             except Exception:  # noqa: BLE001 - an unknown minor version, say: compute_occupancy words it per line
                 self._to_scalar(lines, sub, scalar)
                 continue
             for position, message in errors:
                 answers[position] = self._error(lines[position][0], message)
-            parts.append(part)
-        return ResultRows.concatenate(parts)
+        return rows_out
 
     def _to_scalar(self, lines: list[Line], sub: dict[str, np.ndarray], scalar: list[tuple[int, dict[str, Any], int]]) -> None:
         for position, group in zip(sub["position"].tolist(), sub["group"].tolist()):
@@ -367,8 +388,10 @@ def _int64_columns(cols: _Columns) -> tuple[dict[str, np.ndarray], np.ndarray]:
     return arrays, huge
 
 
-def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> tuple[list[tuple[int, str]], ResultRows]:
-    """One device's queries: the (position, error text) of those refused, and the rows of the others."""
+def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray], out: ResultRows) -> list[tuple[int, str]]:
+    """One device's queries: the (position, error text) of those refused; the others' rows go to ``out``.
+
+    Nothing is written to ``out`` before the engine has answered, so a failure leaves it as it was."""
     has_max = sub["has_max_dynamic_smem"] != 0
     domain = DomainInputs(
         block_size=sub["threads"], num_regs=sub["registers"], shared_size_bytes=sub["static_smem"],
@@ -384,7 +407,7 @@ def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> tuple
         errors.append((int(positions[i]), violation_message(int(violation[i]), one)))
     good = np.flatnonzero(violation < 0)
     if good.size == 0:
-        return errors, empty_rows()
+        return errors
     g = {name: a[good] for name, a in sub.items()}
     max_dynamic = np.where(has_max[good], g["max_dynamic_smem"], default_max_dynamic_smem(device, g["static_smem"]))
     query = build_query(device, _DEFAULT_FUNC, DeviceState(), g["threads"], g["dynamic_smem"], num_regs=g["registers"],
@@ -397,23 +420,29 @@ def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray]) -> tuple
     for i in refused.tolist():
         errors.append((int(g["position"][i]), str(status_error(device, int(status[i]), device.shared_mem_per_multiprocessor))))
     ok = np.flatnonzero(status == 0)
+    at = g["position"][ok]
     limits = np.column_stack([c.limits[limit] for limit in _LIMITS])[ok]
     active = c.active_blocks[ok]
-    rows = ResultRows(
-        position=g["position"][ok], active_blocks=active, active_warps=c.active_warps[ok],
-        active_threads=c.active_threads[ok], max_warps=np.full(ok.size, device.max_warps_per_multiprocessor, dtype=np.int64),
-        limits=limits, binding=c.binding[ok], registers=c.arrays.allocated_registers_per_block[ok],
-        shared_memory=c.arrays.allocated_shared_mem_per_block[ok], estimate_blocks=c.estimate_active_blocks[ok],
-        estimate_warps=(c.estimate_active_blocks * c.warps_per_block)[ok],
-        estimate_limits=np.column_stack([c.estimate_limits[limit] for limit in _LIMITS])[ok],
-    )  # fmt: skip
+    shared_memory = c.arrays.allocated_shared_mem_per_block[ok]
     sm_smem = c.arrays.shared_mem_per_multiprocessor[ok]
+    reasons = {}
     for j in np.flatnonzero(active == 0).tolist():
-        i = int(ok[j])
         lim = dict(zip(_LIMITS, map(_none, limits[j].tolist())))
-        rows.reasons[int(rows.position[j])] = _reasons(device, g, has_max[good], i, lim, int(rows.shared_memory[j]),
-                                                       int(sm_smem[j]))  # fmt: skip
-    return errors, rows
+        reasons[int(at[j])] = _reasons(device, g, has_max[good], int(ok[j]), lim, int(shared_memory[j]), int(sm_smem[j]))
+    out.answered[at] = True
+    out.active_blocks[at] = active
+    out.active_warps[at] = c.active_warps[ok]
+    out.active_threads[at] = c.active_threads[ok]
+    out.max_warps[at] = device.max_warps_per_multiprocessor
+    out.limits[at] = limits
+    out.binding[at] = c.binding[ok]
+    out.registers[at] = c.arrays.allocated_registers_per_block[ok]
+    out.shared_memory[at] = shared_memory
+    out.estimate_blocks[at] = c.estimate_active_blocks[ok]
+    out.estimate_warps[at] = (c.estimate_active_blocks * c.warps_per_block)[ok]
+    out.estimate_limits[at] = np.column_stack([c.estimate_limits[limit] for limit in _LIMITS])[ok]
+    out.reasons.update(reasons)
+    return errors
 
 
 def _item(value: Any, i: int) -> int:
@@ -439,7 +468,7 @@ def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], has_max: np.nda
 
 
 # ------------------------------------------------------------------------------------------ driver
-WRITE_LINES = 16384
+WRITE_LINES = 4096
 """Answers are written in slices of this many lines, so a chunk's text never has to be held whole."""
 
 
@@ -468,3 +497,4 @@ def run_batch(stream: BinaryIO, out: TextIO, catalog: Catalog, source: str, fmt:
         for lo in range(0, len(chunk), WRITE_LINES):
             out.write(answered.text(fmt, lo, min(lo + WRITE_LINES, len(chunk))))
         out.flush()
+        del chunk, answered  # before the next chunk is read: one chunk is held at a time, not two

@@ -14,7 +14,7 @@ import select
 from collections.abc import Iterator
 from typing import BinaryIO
 
-CHUNK_LINES = 131072
+CHUNK_LINES = 65536
 CHUNK_CHARS = 16 << 20
 MAX_LINE_CHARS = 1 << 20
 """A query is a few hundred characters (an inline device mapping a few thousand); a longer line is refused."""

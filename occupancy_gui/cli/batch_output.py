@@ -24,13 +24,14 @@ _LIMITS = tuple(Limit)
 
 @dataclass
 class ResultRows:
-    """The engine's figures for some lines of a chunk, one row each, in the order of ``position``.
+    """The engine's figures for the lines of a chunk it answered, by the line's position in the chunk.
 
     ``limits`` and ``estimate_limits`` have one column per ``Limit`` (in its order), ``INT_MAX`` where a
     limit does not apply; ``reasons`` holds the words of the rows where no block fits, by position.
+    One array per figure for the whole chunk, filled a device at a time: nothing is copied to be sorted.
     """
 
-    position: np.ndarray
+    answered: np.ndarray
     active_blocks: np.ndarray
     active_warps: np.ndarray
     active_threads: np.ndarray
@@ -45,39 +46,31 @@ class ResultRows:
     reasons: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
-    def concatenate(cls, parts: list[ResultRows]) -> ResultRows:
-        """The rows of every part, sorted by position."""
-        if not parts:
-            return empty_rows()
-        names = [f for f in cls.__dataclass_fields__ if f != "reasons"]
-        joined = {name: np.concatenate([getattr(p, name) for p in parts]) for name in names}
-        order = np.argsort(joined["position"], kind="stable")
-        reasons: dict[int, tuple[str, ...]] = {}
-        for p in parts:
-            reasons.update(p.reasons)
-        return cls(**{name: a[order] for name, a in joined.items()}, reasons=reasons)
+    def allocate(cls, lines: int) -> ResultRows:
+        """Room for every line of a chunk, none answered yet."""
+        def column() -> np.ndarray:
+            return np.zeros(lines, dtype=np.int64)
 
-    def span(self, lo: int, hi: int) -> tuple[int, int]:
-        """The rows whose positions lie in ``lo..hi-1``."""
-        a, b = np.searchsorted(self.position, (lo, hi))
-        return int(a), int(b)
+        def table() -> np.ndarray:
+            return np.zeros((lines, len(_LIMITS)), dtype=np.int64)
 
-    def figures(self, a: int, b: int) -> list[Figures]:
-        """Rows ``a..b-1`` as ``serialize.Figures`` tuples."""
+        return cls(np.zeros(lines, dtype=bool), column(), column(), column(), column(), table(), column(), column(),
+                   column(), column(), column(), table())  # fmt: skip
+
+    def within(self, lo: int, hi: int) -> np.ndarray:
+        """The positions in ``lo..hi-1`` that have a row, in order."""
+        return np.flatnonzero(self.answered[lo:hi]) + lo
+
+    def figures(self, at: np.ndarray) -> list[Figures]:
+        """The rows at positions ``at`` as ``serialize.Figures`` tuples."""
         cols = (self.active_blocks, self.active_warps, self.active_threads, self.max_warps)
-        ab, aw, at, mw = (c[a:b].tolist() for c in cols)
-        limits = list(map(tuple, self.limits[a:b].tolist()))
-        estimate = list(map(tuple, self.estimate_limits[a:b].tolist()))
-        reasons = [self.reasons.get(p, ()) for p in self.position[a:b].tolist()]
-        return list(zip(ab, aw, at, mw, limits, self.binding[a:b].tolist(), self.registers[a:b].tolist(),
-                        self.shared_memory[a:b].tolist(), reasons, self.estimate_blocks[a:b].tolist(),
-                        self.estimate_warps[a:b].tolist(), estimate))  # fmt: skip
-
-
-def empty_rows() -> ResultRows:
-    none = np.zeros(0, dtype=np.int64)
-    table = np.zeros((0, len(_LIMITS)), dtype=np.int64)
-    return ResultRows(none, none, none, none, none, table, none, none, none, none, none, table)
+        ab, aw, at_, mw = (c[at].tolist() for c in cols)
+        limits = list(map(tuple, self.limits[at].tolist()))
+        estimate = list(map(tuple, self.estimate_limits[at].tolist()))
+        reasons = [self.reasons.get(p, ()) for p in at.tolist()]
+        return list(zip(ab, aw, at_, mw, limits, self.binding[at].tolist(), self.registers[at].tolist(),
+                        self.shared_memory[at].tolist(), reasons, self.estimate_blocks[at].tolist(),
+                        self.estimate_warps[at].tolist(), estimate))  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------ JSON Lines
@@ -123,53 +116,47 @@ _BINDING_TEXTS = [json.dumps(list(binding_names(flags))) for flags in range(_FLA
 _VIRTUAL = _LIMITS.index(Limit.VIRTUAL_RESOURCES)
 
 
-def rows_to_json(rows: ResultRows, a: int, b: int) -> list[str]:
-    """Rows ``a..b-1`` as JSON text, exactly as ``serialize.answer_json`` writes their figures."""
-    limits, estimate = rows.limits[a:b], rows.estimate_limits[a:b]
-    max_warps = rows.max_warps[a:b]
-    reasons = ["[]"] * (b - a)
+def rows_to_json(rows: ResultRows, at: np.ndarray) -> list[str]:
+    """The rows at positions ``at`` as JSON text, exactly as ``serialize.answer_json`` writes their figures."""
+    limits, estimate = rows.limits[at], rows.estimate_limits[at]
+    max_warps, warps = rows.max_warps[at], rows.active_warps[at]
+    reasons = ["[]"] * len(at)
     if rows.reasons:
-        for i, p in enumerate(rows.position[a:b].tolist()):
+        for i, p in enumerate(at.tolist()):
             words = rows.reasons.get(p)
             if words:
                 reasons[i] = json.dumps(list(words))
     columns = zip(
-        rows.active_blocks[a:b].tolist(), rows.active_warps[a:b].tolist(), rows.active_threads[a:b].tolist(),
-        _ratio_texts(rows.active_warps[a:b], max_warps), *(_limit_texts(limits[:, k]) for k in range(5)),
-        [_BINDING_TEXTS[f] for f in rows.binding[a:b].tolist()], rows.registers[a:b].tolist(),
-        rows.shared_memory[a:b].tolist(), reasons, rows.estimate_blocks[a:b].tolist(),
-        _ratio_texts(rows.estimate_warps[a:b], max_warps), *(_limit_texts(estimate[:, k]) for k in range(5)),
+        rows.active_blocks[at].tolist(), warps.tolist(), rows.active_threads[at].tolist(),
+        _ratio_texts(warps, max_warps), *(_limit_texts(limits[:, k]) for k in range(5)),
+        [_BINDING_TEXTS[f] for f in rows.binding[at].tolist()], rows.registers[at].tolist(),
+        rows.shared_memory[at].tolist(), reasons, rows.estimate_blocks[at].tolist(),
+        _ratio_texts(rows.estimate_warps[at], max_warps), *(_limit_texts(estimate[:, k]) for k in range(5)),
     )  # fmt: skip
     texts = list(map(ROW_JSON.__mod__, columns))
     for i in np.flatnonzero(limits[:, _VIRTUAL] < INT_MAX).tolist():  # a virtual-resource limit: its own key
-        texts[i] = answer_json(rows.figures(a + i, a + i + 1)[0])
+        texts[i] = answer_json(rows.figures(at[i : i + 1])[0])
     return texts
 
 
-def _merged(answers: list[BatchAnswer | None], rows: ResultRows, lo: int, hi: int,
-            rows_text: list[str]) -> list[str]:  # fmt: skip
-    """Lines ``lo..hi-1``: each row's text at its position, every other line's answer as JSON."""
-    texts: list[str | None] = [None if a is None else answer_json(a) for a in answers[lo:hi]]
-    a, b = rows.span(lo, hi)
-    for p, text in zip((rows.position[a:b] - lo).tolist(), rows_text):
-        texts[p] = text
-    assert None not in texts
-    return texts  # type: ignore[return-value]  # every slot is filled by now
-
-
 def chunk_to_jsonl(answers: list[BatchAnswer | None], rows: ResultRows, lo: int, hi: int) -> str:
-    """Lines ``lo..hi-1`` of a chunk as JSON Lines."""
+    """Lines ``lo..hi-1`` of a chunk as JSON Lines: each row's text at its position, every other line's
+    answer as JSON."""
     if hi <= lo:
         return ""
-    a, b = rows.span(lo, hi)
-    return "\n".join(_merged(answers, rows, lo, hi, rows_to_json(rows, a, b))) + "\n"
+    texts: list[str | None] = [None if a is None else answer_json(a) for a in answers[lo:hi]]
+    at = rows.within(lo, hi)
+    for p, text in zip((at - lo).tolist(), rows_to_json(rows, at)):
+        texts[p] = text
+    assert None not in texts
+    return "\n".join(texts) + "\n"  # type: ignore[arg-type]  # every slot is filled by now
 
 
 def chunk_to_csv(numbers: list[int], answers: list[BatchAnswer | None], rows: ResultRows, lo: int, hi: int) -> str:
     """Lines ``lo..hi-1`` of a chunk as CSV rows (``serialize.CSV_HEADER``'s columns)."""
-    a, b = rows.span(lo, hi)
+    at = rows.within(lo, hi)
     full: list[BatchAnswer | None] = list(answers[lo:hi])
-    for p, figures in zip((rows.position[a:b] - lo).tolist(), rows.figures(a, b)):
+    for p, figures in zip((at - lo).tolist(), rows.figures(at)):
         full[p] = figures
     assert None not in full
     return answers_to_csv(numbers[lo:hi], full)  # type: ignore[arg-type]  # every slot is filled by now
