@@ -425,10 +425,9 @@ def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray], out: Res
     active = c.active_blocks[ok]
     shared_memory = c.arrays.allocated_shared_mem_per_block[ok]
     sm_smem = c.arrays.shared_mem_per_multiprocessor[ok]
-    reasons = {}
-    for j in np.flatnonzero(active == 0).tolist():
-        lim = dict(zip(_LIMITS, map(_none, limits[j].tolist())))
-        reasons[int(at[j])] = _reasons(device, g, has_max[good], int(ok[j]), lim, int(shared_memory[j]), int(sm_smem[j]))
+    zero = np.flatnonzero(active == 0)
+    reasons = _reasons(device, {name: a[ok[zero]] for name, a in g.items()}, at[zero], limits[zero], shared_memory[zero],
+                       sm_smem[zero]) if zero.size else {}  # fmt: skip
     out.answered[at] = True
     out.active_blocks[at] = active
     out.active_warps[at] = c.active_warps[ok]
@@ -456,15 +455,21 @@ def _none(value: int) -> int | None:
     return None if value >= INT_MAX else value
 
 
-def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], has_max: np.ndarray, i: int,
-             limits: dict[Limit, int | None], smem: int, sm_smem: int) -> tuple[str, ...]:  # fmt: skip
-    func = FunctionAttributes(
-        num_regs=int(g["registers"][i]), shared_size_bytes=int(g["static_smem"][i]),
-        max_dynamic_shared_size_bytes=int(g["max_dynamic_smem"][i]) if has_max[i] else None,
-        num_block_barriers=int(g["barriers"][i]), max_threads_per_block=int(g["max_threads_per_block"][i]),
-    )  # fmt: skip
-    launch = Launch(int(g["threads"][i]), int(g["dynamic_smem"][i]))
-    return zero_block_reasons(device, func, launch, limits, smem, sm_smem)
+def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], at: np.ndarray, limits: np.ndarray,
+             smem: np.ndarray, sm_smem: np.ndarray) -> dict[int, tuple[str, ...]]:  # fmt: skip
+    """The engine's words for the rows where no block fits, by position."""
+    keys = ("registers", "static_smem", "max_dynamic_smem", "has_max_dynamic_smem", "barriers", "max_threads_per_block",
+            "threads", "dynamic_smem")  # fmt: skip
+    columns = zip(*(g[key].tolist() for key in keys), limits.tolist(), smem.tolist(), sm_smem.tolist())
+    out: dict[int, tuple[str, ...]] = {}
+    for position, (regs, static, max_dynamic, has_max, barriers, bound, threads, dynamic, lim, alloc, sm) in zip(
+            at.tolist(), columns):  # fmt: skip
+        func = FunctionAttributes(num_regs=regs, shared_size_bytes=static,
+                                  max_dynamic_shared_size_bytes=max_dynamic if has_max else None,
+                                  num_block_barriers=barriers, max_threads_per_block=bound)  # fmt: skip
+        out[position] = zero_block_reasons(device, func, Launch(threads, dynamic), dict(zip(_LIMITS, map(_none, lim))),
+                                           alloc, sm)  # fmt: skip
+    return out
 
 
 # ------------------------------------------------------------------------------------------ driver

@@ -12,6 +12,7 @@ import io
 import os
 import select
 from collections.abc import Iterator
+from itertools import repeat
 from typing import BinaryIO
 
 CHUNK_LINES = 65536
@@ -53,6 +54,11 @@ def read_chunks(stream: BinaryIO) -> Iterator[list[Line]]:
         data = read(READ_BYTES)
         text = decoder.decode(data, final=not data)
         pieces = text.split("\n")
+        bulk = pieces[1:-1]  # whole lines of this read: the common case is taken in one step
+        if bulk and max(map(len, bulk)) <= MAX_LINE_CHARS and all(map(str.strip, bulk)):
+            del pieces[1:-1]
+        else:
+            bulk = []
         for piece in pieces[:-1]:
             number += 1
             if overlong or partial_chars + len(piece) > MAX_LINE_CHARS:
@@ -63,6 +69,10 @@ def read_chunks(stream: BinaryIO) -> Iterator[list[Line]]:
                     chunk.append((number, line, True))
                     chars += len(line)
             partial, partial_chars, overlong = [], 0, False
+        if bulk:
+            chunk.extend(zip(range(number + 1, number + 1 + len(bulk)), bulk, repeat(True)))
+            number += len(bulk)
+            chars += sum(map(len, bulk))
         last = pieces[-1]
         if not overlong:
             partial.append(last)
