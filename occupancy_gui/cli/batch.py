@@ -13,6 +13,7 @@ the device caches here are capped.
 
 from __future__ import annotations
 
+import functools
 import json
 import json.scanner
 import sys
@@ -39,6 +40,8 @@ from .inputs import CACHE_CONFIGS, QueryError, kernel_query
 from .serialize import CSV_HEADER, BatchAnswer, result_to_json
 
 CACHE_ENTRIES = 4096
+FAST_PATH = True
+"""Plain lines take ``batch_plain``'s columnar path; without it every line answers the same, slowly."""
 DECODE_LINES = 16384
 """Plain lines are decoded this many at a time (their Python objects are the batch's largest transient)."""
 
@@ -133,8 +136,7 @@ class BatchAnswerer:
         self._mapped: dict[str, int] = {}
         self._groups: dict[DeviceProperties, int] = {}
         self.devices: list[DeviceProperties] = []
-        self.fast = not _UNCOVERED and set(_COLUMN_KEYS) == QUERY_KEYS
-        """Whether plain lines take the columnar path (``batch_plain``); every line answers the same without."""
+        self.fast = FAST_PATH and not _UNCOVERED and set(_COLUMN_KEYS) == QUERY_KEYS
 
     # -- devices
     def _group(self, device: DeviceProperties) -> int:
@@ -455,6 +457,12 @@ def _none(value: int) -> int | None:
     return None if value >= INT_MAX else value
 
 
+@functools.lru_cache(maxsize=4096)
+def _limit_dict(limits: tuple[int, ...]) -> dict[Limit, int | None]:
+    """The limits of a row as ``zero_block_reasons`` reads them (which never changes them)."""
+    return dict(zip(_LIMITS, map(_none, limits)))
+
+
 def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], at: np.ndarray, limits: np.ndarray,
              smem: np.ndarray, sm_smem: np.ndarray) -> dict[int, tuple[str, ...]]:  # fmt: skip
     """The engine's words for the rows where no block fits, by position."""
@@ -467,8 +475,7 @@ def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], at: np.ndarray,
         func = FunctionAttributes(num_regs=regs, shared_size_bytes=static,
                                   max_dynamic_shared_size_bytes=max_dynamic if has_max else None,
                                   num_block_barriers=barriers, max_threads_per_block=bound)  # fmt: skip
-        out[position] = zero_block_reasons(device, func, Launch(threads, dynamic), dict(zip(_LIMITS, map(_none, lim))),
-                                           alloc, sm)  # fmt: skip
+        out[position] = zero_block_reasons(device, func, Launch(threads, dynamic), _limit_dict(tuple(lim)), alloc, sm)
     return out
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import Any
 
 import msgspec
@@ -75,15 +76,18 @@ def decode_plain(texts: Sequence[str | None]) -> tuple[list[int], list[PlainQuer
     return positions, queries
 
 
+def _is_none(values: list[Any]) -> np.ndarray:
+    return np.fromiter(map(is_, values, repeat(None)), dtype=bool, count=len(values))
+
+
 def _ints(values: list[Any], default: int | None, defer: np.ndarray) -> np.ndarray:
     """``values`` (ints and ``None``) as int64, ``None`` as ``default``; ``defer`` marks ``None`` where
     there is no default and every figure beyond int64 (the exact path words their refusal)."""
     if None in values:
         if default is None:
-            defer |= np.fromiter((v is None for v in values), dtype=bool, count=len(values))
-            values = [0 if v is None else v for v in values]
-        else:
-            values = [default if v is None else v for v in values]
+            defer |= _is_none(values)
+            default = 0
+        values = list(map({None: default}.get, values, values))  # an int is no key: it maps to itself
     try:
         return np.array(values, dtype=np.int64)
     except OverflowError:
@@ -103,18 +107,23 @@ def _spelled(values: list[Any], parse: _Parse, lo: int, hi: int, defer: np.ndarr
     by ``kernel_query``'s own parser; anything it refuses, and an int out of range, is deferred."""
     words = _WORDS.setdefault(parse, {})
     refused = lo - 1
-    for word in {v for v in values if type(v) is not int} - words.keys():
-        try:
-            value = int(parse(word))
-        except QueryError:
-            value = refused
-        if len(words) < _WORDS_CAP:
-            words[word] = value
-        else:  # a flood of distinct words: they all take the exact path
-            words = {**words, word: refused}
-    get = words.get
-    column = np.array([v if type(v) is int and lo <= v <= hi else get(v, refused) for v in values], dtype=np.int64)
-    defer |= column == refused
+    kinds = set(map(type, values))
+    if kinds - {int}:
+        for word in {v for v in values if type(v) is not int} - words.keys():
+            try:
+                value = int(parse(word))
+            except QueryError:
+                value = refused
+            if len(words) < _WORDS_CAP:
+                words[word] = value
+            else:  # a flood of distinct words: they all take the exact path
+                words = {**words, word: refused}
+        values = list(map(words.get, values, values))  # an int is no key: it maps to itself
+    try:
+        column = np.array(values, dtype=np.int64)
+    except OverflowError:
+        column = np.array([v if lo <= v <= hi else refused for v in values], dtype=np.int64)
+    defer |= (column < lo) | (column > hi)
     return column
 
 
@@ -138,7 +147,7 @@ def plain_columns(queries: list[PlainQuery]) -> tuple[list[str | None], dict[str
         return list(map(attrgetter(name), queries))
 
     max_dynamic = field("max_dynamic_smem")
-    has_max = np.fromiter((v is not None for v in max_dynamic), dtype=bool, count=len(max_dynamic))
+    has_max = ~_is_none(max_dynamic)
     bound = _ints(field("max_threads_per_block"), INT_MAX, defer)
     defer |= bound < 1
     columns = {
