@@ -13,7 +13,6 @@ the device caches here are capped.
 
 from __future__ import annotations
 
-import functools
 import json
 import json.scanner
 import sys
@@ -22,14 +21,14 @@ from typing import Any, BinaryIO, TextIO
 
 import numpy as np
 
-from ..engine import INT_MAX, DeviceProperties, DeviceState, FunctionAttributes, Launch, Limit, OccupancyError
+from ..engine import INT_MAX, DeviceProperties, DeviceState, FunctionAttributes, Limit, OccupancyError
 from ..engine import architecture as arch
 from ..engine.columns import occupancy_columns
 from ..engine.compute import compute_occupancy, status_error
 from ..engine.domain import DomainInputs, first_violation, violation_message
 from ..engine.launch import build_query
 from ..engine.occupancy import device_is_valid
-from ..engine.rows import zero_block_reasons
+from ..engine.rows import ReasonInputs, zero_block_reasons_many
 from ..engine.types import default_max_dynamic_smem
 from ..profiles import Catalog
 from .batch_input import MAX_LINE_CHARS, Line, read_chunks
@@ -457,26 +456,21 @@ def _none(value: int) -> int | None:
     return None if value >= INT_MAX else value
 
 
-@functools.lru_cache(maxsize=4096)
-def _limit_dict(limits: tuple[int, ...]) -> dict[Limit, int | None]:
-    """The limits of a row as ``zero_block_reasons`` reads them (which never changes them)."""
-    return dict(zip(_LIMITS, map(_none, limits)))
-
-
 def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], at: np.ndarray, limits: np.ndarray,
              smem: np.ndarray, sm_smem: np.ndarray) -> dict[int, tuple[str, ...]]:  # fmt: skip
     """The engine's words for the rows where no block fits, by position."""
-    keys = ("registers", "static_smem", "max_dynamic_smem", "has_max_dynamic_smem", "barriers", "max_threads_per_block",
-            "threads", "dynamic_smem")  # fmt: skip
-    columns = zip(*(g[key].tolist() for key in keys), limits.tolist(), smem.tolist(), sm_smem.tolist())
-    out: dict[int, tuple[str, ...]] = {}
-    for position, (regs, static, max_dynamic, has_max, barriers, bound, threads, dynamic, lim, alloc, sm) in zip(
-            at.tolist(), columns):  # fmt: skip
-        func = FunctionAttributes(num_regs=regs, shared_size_bytes=static,
-                                  max_dynamic_shared_size_bytes=max_dynamic if has_max else None,
-                                  num_block_barriers=barriers, max_threads_per_block=bound)  # fmt: skip
-        out[position] = zero_block_reasons(device, func, Launch(threads, dynamic), _limit_dict(tuple(lim)), alloc, sm)
-    return out
+    def same(value: int) -> np.ndarray:
+        return np.full(len(at), value, dtype=np.int64)
+
+    inputs = ReasonInputs(
+        block_size=g["threads"], dynamic_smem=g["dynamic_smem"], num_regs=g["registers"],
+        shared_size_bytes=g["static_smem"],
+        max_dynamic_smem=np.where(g["has_max_dynamic_smem"] != 0, g["max_dynamic_smem"], -1),
+        shmem_limit_config=same(int(_DEFAULT_FUNC.shmem_limit_config)), num_block_barriers=g["barriers"],
+        virtual_resource_count=same(_DEFAULT_FUNC.virtual_resource_count), max_threads_per_block=g["max_threads_per_block"],
+        limits={limit: limits[:, k] for k, limit in enumerate(_LIMITS)}, allocated_smem=smem, sm_smem=sm_smem,
+    )  # fmt: skip
+    return dict(zip(at.tolist(), zero_block_reasons_many(device, inputs)))
 
 
 # ------------------------------------------------------------------------------------------ driver
