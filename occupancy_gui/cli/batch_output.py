@@ -1,15 +1,17 @@
 """``occupancy batch``'s answers as text: JSON Lines or CSV rows, written from the engine's columns.
 
 A chunk's answers are the engine's result columns for the lines it answered (``ResultRows``) plus a
-finished dict for every other line (an error, or an answer of ``compute_occupancy``).  JSON Lines are
-written with one ``%`` template per answer over whole columns (the ``limits`` objects, the binding
-lists and the occupancies, of which few distinct ones occur, each written once), exactly as
-``json.dumps(result_to_json(...))`` writes them; the tests hold it to that byte for byte.  CSV goes
-through the figures of each answer (``serialize.answers_to_csv``).
+finished dict for every other line (an error, or an answer of ``compute_occupancy``).  A row is
+written with one ``%`` template over whole columns (small figures and the binding lists looked up,
+each distinct occupancy written once), exactly as ``json.dumps(result_to_json(...))`` writes it, and
+as a CSV row exactly as ``serialize.answers_to_csv`` does; the tests hold both to that byte for byte.
+The lines that are not rows are written by ``serialize`` itself.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring_ascii  # json.dumps's own string encoder (in C)
@@ -18,7 +20,16 @@ import numpy as np
 
 from ..engine import INT_MAX, Limit
 from ..engine.types import LIMIT_FLAGS
-from .serialize import LIMITS_JSON, RESULT_JSON, BatchAnswer, Figures, answer_json, answers_to_csv, binding_names
+from .serialize import (
+    CSV_FIELDS,
+    LIMITS_JSON,
+    RESULT_JSON,
+    BatchAnswer,
+    Figures,
+    answer_json,
+    answers_to_csv,
+    binding_names,
+)
 
 _LIMITS = tuple(Limit)
 
@@ -84,13 +95,14 @@ _NUMBERS = [str(i) for i in range(_NUMBER_CODES)] + ["null"]
 """The text of the small figures, and ``null`` (where a limit does not apply) last."""
 
 
-def _limit_texts(column: np.ndarray) -> list[str]:
-    """A limit's figures as JSON: ``null`` for ``INT_MAX``, small ones looked up, any other written."""
+def _limit_texts(column: np.ndarray, numbers: list[str] = _NUMBERS) -> list[str]:
+    """A limit's figures as text: ``numbers[-1]`` (``null``) for ``INT_MAX``, small ones looked up, any
+    other written."""
     codes = np.where(column >= INT_MAX, _NUMBER_CODES, column)
     odd = (column < 0) | ((column >= _NUMBER_CODES) & (column < INT_MAX))
     if not odd.any():
-        return list(map(_NUMBERS.__getitem__, codes.tolist()))
-    texts = list(map(_NUMBERS.__getitem__, np.where(odd, 0, codes).tolist()))
+        return list(map(numbers.__getitem__, codes.tolist()))
+    texts = list(map(numbers.__getitem__, np.where(odd, 0, codes).tolist()))
     for i in np.flatnonzero(odd).tolist():
         texts[i] = str(int(column[i]))
     return texts
@@ -153,11 +165,47 @@ def chunk_to_jsonl(answers: list[BatchAnswer | None], rows: ResultRows, lo: int,
     return "\n".join(texts) + "\n"  # type: ignore[arg-type]  # every slot is filled by now
 
 
+# ------------------------------------------------------------------------------------------- CSV
+_CSV_ROW = ",".join(["%s"] * (len(CSV_FIELDS) - 1)) + ",\r\n"
+"""One answer's CSV row: every column a slot but the last (``error``), which is empty."""
+_CELLS = [*_NUMBERS[:-1], ""]
+_BINDING_CELLS = ["; ".join(binding_names(flags)) for flags in range(_FLAG_COUNT)]
+
+
+def _csv_cell(text: str) -> str:
+    """``text`` as the csv module writes it in a row of several cells (quoted where it must be)."""
+    buffer = io.StringIO()
+    csv.writer(buffer).writerow([text, ""])
+    return buffer.getvalue()[:-3]
+
+
+def rows_to_csv(rows: ResultRows, at: np.ndarray, numbers: list[int]) -> list[str]:
+    """The rows at positions ``at`` as CSV rows, exactly as ``serialize.answers_to_csv`` writes their figures;
+    ``numbers`` are their input line numbers."""
+    limits, estimate = rows.limits[at], rows.estimate_limits[at]
+    max_warps, warps = rows.max_warps[at], rows.active_warps[at]
+    reasons = [""] * len(at)
+    if rows.reasons:
+        for i, p in enumerate(at.tolist()):
+            words = rows.reasons.get(p)
+            if words:
+                reasons[i] = _csv_cell("; ".join(words))
+    columns = zip(
+        numbers, rows.active_blocks[at].tolist(), warps.tolist(), rows.active_threads[at].tolist(),
+        _ratio_texts(warps, max_warps), *(_limit_texts(limits[:, k], _CELLS) for k in range(5)),
+        [_BINDING_CELLS[f] for f in rows.binding[at].tolist()], rows.registers[at].tolist(),
+        rows.shared_memory[at].tolist(), reasons, rows.estimate_blocks[at].tolist(),
+        _ratio_texts(rows.estimate_warps[at], max_warps), *(_limit_texts(estimate[:, k], _CELLS) for k in range(5)),
+    )  # fmt: skip
+    return list(map(_CSV_ROW.__mod__, columns))
+
+
 def chunk_to_csv(numbers: list[int], answers: list[BatchAnswer | None], rows: ResultRows, lo: int, hi: int) -> str:
     """Lines ``lo..hi-1`` of a chunk as CSV rows (``serialize.CSV_HEADER``'s columns)."""
+    texts: list[str | None] = [None if a is None else answers_to_csv([n], [a])
+                               for n, a in zip(numbers[lo:hi], answers[lo:hi])]  # fmt: skip
     at = rows.within(lo, hi)
-    full: list[BatchAnswer | None] = list(answers[lo:hi])
-    for p, figures in zip((at - lo).tolist(), rows.figures(at)):
-        full[p] = figures
-    assert None not in full
-    return answers_to_csv(numbers[lo:hi], full)  # type: ignore[arg-type]  # every slot is filled by now
+    for p, text in zip((at - lo).tolist(), rows_to_csv(rows, at, [numbers[p] for p in at.tolist()])):
+        texts[p] = text
+    assert None not in texts
+    return "".join(texts)  # type: ignore[arg-type]  # every slot is filled by now

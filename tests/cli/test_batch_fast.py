@@ -17,9 +17,11 @@ import pytest
 
 from occupancy_gui.cli import batch as batch_module
 from occupancy_gui.cli import batch_input
+from occupancy_gui.cli.batch_input import Line
 from occupancy_gui.cli.batch_plain import decode_plain, plain_columns
 from occupancy_gui.cli.devices import load_catalog
 from occupancy_gui.cli.main import main
+from occupancy_gui.cli.serialize import BatchAnswer, answer_json, answers_to_csv
 from tests.cli.batch_queries import random_lines
 from tests.cli.test_batch import HOSTILE
 
@@ -115,7 +117,7 @@ def test_values_kernel_query_would_refuse_are_deferred() -> None:
 
 
 def test_most_random_lines_take_the_fast_path() -> None:
-    lines = [(n, text, True) for n, text in enumerate(random_lines(5, 4000, CATALOG.names()), 1)]
+    lines: list[Line] = [(n, text, True) for n, text in enumerate(random_lines(5, 4000, CATALOG.names()), 1)]
     answerer = batch_module.BatchAnswerer(CATALOG, "q")
     _, exact = answerer._fast(lines, [None] * len(lines))
     assert len(exact) < 0.15 * len(lines)  # the 5 % invalid lines, the inline devices, the odd ignored key
@@ -128,3 +130,18 @@ def test_json_that_only_msgspec_reads_is_left_to_the_exact_path() -> None:
              f'{{{BASE}, "x": [1]}}', f'{{{BASE}, "x": "y"}}']  # fmt: skip
     positions, _ = decode_plain(texts)
     assert positions == [4]
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_rows_are_written_as_serialize_writes_their_figures(fmt: str) -> None:
+    lines = random_lines(11, 3000, CATALOG.names()) + edge_lines()
+    chunk: list[Line] = [(n, text, True) for n, text in enumerate(lines, 1)]
+    answered = batch_module.BatchAnswerer(CATALOG, "q").answer(chunk)
+    at = answered.rows.within(0, len(chunk))
+    assert len(at) > 2000
+    full: list[BatchAnswer] = [a for a in answered.answers if a is not None]
+    for p, figures in zip(at.tolist(), answered.rows.figures(at)):
+        full.insert(p, figures)
+    assert len(full) == len(chunk)
+    want = answers_to_csv(answered.numbers, full) if fmt == "csv" else "".join(answer_json(a) + "\n" for a in full)
+    assert answered.text(fmt, 0, len(chunk)) == want
