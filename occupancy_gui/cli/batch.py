@@ -19,6 +19,8 @@ import json
 import json.scanner
 import sys
 from dataclasses import dataclass, fields
+from itertools import compress, repeat
+from operator import is_, itemgetter
 from typing import Any, BinaryIO, TextIO
 
 import numpy as np
@@ -265,30 +267,28 @@ class BatchAnswerer:
         A line whose device is unknown is answered with the lookup's words, as the exact path would
         (it looks at the device first).
         """
-        positions, queries = decode_plain([line[1] for line in lines[lo:hi]])
+        positions, queries = decode_plain(list(map(itemgetter(1), lines[lo:hi])))
         if not queries:
             return None
         devices, columns, defer = plain_columns(queries)
         del queries
-        positions = [lo + p for p in positions]
-        named = self._named
-        groups = [named.get(d) for d in devices]  # type: ignore[arg-type]  # a None device finds nothing
+        at = np.asarray(positions, dtype=np.int64) + lo
+        groups: list[int | str | None] = list(map(self._named.get, devices))  # type: ignore[arg-type]  # None finds nothing
         if None in groups:
             groups = [self._device(d, lines[p][0]) if g is None and d is not None else g
-                      for p, d, g in zip(positions, devices, groups)]  # fmt: skip
-        fast = np.fromiter((type(g) is int for g in groups), dtype=bool, count=len(groups))
+                      for p, d, g in zip(at.tolist(), devices, groups)]  # fmt: skip
+        fast = np.fromiter(map(is_, map(type, groups), repeat(int)), dtype=np.bool_, count=len(groups))
         for i in np.flatnonzero(~fast).tolist():
             group = groups[i]
             if type(group) is str:
-                position = positions[i]
+                position = int(at[i])
                 answers[position] = self._error(lines[position][0], group)
                 exact[position] = False
-        fast &= ~defer
-        taken = np.asarray(positions, dtype=np.int64)[fast]
-        exact[taken] = False
-        arrays = {name: column[fast] for name, column in columns.items()}
-        arrays["position"] = taken
-        arrays["group"] = np.asarray([g if type(g) is int else -1 for g in groups], dtype=np.int64)[fast]
+        chosen = fast & ~defer
+        arrays = {name: column[chosen] for name, column in columns.items()}
+        arrays["position"] = at[chosen]
+        arrays["group"] = np.fromiter(compress(groups, chosen.tolist()), dtype=np.int64, count=int(chosen.sum()))
+        exact[arrays["position"]] = False
         return arrays
 
     def _collect(self, position: int, line: Line, cols: _Columns,

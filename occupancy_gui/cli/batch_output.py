@@ -15,6 +15,7 @@ import io
 import json
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring_ascii  # json.dumps's own string encoder (in C)
+from typing import Any
 
 import numpy as np
 
@@ -142,7 +143,7 @@ def rows_to_json(rows: ResultRows, at: np.ndarray) -> list[str]:
     columns = zip(
         rows.active_blocks[at].tolist(), warps.tolist(), rows.active_threads[at].tolist(),
         _ratio_texts(warps, max_warps), *(_limit_texts(limits[:, k]) for k in range(5)),
-        [_BINDING_TEXTS[f] for f in rows.binding[at].tolist()], rows.registers[at].tolist(),
+        list(map(_BINDING_TEXTS.__getitem__, rows.binding[at].tolist())), rows.registers[at].tolist(),
         rows.shared_memory[at].tolist(), reasons, rows.estimate_blocks[at].tolist(),
         _ratio_texts(rows.estimate_warps[at], max_warps), *(_limit_texts(estimate[:, k]) for k in range(5)),
     )  # fmt: skip
@@ -157,12 +158,14 @@ def chunk_to_jsonl(answers: list[BatchAnswer | None], rows: ResultRows, lo: int,
     answer as JSON."""
     if hi <= lo:
         return ""
-    texts: list[str | None] = [None if a is None else answer_json(a) for a in answers[lo:hi]]
     at = rows.within(lo, hi)
+    texts: list[Any] = [None] * (hi - lo)
+    for p in np.flatnonzero(~rows.answered[lo:hi]).tolist():
+        texts[p] = answer_json(answers[lo + p])  # a line without a row has its answer
     for p, text in zip((at - lo).tolist(), rows_to_json(rows, at)):
         texts[p] = text
     assert None not in texts
-    return "\n".join(texts) + "\n"  # type: ignore[arg-type]  # every slot is filled by now
+    return "\n".join(texts) + "\n"
 
 
 # ------------------------------------------------------------------------------------------- CSV

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from itertools import repeat
-from operator import attrgetter, is_
-from typing import Any
+from itertools import compress, repeat
+from operator import attrgetter, is_, is_not
+from typing import Any, cast
 
 import msgspec
 import msgspec.json
@@ -59,25 +59,34 @@ def _max_chars() -> int:
 
 
 def decode_plain(texts: Sequence[str | None]) -> tuple[list[int], list[PlainQuery]]:
-    """The positions of the lines that decode as plain queries, and their queries."""
-    limit = _max_chars()
-    positions: list[int] = []
-    queries: list[PlainQuery] = []
-    keep, append = positions.append, queries.append
-    for position, text in enumerate(texts):
-        if text is None or len(text) > limit or "[" in text or text.count("{") != 1:
-            continue
+    """The positions of the lines that decode as plain queries, and their queries.
+
+    The screens and the decoding run as ``map`` calls, so a line costs no Python bytecode of its own;
+    a line msgspec refuses ends one ``map`` and the next resumes after it.
+    """
+    count = len(texts)
+    # An overlong line (None) becomes "[", which fails the screens.
+    lines = [text or "[" for text in texts] if None in texts else cast(list[str], texts)
+    screened = (
+        (np.fromiter(map(len, lines), dtype=np.int64, count=count) <= _max_chars())
+        & (np.fromiter(map(str.count, lines, repeat("{")), dtype=np.int64, count=count) == 1)
+        & ~np.fromiter(map(str.__contains__, lines, repeat("[")), dtype=np.bool_, count=count)
+    )  # fmt: skip
+    candidates = np.flatnonzero(screened)
+    decoded: list[PlainQuery | None] = []
+    pending = compress(lines, screened.tolist())
+    while True:
         try:
-            query = _decode(text)
+            decoded.extend(map(_decode, pending))
+            break
         except (msgspec.DecodeError, RecursionError, ValueError):
-            continue
-        keep(position)
-        append(query)
-    return positions, queries
+            decoded.append(None)
+    kept = np.fromiter(map(is_not, decoded, repeat(None)), dtype=np.bool_, count=len(decoded))
+    return candidates[kept].tolist(), cast(list[PlainQuery], list(compress(decoded, kept.tolist())))
 
 
 def _is_none(values: list[Any]) -> np.ndarray:
-    return np.fromiter(map(is_, values, repeat(None)), dtype=bool, count=len(values))
+    return np.fromiter(map(is_, values, repeat(None)), dtype=np.bool_, count=len(values))
 
 
 def _ints(values: list[Any], default: int | None, defer: np.ndarray) -> np.ndarray:
