@@ -153,6 +153,7 @@ class ReasonInputs:
 
 
 def _register_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntArray) -> list[list[str]]:
+    """Why the registers of one block do not fit, for each launch of ``rows``."""
     cc = device.compute_capability
     alloc = register_allocation(device, r.num_regs[rows], r.block_size[rows])
     max_per_thread = arch.reg_allocation_max_per_thread(cc)
@@ -180,6 +181,7 @@ def _register_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntArray)
 
 
 def _shared_memory_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntArray) -> list[str]:
+    """Why the shared memory of one block does not fit, for each launch of ``rows``."""
     static, dynamic, attribute = r.shared_size_bytes[rows], r.dynamic_smem[rows], r.max_dynamic_smem[rows]
     max_dynamic = np.where(attribute >= 0, attribute, default_max_dynamic_smem(device, static))
     config = r.shmem_limit_config[rows]
