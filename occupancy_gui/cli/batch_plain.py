@@ -99,11 +99,13 @@ def _ints(values: list[Any], default: int | None, defer: np.ndarray) -> np.ndarr
         values = list(map({None: default}.get, values, values))  # an int is no key: it maps to itself
     try:
         return np.array(values, dtype=np.int64)
-    except OverflowError:
+    except OverflowError:  # compared as Python ints, but in numpy's loops
         lo, hi = _INT64
-        beyond = [not lo <= v <= hi for v in values]
-        defer |= np.array(beyond, dtype=bool)
-        return np.array([0 if b else v for v, b in zip(values, beyond)], dtype=np.int64)
+        objects = np.array(values, dtype=object)
+        beyond = (objects < lo) | (objects > hi)
+        defer |= beyond.astype(bool)
+        objects[beyond] = 0
+        return objects.astype(np.int64)
 
 
 _Parse = Callable[[object], int]
@@ -130,8 +132,10 @@ def _spelled(values: list[Any], parse: _Parse, lo: int, hi: int, defer: np.ndarr
         values = list(map(words.get, values, values))  # an int is no key: it maps to itself
     try:
         column = np.array(values, dtype=np.int64)
-    except OverflowError:
-        column = np.array([v if lo <= v <= hi else refused for v in values], dtype=np.int64)
+    except OverflowError:  # an int beyond int64: compared as Python ints, but in numpy's loops
+        objects = np.array(values, dtype=object)
+        objects[(objects < lo) | (objects > hi)] = refused
+        column = objects.astype(np.int64)
     defer |= (column < lo) | (column > hi)
     return column
 
