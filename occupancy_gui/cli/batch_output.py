@@ -2,7 +2,7 @@
 
 A chunk's answers are the engine's result columns for the lines it answered (``ResultRows``) plus a
 finished dict for every other line (an error, or an answer of ``compute_occupancy``).  A row is
-written with one ``%`` template over whole columns (small figures and the binding lists looked up,
+written from one template over whole columns (small figures and the binding lists looked up,
 each distinct occupancy written once), exactly as ``json.dumps(result_to_json(...))`` writes it, and
 as a CSV row exactly as ``serialize.answers_to_csv`` does; the tests hold both to that byte for byte.
 The lines that are not rows are written by ``serialize`` itself.
@@ -14,6 +14,7 @@ import csv
 import io
 import json
 from dataclasses import dataclass, field
+from itertools import repeat
 from json.encoder import encode_basestring_ascii  # json.dumps's own string encoder (in C)
 from typing import Any
 
@@ -109,6 +110,25 @@ def _limit_texts(column: np.ndarray, numbers: list[str] = _NUMBERS) -> list[str]
     return texts
 
 
+def _int_texts(column: np.ndarray) -> list[str]:
+    """Figures that always apply (never ``INT_MAX``) as text: looked up where all are small."""
+    if column.size and (column.min() < 0 or column.max() >= _NUMBER_CODES):
+        return list(map(str, column.tolist()))
+    return list(map(_NUMBERS.__getitem__, column.tolist()))
+
+
+def _filled(template: str, columns: list[list[str]]) -> list[str]:
+    """``template % row`` for each row of text ``columns``, by joining the template's pieces and the
+    cells (a join of strings costs a third of ``%``'s formatting)."""
+    pieces = template.split("%s")
+    assert len(pieces) == len(columns) + 1 and "%" not in template.replace("%s", "")
+    parts: list[Any] = []
+    for piece, column in zip(pieces, columns):
+        parts += [repeat(piece), column]
+    parts.append(repeat(pieces[-1]))
+    return list(map("".join, zip(*parts)))
+
+
 _RATIOS: dict[int, str] = {}
 
 
@@ -140,14 +160,14 @@ def rows_to_json(rows: ResultRows, at: np.ndarray) -> list[str]:
             words = rows.reasons.get(p)
             if words:  # json.dumps(list(words)), without its generic machinery
                 reasons[i] = "[" + ", ".join(map(encode_basestring_ascii, words)) + "]"
-    columns = zip(
-        rows.active_blocks[at].tolist(), warps.tolist(), rows.active_threads[at].tolist(),
+    columns = [
+        _int_texts(rows.active_blocks[at]), _int_texts(warps), _int_texts(rows.active_threads[at]),
         _ratio_texts(warps, max_warps), *(_limit_texts(limits[:, k]) for k in range(5)),
-        list(map(_BINDING_TEXTS.__getitem__, rows.binding[at].tolist())), rows.registers[at].tolist(),
-        rows.shared_memory[at].tolist(), reasons, rows.estimate_blocks[at].tolist(),
+        list(map(_BINDING_TEXTS.__getitem__, rows.binding[at].tolist())), _int_texts(rows.registers[at]),
+        _int_texts(rows.shared_memory[at]), reasons, _int_texts(rows.estimate_blocks[at]),
         _ratio_texts(rows.estimate_warps[at], max_warps), *(_limit_texts(estimate[:, k]) for k in range(5)),
-    )  # fmt: skip
-    texts = list(map(ROW_JSON.__mod__, columns))
+    ]  # fmt: skip
+    texts = _filled(ROW_JSON, columns)
     for i in np.flatnonzero(limits[:, _VIRTUAL] < INT_MAX).tolist():  # a virtual-resource limit: its own key
         texts[i] = answer_json(rows.figures(at[i : i + 1])[0])
     return texts
@@ -193,14 +213,15 @@ def rows_to_csv(rows: ResultRows, at: np.ndarray, numbers: list[int]) -> list[st
             words = rows.reasons.get(p)
             if words:
                 reasons[i] = _csv_cell("; ".join(words))
-    columns = zip(
-        numbers, rows.active_blocks[at].tolist(), warps.tolist(), rows.active_threads[at].tolist(),
-        _ratio_texts(warps, max_warps), *(_limit_texts(limits[:, k], _CELLS) for k in range(5)),
-        [_BINDING_CELLS[f] for f in rows.binding[at].tolist()], rows.registers[at].tolist(),
-        rows.shared_memory[at].tolist(), reasons, rows.estimate_blocks[at].tolist(),
+    columns = [
+        list(map(str, numbers)), _int_texts(rows.active_blocks[at]), _int_texts(warps),
+        _int_texts(rows.active_threads[at]), _ratio_texts(warps, max_warps),
+        *(_limit_texts(limits[:, k], _CELLS) for k in range(5)),
+        list(map(_BINDING_CELLS.__getitem__, rows.binding[at].tolist())), _int_texts(rows.registers[at]),
+        _int_texts(rows.shared_memory[at]), reasons, _int_texts(rows.estimate_blocks[at]),
         _ratio_texts(rows.estimate_warps[at], max_warps), *(_limit_texts(estimate[:, k], _CELLS) for k in range(5)),
-    )  # fmt: skip
-    return list(map(_CSV_ROW.__mod__, columns))
+    ]  # fmt: skip
+    return _filled(_CSV_ROW, columns)
 
 
 def chunk_to_csv(numbers: list[int], answers: list[BatchAnswer | None], rows: ResultRows, lo: int, hi: int) -> str:
