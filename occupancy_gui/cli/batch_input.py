@@ -1,7 +1,7 @@
 """``occupancy batch``'s input: non-blank lines in chunks, split and decoded as text mode would, in bounded memory.
 
-A chunk holds at most ``CHUNK_LINES`` lines and ``CHUNK_CHARS`` characters; a line over ``MAX_LINE_CHARS``
-is skipped (read in pieces, never whole) and reported.  A chunk is handed on as soon as the input pauses,
+A chunk holds at most ``CHUNK_LINES`` lines (the first ones fewer) and ``CHUNK_CHARS`` characters; a line
+over ``MAX_LINE_CHARS`` is skipped (read in pieces, never whole) and reported.  A chunk is handed on as soon as the input pauses,
 so a slow producer sees each answer while it writes the next query.
 """
 
@@ -12,9 +12,13 @@ import io
 import os
 import select
 from collections.abc import Iterator
+from itertools import repeat
 from typing import BinaryIO
 
-CHUNK_LINES = 16384
+CHUNK_LINES = 65536
+FIRST_CHUNK_LINES = 4096
+"""The first chunks are smaller (each four times the last, up to ``CHUNK_LINES``): the first answers come
+out soon, and the big chunks that the vectorised engine needs follow."""
 CHUNK_CHARS = 16 << 20
 MAX_LINE_CHARS = 1 << 20
 """A query is a few hundred characters (an inline device mapping a few thousand); a longer line is refused."""
@@ -49,10 +53,16 @@ def read_chunks(stream: BinaryIO) -> Iterator[list[Line]]:
     partial_chars = 0
     overlong = False
     number = 0
+    limit = min(FIRST_CHUNK_LINES, CHUNK_LINES)
     while True:
         data = read(READ_BYTES)
         text = decoder.decode(data, final=not data)
         pieces = text.split("\n")
+        bulk = pieces[1:-1]  # whole lines of this read: the common case is taken in one step
+        if bulk and max(map(len, bulk)) <= MAX_LINE_CHARS and all(map(str.strip, bulk)):
+            del pieces[1:-1]
+        else:
+            bulk = []
         for piece in pieces[:-1]:
             number += 1
             if overlong or partial_chars + len(piece) > MAX_LINE_CHARS:
@@ -63,6 +73,10 @@ def read_chunks(stream: BinaryIO) -> Iterator[list[Line]]:
                     chunk.append((number, line, True))
                     chars += len(line)
             partial, partial_chars, overlong = [], 0, False
+        if bulk:
+            chunk.extend(zip(range(number + 1, number + 1 + len(bulk)), bulk, repeat(True)))
+            number += len(bulk)
+            chars += sum(map(len, bulk))
         last = pieces[-1]
         if not overlong:
             partial.append(last)
@@ -80,6 +94,7 @@ def read_chunks(stream: BinaryIO) -> Iterator[list[Line]]:
             if chunk:
                 yield chunk
             return
-        if chunk and (len(chunk) >= CHUNK_LINES or chars >= CHUNK_CHARS or _input_pauses(stream)):
+        if chunk and (len(chunk) >= limit or chars >= CHUNK_CHARS or _input_pauses(stream)):
             yield chunk
             chunk, chars = [], 0
+            limit = min(limit * 4, CHUNK_LINES)

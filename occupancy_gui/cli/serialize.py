@@ -92,7 +92,7 @@ def figures_to_json(values: Figures) -> dict[str, Any]:
         shown[Limit.VIRTUAL_RESOURCES.value] = limits[_VIRTUAL_INDEX]
     return {
         "active_blocks": ab, "active_warps": aw, "active_threads": at, "occupancy": aw / max_warps,
-        "limits": shown, "binding": list(_binding_names(binding)), "allocated_registers_per_block": regs,
+        "limits": shown, "binding": list(binding_names(binding)), "allocated_registers_per_block": regs,
         "allocated_shared_memory_per_block": smem, "reasons": list(reasons),
         "estimate": {"active_blocks": est, "occupancy": est_warps / max_warps,
                      "limits": {limit.value: _none(est_limits[i]) for limit, i in zip(JSON_LIMITS, _JSON_LIMIT_INDEX)}},
@@ -106,7 +106,7 @@ def _none(value: int) -> int | None:
 _BINDING_NAMES: dict[int, tuple[str, ...]] = {}
 
 
-def _binding_names(flags: int) -> tuple[str, ...]:
+def binding_names(flags: int) -> tuple[str, ...]:
     names = _BINDING_NAMES.get(flags)
     if names is None:
         names = _BINDING_NAMES[flags] = tuple(limit.value for limit, bit in LIMIT_FLAGS.items() if flags & bit)
@@ -122,8 +122,8 @@ def _text(value: int) -> str:
     return "null" if value >= INT_MAX else str(value)
 
 
-_LIMITS_JSON = "{" + ", ".join(f'"{limit.value}": %s' for limit in JSON_LIMITS) + "%s}"
-_RESULT_JSON = ('{"active_blocks": %s, "active_warps": %s, "active_threads": %s, "occupancy": %s, "limits": %s, '
+LIMITS_JSON = "{" + ", ".join(f'"{limit.value}": %s' for limit in JSON_LIMITS) + "%s}"
+RESULT_JSON = ('{"active_blocks": %s, "active_warps": %s, "active_threads": %s, "occupancy": %s, "limits": %s, '
                 '"binding": %s, "allocated_registers_per_block": %s, "allocated_shared_memory_per_block": %s, '
                 '"reasons": %s, "estimate": {"active_blocks": %s, "occupancy": %s, "limits": %s}}')  # fmt: skip
 _BINDING_JSON: dict[int, str] = {}
@@ -133,12 +133,12 @@ _OCCUPANCY_JSON: dict[tuple[int, int], str] = {}
 _FRAGMENTS: dict[tuple[int, ...], str] = {}
 
 
-def _limits_json(limits: tuple[int, ...]) -> str:
+def limits_json(limits: tuple[int, ...]) -> str:
     """The ``limits`` object of one answer; few distinct ones occur, so each is written once."""
     text = _FRAGMENTS.get(limits)
     if text is None:
         virtual = "" if len(limits) < 6 or limits[5] >= INT_MAX else f', "virtual_resources": {limits[5]}'
-        text = _LIMITS_JSON % (*(_text(v) for v in limits[:5]), virtual)
+        text = LIMITS_JSON % (*(_text(v) for v in limits[:5]), virtual)
         if len(_FRAGMENTS) > 65536:
             _FRAGMENTS.clear()
         _FRAGMENTS[limits] = text
@@ -159,11 +159,11 @@ def answer_json(answer: BatchAnswer) -> str:
     ab, aw, at, max_warps, limits, binding, regs, smem, reasons, est, est_warps, est_limits = answer
     binding_json = _BINDING_JSON.get(binding)
     if binding_json is None:
-        binding_json = _BINDING_JSON[binding] = json.dumps(list(_binding_names(binding)))
-    return _RESULT_JSON % (
-        ab, aw, at, _occupancy_json(aw, max_warps), _limits_json(limits), binding_json, regs, smem,
+        binding_json = _BINDING_JSON[binding] = json.dumps(list(binding_names(binding)))
+    return RESULT_JSON % (
+        ab, aw, at, _occupancy_json(aw, max_warps), limits_json(limits), binding_json, regs, smem,
         json.dumps(list(reasons)) if reasons else "[]", est, _occupancy_json(est_warps, max_warps),
-        _limits_json(est_limits[:5]),
+        limits_json(est_limits[:5]),
     )  # fmt: skip
 
 

@@ -6,14 +6,27 @@ answer rather than recomputing it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
 from . import architecture as arch
-from ._int import as_int_array
+from ._int import IntArray, as_int_array
 from .barriers import barriers_available_per_sm
 from .launch import Launch
 from .occupancy import ResultArrays
 from .registers import register_allocation
 from .shared_memory import smem_per_block_limit
-from .types import DeviceProperties, FirstPassEstimate, FuncShmemConfig, FunctionAttributes, Limit, LimitRow
+from .types import (
+    INT_MAX,
+    DeviceProperties,
+    FirstPassEstimate,
+    FuncShmemConfig,
+    FunctionAttributes,
+    Limit,
+    LimitRow,
+    default_max_dynamic_smem,
+)
 from .warps import reqntid_allows
 
 SUBSCRIPT_FLOOR = "⌊{} / {}⌋"
@@ -23,15 +36,17 @@ def _int(value: object) -> int:
     return int(as_int_array(value).reshape(-1)[0])
 
 
-def launch_bound_reason(device: DeviceProperties, func: FunctionAttributes, block_size: int) -> str | None:
-    """Why a block of ``block_size`` threads cannot launch at all (``maxBlockSize``), or ``None``."""
+def launch_bound_reason(device: DeviceProperties, max_threads_per_block: int, block_size: int,
+                        reqntid: int = 0) -> str | None:
+    """Why a block of ``block_size`` threads cannot launch at all (``maxBlockSize``), or ``None``;
+    ``max_threads_per_block`` is the kernel's launch bound, ``reqntid`` its required block size (0: none)."""
     if block_size > device.max_threads_per_block:
         return f"{block_size} threads per block > {device.max_threads_per_block} allowed"
-    if block_size > func.max_threads_per_block:
-        return (f"{block_size} threads per block > {func.max_threads_per_block}, the kernel's launch bound "
+    if block_size > max_threads_per_block:
+        return (f"{block_size} threads per block > {max_threads_per_block}, the kernel's launch bound "
                 "(maxThreadsPerBlock): the launch fails")  # fmt: skip
-    if not reqntid_allows(block_size, func.reqntid):
-        return (f"{block_size} threads per block ≠ {func.reqntid}, the kernel's required block size "
+    if not reqntid_allows(block_size, reqntid):
+        return (f"{block_size} threads per block ≠ {reqntid}, the kernel's required block size "
                 "(.reqntid): the launch fails")  # fmt: skip
     return None
 
@@ -124,48 +139,110 @@ def constraint_rows(
     return tuple(rows)
 
 
-def _register_reasons(device: DeviceProperties, func: FunctionAttributes, launch: Launch) -> list[str]:
+@dataclass(frozen=True)
+class ReasonInputs:
+    """What the reasons read of many launches on one device, one int64 array each (of one length)."""
+
+    block_size: IntArray
+    dynamic_smem: IntArray
+    num_regs: IntArray
+    shared_size_bytes: IntArray
+    max_dynamic_smem: IntArray
+    """The attribute where the kernel sets it, else ``-1`` (the runtime default applies)."""
+    shmem_limit_config: IntArray
+    num_block_barriers: IntArray
+    virtual_resource_count: IntArray
+    max_threads_per_block: IntArray
+    reqntid: IntArray
+    """The kernel's required block size (``.reqntid``), 0 where it has none."""
+    limits: dict[Limit, IntArray]
+    """Blocks allowed by each limit, ``INT_MAX`` where one does not apply."""
+    allocated_smem: IntArray
+    sm_smem: IntArray
+
+
+def _register_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntArray) -> list[list[str]]:
+    """Why the registers of one block do not fit, for each launch of ``rows``."""
     cc = device.compute_capability
-    # Plain ints pass through the same arithmetic as arrays, without numpy's cost for one launch.
-    alloc = register_allocation(device, func.num_regs, launch.block_size)  # type: ignore[arg-type]
-    per_warp, per_block, hardware = int(alloc.per_warp), int(alloc.per_block), int(alloc.per_block_hardware_check)
+    alloc = register_allocation(device, r.num_regs[rows], r.block_size[rows])
     max_per_thread = arch.reg_allocation_max_per_thread(cc)
     sub = arch.sub_partitions_per_multiprocessor(cc)
-    reasons = []
-    if func.num_regs > max_per_thread:
-        reasons.append(f"{func.num_regs} registers per thread > {max_per_thread} allowed")
-    if per_block > device.regs_per_block:
-        reasons.append(f"{per_block} registers per block ({per_warp} per warp) > {device.regs_per_block} allowed")
-    elif hardware > device.regs_per_block:
-        reasons.append(
-            f"{hardware} registers per block with warps rounded up to {sub} sub-partitions > "
-            f"{device.regs_per_block} allowed (hardware check)"
-        )
-    if not reasons and cc == (6, 0):
-        reasons.append("does not fit on GP10x (4 sub-partitions); CC 6.0 refuses it for Pascal forward compatibility")
-    if not reasons:
-        reasons.append(f"{per_warp} registers per warp leave too few warps per SM for one block")
-    return reasons
+    out = []
+    columns = zip(r.num_regs[rows].tolist(), alloc.per_warp.tolist(), alloc.per_block.tolist(),
+                  alloc.per_block_hardware_check.tolist())  # fmt: skip
+    for regs, per_warp, per_block, hardware in columns:
+        reasons = []
+        if regs > max_per_thread:
+            reasons.append(f"{regs} registers per thread > {max_per_thread} allowed")
+        if per_block > device.regs_per_block:
+            reasons.append(f"{per_block} registers per block ({per_warp} per warp) > {device.regs_per_block} allowed")
+        elif hardware > device.regs_per_block:
+            reasons.append(
+                f"{hardware} registers per block with warps rounded up to {sub} sub-partitions > "
+                f"{device.regs_per_block} allowed (hardware check)"
+            )
+        if not reasons and cc == (6, 0):
+            reasons.append("does not fit on GP10x (4 sub-partitions); CC 6.0 refuses it for Pascal forward compatibility")
+        if not reasons:
+            reasons.append(f"{per_warp} registers per warp leave too few warps per SM for one block")
+        out.append(reasons)
+    return out
 
 
-def _shared_memory_reasons(device: DeviceProperties, func: FunctionAttributes, launch: Launch,
-                           allocated: int, sm_smem: int) -> list[str]:  # fmt: skip
-    max_dynamic = func.resolved_max_dynamic_smem(device)
-    requested = func.shared_size_bytes + launch.dynamic_smem
+def _shared_memory_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntArray) -> list[str]:
+    """Why the shared memory of one block does not fit, for each launch of ``rows``."""
+    static, dynamic, attribute = r.shared_size_bytes[rows], r.dynamic_smem[rows], r.max_dynamic_smem[rows]
+    max_dynamic = np.where(attribute >= 0, attribute, default_max_dynamic_smem(device, static))
+    config = r.shmem_limit_config[rows]
+    max_usage = static + device.reserved_shared_mem_per_block + max_dynamic
+    limits = smem_per_block_limit(device, config, max_usage)
     reserved = device.reserved_shared_mem_per_block if arch.reserves_shared_memory(device.compute_capability) else 0
-    optin = func.shmem_limit_config == FuncShmemConfig.OPTIN
-    if optin and launch.dynamic_smem > max_dynamic:
-        if func.max_dynamic_shared_size_bytes is None:
-            return [f"{requested} B shared memory per block > {device.shared_mem_per_block} B without opt-in "
-                    f"(raise the max dynamic shared memory attribute, up to "
-                    f"{device.shared_mem_per_block_optin - func.shared_size_bytes} B)"]  # fmt: skip
-        return [f"{launch.dynamic_smem} B dynamic shared memory > {max_dynamic} B max dynamic shared memory attribute"]
-    max_usage = func.shared_size_bytes + device.reserved_shared_mem_per_block + max_dynamic
-    limit = _int(smem_per_block_limit(device, as_int_array(int(func.shmem_limit_config)), as_int_array(max_usage)))
-    if allocated > limit:
-        kind = "with opt-in" if limit - reserved > device.shared_mem_per_block else "without opt-in"
-        return [f"{requested} B shared memory per block > {limit - reserved} B {kind}"]
-    return [f"{allocated} B allocated shared memory per block > {sm_smem} B shared memory per SM"]
+    out = []
+    columns = zip(static.tolist(), dynamic.tolist(), attribute.tolist(), max_dynamic.tolist(), config.tolist(),
+                  limits.tolist(), r.allocated_smem[rows].tolist(), r.sm_smem[rows].tolist())  # fmt: skip
+    for static_, dynamic_, attribute_, max_dynamic_, config_, limit, allocated, sm_smem in columns:
+        requested = static_ + dynamic_
+        if config_ == FuncShmemConfig.OPTIN and dynamic_ > max_dynamic_:
+            if attribute_ < 0:
+                out.append(f"{requested} B shared memory per block > {device.shared_mem_per_block} B without opt-in "
+                           f"(raise the max dynamic shared memory attribute, up to "
+                           f"{device.shared_mem_per_block_optin - static_} B)")  # fmt: skip
+            else:
+                out.append(f"{dynamic_} B dynamic shared memory > {max_dynamic_} B max dynamic shared memory attribute")
+        elif allocated > limit:
+            kind = "with opt-in" if limit - reserved > device.shared_mem_per_block else "without opt-in"
+            out.append(f"{requested} B shared memory per block > {limit - reserved} B {kind}")
+        else:
+            out.append(f"{allocated} B allocated shared memory per block > {sm_smem} B shared memory per SM")
+    return out
+
+
+def zero_block_reasons_many(device: DeviceProperties, r: ReasonInputs) -> list[tuple[str, ...]]:
+    """Every reason, in words with the numbers, why not even one block fits, for each launch of ``r``
+    (one that fits gets none).  The figures are computed for all launches at once; only the words are
+    written one launch at a time."""
+    reasons: list[list[str]] = [[] for _ in range(len(r.block_size))]
+    warps_rows = np.flatnonzero(r.limits[Limit.WARPS] == 0)
+    for i, block_size, bound, reqntid in zip(warps_rows.tolist(), r.block_size[warps_rows].tolist(),
+                                             r.max_threads_per_block[warps_rows].tolist(),
+                                             r.reqntid[warps_rows].tolist()):  # fmt: skip
+        reasons[i].append(launch_bound_reason(device, bound, block_size, reqntid) or
+                          f"{-(-block_size // device.warp_size)} warps per block > "
+                          f"{device.max_warps_per_multiprocessor // 2} warps per half SM")  # fmt: skip
+    register_rows = np.flatnonzero(r.limits[Limit.REGISTERS] == 0)
+    for i, words in zip(register_rows.tolist(), _register_reasons(device, r, register_rows)):
+        reasons[i].extend(words)
+    smem_rows = np.flatnonzero(r.limits[Limit.SHARED_MEMORY] == 0)
+    for i, word in zip(smem_rows.tolist(), _shared_memory_reasons(device, r, smem_rows)):
+        reasons[i].append(word)
+    barrier_rows = np.flatnonzero(r.limits[Limit.BARRIERS] == 0)
+    for i, barriers in zip(barrier_rows.tolist(), r.num_block_barriers[barrier_rows].tolist()):
+        reasons[i].append(f"{barriers} block barriers per block > {barriers_available_per_sm(device)} available per SM")
+    virtual_rows = np.flatnonzero(r.limits[Limit.VIRTUAL_RESOURCES] == 0)
+    per_sm = arch.max_virtual_resource_count_per_sm(device.compute_capability) if virtual_rows.size else 0
+    for i, count in zip(virtual_rows.tolist(), r.virtual_resource_count[virtual_rows].tolist()):
+        reasons[i].append(f"{count} virtual resources per block > {per_sm} per SM")
+    return [tuple(words) for words in reasons]
 
 
 def zero_block_reasons(
@@ -177,22 +254,18 @@ def zero_block_reasons(
     sm_smem: int,
 ) -> tuple[str, ...]:
     """Every reason, in words with the numbers, why not even one block fits on an SM."""
-    reasons: list[str] = []
-    if limits[Limit.WARPS] == 0:
-        bound = launch_bound_reason(device, func, launch.block_size)
-        if bound is not None:
-            reasons.append(bound)
-        else:
-            reasons.append(f"{-(-launch.block_size // device.warp_size)} warps per block > "
-                           f"{device.max_warps_per_multiprocessor // 2} warps per half SM")  # fmt: skip
-    if limits[Limit.REGISTERS] == 0:
-        reasons.extend(_register_reasons(device, func, launch))
-    if limits[Limit.SHARED_MEMORY] == 0:
-        reasons.extend(_shared_memory_reasons(device, func, launch, allocated_smem, sm_smem))
-    if limits[Limit.BARRIERS] == 0:
-        reasons.append(f"{func.num_block_barriers} block barriers per block > "
-                       f"{barriers_available_per_sm(device)} available per SM")  # fmt: skip
-    if limits[Limit.VIRTUAL_RESOURCES] == 0:
-        per_sm = arch.max_virtual_resource_count_per_sm(device.compute_capability)
-        reasons.append(f"{func.virtual_resource_count} virtual resources per block > {per_sm} per SM")
-    return tuple(reasons)
+
+    def one(value: int) -> IntArray:
+        return np.array([value], dtype=np.int64)
+
+    inputs = ReasonInputs(
+        block_size=one(launch.block_size), dynamic_smem=one(launch.dynamic_smem), num_regs=one(func.num_regs),
+        shared_size_bytes=one(func.shared_size_bytes),
+        max_dynamic_smem=one(-1 if func.max_dynamic_shared_size_bytes is None else func.max_dynamic_shared_size_bytes),
+        shmem_limit_config=one(int(func.shmem_limit_config)), num_block_barriers=one(func.num_block_barriers),
+        virtual_resource_count=one(func.virtual_resource_count), max_threads_per_block=one(func.max_threads_per_block),
+        reqntid=one(func.reqntid),
+        limits={limit: one(INT_MAX if value is None else value) for limit, value in limits.items()},
+        allocated_smem=one(allocated_smem), sm_smem=one(sm_smem),
+    )  # fmt: skip
+    return zero_block_reasons_many(device, inputs)[0]

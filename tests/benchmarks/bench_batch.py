@@ -8,7 +8,7 @@ first answer and its peak RSS are measured.  The C harness (``tests/harness``, c
 from binary records; both its wall time (process start, record I/O, loop) and its loop alone are
 printed.  Every answer the batch gives is compared with the header's, field by field.
 
-    python tests/benchmarks/bench_batch.py [--queries 1000000] [--seed 20261202] [--format json|csv]
+    python -m tests.benchmarks.bench_batch [--queries 1000000] [--seed 20261202] [--format json|csv]
 """
 
 from __future__ import annotations
@@ -164,7 +164,8 @@ def main() -> None:
           f"{compared} answers equal to cuda_occupancy.h field by field")
     for (wall, cpu, first, rss), (c_wall, c_cpu, c_loop) in pairs:
         print(f"occupancy batch --format {args.format}: {wall:.2f} s wall, {cpu:.2f} s CPU, "
-              f"{args.queries / wall:,.0f} queries/s, first answer after {first:.2f} s, peak RSS {rss / 2**20:.0f} MiB; "
+              f"{args.queries / wall:,.0f} queries/s ({cpu / args.queries * 1e6:.1f} µs CPU each), "
+              f"first answer after {first:.2f} s, peak RSS {rss / 2**20:.0f} MiB; "
               f"C harness: {c_wall:.2f} s wall, {c_cpu:.2f} s CPU, loop alone {c_loop:.3f} s; "
               f"ratio {wall / c_wall:.2f}x wall, {cpu / c_cpu:.2f}x CPU")
     wall_ratio = statistics.median(b[0] / c[0] for b, c in pairs)

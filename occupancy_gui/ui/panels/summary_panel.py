@@ -181,7 +181,8 @@ class SummaryPanel(QWidget):
             self.hint.tip = f"{shortfall}." if shortfall is not None else ""
         if result.active_blocks == 0:
             s = self.session
-            cannot = launch_bound_reason(s.device, s.function_attributes, s.inputs.threads) is not None
+            cannot = launch_bound_reason(s.device, s.function_attributes.max_threads_per_block, s.inputs.threads,
+                                         s.function_attributes.reqntid) is not None
             title = ("This block size cannot launch:" if cannot
                      else "No block fits on an SM — this launch would fail:")  # fmt: skip
             self.banner.show_reasons(title, list(result.reasons))

@@ -1,0 +1,185 @@
+"""``occupancy batch``'s fast screen: the lines whose JSON is plain, decoded straight into int64 columns.
+
+A line is plain when it is one flat JSON object (no array, no nested object) of a sane length whose
+device is a name and whose query keys are ints, ``null`` or absent (``cache_config`` and ``carveout``
+also as the strings ``kernel_query`` accepts, which are looked up once each).  msgspec checks all of
+that in C while it decodes, so a plain line costs about a microsecond and no dict.  Everything else —
+invalid JSON, a wrong type, a mapping device, a figure beyond int64, a value ``kernel_query`` would
+refuse in words — is left to the batch's exact per-line path, so every error text stays the one
+``json`` and ``kernel_query`` give.
+
+The screens are there because msgspec accepts a little that ``json`` refuses: integers of more digits
+than ``sys.get_int_max_str_digits()`` and nesting deeper than Python's recursion limit, both only
+inside keys the batch ignores.  A line shorter than the digit limit cannot hold such an integer, and
+a line without ``[`` and with one ``{`` nests one deep.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from itertools import compress, repeat
+from operator import attrgetter, is_, is_not
+from typing import Any, cast
+
+import msgspec
+import msgspec.json
+import numpy as np
+
+from ..engine import INT_MAX
+from .inputs import QueryError, parse_cache_config, parse_carveout
+
+MAX_PLAIN_CHARS = 2048
+"""A plain query is a few hundred characters; a longer line is read by the exact path."""
+
+
+class PlainQuery(msgspec.Struct, gc=False):
+    """The keys of a plain query line as msgspec decodes them; keys it does not name are skipped."""
+
+    device: str | None = None
+    threads: int | None = None
+    registers: int | None = None
+    static_smem: int | None = None
+    dynamic_smem: int | None = None
+    barriers: int | None = None
+    max_dynamic_smem: int | None = None
+    carveout: int | str | None = None
+    cache_config: int | str | None = None
+    max_threads_per_block: int | None = None
+    required_block_size: int | None = None
+
+
+QUERY_KEYS = frozenset(PlainQuery.__struct_fields__) - {"device"}
+_decode = msgspec.json.Decoder(PlainQuery).decode
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _max_chars() -> int:
+    digits = sys.get_int_max_str_digits()
+    return min(MAX_PLAIN_CHARS, digits) if digits else MAX_PLAIN_CHARS
+
+
+def decode_plain(texts: Sequence[str | None]) -> tuple[list[int], list[PlainQuery]]:
+    """The positions of the lines that decode as plain queries, and their queries.
+
+    The screens and the decoding run as ``map`` calls, so a line costs no Python bytecode of its own;
+    a line msgspec refuses ends one ``map`` and the next resumes after it.
+    """
+    count = len(texts)
+    # An overlong line (None) becomes "[", which fails the screens.
+    lines = [text or "[" for text in texts] if None in texts else cast(list[str], texts)
+    screened = (
+        (np.fromiter(map(len, lines), dtype=np.int64, count=count) <= _max_chars())
+        & (np.fromiter(map(str.count, lines, repeat("{")), dtype=np.int64, count=count) == 1)
+        & ~np.fromiter(map(str.__contains__, lines, repeat("[")), dtype=np.bool_, count=count)
+    )  # fmt: skip
+    candidates = np.flatnonzero(screened)
+    decoded: list[PlainQuery | None] = []
+    pending = compress(lines, screened.tolist())
+    while True:
+        try:
+            decoded.extend(map(_decode, pending))
+            break
+        except (msgspec.DecodeError, RecursionError, ValueError):
+            decoded.append(None)
+    kept = np.fromiter(map(is_not, decoded, repeat(None)), dtype=np.bool_, count=len(decoded))
+    return candidates[kept].tolist(), cast(list[PlainQuery], list(compress(decoded, kept.tolist())))
+
+
+def _is_none(values: list[Any]) -> np.ndarray:
+    return np.fromiter(map(is_, values, repeat(None)), dtype=np.bool_, count=len(values))
+
+
+def _ints(values: list[Any], default: int | None, defer: np.ndarray) -> np.ndarray:
+    """``values`` (ints and ``None``) as int64, ``None`` as ``default``; ``defer`` marks ``None`` where
+    there is no default and every figure beyond int64 (the exact path words their refusal)."""
+    if None in values:
+        if default is None:
+            defer |= _is_none(values)
+            default = 0
+        values = list(map({None: default}.get, values, values))  # an int is no key: it maps to itself
+    try:
+        return np.array(values, dtype=np.int64)
+    except OverflowError:  # compared as Python ints, but in numpy's loops
+        lo, hi = _INT64
+        objects = np.array(values, dtype=object)
+        beyond = (objects < lo) | (objects > hi)
+        defer |= beyond.astype(bool)
+        objects[beyond] = 0
+        return objects.astype(np.int64)
+
+
+_Parse = Callable[[object], int]
+_WORDS: dict[_Parse, dict[object, int]] = {}
+_WORDS_CAP = 4096
+
+
+def _spelled(values: list[Any], parse: _Parse, lo: int, hi: int, defer: np.ndarray) -> np.ndarray:
+    """A key that may be an int in ``lo..hi``, ``null`` or a word: each word (and ``null``) is read once
+    by ``kernel_query``'s own parser; anything it refuses, and an int out of range, is deferred."""
+    words = _WORDS.setdefault(parse, {})
+    refused = lo - 1
+    kinds = set(map(type, values))
+    if kinds - {int}:
+        for word in {v for v in values if type(v) is not int} - words.keys():
+            try:
+                value = int(parse(word))
+            except QueryError:
+                value = refused
+            if len(words) < _WORDS_CAP:
+                words[word] = value
+            else:  # a flood of distinct words: they all take the exact path
+                words = {**words, word: refused}
+        values = list(map(words.get, values, values))  # an int is no key: it maps to itself
+    try:
+        column = np.array(values, dtype=np.int64)
+    except OverflowError:  # an int beyond int64: compared as Python ints, but in numpy's loops
+        objects = np.array(values, dtype=object)
+        objects[(objects < lo) | (objects > hi)] = refused
+        column = objects.astype(np.int64)
+    defer |= (column < lo) | (column > hi)
+    return column
+
+
+def _parse_cache(value: object) -> int:
+    return int(parse_cache_config(value))
+
+
+_CACHE_PARSE: _Parse = _parse_cache
+_CARVEOUT_PARSE: _Parse = parse_carveout
+
+
+def plain_columns(queries: list[PlainQuery]) -> tuple[list[str | None], dict[str, np.ndarray], np.ndarray]:
+    """The queries' devices, their fields as the batch's int64 columns, and the mask of those to defer.
+
+    The fields read as ``batch._plain`` reads a dict: absent and ``null`` are the defaults, a carveout
+    outside -1..100, a cache config outside 0..3, a launch bound below 1 and a required block size below 1 are
+    ``kernel_query``'s to refuse.
+    """
+    defer = np.zeros(len(queries), dtype=bool)
+
+    def field(name: str) -> list[Any]:
+        return list(map(attrgetter(name), queries))
+
+    max_dynamic = field("max_dynamic_smem")
+    has_max = ~_is_none(max_dynamic)
+    bound = _ints(field("max_threads_per_block"), INT_MAX, defer)
+    defer |= bound < 1
+    required_given = field("required_block_size")
+    required = _ints(required_given, 0, defer)
+    defer |= (required < 0) | ((required == 0) & ~_is_none(required_given))  # kernel_query words these
+    columns = {
+        "threads": _ints(field("threads"), None, defer),
+        "registers": _ints(field("registers"), None, defer),
+        "static_smem": _ints(field("static_smem"), 0, defer),
+        "dynamic_smem": _ints(field("dynamic_smem"), 0, defer),
+        "barriers": _ints(field("barriers"), 1, defer),
+        "max_dynamic_smem": _ints(max_dynamic, 0, defer),
+        "has_max_dynamic_smem": has_max.astype(np.int64),
+        "carveout": _spelled(field("carveout"), _CARVEOUT_PARSE, -1, 100, defer),
+        "cache_config": _spelled(field("cache_config"), _CACHE_PARSE, 0, 3, defer),
+        "max_threads_per_block": bound,
+        "required_block_size": required,
+    }
+    devices = field("device")
+    return devices, columns, defer
