@@ -9,7 +9,8 @@
 # The bundle is frozen inside a Debian 11 root (glibc 2.31) made with debootstrap, with a CPython
 # built there from Debian's python3.11 source package, so it runs on glibc 2.31 and later.  The
 # roots and the built Python are cached (see packaging/linux/debian_root.sh): from a cold cache the
-# first build adds about 2 minutes for the root, 1 for its packages and 6-8 for Python (2 cores).
+# first build adds about 3 minutes for the root, 2 for its packages and 7 for Python (2 cores); a
+# warm build is then mostly PyInstaller (about 2 minutes) and the three packages' compression.
 #
 # Usage:  sudo packaging/build_linux.sh     (from anywhere; paths are relative to the checkout)
 # Needs:  root, debootstrap (installed on first use), dpkg-deb, rpmbuild (apt-get install rpm),
