@@ -9,7 +9,8 @@
 # The bundle is frozen inside a Debian 11 root (glibc 2.31) made with debootstrap, with a CPython
 # built there from Debian's python3.11 source package, so it runs on glibc 2.31 and later.  The
 # roots and the built Python are cached (see packaging/linux/debian_root.sh): from a cold cache the
-# first build adds about 2 minutes for the root, 1 for its packages and 6-8 for Python (2 cores).
+# first build adds about 3 minutes for the root, 2 for its packages and 7 for Python (2 cores); a
+# warm build is then mostly PyInstaller (about 2 minutes) and the three packages' compression.
 #
 # Usage:  sudo packaging/build_linux.sh     (from anywhere; paths are relative to the checkout)
 # Needs:  root, debootstrap (installed on first use), dpkg-deb, rpmbuild (apt-get install rpm),
@@ -39,7 +40,13 @@ MACHINE="$(uname -m)"
 MAINTAINER="${MAINTAINER:-occupancy_gui maintainers <maintainers@example.invalid>}"
 BUNDLE="$WORK/dist/$APP"
 
-say() { printf '\n== %s  (+%d s)\n' "$*" "$(( $(date +%s) - START ))"; }
+# Each stage's heading says the time since the start and how long the stage before it took.
+LAST_STAGE=$START
+say() {
+    local now; now=$(date +%s)
+    printf '\n== %s  (+%d s; stage before: %d s)\n' "$*" "$(( now - START ))" "$(( now - LAST_STAGE ))"
+    LAST_STAGE=$now
+}
 die() { echo "build_linux: $*" >&2; exit 1; }
 
 # Packages of the build root: compilers and CPython's build dependencies, plus the runtime libraries
@@ -294,19 +301,34 @@ cp -a "$STAGE/usr/share/applications" "$STAGE/usr/share/mime" "$STAGE/usr/share/
 install -m 755 packaging/linux/install-desktop-entry.sh "$TARDIR/install-desktop-entry.sh"
 TARBALL="$DIST/$TARNAME.tar.gz"
 
-# The three compressions are single-threaded and independent: run them side by side.
+# Compression is most of a warm build: xz at dpkg's default level 6 took 143 CPU-s for the 209 MB
+# bundle here, and the .rpm's payload as much again.  Measured on that bundle (xz -T1, 2 cores):
+#   xz -6: 56.4 MB, 143 s   xz -4: 58.0 MB, 102 s   xz -3: 60.8 MB, 67 s   xz -2: 61.4 MB, 43 s
+#   zstd -19 --long: 60.3 MB, 179 s   zstd -15 --long: 66.7 MB, 54 s   gzip -6: 78.0 MB, 13 s
+# so the .deb takes xz -4 (Debian 11's dpkg reads no zstd) and the .rpm xz -2 (its spec), and the
+# three run side by side (dpkg-deb and rpm's xz use every free core).  Each job's time is logged.
+DEB_XZ_LEVEL="${DEB_XZ_LEVEL:-4}"
+timed() {  # label log command...: run the command, output to log, then append its wall time to the log
+    local label="$1" log="$2" t0=$SECONDS status=0
+    shift 2
+    "$@" >"$log" 2>&1 || status=$?
+    echo "$label: $((SECONDS - t0)) s" >>"$log"
+    return "$status"
+}
 say "deb, rpm and tar.gz packages (compressed in parallel)"
-dpkg-deb --root-owner-group -Zxz --build "$STAGE" "$DEB" >"$WORK/deb.log" 2>&1 &
+timed deb "$WORK/deb.log" dpkg-deb --root-owner-group -Zxz -z"$DEB_XZ_LEVEL" --build "$STAGE" "$DEB" &
 DEB_JOB=$!
 RPM_JOB=""
-if command -v rpmbuild >/dev/null; then build_rpm >"$WORK/rpm.log" 2>&1 & RPM_JOB=$!; fi
-tar -C "$WORK/tar" --owner=0 --group=0 --numeric-owner -czf "$TARBALL" "$TARNAME" >"$WORK/tar.log" 2>&1 &
+if command -v rpmbuild >/dev/null; then timed rpm "$WORK/rpm.log" build_rpm & RPM_JOB=$!; fi
+timed tar.gz "$WORK/tar.log" tar -C "$WORK/tar" --owner=0 --group=0 --numeric-owner -czf "$TARBALL" "$TARNAME" &
 TAR_JOB=$!
 wait "$DEB_JOB" || die "dpkg-deb failed: $(tail -n 5 "$WORK/deb.log")"
 wait "$TAR_JOB" || die "tar failed: $(tail -n 5 "$WORK/tar.log")"
+tail -q -n 1 "$WORK/deb.log" "$WORK/tar.log"
 RPM=""
 if [[ -n "$RPM_JOB" ]]; then
     wait "$RPM_JOB" || die "rpmbuild failed: $(grep -v 'Could not canonicalize' "$WORK/rpm.log" | tail -n 5)"
+    tail -n 1 "$WORK/rpm.log"
     RPM="$(find "$RPMTOP/out" -name "$APP-*.rpm" | head -n 1)"
     [[ -f "$RPM" ]] || die "rpmbuild made no package"
     mv "$RPM" "$DIST/"
