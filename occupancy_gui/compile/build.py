@@ -14,7 +14,7 @@ import re
 import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..importers.ptxas_log import parse_bytes
@@ -137,9 +137,61 @@ def _wait(proc: subprocess.Popen[bytes], cancel: CancelFn | None) -> None:
 
 
 def parse_log(src: Source, log: bytes, cap: int | None = None) -> list[KernelRecord]:
-    """The records of a compile's output (every kernel and device function it reports)."""
+    """The records of a compile's output (every kernel and device function it reports); a PTX
+    file's kernels also get the launch bounds its ``.entry`` directives state (ptxas -v prints none)."""
     what = os.path.basename(src.path) + f" [{src.arch}" + (f", -maxrregcount={cap}]" if cap is not None else "]")
-    return parse_bytes(log, what)
+    records = parse_bytes(log, what)
+    if src.kind != "ptx":
+        return records
+    with open(src.path, "rb") as fh:
+        bounds = ptx_launch_bounds(fh.read().decode("utf-8", "replace"))
+    out = []
+    for rec in records:
+        b = bounds.get(rec.name) if rec.is_kernel else None
+        out.append(rec if b is None else replace(rec, max_threads=b.max_threads, req_threads=b.req_threads,
+                                                   min_blocks=b.min_blocks))
+    return out
+
+
+@dataclass(frozen=True)
+class PtxBounds:
+    """A PTX kernel's performance-tuning directives, as the record fields they give."""
+
+    max_threads: int | None = None
+    req_threads: tuple[int, int, int] | None = None
+    min_blocks: int | None = None
+
+
+_ENTRY = re.compile(r"\.entry\s+([A-Za-z_$%][\w$%]*)\s*\([^)]*\)([^{]*)\{")
+_DIMS = r"\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?"
+_MAXNTID, _REQNTID = re.compile(r"\.maxntid" + _DIMS), re.compile(r"\.reqntid" + _DIMS)
+_MINNCTAPERSM = re.compile(r"\.minnctapersm\s+(\d+)")
+
+
+def ptx_launch_bounds(ptx: str) -> dict[str, PtxBounds]:
+    """Kernel name -> what its PTX performance-tuning directives give: ``.maxntid`` (``max_threads``,
+    x·y·z, as the cubin's EIATTR_MAX_THREADS), ``.reqntid`` (``req_threads``; the bound too where there
+    is no ``.maxntid``) and ``.minnctapersm`` (``min_blocks``: ``__launch_bounds__``' second argument,
+    which no binary records)."""
+    out: dict[str, PtxBounds] = {}
+    for entry in _ENTRY.finditer(ptx):
+        directives = entry.group(2)
+        req = _REQNTID.search(directives)
+        most = _MAXNTID.search(directives)
+        blocks = _MINNCTAPERSM.search(directives)
+        if not (req or most or blocks):
+            continue
+        req_threads = _dims(req) if req else None
+        bound = _dims(most) if most else req_threads
+        out[entry.group(1)] = PtxBounds(max_threads=bound[0] * bound[1] * bound[2] if bound else None,
+                                        req_threads=req_threads,
+                                        min_blocks=int(blocks.group(1)) if blocks else None)
+    return out
+
+
+def _dims(match: re.Match[str]) -> tuple[int, int, int]:
+    x, y, z = (int(d) if d else 1 for d in match.groups())
+    return x, y, z
 
 
 def compile_resources(src: Source, cap: int | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:

@@ -31,6 +31,7 @@ from occupancy_gui.compile import (
 )
 from occupancy_gui.compile.build import make_source
 from occupancy_gui.compile.regcap import ResultCache, candidate_caps, sweep
+from occupancy_gui.importers.elf_cubin import import_cubin
 from tests import toolchains
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -77,6 +78,46 @@ def test_ptx_import_equals_ptxas_v(ptx, cuda_bin, tmp_path):
     records = {r.name: r for r in compile_resources(make_source(ptx, arch, cuda_bin))}
     expected = by_hand([cuda_bin / "ptxas", "-v", f"-arch={arch}", ptx, "-o", tmp_path / "x.cubin"])
     assert {name: _figures(records[name]) for name in expected} == expected
+
+
+@pytest.mark.parametrize("ptx", TRITON_PTX, ids=lambda p: f"{p.stem}-{p.parent.name[:6]}")
+def test_ptx_launch_bounds_equal_the_compiled_cubins(ptx, cuda_bin, tmp_path):
+    """A PTX kernel's .maxntid/.reqntid, read from the PTX, equal what ptxas writes into the cubin."""
+    arch = _ptx_arch(ptx)
+    records = {r.name: r for r in compile_resources(make_source(ptx, arch, cuda_bin)) if r.is_kernel}
+    toolchains.run([cuda_bin / "ptxas", f"-arch={arch}", ptx, "-o", tmp_path / "x.cubin"])
+    cubin = {r.name: r for r in import_cubin(tmp_path / "x.cubin") if r.is_kernel}
+    assert records.keys() == cubin.keys()
+    assert [(r.max_threads, r.req_threads) for r in records.values()] == \
+        [(cubin[name].max_threads, cubin[name].req_threads) for name in records]
+    assert any(r.max_threads for r in records.values())
+
+
+HAND_PTX = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry bounded(.param .u64 p)
+.maxntid 128, 2, 1
+.minnctapersm 3
+{
+	ret;
+}
+.visible .entry free()
+{
+	ret;
+}
+"""
+
+
+def test_ptx_min_blocks_per_sm_is_read_from_the_ptx(cuda_bin, tmp_path):
+    """``.minnctapersm`` (``__launch_bounds__``' second argument) is in no binary: the PTX says it."""
+    ptx = tmp_path / "bounds.ptx"
+    ptx.write_text(HAND_PTX)
+    records = {r.name: r for r in compile_resources(make_source(ptx, "sm_80", cuda_bin))}
+    assert (records["bounded"].max_threads, records["bounded"].min_blocks) == (256, 3)
+    assert (records["free"].max_threads, records["free"].min_blocks, records["free"].req_threads) == (None, None, None)
+    toolchains.run([cuda_bin / "ptxas", "-arch=sm_80", ptx, "-o", tmp_path / "x.cubin"])
+    assert {r.name: r.max_threads for r in import_cubin(tmp_path / "x.cubin")}["bounded"] == 256
 
 
 def test_cu_import_equals_nvcc_resource_usage(cuda_bin, tmp_path, capsys):
