@@ -226,7 +226,8 @@ class _Worker:
         to_parent, from_child = os.pipe()
         env = dict(os.environ)  # the child finds this package where the parent did
         here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, (here, env.get("PYTHONPATH"))))
+        if os.path.basename(here) not in ("site-packages", "dist-packages"):  # (never ahead of the stdlib)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, (here, env.get("PYTHONPATH"))))
         try:
             proc = subprocess.Popen([sys.executable, "-m", "occupancy_gui.importers.binary_worker", str(to_child),
                                      str(from_child)], pass_fds=(to_child, from_child), env=env,
