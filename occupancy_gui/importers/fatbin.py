@@ -482,22 +482,31 @@ def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: st
     for at in _magic_hits(blob, lo, hi, work):
         if at < past:
             continue  # inside the container just read
-        window = Blob(blob.data, blob.path, blob.base, image=blob.image)
-        trial = ImportResult()
-        try:
-            (_m, _v, _hs, fat_size) = window.unpack("<IHHQ", at, "fatbin header")
-            if at + 16 + fat_size > hi:
-                continue
-            end = read_container(window, at, trial, prefix, found + 1, embedded=True, work=work)
-        except (ImportFailure, ValueError, struct.error):
+        trial = trial_container(blob, at, hi, prefix, found + 1, work)
+        if trial is None:
             continue
-        if not trial.records:
-            continue  # PTX only, or entries that are not CUDA ELF images
         found += 1
-        past = end
-        result.records.extend(trial.records)
-        result.notes.extend(trial.notes)
+        past, read = trial
+        result.records.extend(read.records)
+        result.notes.extend(read.notes)
     return found
+
+
+def trial_container(blob: Blob, at: int, hi: int, prefix: str, number: int | str,
+                    work: Decoding) -> tuple[int, ImportResult] | None:
+    """The end and the records of the candidate container at ``at`` of a data section ending at ``hi``,
+    or ``None`` where it is no container: it runs past ``hi``, fails to parse anywhere, or holds no
+    CUDA ELF image (PTX only, other kinds)."""
+    window = Blob(blob.data, blob.path, blob.base, image=blob.image)
+    trial = ImportResult()
+    try:
+        (_m, _v, _hs, fat_size) = window.unpack("<IHHQ", at, "fatbin header")
+        if at + 16 + fat_size > hi:
+            return None
+        end = read_container(window, at, trial, prefix, number, embedded=True, work=work)
+    except (ImportFailure, ValueError, struct.error):
+        return None
+    return (end, trial) if trial.records else None
 
 
 AR_MAGIC = b"!<arch>\n"

@@ -65,7 +65,8 @@ class _Piece:
     # (lo and hi: the bytes a fatbin piece's containers span; a data piece's range)
 
 
-# A container a worker read: (start, end, next start or None, rows, notes); or (start, _FAILED/_UNREAD).
+# A container a worker read: (start, end, rows, notes); or a data section's candidate that is none,
+# (start, _FAILED), or that its worker did not read, (start, _UNREAD).
 _Found = tuple[Any, ...]
 
 
@@ -324,7 +325,7 @@ def _read_fat(image: FileImage, piece: _Piece, work: fatbin.Decoding) -> list[_F
 def _finish_fat(blob: Blob, at: int, opened: Any, work: fatbin.Decoding) -> _Found:
     result = fatbin.ImportResult()
     fatbin._read_entries(blob, opened, result, False, work)
-    return (at, opened.end, None, _rows(result.records), result.notes)
+    return (at, opened.end, _rows(result.records), result.notes)
 
 
 def _read_data(image: FileImage, piece: _Piece, work: fatbin.Decoding) -> list[_Found]:
@@ -337,23 +338,12 @@ def _read_data(image: FileImage, piece: _Piece, work: fatbin.Decoding) -> list[_
         if at < past:
             out.append((at, _UNREAD))
             continue
-        window = Blob(blob.data, blob.path, blob.base, image=image)
-        trial = fatbin.ImportResult()
-        try:
-            (_m, _v, _hs, fat_size) = window.unpack("<IHHQ", at, "fatbin header")
-            if at + 16 + fat_size > hi:
-                out.append((at, _FAILED))
-                continue
-            end = fatbin.read_container(window, at, trial, piece.prefix, fatbin.NUMBER_LATER, embedded=True,
-                                        work=work)
-        except (ImportFailure, ValueError, struct.error):
+        trial = fatbin.trial_container(blob, at, hi, piece.prefix, fatbin.NUMBER_LATER, work)
+        if trial is None:
             out.append((at, _FAILED))
             continue
-        if not trial.records:
-            out.append((at, _FAILED))
-            continue
-        past = end
-        out.append((at, end, None, _rows(trial.records), trial.notes))
+        past, read = trial
+        out.append((at, past, _rows(read.records), read.notes))
     return out
 
 
@@ -373,7 +363,7 @@ def _stitched(pieces: list[_Piece], found: dict[int, list[_Found]]) -> fatbin.Im
         containers += len(chain)
         if containers > fatbin._MAX_CONTAINERS:
             return None
-        for number, (_at, _end, _next, rows, notes) in enumerate(chain, 1):
+        for number, (_at, _end, rows, notes) in enumerate(chain, 1):
             label = str(number)
             for row in rows:
                 fields = dict(zip(FIELDS, row))
@@ -386,15 +376,9 @@ def _stitched(pieces: list[_Piece], found: dict[int, list[_Found]]) -> fatbin.Im
     return result
 
 
-def _fat_chain(pieces: list[_Piece], found: dict[int, list[_Found]]) -> list[_Found] | None:
-    """A fatbin section's containers in order: every start the parent walked, read by its worker."""
-    chain: list[_Found] = []
-    for piece in pieces:
-        containers = found[piece.number]
-        if [c[0] for c in containers] != list(piece.starts):
-            return None
-        chain.extend(containers)
-    return chain
+def _fat_chain(pieces: list[_Piece], found: dict[int, list[_Found]]) -> list[_Found]:
+    """A fatbin section's containers in order: a worker reads every start it is given, or fails."""
+    return [container for piece in pieces for container in found[piece.number]]
 
 
 def _data_chain(candidates: list[_Found]) -> list[_Found] | None:
