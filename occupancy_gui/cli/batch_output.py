@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import repeat
 from json.encoder import encode_basestring_ascii  # json.dumps's own string encoder (in C)
@@ -150,16 +151,23 @@ _BINDING_TEXTS = [json.dumps(list(binding_names(flags))) for flags in range(_FLA
 _VIRTUAL = _LIMITS.index(Limit.VIRTUAL_RESOURCES)
 
 
+def _reason_texts(rows: ResultRows, at: np.ndarray, none: str, render: Callable[[tuple[str, ...]], str]) -> list[str]:
+    """The no-fit reasons of the rows at ``at``, each ``render``-ed, ``none`` where a row has none."""
+    texts = [none] * len(at)
+    if rows.reasons:
+        for i, p in enumerate(at.tolist()):
+            words = rows.reasons.get(p)
+            if words:
+                texts[i] = render(words)
+    return texts
+
+
 def rows_to_json(rows: ResultRows, at: np.ndarray) -> list[str]:
     """The rows at positions ``at`` as JSON text, exactly as ``serialize.answer_json`` writes their figures."""
     limits, estimate = rows.limits[at], rows.estimate_limits[at]
     max_warps, warps = rows.max_warps[at], rows.active_warps[at]
-    reasons = ["[]"] * len(at)
-    if rows.reasons:
-        for i, p in enumerate(at.tolist()):
-            words = rows.reasons.get(p)
-            if words:  # json.dumps(list(words)), without its generic machinery
-                reasons[i] = "[" + ", ".join(map(encode_basestring_ascii, words)) + "]"
+    # json.dumps(list(words)), without its generic machinery
+    reasons = _reason_texts(rows, at, "[]", lambda words: "[" + ", ".join(map(encode_basestring_ascii, words)) + "]")
     columns = [
         _int_texts(rows.active_blocks[at]), _int_texts(warps), _int_texts(rows.active_threads[at]),
         _ratio_texts(warps, max_warps), *(_limit_texts(limits[:, k]) for k in range(5)),
@@ -207,12 +215,7 @@ def rows_to_csv(rows: ResultRows, at: np.ndarray, numbers: list[int]) -> list[st
     ``numbers`` are their input line numbers."""
     limits, estimate = rows.limits[at], rows.estimate_limits[at]
     max_warps, warps = rows.max_warps[at], rows.active_warps[at]
-    reasons = [""] * len(at)
-    if rows.reasons:
-        for i, p in enumerate(at.tolist()):
-            words = rows.reasons.get(p)
-            if words:
-                reasons[i] = _csv_cell("; ".join(words))
+    reasons = _reason_texts(rows, at, "", lambda words: _csv_cell("; ".join(words)))
     columns = [
         list(map(str, numbers)), _int_texts(rows.active_blocks[at]), _int_texts(warps),
         _int_texts(rows.active_threads[at]), _ratio_texts(warps, max_warps),
