@@ -1,22 +1,16 @@
-"""Reports: one occupancy question and its answer as HTML, Markdown or CSV text.
+"""Reports: what one occupancy question and its answer say, as rows that every rendering shares.
 
-Pure Python (no Qt): the GUI's File → Export… and ``occupancy report`` both call :func:`render`.
+Pure Python (no Qt).  ``report_render`` lays these rows out as HTML, Markdown or CSV.
 The figures come from the engine's result as they are; nothing here recomputes occupancy except
 :func:`every_gpu`, which asks the engine the same question for each named GPU.
 """
 
 from __future__ import annotations
 
-import csv
-import html
-import io
-import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from . import REFERENCE_HEADER, __version__
 from .compatibility import mismatch_message
 from .engine import (
     CARVEOUT_DEFAULT,
@@ -35,7 +29,6 @@ from .engine import (
 from .engine import architecture as arch
 from .profiles import LIMIT_NAMES
 from .record_launch import resource_changes
-from .report_svg import curves_svg
 from .session import Inputs, function_attributes
 from .units import format_bytes_long
 
@@ -263,11 +256,11 @@ def kernel_resources(record: KernelRecord) -> tuple[tuple[str, str], ...]:
     return tuple(rows)
 
 
-def _sources(data: ReportData) -> dict[str, str]:
+def input_sources_shown(data: ReportData) -> dict[str, str]:
     return {name: data.input_sources.get(name, TYPED) for name in INPUT_LABELS}
 
 
-def _device_rows(data: ReportData) -> list[tuple[str, str, str]]:
+def device_rows(data: ReportData) -> list[tuple[str, str, str]]:
     p = data.profile
     rows = [("Profile", f"{p.name} ({p.title})", p.path), ("Compute capability", p.cc_string, "profile"),
             ("Architecture", p.architecture, "profile"),
@@ -289,7 +282,7 @@ def _min_blocks_rows(data: ReportData) -> list[tuple[str, str, str]]:
              shortfall if shortfall is not None else f"{wanted} asked for, {r.active_blocks} resident: met")]
 
 
-def _summary_rows(data: ReportData) -> list[tuple[str, str, str]]:
+def summary_rows(data: ReportData) -> list[tuple[str, str, str]]:
     """(key, label, text) of the summary; the keys are stable (tests and scripts read them)."""
     r = data.result
     if r is None:
@@ -308,7 +301,7 @@ def _summary_rows(data: ReportData) -> list[tuple[str, str, str]]:
     ]  # fmt: skip
 
 
-def _table_rows(result: OccupancyResult | None) -> list[tuple[bool, list[str]]]:
+def table_rows(result: OccupancyResult | None) -> list[tuple[bool, list[str]]]:
     if result is None:
         return []
     binding = set(result.binding) if result.active_blocks > 0 else set()
@@ -324,160 +317,10 @@ TABLE_HEADERS = ("Limit", "Per block (nominal)", "Allocated", "SM capacity", "Ca
                  "First-pass estimate", "Note")  # fmt: skip
 
 
-def _advisor_text(data: ReportData) -> str:
+def advisor_text(data: ReportData) -> str:
     s = data.suggestion
     if s is None:
         return f"No suggestion: {data.suggestion_error or 'unavailable'}"
     grid = f"{s.min_grid_size} blocks" + ("" if data.profile.sm_count is not None else " per SM")
     return (f"{s.block_size} threads per block ({s.blocks_per_sm} blocks per SM); minimum grid to fill the GPU "
             f"once: {grid} (cudaOccupancyMaxPotentialBlockSize)")  # fmt: skip
-
-
-# ----------------------------------------------------------------------------- HTML
-CSS = """
-:root { color-scheme: light dark; --fg:#1f2328; --bg:#ffffff; --muted:#59636e; --line:#d1d9e0;
-  --head:#f6f8fa; --bind:#ddeaff; --bind-fg:#0b3d91; --warn-bg:#fde7e5; --warn-fg:#8c1d18; }
-@media (prefers-color-scheme: dark) { :root { --fg:#e6edf3; --bg:#0d1117; --muted:#9198a1; --line:#3d444d;
-  --head:#151b23; --bind:#1f3a5f; --bind-fg:#cfe2ff; --warn-bg:#5c1a1a; --warn-fg:#ffdcd8; } }
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg);
-  max-width: 72rem; margin: 2rem auto; padding: 0 1rem; }
-h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-top: 1.8rem; }
-.muted { color: var(--muted); }
-table { border-collapse: collapse; margin: .5rem 0; }
-th, td { border: 1px solid var(--line); padding: .3rem .6rem; text-align: left; vertical-align: top; }
-th { background: var(--head); } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-tr.binding td { background: var(--bind); color: var(--bind-fg); font-weight: 600; }
-.big { font-size: 2rem; font-weight: 700; }
-.warn { background: var(--warn-bg); color: var(--warn-fg); padding: .6rem 1rem; border-radius: 6px; }
-td.source { color: var(--muted); font-size: .85em; max-width: 40rem; }
-"""
-
-
-def _h(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def to_html(data: ReportData) -> str:
-    """A self-contained HTML page (inline CSS, light and dark) with every part of the report."""
-    r = data.result
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             f"<title>Occupancy report — {_h(data.profile.name)}</title>", f"<style>{CSS}</style></head><body>",
-             f"<h1>Occupancy report — {_h(data.profile.name)}</h1>",
-             f'<p class="muted">Generated {_h(data.generated)} by occupancy_gui {_h(__version__)}; '
-             f"model: {_h(REFERENCE_HEADER)}.</p>"]  # fmt: skip
-    if r is not None:
-        parts.append(f'<p><span class="big" id="occupancy">{r.occupancy * 100:.4g} %</span> theoretical occupancy</p>')
-    parts.append('<h2>Summary</h2><table id="summary">')
-    parts += [f'<tr><th>{_h(label)}</th><td data-key="{key}">{_h(text)}</td></tr>'
-              for key, label, text in _summary_rows(data)]
-    parts.append("</table>")
-    if data.error:
-        parts.append(f'<p class="warn" id="error">The occupancy query fails: {_h(data.error)}</p>')
-    if r is not None and r.reasons:
-        parts.append('<div class="warn" id="reasons">'
-                     "<strong>No block fits on an SM — this launch would fail:</strong><ul>")
-        parts += [f"<li>{_h(reason)}</li>" for reason in r.reasons]
-        parts.append("</ul></div>")
-    if r is not None:
-        parts.append(f'<h2>Constraints</h2><p class="muted">{BINDING_MARK} marks the binding limit '
-                     "(ties all marked); the first-pass estimate uses no allocation rounding.</p>")  # fmt: skip
-        parts.append('<table id="constraints"><tr>' + "".join(f"<th>{_h(h)}</th>" for h in TABLE_HEADERS) + "</tr>")
-        for binding, cells in _table_rows(r):
-            first = (f"{BINDING_MARK} " if binding else "") + cells[0]
-            tds = [f"<td>{_h(first)}</td>"] + [f'<td class="num">{_h(c)}</td>' if i in (5, 6) else f"<td>{_h(c)}</td>"
-                                               for i, c in enumerate(cells[1:], 1)]  # fmt: skip
-            parts.append(f'<tr{" class=binding" if binding else ""}>' + "".join(tds) + "</tr>")
-        parts.append("</table>")
-        est = r.estimate
-        parts.append(f'<h2>First-pass estimate</h2><p id="estimate">{est.active_blocks} blocks, {est.active_warps} '
-                     f"warps, {est.occupancy * 100:.4g} % — "
-                     + ("agrees with the exact result." if est.active_blocks == r.active_blocks
-                        else "differs from the exact result: allocation granularity moved the boundary.")
-                     + "</p>")  # fmt: skip
-    if data.curves:
-        parts.append('<h2>Step curves</h2><div id="curves">' + curves_svg(data.curves) + "</div>")
-    parts.append(f'<h2>Block size advisor</h2><p id="advisor">{_h(_advisor_text(data))}</p>')
-    parts.append('<h2>Inputs</h2><table id="inputs"><tr><th>Input</th><th>Value</th><th>Source</th></tr>')
-    sources = _sources(data)
-    parts += [f'<tr><th>{_h(label)}</th><td data-key="{name}">{_h(format_input(name, getattr(data.inputs, name)))}</td>'
-              f'<td class="source">{_h(sources[name])}</td></tr>' for name, label in INPUT_LABELS.items()]  # fmt: skip
-    parts.append("</table>")
-    if data.kernel_source:
-        parts.append(f'<p class="muted" id="kernel">Kernel: {_h(data.kernel_source)}</p>')
-    if data.kernel_resources:
-        parts.append('<table id="kernel_resources">' + "".join(
-            f"<tr><th>{_h(a)}</th><td>{_h(b)}</td></tr>" for a, b in data.kernel_resources) + "</table>")
-    parts.append('<h2>Device</h2><table id="device"><tr><th>Figure</th><th>Value</th><th>Source</th></tr>')
-    parts += [f'<tr><th>{_h(a)}</th><td>{_h(b)}</td><td class="source">{_h(c)}</td></tr>'
-              for a, b, c in _device_rows(data)]
-    parts.append("</table></body></html>")
-    return "\n".join(parts) + "\n"
-
-
-# ----------------------------------------------------------------------------- Markdown
-def _md(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _md_table(headers: tuple[str, ...] | list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(_md(h) for h in headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    return lines + ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
-
-
-def to_markdown(data: ReportData) -> str:
-    """The report as GitHub-flavoured Markdown (binding rows bold and marked ★)."""
-    r = data.result
-    out = [f"# Occupancy report — {data.profile.name}", "",
-           f"Generated {data.generated} by occupancy_gui {__version__}; model: {REFERENCE_HEADER}.", "",
-           "## Summary", ""]  # fmt: skip
-    out += _md_table(["Figure", "Value"], [[label, text] for _key, label, text in _summary_rows(data)])
-    if r is not None and r.reasons:
-        out += ["", "**No block fits on an SM — this launch would fail:**", ""] + [f"- {x}" for x in r.reasons]
-    if r is not None:
-        rows = [[(f"**{BINDING_MARK} {c[0]}**" if b else c[0]), *c[1:]] for b, c in _table_rows(r)]
-        out += ["", "## Constraints", "", f"{BINDING_MARK} marks the binding limit.", ""]
-        out += _md_table(TABLE_HEADERS, rows)
-        est = r.estimate
-        out += ["", "## First-pass estimate", "",
-                f"{est.active_blocks} blocks, {est.active_warps} warps, {est.occupancy * 100:.4g} % "
-                "(no allocation rounding)."]  # fmt: skip
-    out += ["", "## Block size advisor", "", _advisor_text(data), "", "## Inputs", ""]
-    sources = _sources(data)
-    inputs = [[label, format_input(n, getattr(data.inputs, n)), sources[n]] for n, label in INPUT_LABELS.items()]
-    out += _md_table(["Input", "Value", "Source"], inputs)
-    if data.kernel_source:
-        out += ["", f"Kernel: {data.kernel_source}"]
-    if data.kernel_resources:
-        out += [""] + _md_table(["Kernel figure", "Value"], [list(row) for row in data.kernel_resources])
-    out += ["", "## Device", ""] + _md_table(["Figure", "Value", "Source"], [list(row) for row in _device_rows(data)])
-    return "\n".join(out) + "\n"
-
-
-# ----------------------------------------------------------------------------- CSV
-def to_csv(data: ReportData) -> str:
-    """The constraint table as CSV (header row; ``binding`` is ``yes`` on binding rows)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    if data.result is not None:
-        for (binding, cells), row in zip(_table_rows(data.result), data.result.rows):
-            writer.writerow([row.limit.value, "yes" if binding else "", *cells[1:5],
-                             "" if row.blocks is None else row.blocks,
-                             "" if row.estimate_blocks is None else row.estimate_blocks,
-                             "yes" if row.rounding_changed_ceiling else ""])  # fmt: skip
-    return buffer.getvalue()
-
-
-RENDERERS: dict[str, Callable[[ReportData], str]] = {".html": to_html, ".htm": to_html, ".md": to_markdown,
-                                                      ".markdown": to_markdown, ".csv": to_csv}  # fmt: skip
-"""File extension -> renderer."""
-
-
-def render(data: ReportData, path: str | os.PathLike[str]) -> str:
-    """The report text for ``path``'s extension; ``ValueError`` names the supported ones."""
-    suffix = os.path.splitext(os.fspath(path))[1].lower()
-    if suffix not in RENDERERS:
-        raise ValueError(f"{os.fspath(path)}: unknown report format {suffix or '(no extension)'!r}; "
-                         f"use one of {', '.join(sorted(RENDERERS))}")  # fmt: skip
-    return RENDERERS[suffix](data)
