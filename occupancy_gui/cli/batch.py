@@ -15,6 +15,7 @@ caches here are capped."""
 
 from __future__ import annotations
 
+import gc
 import json
 import json.scanner
 import sys
@@ -484,6 +485,7 @@ def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], at: np.ndarray,
 
 
 # ------------------------------------------------------------------------------------------ driver
+GC_THRESHOLD = 100_000
 WRITE_LINES = 4096
 """Answers are written in slices of this many lines, so a chunk's text never has to be held whole."""
 
@@ -512,9 +514,16 @@ def run_batch(stream: BinaryIO, out: TextIO, catalog: Catalog, source: str, fmt:
     if fmt == "csv":
         out.write(CSV_HEADER)
     answerer = BatchAnswerer(catalog, source)
-    for chunk in read_chunks(stream):
-        answered = answerer.answer(chunk)
-        for lo in range(0, len(chunk), WRITE_LINES):
-            out.write(answered.text(fmt, lo, min(lo + WRITE_LINES, len(chunk))))
-        out.flush()
-        del chunk, answered  # before the next chunk is read: one chunk is held at a time, not two
+    thresholds = gc.get_threshold()
+    # A chunk holds ~10^5 live tuples and lists; at the default threshold the collector walks them every
+    # 700 allocations (1M queries: 8.6 -> 7.6 s CPU with it off).  Rarer collections still free any cycle.
+    gc.set_threshold(max(thresholds[0], GC_THRESHOLD), *thresholds[1:])
+    try:
+        for chunk in read_chunks(stream):
+            answered = answerer.answer(chunk)
+            for lo in range(0, len(chunk), WRITE_LINES):
+                out.write(answered.text(fmt, lo, min(lo + WRITE_LINES, len(chunk))))
+            out.flush()
+            del chunk, answered  # before the next chunk is read: one chunk is held at a time, not two
+    finally:
+        gc.set_threshold(*thresholds)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from json.encoder import encode_basestring_ascii  # json.dumps's own string encoder (in C)
 from typing import Any
 
 from ..engine import INT_MAX, Limit, OccupancyResult
@@ -155,6 +156,8 @@ def _occupancy_json(warps: int, max_warps: int) -> str:
 def answer_json(answer: BatchAnswer) -> str:
     """One answer as one JSON line (no newline)."""
     if isinstance(answer, dict):
+        if len(answer) == 1 and type(answer.get("error")) is str:  # what json.dumps writes, without its machinery
+            return '{"error": ' + encode_basestring_ascii(answer["error"]) + "}"
         return json.dumps(answer)
     ab, aw, at, max_warps, limits, binding, regs, smem, reasons, est, est_warps, est_limits = answer
     binding_json = _BINDING_JSON.get(binding)
