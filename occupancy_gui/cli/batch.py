@@ -32,7 +32,7 @@ from ..engine.columns import occupancy_columns
 from ..engine.compute import compute_occupancy, status_error
 from ..engine.domain import DomainInputs, first_violation, violation_message
 from ..engine.launch import build_query
-from ..engine.occupancy import device_is_valid
+from ..engine.occupancy import device_is_valid, sm_model
 from ..engine.rows import ReasonInputs, zero_block_reasons_many
 from ..engine.types import default_max_dynamic_smem
 from ..profiles import Catalog
@@ -145,6 +145,10 @@ class BatchAnswerer:
         self._mapped: dict[str, int] = {}
         self._groups: dict[DeviceProperties, int] = {}
         self.devices: list[DeviceProperties] = []
+        self._models: dict[DeviceProperties, int] = {}
+        self.models: list[DeviceProperties] = []
+        """``engine.sm_model`` of each device: the engine is asked once per model, not per device."""
+        self._model_of: list[int] = []
         self.fast = FAST_PATH and not _UNCOVERED and set(_COLUMN_KEYS) == QUERY_KEYS
 
     # -- devices
@@ -153,6 +157,10 @@ class BatchAnswerer:
         if group is None:
             group = self._groups[device] = len(self.devices)
             self.devices.append(device)
+            model = sm_model(device)
+            self._model_of.append(self._models.setdefault(model, len(self.models)))
+            if len(self.models) < len(self._models):
+                self.models.append(model)
         return group
 
     def _device(self, value: object, number: int) -> int | str:
@@ -226,6 +234,9 @@ class BatchAnswerer:
             self._named.clear()
             self._mapped.clear()
             self.devices = []
+            self._models.clear()
+            self.models = []
+            self._model_of = []
         answers: list[BatchAnswer | None] = [None] * len(lines)
         cols: _Columns = []
         scalar: list[tuple[int, dict[str, Any], int]] = []
@@ -358,11 +369,15 @@ class BatchAnswerer:
         rows_out = ResultRows.allocate(len(lines))
         if arrays is None or not len(arrays["position"]):
             return rows_out
-        groups = arrays["group"]
-        order = np.argsort(groups, kind="stable")
-        bounds = np.flatnonzero(np.diff(groups[order])) + 1
+        for position, message in _out_of_domain(arrays):  # as compute_occupancy does, before the device counts
+            answers[position] = self._error(lines[position][0], message)
+        if not len(arrays["position"]):
+            return rows_out
+        models = np.asarray(self._model_of, dtype=np.int64)[arrays["group"]]
+        order = np.argsort(models, kind="stable")
+        bounds = np.flatnonzero(np.diff(models[order])) + 1
         for rows in np.split(order, bounds):
-            device = self.devices[int(groups[rows[0]])]
+            device = self.models[int(models[rows[0]])]
             sub = {name: a[rows] for name, a in arrays.items()}
             if not device_is_valid(device) or device.compute_major not in arch.KNOWN_MAJORS:
                 self._to_scalar(lines, sub, scalar)
@@ -398,28 +413,38 @@ def _int64_columns(cols: _Columns) -> tuple[dict[str, np.ndarray], np.ndarray]:
     return arrays, huge
 
 
-def _answer_group(device: DeviceProperties, sub: dict[str, np.ndarray], out: ResultRows) -> list[tuple[int, str]]:
-    """One device's queries: the (position, error text) of those refused; the others' rows go to ``out``.
-
-    Nothing is written to ``out`` before the engine has answered, so a failure leaves it as it was."""
-    has_max = sub["has_max_dynamic_smem"] != 0
+def _out_of_domain(arrays: dict[str, np.ndarray]) -> list[tuple[int, str]]:
+    """The (position, error text) of the queries ``engine.domain`` refuses (on any device), which leave
+    ``arrays`` (changed in place); one check for the chunk."""
     domain = DomainInputs(
-        block_size=sub["threads"], num_regs=sub["registers"], shared_size_bytes=sub["static_smem"],
-        dynamic_smem=sub["dynamic_smem"], num_block_barriers=sub["barriers"], virtual_resource_count=0,
-        max_threads_per_block=sub["max_threads_per_block"], reqntid=sub["required_block_size"], carveout=sub["carveout"],
-        max_dynamic_smem=sub["max_dynamic_smem"],
+        block_size=arrays["threads"], num_regs=arrays["registers"], shared_size_bytes=arrays["static_smem"],
+        dynamic_smem=arrays["dynamic_smem"], num_block_barriers=arrays["barriers"], virtual_resource_count=0,
+        max_threads_per_block=arrays["max_threads_per_block"], reqntid=arrays["required_block_size"],
+        carveout=arrays["carveout"], max_dynamic_smem=arrays["max_dynamic_smem"],
     )  # fmt: skip
     violation = first_violation(domain)
-    positions = sub["position"]
+    refused = np.flatnonzero(violation >= 0)
+    if not refused.size:
+        return []
+    positions = arrays["position"]
     errors: list[tuple[int, str]] = []
-    for i in np.flatnonzero(violation >= 0).tolist():
+    for i in refused.tolist():
         one = DomainInputs(**{f.name: _item(getattr(domain, f.name), i) for f in fields(DomainInputs)})
         errors.append((int(positions[i]), violation_message(int(violation[i]), one)))
-    good = np.flatnonzero(violation < 0)
-    if good.size == 0:
-        return errors
-    g = {name: a[good] for name, a in sub.items()}
-    max_dynamic = np.where(has_max[good], g["max_dynamic_smem"], default_max_dynamic_smem(device, g["static_smem"]))
+    good = violation < 0
+    for name, a in list(arrays.items()):
+        arrays[name] = a[good]
+    return errors
+
+
+def _answer_group(device: DeviceProperties, g: dict[str, np.ndarray], out: ResultRows) -> list[tuple[int, str]]:
+    """One model's queries (within the domain): the (position, error text) of those the engine refuses;
+    the others' rows go to ``out``.
+
+    Nothing is written to ``out`` before the engine has answered, so a failure leaves it as it was."""
+    errors: list[tuple[int, str]] = []
+    max_dynamic = np.where(g["has_max_dynamic_smem"] != 0, g["max_dynamic_smem"],
+                           default_max_dynamic_smem(device, g["static_smem"]))  # fmt: skip
     query = build_query(device, _DEFAULT_FUNC, DeviceState(), g["threads"], g["dynamic_smem"], num_regs=g["registers"],
                         shared_size_bytes=g["static_smem"], max_dynamic_smem=max_dynamic,
                         num_block_barriers=g["barriers"], cache_config=g["cache_config"], carveout=g["carveout"],

@@ -170,8 +170,14 @@ def _register_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntArray)
     out = []
     columns = zip(r.num_regs[rows].tolist(), alloc.per_warp.tolist(), alloc.per_block.tolist(),
                   alloc.per_block_hardware_check.tolist())  # fmt: skip
-    for regs, per_warp, per_block, hardware in columns:
-        reasons = []
+    written: dict[tuple[int, int, int, int], list[str]] = {}  # launches share their words: each is written once
+    for key in columns:
+        if key in written:
+            out.append(written[key])
+            continue
+        regs, per_warp, per_block, hardware = key
+        reasons: list[str] = []
+        written[key] = reasons
         if regs > max_per_thread:
             reasons.append(f"{regs} registers per thread > {max_per_thread} allowed")
         if per_block > device.regs_per_block:
@@ -223,12 +229,16 @@ def zero_block_reasons_many(device: DeviceProperties, r: ReasonInputs) -> list[t
     written one launch at a time."""
     reasons: list[list[str]] = [[] for _ in range(len(r.block_size))]
     warps_rows = np.flatnonzero(r.limits[Limit.WARPS] == 0)
-    for i, block_size, bound, reqntid in zip(warps_rows.tolist(), r.block_size[warps_rows].tolist(),
-                                             r.max_threads_per_block[warps_rows].tolist(),
-                                             r.reqntid[warps_rows].tolist()):  # fmt: skip
-        reasons[i].append(launch_bound_reason(device, bound, block_size, reqntid) or
-                          f"{-(-block_size // device.warp_size)} warps per block > "
-                          f"{device.max_warps_per_multiprocessor // 2} warps per half SM")  # fmt: skip
+    warps_words: dict[tuple[int, int, int], str] = {}  # launches share their words: each is written once
+    for i, key in zip(warps_rows.tolist(), zip(r.block_size[warps_rows].tolist(), r.max_threads_per_block[warps_rows].tolist(),
+                                               r.reqntid[warps_rows].tolist())):  # fmt: skip
+        word = warps_words.get(key)
+        if word is None:
+            block_size, bound, reqntid = key
+            word = warps_words[key] = (launch_bound_reason(device, bound, block_size, reqntid) or
+                                       f"{-(-block_size // device.warp_size)} warps per block > "
+                                       f"{device.max_warps_per_multiprocessor // 2} warps per half SM")  # fmt: skip
+        reasons[i].append(word)
     register_rows = np.flatnonzero(r.limits[Limit.REGISTERS] == 0)
     for i, words in zip(register_rows.tolist(), _register_reasons(device, r, register_rows)):
         reasons[i].extend(words)
