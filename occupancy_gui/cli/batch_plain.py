@@ -119,9 +119,9 @@ def _spelled(values: list[Any], parse: _Parse, lo: int, hi: int, defer: np.ndarr
     by ``kernel_query``'s own parser; anything it refuses, and an int out of range, is deferred."""
     words = _WORDS.setdefault(parse, {})
     refused = lo - 1
-    kinds = set(map(type, values))
-    if kinds - {int}:
-        for word in {v for v in values if type(v) is not int} - words.keys():
+    distinct = set(values)  # few distinct values: the words are found among them, not among the rows
+    if any(type(v) is not int for v in distinct):
+        for word in [v for v in distinct if type(v) is not int and v not in words]:
             try:
                 value = int(parse(word))
             except QueryError:

@@ -6,7 +6,9 @@ JSON Lines file and writing JSON Lines (parsing and writing included); its wall 
 first answer and its peak RSS are measured.  The C harness (``tests/harness``, compiled against
 ``cuda_occupancy.h`` from the pinned wheel) answers the same valid queries, one process per device,
 from binary records; both its wall time (process start, record I/O, loop) and its loop alone are
-printed.  Every answer the batch gives is compared with the header's, field by field.
+printed.  Every answer the batch gives is compared with the header's, field by field (where the launch
+cannot happen at all — above the kernel's bound, off its ``.reqntid``, which the header does not check —
+with no block resident and a warps limit of 0, as ``engine.warps.launchable`` decides).
 
     python -m tests.benchmarks.bench_batch [--queries 1000000] [--seed 20261202] [--format json|csv]
 """
