@@ -291,9 +291,11 @@ class BatchAnswerer:
         del queries
         at = np.asarray(positions, dtype=np.int64) + lo
         groups: list[int | str | None] = list(map(self._named.get, devices))  # type: ignore[arg-type]  # None finds nothing
-        if None in groups:
-            groups = [self._device(d, lines[p][0]) if g is None and d is not None else g
-                      for p, d, g in zip(at.tolist(), devices, groups)]  # fmt: skip
+        if None in groups:  # a name not looked up yet (or no device at all): only those rows are visited
+            unknown = np.fromiter(map(is_, groups, repeat(None)), dtype=np.bool_, count=len(groups))
+            for i in np.flatnonzero(unknown).tolist():
+                if devices[i] is not None:
+                    groups[i] = self._device(devices[i], lines[int(at[i])][0])
         fast = np.fromiter(map(is_, map(type, groups), repeat(int)), dtype=np.bool_, count=len(groups))
         for i in np.flatnonzero(~fast).tolist():
             group = groups[i]
@@ -455,14 +457,17 @@ def _answer_group(device: DeviceProperties, g: dict[str, np.ndarray], out: Resul
     refused = np.flatnonzero(status != 0)
     for i in refused.tolist():
         errors.append((int(g["position"][i]), str(status_error(device, int(status[i]), device.shared_mem_per_multiprocessor))))
-    ok = np.flatnonzero(status == 0)
+    ok: np.ndarray | slice = np.flatnonzero(status == 0)
+    if len(ok) == len(status):  # the common case: views, not copies
+        ok = slice(None)
     at = g["position"][ok]
     limits = np.column_stack([c.limits[limit] for limit in _LIMITS])[ok]
     active = c.active_blocks[ok]
     shared_memory = c.arrays.allocated_shared_mem_per_block[ok]
     sm_smem = c.arrays.shared_mem_per_multiprocessor[ok]
     zero = np.flatnonzero(active == 0)
-    reasons = _reasons(device, {name: a[ok[zero]] for name, a in g.items()}, at[zero], limits[zero], shared_memory[zero],
+    rows = np.arange(len(status))[ok][zero]
+    reasons = _reasons(device, {name: a[rows] for name, a in g.items()}, at[zero], limits[zero], shared_memory[zero],
                        sm_smem[zero]) if zero.size else {}  # fmt: skip
     out.answered[at] = True
     out.active_blocks[at] = active
