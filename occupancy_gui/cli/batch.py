@@ -459,9 +459,7 @@ def _answer_group(device: DeviceProperties, g: dict[str, np.ndarray], out: Resul
     refused = np.flatnonzero(status != 0)
     for i in refused.tolist():
         errors.append((int(g["position"][i]), str(status_error(device, int(status[i]), device.shared_mem_per_multiprocessor))))
-    ok: np.ndarray | slice = np.flatnonzero(status == 0)
-    if len(ok) == len(status):  # the common case: views, not copies
-        ok = slice(None)
+    ok: np.ndarray | slice = slice(None) if not refused.size else np.flatnonzero(status == 0)  # none refused: views
     at = g["position"][ok]
     limits = np.column_stack([c.limits[limit] for limit in _LIMITS])[ok]
     active = c.active_blocks[ok]

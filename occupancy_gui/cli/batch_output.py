@@ -163,11 +163,27 @@ def _arounds(template: str, slots: int) -> list[Around]:
 
 
 _RATIOS: dict[str, dict[int, str]] = {}
+_RATIO_SIDE = 128
+"""Every SM has at most 64 warps today: ``repr(w / m)`` for ``w``, ``m`` below this is a table (one per
+surrounding text, 16,384 entries made in ~5 ms), looked up as the other cells are."""
+_RATIO_TABLES: dict[Around, np.ndarray] = {}
+
+
+def _ratio_table(around: Around) -> np.ndarray:
+    table = _RATIO_TABLES.get(around)
+    if table is None:
+        before, after = around
+        table = _RATIO_TABLES[around] = np.array(
+            [before + repr(w / m) + after if m else "" for w in range(_RATIO_SIDE) for m in range(_RATIO_SIDE)],
+            dtype=object)  # fmt: skip
+    return table
 
 
 def _ratio_texts(warps: np.ndarray, max_warps: np.ndarray, around: Around = ("", "")) -> list[str]:
     """``repr(warps / max_warps)`` per row; few distinct pairs occur, each is written once."""
     before, after = around
+    if warps.size and warps.min() >= 0 and max_warps.min() >= 1 and max(warps.max(), max_warps.max()) < _RATIO_SIDE:
+        return _ratio_table(around).take(warps * _RATIO_SIDE + max_warps).tolist()  # type: ignore[no-any-return]  # str
     if warps.size and (warps.min() < 0 or max(int(warps.max()), int(max_warps.max())) >= 1 << 20):
         return [before + repr(w / m) + after for w, m in zip(warps.tolist(), max_warps.tolist())]
     keys = ((warps << 20) | max_warps).tolist()
