@@ -3,9 +3,9 @@
 Lines are read in chunks.  Most lines are plain (``batch_plain``: decoded by msgspec straight into
 int64 columns); every other line is parsed by ``json`` and read by ``kernel_query`` one at a time (the
 exact path), so its error text is the one it always was.  Both kinds are validated against the
-engine's own table of checks (``engine.domain``), grouped by device and answered by one call of the
-vectorised engine per device (``engine.columns``); the answers are written from the result columns in
-input order (``batch_output``).  The answers are those of ``compute_occupancy`` line for line, and the
+engine's own table of checks (``engine.domain``, once per chunk), grouped by SM model (``engine.occupancy.sm_model``:
+devices alike but for their SM count) and answered by one call of the vectorised engine per model
+(``engine.columns``); the answers are written from the result columns in input order (``batch_output``).  The answers are those of ``compute_occupancy`` line for line, and the
 rare line the columns do not cover (a device the model does not know, a figure beyond 64 bits, a query
 key only ``kernel_query`` knows) is answered by ``compute_occupancy`` itself.
 
@@ -147,7 +147,7 @@ class BatchAnswerer:
         self.devices: list[DeviceProperties] = []
         self._models: dict[DeviceProperties, int] = {}
         self.models: list[DeviceProperties] = []
-        """``engine.sm_model`` of each device: the engine is asked once per model, not per device."""
+        """``engine.occupancy.sm_model`` of each device: the engine is asked once per model, not per device."""
         self._model_of: list[int] = []
         self.fast = FAST_PATH and not _UNCOVERED and set(_COLUMN_KEYS) == QUERY_KEYS
 
@@ -358,7 +358,7 @@ class BatchAnswerer:
 
     def _evaluate(self, lines: list[Line], fast: dict[str, np.ndarray] | None, cols: _Columns,
                   scalar: list[tuple[int, dict[str, Any], int]], answers: list[BatchAnswer | None]) -> ResultRows:  # fmt: skip
-        """The engine's rows for the fast path's columns and the exact path's tuples, one call per device."""
+        """The engine's rows for the fast path's columns and the exact path's tuples, one call per SM model."""
         arrays: dict[str, np.ndarray] | None = None
         if cols:
             arrays, huge = _int64_columns(cols)
