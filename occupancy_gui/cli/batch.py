@@ -3,9 +3,10 @@
 Lines are read in chunks.  Most lines are plain (``batch_plain``: decoded by msgspec straight into
 int64 columns); every other line is parsed by ``json`` and read by ``kernel_query`` one at a time (the
 exact path), so its error text is the one it always was.  Both kinds are validated against the
-engine's own table of checks (``engine.domain``, once per chunk), grouped by SM model (``engine.occupancy.sm_model``:
-devices alike but for their SM count) and answered by one call of the vectorised engine per model
-(``engine.columns``); the answers are written from the result columns in input order (``batch_output``).  The answers are those of ``compute_occupancy`` line for line, and the
+engine's own table of checks (``engine.domain``, once per chunk), grouped by SM model
+(``engine.occupancy.sm_model``: devices alike but for their SM count) and answered by one call of the
+vectorised engine per model (``engine.columns``); the answers are written from the result columns in
+input order (``batch_output``).  The answers are those of ``compute_occupancy`` line for line, and the
 rare line the columns do not cover (a device the model does not know, a figure beyond 64 bits, a query
 key only ``kernel_query`` knows) is answered by ``compute_occupancy`` itself.
 
