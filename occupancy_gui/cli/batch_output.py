@@ -29,7 +29,7 @@ from .serialize import (
     BatchAnswer,
     Figures,
     answer_json,
-    answers_to_csv,
+    answers_to_csv_rows,
     binding_names,
 )
 
@@ -311,8 +311,11 @@ def rows_to_csv(rows: ResultRows, at: np.ndarray, numbers: list[int]) -> list[st
 
 def chunk_to_csv(numbers: list[int], answers: list[BatchAnswer | None], rows: ResultRows, lo: int, hi: int) -> str:
     """Lines ``lo..hi-1`` of a chunk as CSV rows (``serialize.CSV_HEADER``'s columns)."""
-    texts: list[str | None] = [None if a is None else answers_to_csv([n], [a])
-                               for n, a in zip(numbers[lo:hi], answers[lo:hi])]  # fmt: skip
+    texts: list[str | None] = [None] * (hi - lo)
+    others = np.flatnonzero(~rows.answered[lo:hi]).tolist()  # a line without a row has its answer
+    written = answers_to_csv_rows([numbers[lo + p] for p in others], [answers[lo + p] for p in others])
+    for p, text in zip(others, written):
+        texts[p] = text
     at = rows.within(lo, hi)
     for p, text in zip((at - lo).tolist(), rows_to_csv(rows, at, [numbers[p] for p in at.tolist()])):
         texts[p] = text
