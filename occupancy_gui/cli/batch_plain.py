@@ -10,8 +10,9 @@ refuse in words — is left to the batch's exact per-line path, so every error t
 
 The screens are there because msgspec accepts a little that ``json`` refuses: integers of more digits
 than ``sys.get_int_max_str_digits()`` and nesting deeper than Python's recursion limit, both only
-inside keys the batch ignores.  A line shorter than the digit limit cannot hold such an integer, and
-a line without ``[`` and with one ``{`` nests one deep.
+inside keys the batch ignores.  A line shorter than the digit limit cannot hold such an integer; a
+line of a few hundred characters cannot nest deeper than a few hundred, and a longer line without
+``[`` and with one ``{`` nests one deep.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from .inputs import QueryError, parse_cache_config, parse_carveout
 
 MAX_PLAIN_CHARS = 2048
 """A plain query is a few hundred characters; a longer line is read by the exact path."""
+MAX_SHALLOW_CHARS = 512
+"""Lines up to this long skip the nesting screen (it cost a sixth of the decoding: 1M lines ~0.1 s)."""
 
 
 class PlainQuery(msgspec.Struct, gc=False):
@@ -59,6 +62,13 @@ def _max_chars() -> int:
     return min(MAX_PLAIN_CHARS, digits) if digits else MAX_PLAIN_CHARS
 
 
+def _shallow_chars() -> int:
+    """The longest line that cannot nest deeply enough for ``json`` to give up: valid JSON nested ``d`` deep
+    has ``2d`` brackets, and ``json`` nests as deep as the recursion limit allows (less the batch's own
+    frames)."""
+    return max(0, min(MAX_SHALLOW_CHARS, sys.getrecursionlimit() // 2 - 100))
+
+
 def decode_plain(texts: Sequence[str | None]) -> tuple[list[int], list[PlainQuery]]:
     """The positions of the lines that decode as plain queries, and their queries.
 
@@ -68,11 +78,11 @@ def decode_plain(texts: Sequence[str | None]) -> tuple[list[int], list[PlainQuer
     count = len(texts)
     # An overlong line (None) becomes "[", which fails the screens.
     lines = [text or "[" for text in texts] if None in texts else cast(list[str], texts)
-    screened = (
-        (np.fromiter(map(len, lines), dtype=np.int64, count=count) <= _max_chars())
-        & (np.fromiter(map(str.count, lines, repeat("{")), dtype=np.int64, count=count) == 1)
-        & ~np.fromiter(map(str.__contains__, lines, repeat("[")), dtype=np.bool_, count=count)
-    )  # fmt: skip
+    lengths = np.fromiter(map(len, lines), dtype=np.int64, count=count)
+    screened = lengths <= _max_chars()
+    deep = np.flatnonzero(screened & (lengths > _shallow_chars()))  # only these could nest deeply
+    for i in deep.tolist():
+        screened[i] = lines[i].count("{") == 1 and "[" not in lines[i]
     candidates = np.flatnonzero(screened)
     decoded: list[PlainQuery | None] = []
     pending = compress(lines, screened.tolist())
@@ -119,9 +129,9 @@ def _spelled(values: list[Any], parse: _Parse, lo: int, hi: int, defer: np.ndarr
     by ``kernel_query``'s own parser; anything it refuses, and an int out of range, is deferred."""
     words = _WORDS.setdefault(parse, {})
     refused = lo - 1
-    kinds = set(map(type, values))
-    if kinds - {int}:
-        for word in {v for v in values if type(v) is not int} - words.keys():
+    distinct = set(values)  # few distinct values: the words are found among them, not among the rows
+    if any(type(v) is not int for v in distinct):
+        for word in [v for v in distinct if type(v) is not int and v not in words]:
             try:
                 value = int(parse(word))
             except QueryError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from json.encoder import encode_basestring_ascii  # json.dumps's own string encoder (in C)
 from typing import Any
 
 from ..engine import INT_MAX, Limit, OccupancyResult
@@ -155,6 +156,8 @@ def _occupancy_json(warps: int, max_warps: int) -> str:
 def answer_json(answer: BatchAnswer) -> str:
     """One answer as one JSON line (no newline)."""
     if isinstance(answer, dict):
+        if len(answer) == 1 and type(answer.get("error")) is str:  # what json.dumps writes, without its machinery
+            return '{"error": ' + encode_basestring_ascii(answer["error"]) + "}"
         return json.dumps(answer)
     ab, aw, at, max_warps, limits, binding, regs, smem, reasons, est, est_warps, est_limits = answer
     binding_json = _BINDING_JSON.get(binding)
@@ -200,10 +203,19 @@ def _cell(value: Any) -> Any:
 
 def answers_to_csv(numbers: list[int], answers: list[BatchAnswer]) -> str:
     """The answers as CSV rows under ``CSV_HEADER``: empty cells where JSON has ``null``, lists joined by "; "."""
+    return "".join(answers_to_csv_rows(numbers, answers))
+
+
+def answers_to_csv_rows(numbers: list[int], answers: list[BatchAnswer]) -> list[str]:
+    """Each answer's CSV row, as ``answers_to_csv`` writes them: one writer for all, each row cut at the
+    offset it reports (a writer per row costs ~2 µs more)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
+    ends = []
     for number, answer in zip(numbers, answers):
         flat = _flatten(answer if isinstance(answer, dict) else figures_to_json(answer))
         flat["line"] = number
         writer.writerow([_cell(flat.get(name)) for name in CSV_FIELDS])
-    return buffer.getvalue()
+        ends.append(buffer.tell())
+    text = buffer.getvalue()
+    return [text[start:end] for start, end in zip([0, *ends], ends)]

@@ -161,7 +161,7 @@ class ReasonInputs:
     sm_smem: IntArray
 
 
-def _register_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntArray) -> list[list[str]]:
+def _register_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntArray) -> list[tuple[str, ...]]:
     """Why the registers of one block do not fit, for each launch of ``rows``."""
     cc = device.compute_capability
     alloc = register_allocation(device, r.num_regs[rows], r.block_size[rows])
@@ -170,8 +170,13 @@ def _register_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntArray)
     out = []
     columns = zip(r.num_regs[rows].tolist(), alloc.per_warp.tolist(), alloc.per_block.tolist(),
                   alloc.per_block_hardware_check.tolist())  # fmt: skip
-    for regs, per_warp, per_block, hardware in columns:
-        reasons = []
+    written: dict[tuple[int, int, int, int], tuple[str, ...]] = {}  # launches share their words: each is written once
+    for key in columns:
+        if key in written:
+            out.append(written[key])
+            continue
+        regs, per_warp, per_block, hardware = key
+        reasons: list[str] = []
         if regs > max_per_thread:
             reasons.append(f"{regs} registers per thread > {max_per_thread} allowed")
         if per_block > device.regs_per_block:
@@ -185,7 +190,7 @@ def _register_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntArray)
             reasons.append("does not fit on GP10x (4 sub-partitions); CC 6.0 refuses it for Pascal forward compatibility")
         if not reasons:
             reasons.append(f"{per_warp} registers per warp leave too few warps per SM for one block")
-        out.append(reasons)
+        out.append(written.setdefault(key, tuple(reasons)))
     return out
 
 
@@ -220,29 +225,34 @@ def _shared_memory_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntA
 def zero_block_reasons_many(device: DeviceProperties, r: ReasonInputs) -> list[tuple[str, ...]]:
     """Every reason, in words with the numbers, why not even one block fits, for each launch of ``r``
     (one that fits gets none).  The figures are computed for all launches at once; only the words are
-    written one launch at a time."""
-    reasons: list[list[str]] = [[] for _ in range(len(r.block_size))]
+    written one launch at a time, and launches that share their words share one tuple (``() + words`` is
+    ``words``): no list per launch."""
+    reasons: list[tuple[str, ...]] = [()] * len(r.block_size)
     warps_rows = np.flatnonzero(r.limits[Limit.WARPS] == 0)
-    for i, block_size, bound, reqntid in zip(warps_rows.tolist(), r.block_size[warps_rows].tolist(),
-                                             r.max_threads_per_block[warps_rows].tolist(),
-                                             r.reqntid[warps_rows].tolist()):  # fmt: skip
-        reasons[i].append(launch_bound_reason(device, bound, block_size, reqntid) or
-                          f"{-(-block_size // device.warp_size)} warps per block > "
-                          f"{device.max_warps_per_multiprocessor // 2} warps per half SM")  # fmt: skip
+    warps_words: dict[tuple[int, int, int], tuple[str]] = {}  # launches share their words: each is written once
+    for i, key in zip(warps_rows.tolist(), zip(r.block_size[warps_rows].tolist(), r.max_threads_per_block[warps_rows].tolist(),
+                                               r.reqntid[warps_rows].tolist())):  # fmt: skip
+        word = warps_words.get(key)
+        if word is None:
+            block_size, bound, reqntid = key
+            word = warps_words[key] = (launch_bound_reason(device, bound, block_size, reqntid) or
+                                       f"{-(-block_size // device.warp_size)} warps per block > "
+                                       f"{device.max_warps_per_multiprocessor // 2} warps per half SM",)  # fmt: skip
+        reasons[i] = word
     register_rows = np.flatnonzero(r.limits[Limit.REGISTERS] == 0)
     for i, words in zip(register_rows.tolist(), _register_reasons(device, r, register_rows)):
-        reasons[i].extend(words)
+        reasons[i] += words
     smem_rows = np.flatnonzero(r.limits[Limit.SHARED_MEMORY] == 0)
-    for i, word in zip(smem_rows.tolist(), _shared_memory_reasons(device, r, smem_rows)):
-        reasons[i].append(word)
+    for i, text in zip(smem_rows.tolist(), _shared_memory_reasons(device, r, smem_rows)):
+        reasons[i] += (text,)
     barrier_rows = np.flatnonzero(r.limits[Limit.BARRIERS] == 0)
     for i, barriers in zip(barrier_rows.tolist(), r.num_block_barriers[barrier_rows].tolist()):
-        reasons[i].append(f"{barriers} block barriers per block > {barriers_available_per_sm(device)} available per SM")
+        reasons[i] += (f"{barriers} block barriers per block > {barriers_available_per_sm(device)} available per SM",)
     virtual_rows = np.flatnonzero(r.limits[Limit.VIRTUAL_RESOURCES] == 0)
     per_sm = arch.max_virtual_resource_count_per_sm(device.compute_capability) if virtual_rows.size else 0
     for i, count in zip(virtual_rows.tolist(), r.virtual_resource_count[virtual_rows].tolist()):
-        reasons[i].append(f"{count} virtual resources per block > {per_sm} per SM")
-    return [tuple(words) for words in reasons]
+        reasons[i] += (f"{count} virtual resources per block > {per_sm} per SM",)
+    return reasons
 
 
 def zero_block_reasons(

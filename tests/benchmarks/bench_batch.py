@@ -6,7 +6,9 @@ JSON Lines file and writing JSON Lines (parsing and writing included); its wall 
 first answer and its peak RSS are measured.  The C harness (``tests/harness``, compiled against
 ``cuda_occupancy.h`` from the pinned wheel) answers the same valid queries, one process per device,
 from binary records; both its wall time (process start, record I/O, loop) and its loop alone are
-printed.  Every answer the batch gives is compared with the header's, field by field.
+printed.  Every answer the batch gives is compared with the header's, field by field (where the launch
+cannot happen at all — above the kernel's bound, off its ``.reqntid``, which the header does not check —
+with no block resident and a warps limit of 0, as ``engine.warps.launchable`` decides).
 
     python -m tests.benchmarks.bench_batch [--queries 1000000] [--seed 20261202] [--format json|csv]
 """
@@ -27,6 +29,7 @@ import numpy as np
 from occupancy_gui.cli.devices import DeviceLookupError, device_from_query, load_catalog
 from occupancy_gui.cli.inputs import QueryError, kernel_query
 from occupancy_gui.engine import INT_MAX
+from occupancy_gui.engine.warps import launchable
 from tests.harness.reference import KERNEL_FIELDS, Reference
 
 CACHE = Path(__file__).resolve().parent / "_cache"
@@ -75,10 +78,13 @@ def run_batch(path: Path, out: Path, fmt: str) -> tuple[float, float, float, int
     return wall, float(cpu), t_first, int(maxrss) * 1024
 
 
-def harness_inputs(path: Path) -> dict[object, tuple[object, list[int], list[list[int]]]]:
-    """Per device: (device, line indices, rows of KERNEL_FIELDS + block size + dynamic smem)."""
+def harness_inputs(path: Path) -> tuple[dict[object, tuple[object, list[int], list[list[int]]]], set[int]]:
+    """Per device: (device, line indices, rows of KERNEL_FIELDS + block size + dynamic smem); and the
+    indices of the launches that cannot happen (above the kernel's bound, off its ``.reqntid``), which
+    ``cudaOccMaxActiveBlocksPerMultiprocessor`` does not check: no block resides there, the warps limit is 0."""
     catalog = load_catalog()
     groups: dict[object, tuple[object, list[int], list[list[int]]]] = {}
+    unlaunchable: set[int] = set()
     with path.open() as lines:
         for i, line in enumerate(lines):
             try:
@@ -99,7 +105,9 @@ def harness_inputs(path: Path) -> dict[object, tuple[object, list[int], list[lis
             entry = groups.setdefault(device, (device, [], []))
             entry[1].append(i)
             entry[2].append(row)
-    return groups
+            if not launchable(device, q.launch.block_size, f.max_threads_per_block, f.reqntid):
+                unlaunchable.add(i)
+    return groups, unlaunchable
 
 
 last_results: list[dict[str, np.ndarray]] = []
@@ -130,7 +138,8 @@ def main() -> None:
     out = CACHE / f"batch-{args.seed}-{args.queries}.out.{args.format}"
 
     reference = Reference.build()
-    groups = [(device, indices, np.asarray(rows, dtype=np.int64)) for device, indices, rows in harness_inputs(path).values()]
+    inputs, unlaunchable = harness_inputs(path)
+    groups = [(device, indices, np.asarray(rows, dtype=np.int64)) for device, indices, rows in inputs.values()]
     pairs = []
     for _ in range(args.pairs):  # batch then C, in turn, so that a drift in the machine's speed hits both
         batch = run_batch(path, out, args.format)
@@ -141,6 +150,9 @@ def main() -> None:
                                                  "block_limit_regs", "block_limit_shared_mem",
                                                  "allocated_registers_per_block", "allocated_shared_mem_per_block")])  # fmt: skip
         header.update(zip(indices, map(tuple, fields.tolist())))
+    for i in unlaunchable.intersection(header):
+        status, _, _, *rest = header[i]
+        header[i] = (status, 0, 0, *rest)
 
     compared = errors = no_fit = 0
     if args.format == "json":

@@ -95,7 +95,7 @@ def test_plain_lines_take_the_fast_path_and_others_do_not() -> None:
         '{"device": "sm_80", "threads": 1, "registers": 0, "max_dynamic_smem": 0, "name": "ignored"}',
     ]
     other = ['{"device": {"schema": 1}, "threads": 1, "registers": 1}', '{"device": "sm_90", "threads": 1.0, "registers": 1}',
-             '{"device": "sm_90", "threads": 1, "registers": 1, "x": [1]}', "not json",
+             '{"device": "sm_90", "threads": 1, "registers": 1, "x": [' + "[" * 300 + "]" * 300 + "]}", "not json",
              '{"device": "sm_90", "threads": true}']  # fmt: skip
     positions, queries = decode_plain([*plain, *other, None])
     assert positions == [0, 1, 2]
@@ -104,6 +104,8 @@ def test_plain_lines_take_the_fast_path_and_others_do_not() -> None:
     assert columns["carveout"].tolist() == [-1, 50, -1] and columns["cache_config"].tolist() == [0, 2, 0]
     assert columns["barriers"].tolist() == [1, 1, 1] and columns["has_max_dynamic_smem"].tolist() == [0, 0, 1]
     assert columns["max_threads_per_block"].tolist() == [2**31 - 1] * 3
+    # a short line cannot nest deeply enough for json to refuse it: its brackets are not screened
+    assert decode_plain(['{"device": "sm_90", "threads": 1, "registers": 1, "x": [[1], {"y": 2}]}'])[0] == [0]
 
 
 def test_values_kernel_query_would_refuse_are_deferred() -> None:
@@ -126,10 +128,14 @@ def test_most_random_lines_take_the_fast_path() -> None:
 def test_json_that_only_msgspec_reads_is_left_to_the_exact_path() -> None:
     # msgspec skips an ignored key's value where json refuses it: digits beyond CPython's limit, and
     # nesting json's recursion limit refuses a few levels earlier than msgspec's (stack depth differs).
-    texts = [f'{{{BASE}, "x": {"9" * 4301}}}', f'{{{BASE}, "x": [[1]]}}', f'{{{BASE}, "x": {{"y": 1}}}}',
+    # Both need a long line: a short one's answer is the same either way (the bytes test holds it to that).
+    # A line too short to nest that deep is not screened for brackets; a longer one is.
+    deep = [f'{{{BASE}, "x": {"[" * d}{"]" * d}}}' for d in (300, 990, 1000)]
+    deep += ["{" + BASE + ', "x": ' + '{"a": ' * d + "1" + "}" * d + "}" for d in (300, 990)]
+    texts = [f'{{{BASE}, "x": {"9" * 4301}}}', *deep, f'{{{BASE}, "x": [[1]]}}', f'{{{BASE}, "x": {{"y": 1}}}}',
              f'{{{BASE}, "x": [1]}}', f'{{{BASE}, "x": "y"}}']  # fmt: skip
     positions, _ = decode_plain(texts)
-    assert positions == [4]
+    assert positions == [len(deep) + 1, len(deep) + 2, len(deep) + 3, len(deep) + 4]
 
 
 @pytest.mark.parametrize("fmt", ["json", "csv"])
