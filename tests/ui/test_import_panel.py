@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 
 from occupancy_gui.engine import FunctionAttributes, Launch, OccupancyError, compute_occupancy
 from occupancy_gui.importers import import_file
+from occupancy_gui.kernel_table import KernelTable, occupancy_column
 from occupancy_gui.ui.views.kernel_table_model import (
     BARRIERS,
     NAME,
@@ -23,8 +24,6 @@ from occupancy_gui.ui.views.kernel_table_model import (
     REGISTERS,
     SPILLS,
     STATIC_SMEM,
-    KernelTable,
-    occupancy_column,
 )
 from tests.ui.flush import flush_all
 

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...kernel_table import KernelTable, occupancy_column
 from ...session import InputRefused
 from ..deferred import DeferredUpdate
 from ..file_drop import DROP_EVENTS, accept_drop, dropped_compiler_output
@@ -50,7 +51,7 @@ from . import import_tasks
 from .file_watch import FileWatch
 from .import_tasks import ImportRequest, file_stamp, release_task
 from .kernel_inputs import Notes, kernel_changes, kernel_notes
-from .kernel_table_model import KernelSortFilterProxy, KernelTable, KernelTableModel, occupancy_column
+from .kernel_table_model import KernelSortFilterProxy, KernelTableModel
 from .kernel_table_view import kernel_table_view
 
 if TYPE_CHECKING:

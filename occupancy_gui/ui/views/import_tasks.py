@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ...kernel_table import KernelTable
 from ..import_worker import TaskCancelled, TaskFailed, quick_gil_handoff
-from .kernel_table_model import KernelTable
 
 BIG_FILE = 16 << 20
 """Files above this size are read with the cyclic collector paused until the table is built, and the

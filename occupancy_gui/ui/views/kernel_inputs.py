@@ -13,9 +13,9 @@ from ...record_launch import launch_changes, required_block_size
 
 if TYPE_CHECKING:
     from ...engine import DeviceProperties
+    from ...kernel_table import KernelTable
     from ...profiles import Catalog
     from ...session import Inputs
-    from .kernel_table_model import KernelTable
 
 Notes = tuple[str | None, str | None]
 """(spill warning, architecture note)."""
