@@ -36,7 +36,7 @@ from .collector import collection_paused
 from .elf import ELF_MAGIC, Elf
 from .elf_cubin import EM_CUDA
 from .line_chunks import ImportCancelled
-from .records import FIELDS, ImportFailure, KernelRecord, fast_record, merge_records, open_regular
+from .records import ImportFailure, KernelRecord, merge_records, open_regular, records_from
 
 _PIECE_MIN = 4 << 20
 _PIECES_PER_WORKER = 6  # enough for the workers to share uneven pieces and for progress to move
@@ -298,8 +298,9 @@ def _serve_pieces(image: FileImage, inbox: Connection, outbox: Connection) -> No
         outbox.send((piece.number, containers, work.inflated))
 
 
-def _rows(records: list[KernelRecord]) -> list[tuple[Any, ...]]:
-    return [tuple(map(rec.__dict__.get, FIELDS)) for rec in records]
+def _rows(records: list[KernelRecord]) -> list[dict[str, Any]]:
+    """The records' fields as the parent adopts them (a pickled dict is rebuilt in C there)."""
+    return [rec.__dict__ for rec in records]
 
 
 def _hits(blob: Blob, piece: _Piece, end: int, work: fatbin.Decoding) -> list[int]:
@@ -365,10 +366,9 @@ def _stitched(pieces: list[_Piece], found: dict[int, list[_Found]]) -> fatbin.Im
             return None
         for number, (_at, _end, rows, notes) in enumerate(chain, 1):
             label = str(number)
-            for row in rows:
-                fields = dict(zip(FIELDS, row))
+            for fields in rows:
                 fields["source"] = fields["source"].replace(fatbin.NUMBER_LATER, label, 1)
-                records.append(fast_record(fields))
+            records.extend(records_from(rows))
             result.notes.extend(note.replace(fatbin.NUMBER_LATER, label, 1) for note in notes)
     if not records:
         return None  # the serial reader explains an empty file

@@ -371,20 +371,39 @@ def merge_records(records: list[KernelRecord]) -> list[KernelRecord]:
     A relocatable copy (``-rdc``, before nvlink) is dropped when the input also holds a linked
     copy of the same function for the same arch: the linked image is what the GPU runs.  Embedded
     fatbins (which their library links and loads itself) and registered ones are apart here.
+
+    The identities are made column-wise in C (``map``); only the dictionary step is Python
+    (libcusparse's 66,478 records: 0.12 -> 0.04 s).
     """
     realize(records)
-    linked = {(rec.key, rec.embedded) for rec in records if not rec.relocatable}
-    out: dict[tuple[Any, ...], KernelRecord] = {}
-    for rec in records:
-        if rec.relocatable and (rec.key, rec.embedded) in linked:
-            continue
-        ident = figures(rec)
-        first = out.get(ident)
-        if first is None:
-            out[ident] = rec
-        else:
+    states = list(map(_get_state, records))
+    idents = zip(map(_get_figures, states), map(frozenset, map(dict.items, map(_get_banks, states))))
+    kept: Iterable[tuple[KernelRecord, Any]] = zip(records, idents)
+    if any(map(_get_relocatable, states)):
+        linked = {key for key, relocatable in zip(map(_get_key, states), map(_get_relocatable, states))
+                  if not relocatable}
+        kept = [(rec, ident) for (rec, ident), state in zip(kept, states)
+                if not (state["relocatable"] and _get_key(state) in linked)]
+    out: dict[Any, KernelRecord] = {}
+    first_of = out.setdefault
+    for rec, ident in kept:
+        first = first_of(ident, rec)
+        if first is not rec:
             _set_dict(first, "copies", first.copies + rec.copies)
     return list(out.values())
+
+
+_get_banks = operator.itemgetter("const_banks")
+_get_relocatable = operator.itemgetter("relocatable")
+_get_key = operator.itemgetter("name", "arch", "embedded")  # a record's (key, embedded)
+
+
+def records_from(states: list[dict[str, Any]]) -> list[KernelRecord]:
+    """Records whose ``__dict__`` are ``states`` (each holding every field but ``demangled``), made in
+    C: :func:`fast_record` for a batch (a worker process's rows)."""
+    recs = list(map(_new, repeat(KernelRecord, len(states))))
+    deque(map(_set_dict, recs, repeat("__dict__"), states), maxlen=0)
+    return recs
 
 
 _FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
