@@ -120,7 +120,7 @@ _SKIPPERS: dict[frozenset[int], Callable[[bytes, int], re.Match[bytes] | None]] 
 
 def _skipper(wanted: frozenset[int]) -> Callable[[bytes, int], re.Match[bytes] | None]:
     """A regex ``match`` that steps over a run of well-formed little-endian entries that are not
-    ``wanted``: fixed-size values, and payloads of the common sizes 0-16 bytes.
+    ``wanted``: fixed-size values, and payloads of 0-252 bytes, a multiple of 4.
 
     It stops before anything else (a wanted entry, another size, a truncated or unknown entry),
     which the walker then reads and checks one by one; the run in between costs one C call.
@@ -128,11 +128,16 @@ def _skipper(wanted: frozenset[int]) -> Callable[[bytes, int], re.Match[bytes] |
     skip = _SKIPPERS.get(wanted)
     if skip is None:
         other = b"[^" + b"".join(re.escape(bytes([attr])) for attr in sorted(wanted)) + b"]"
-        skip = re.compile(b"(?:[\x01-\x03]" + other + b"..|\x04" + other
-                          + b"(?:\x00\x00|\x04\x00.{4}|\x08\x00.{8}|\x0c\x00.{12}|\x10\x00.{16}))*",
-                          re.DOTALL).match
+        sizes = b"|".join(re.escape(bytes([size, 0])) + b".{%d}" % size for size in _SKIPPED_SIZES)
+        skip = re.compile(b"(?:[\x01-\x03]" + other + b"..|\x04" + other + b"(?:" + sizes + b"))*", re.DOTALL).match
         _SKIPPERS[wanted] = skip
     return skip
+
+
+# Payload sizes the skipper steps over, the commonest first (the regex tries them in turn).  Beyond
+# 0-16 bytes, kernels hold exit-offset lists and the like of every multiple of 4 (libcusparse: 0.19 ->
+# 0.15 s for its 40,548 kernel sections); a larger payload is stepped over by the walk.
+_SKIPPED_SIZES = (12, 4, 8, 0, 16, *range(20, 256, 4))
 
 
 _U32 = {(end, count): struct.Struct(f"{end}{count}I").unpack_from for end in "<>" for count in (2, 3)}
