@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .binary_data import Blob, FileImage
-from .elf import ELF_MAGIC, FLAGS, INFO, OFFSET, SHT_NOBITS, SIZE, TYPE, Elf
+from .elf import ELF_MAGIC, FLAGS, INFO, MAX_PARSED_SECTION, OFFSET, SHT_NOBITS, SIZE, TYPE, Elf
 from .line_chunks import CancelFn, ProgressFn
 from .records import (
     _LAUNCH_KEYS,
@@ -385,13 +385,71 @@ def _kernel_info(elf: Elf, kinfo: int | None, text: tuple[int, ...] | None) -> t
     kernel: its ``.nv.info.<name>`` (section number ``kinfo``), else the flags of its ``.text``
     section (header row ``text``)."""
     barriers = (text[FLAGS] >> 20) & 0x7F if text is not None else 0
-    max_threads = req_threads = cluster_dims = max_registers = registers = None
     if kinfo is None:
-        return barriers, max_threads, req_threads, cluster_dims, max_registers, registers
-    e = elf.end
+        return barriers, None, None, None, None, None
     row = elf.rows[kinfo]
-    entries = nv_info_entries(elf.section_bytes(kinfo), e == "<", _KERNEL_ATTRS, elf.blob, elf.names[kinfo],
+    if elf.end == "<" and row[TYPE] not in elf.nobits and row[SIZE] <= MAX_PARSED_SECTION:
+        found = _walk_kernel_info(elf.blob, row[OFFSET], row[OFFSET] + row[SIZE], barriers)
+        if found is not None:
+            return found
+    return _kernel_info_entries(elf, kinfo, barriers)  # big-endian, or damaged: says what is wrong
+
+
+def _walk_kernel_info(blob: Blob, lo: int, hi: int, barriers: int) -> tuple[Any, ...] | None:
+    """:func:`_kernel_info` of a little-endian section at ``blob.data[lo:hi]``, walked in place (no copy,
+    no entry list: libcusparse's 40,400 kernels, 6.4 -> 3.6 us each); ``None`` at anything but a
+    well-formed entry, which :func:`_kernel_info_entries` then reports.  The same entries are taken
+    as there (the tests compare the two)."""
+    max_threads = req_threads = cluster_dims = max_registers = registers = None
+    blob.load(lo, hi - lo)  # (read ahead already, unless left for later)
+    data = blob.data
+    skip = _skipper(_KERNEL_ATTRS)
+    pos = lo
+    while True:
+        pos = skip(data, pos, hi).end()  # type: ignore[union-attr]  # (it matches the empty string)
+        if pos >= hi:
+            break
+        if pos + 4 > hi:
+            return None
+        fmt, attr = data[pos], data[pos + 1]
+        value = data[pos + 2] | data[pos + 3] << 8
+        if fmt == EIFMT_SVAL:
+            if pos + 4 + value > hi:
+                return None
+            if attr == EIATTR_MAX_THREADS and value >= 12:
+                x, y, z = _U32["<", 3](data, pos + 4)
+                max_threads = x * max(y, 1) * max(z, 1)
+            elif attr == EIATTR_REQNTID and value >= 12:
+                req_threads = _U32["<", 3](data, pos + 4)
+            elif attr == EIATTR_CTA_PER_CLUSTER and value >= 12:
+                cluster_dims = _U32["<", 3](data, pos + 4)
+            elif attr == EIATTR_REGCOUNT and value >= 8 and registers is None:
+                registers = _U32["<", 2](data, pos + 4)[1]
+            pos += 4 + value
+        elif fmt in (EIFMT_NVAL, EIFMT_HVAL, EIFMT_BVAL):
+            if attr == EIATTR_NUM_BARRIERS:
+                barriers = value & 0xFF if fmt == EIFMT_BVAL else value
+            elif attr == EIATTR_MAXREG_COUNT:
+                max_registers = value & 0xFF if fmt == EIFMT_BVAL else value
+            pos += 4
+        else:
+            return None
+    if req_threads is not None and max_threads is None:
+        max_threads = req_threads[0] * max(req_threads[1], 1) * max(req_threads[2], 1)
+    return barriers, max_threads, req_threads, cluster_dims, max_registers, registers
+
+
+def _kernel_info_entries(elf: Elf, kinfo: int, barriers: int) -> tuple[Any, ...]:
+    """:func:`_kernel_info` by the general walk (:func:`nv_info_entries`), which raises at a damaged entry."""
+    row = elf.rows[kinfo]
+    entries = nv_info_entries(elf.section_bytes(kinfo), elf.end == "<", _KERNEL_ATTRS, elf.blob, elf.names[kinfo],
                               row[OFFSET], skip_runs=True)
+    return kernel_figures(entries, barriers, elf.end)
+
+
+def kernel_figures(entries: list[tuple[int, int, bytes | int]], barriers: int, e: str) -> tuple[Any, ...]:
+    """:func:`_kernel_info` from a kernel section's wanted entries (``barriers``: the fallback)."""
+    max_threads = req_threads = cluster_dims = max_registers = registers = None
     for attr, _fmt, payload in entries:
         if attr == EIATTR_NUM_BARRIERS:
             if isinstance(payload, int):
