@@ -115,10 +115,10 @@ def nv_info_entries(data: bytes, little: bool, wanted: frozenset[int] | None, bl
     return out
 
 
-_SKIPPERS: dict[frozenset[int], Callable[[bytes, int], re.Match[bytes] | None]] = {}
+_SKIPPERS: dict[frozenset[int], Callable[..., re.Match[bytes] | None]] = {}
 
 
-def _skipper(wanted: frozenset[int]) -> Callable[[bytes, int], re.Match[bytes] | None]:
+def _skipper(wanted: frozenset[int]) -> Callable[..., re.Match[bytes] | None]:
     """A regex ``match`` that steps over a run of well-formed little-endian entries that are not
     ``wanted``: fixed-size values, and payloads of 0-252 bytes, a multiple of 4.
 
