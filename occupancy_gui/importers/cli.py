@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from . import ImportCancelled, ImportFailure, KernelRecord, RecordCache, import_file_detailed
+from . import ImportCancelled, ImportFailure, KernelRecord, import_file_detailed
 from .collector import collection_paused
 from .records import impossible_figures, json_records
 
@@ -105,7 +105,12 @@ def run_import(argv: list[str]) -> int:
 
 def _listed(args: argparse.Namespace) -> int:
     try:
-        result = import_file_detailed(args.file, cache=None if args.no_cache else RecordCache())
+        cache = None
+        if not args.no_cache:
+            from .cache import RecordCache  # noqa: PLC0415 - lazy: --no-cache never loads it (25 ms)
+
+            cache = RecordCache()
+        result = import_file_detailed(args.file, cache=cache)
     except ImportFailure as exc:
         reason = exc.reason
         if exc.line is not None:
