@@ -19,7 +19,6 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .cache import RecordCache
 from .elf import ELF_MAGIC
 from .elf_cubin import import_cubin, is_cuda_elf
 from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
@@ -32,6 +31,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # loaded lazily by __getattr__ below
+    from .cache import RecordCache
     from .demangle import demangle
 
 Importer = Callable[..., list[KernelRecord]]
@@ -90,6 +90,11 @@ def __getattr__(name: str) -> object:
     if name == "demangle":
         from .demangle import demangle  # noqa: PLC0415 - lazy: the demangler binds libstdc++
         return demangle
+    if name == "RecordCache":
+        # Lazy: platformdirs, hashlib, tempfile and the rest cost 25 ms, paid by every worker process
+        # of a big library, which never opens the cache (nor does `occupancy import --no-cache`).
+        from .cache import RecordCache  # noqa: PLC0415 - lazy: see above
+        return RecordCache
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from .records import ImportFailure
 
 MAX_NAME = 64 << 10  # longest string-table entry we read (mangled C++ names run to a few KB)
+_PAGE_MASK = mmap.PAGESIZE - 1
 
 
 class FileImage:
@@ -43,6 +44,10 @@ class FileImage:
         lo, hi = max(0, at), min(self.size, at + size)
         if lo >= hi:
             return
+        # Whole pages: the pages a read touches are committed anyway, and neighbouring small reads (a
+        # fatbin's container header, entry header and entry options; libcufft's 20,859 candidate
+        # containers in .ldata) then cost one system call, not three.
+        lo, hi = lo & ~_PAGE_MASK, min(self.size, (hi + _PAGE_MASK) & ~_PAGE_MASK)
         i = bisect_right(self._starts, lo) - 1
         if i >= 0 and self._ends[i] >= hi:
             self._hit = (self._starts[i], self._ends[i])

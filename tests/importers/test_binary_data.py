@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import mmap
 from pathlib import Path
 
 import pytest
@@ -54,19 +55,25 @@ def test_a_host_object_reads_less_than_the_whole_file():
 
 
 def test_ranges_are_read_once_and_merged():
-    data = bytes(range(256)) * 64
+    """Reads are of whole pages (the pages a read touches are committed anyway), each page once."""
+    page = mmap.PAGESIZE
+    data = bytes(range(256)) * (4 * page // 256 + 1)  # four pages and a bit
     stream = CountingStream(data)
     image = FileImage(stream, len(data), "f")
     image.load(100, 50)
-    image.load(120, 10)  # inside the first range: no read
-    assert (stream.reads, stream.read_bytes) == (1, 50)
-    image.load(140, 100)  # overlaps: read, then one merged range
-    image.load(0, 1000)
-    image.load(10, 900)
-    assert stream.reads == 3
-    assert bytes(image.buffer[:1000]) == data[:1000]
+    assert (stream.reads, stream.read_bytes) == (1, page)
+    image.load(120, 10)  # inside the first page: no read
+    image.load(page - 10, 10)
+    assert stream.reads == 1
+    image.load(page - 10, 20)  # runs into the second page: read, then one merged range
+    image.load(0, 2 * page)
+    image.load(10, page)
+    assert stream.reads == 2
+    assert bytes(image.buffer[:2 * page]) == data[:2 * page]
+    assert not image.covers(2 * page, 1)
     image.load(len(data) - 10, 100)  # clipped to the file
     assert bytes(image.buffer[-10:]) == data[-10:]
+    assert image.covers(4 * page, len(data) - 4 * page) and not image.covers(3 * page, 1)
 
 
 def test_a_file_that_shrinks_while_read_is_a_one_line_error():

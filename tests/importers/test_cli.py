@@ -1,8 +1,22 @@
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
+import random
+import subprocess
+import sys
 
+from occupancy_gui.importers import import_file
 from occupancy_gui.importers.cli import run_import
+from occupancy_gui.importers.records import (
+    FIELDS,
+    IMPOSSIBLE_ABOVE,
+    fast_record,
+    impossible_figure,
+    impossible_figures,
+)
 
 from .conftest import GEN, HAND
 
@@ -39,3 +53,64 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys):
     broken.write_bytes((GEN / "a_sm80.cubin").read_bytes()[:100])
     assert run_import([str(broken)]) == 2
     assert "byte" in capsys.readouterr().err
+
+
+def _plain_json(rec) -> dict:
+    """A record's JSON as ``to_json`` wrote it before rows were made in bulk (kept here as the
+    reference the bulk rows are held to)."""
+    out = {"name": rec.name, "demangled": rec.demangled, "kind": rec.kind, "arch": rec.arch}
+    for key in ("registers", "static_smem", "local_bytes", "spill_stores", "spill_loads", "barriers",
+                "const_bytes", "max_threads", "min_blocks", "reserved_smem", "relocatable", "embedded",
+                "copies", "source"):
+        out[key] = getattr(rec, key)
+    out |= {"threads_per_block": rec.block_size, "dynamic_smem": rec.dynamic_smem, "launch_source": rec.launch_source}
+    for key in ("block_size", "grid_size", "dynamic_smem", "theoretical_occupancy", "achieved_occupancy",
+                "waves_per_sm", "device_name"):
+        if getattr(rec, key) is not None:
+            out[key] = getattr(rec, key)
+    if impossible_figure(rec) is not None:
+        out["impossible"] = impossible_figure(rec)
+    return out
+
+
+def _random_records(rng: random.Random, count: int) -> list:
+    """Records with figures in and out of range (negative, past the limit, None) and launches or none."""
+    base = import_file(GEN / "a_sm80.cubin")[0]
+    out = []
+    for i in range(count):
+        values = {name: getattr(base, name) for name in FIELDS}
+        for name, limit in IMPOSSIBLE_ABOVE.items():
+            values[name] = rng.choice([None, 0, limit, limit + 1, -1, rng.randrange(limit + 1), 10 ** 30])
+        if rng.random() < 0.3:
+            values |= {"block_size": rng.randrange(1, 1025), "grid_size": rng.choice([None, 4]),
+                       "dynamic_smem": rng.choice([None, 0, 512]), "device_name": rng.choice([None, "H100"]),
+                       "launch_source": "x.json", "waves_per_sm": rng.choice([None, 1.5])}
+        values["name"] = rng.choice(["_Z3fooi", "plain", f"_Z{i % 9 + 1}{'k' * (i % 9 + 1)}v"])
+        values["is_kernel"] = rng.random() < 0.8
+        out.append(fast_record(values))
+    return out
+
+
+def test_bulk_json_rows_and_impossible_reasons_equal_the_record_by_record_ones():
+    rng = random.Random(20261202)
+    records = _random_records(rng, 3000)
+    assert impossible_figures(records) == [impossible_figure(r) for r in records]
+    assert [r.to_json() for r in records] == [_plain_json(r) for r in records]
+    assert any("impossible" in r.to_json() for r in records) and any("block_size" in r.to_json() for r in records)
+
+
+def test_json_bytes_on_stdout_equal_the_text_written_to_a_stream(tmp_path):
+    """The command writes UTF-8 bytes to a real stdout and text to a caller's stream: the same
+    characters, one record per line."""
+    path = GEN / "b_sm90.cubin"
+    script = "import sys; from occupancy_gui.importers.cli import run_import; sys.exit(run_import(sys.argv[1:]))"
+    proc = subprocess.run([sys.executable, "-c", script, str(path), "--json", "--all-functions", "--no-cache"],
+                          capture_output=True, check=True, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    stream = io.StringIO()
+    with contextlib.redirect_stdout(stream):
+        assert run_import([str(path), "--json", "--all-functions", "--no-cache"]) == 0
+    assert proc.stdout.decode() == stream.getvalue()
+    lines = stream.getvalue().splitlines()
+    rows = [r.to_json() for r in import_file(path)]
+    assert lines[0] == "[" and lines[-1] == "]" and len(lines) == len(rows) + 2
+    assert json.loads(stream.getvalue()) == rows

@@ -21,6 +21,8 @@ from occupancy_gui.importers.elf_cubin import (
     _MODULE_WANTED,
     EIATTR_NUM_BARRIERS,
     _module_info,
+    _walk_kernel_info,
+    kernel_figures,
     nv_info_entries,
     read_cubin,
 )
@@ -195,3 +197,40 @@ def test_a_damaged_kernel_section_fails_inside_the_import(tmp_path):
     with pytest.raises(ImportFailure, match="unknown attribute format 0x09") as info:
         import_file_detailed(path)
     assert info.value.offset == cubin_at + row[4]
+
+
+def _walked_figures(data: bytes):
+    """(in-place walk, general walk) of one kernel section: figures, or the general walk's error."""
+    try:
+        plain = kernel_figures(nv_info_entries(data, True, _KERNEL_ATTRS, Blob(data, "x.cubin"), ".nv.info.k", 0),
+                               7, "<")
+    except ImportFailure as exc:
+        plain = str(exc)
+    padded = b"\xee" * 8 + data + b"\x04\x2f\xff\xff"  # the walk stays inside [lo, hi)
+    fast = _walk_kernel_info(Blob(padded, "x.cubin"), 8, 8 + len(data), 7)
+    return fast, plain
+
+
+@pytest.mark.parametrize("path", CUBINS, ids=lambda p: p.name)
+def test_the_in_place_kernel_walk_equals_the_general_walk_on_real_sections(path):
+    for data in _info_sections(path):
+        fast, plain = _walked_figures(data)
+        assert fast == plain
+
+
+def test_the_in_place_kernel_walk_equals_the_general_walk_on_generated_sections():
+    """Every figure the walk reads, of every format and size, among unwanted entries; damaged tails
+    send it to the general walk (``None``), which then raises."""
+    rng = random.Random(20261202)
+    wanted = sorted(_KERNEL_ATTRS)
+    for _ in range(3000):
+        data = _random_section(rng)
+        if rng.random() < 0.5:  # the wanted ones with plausible payloads too
+            attr = rng.choice(wanted)
+            size = rng.choice([4, 8, 12, 16, 11])
+            data = struct.pack("<BBH", 4, attr, size) + rng.randbytes(size) + data
+        fast, plain = _walked_figures(data)
+        if fast is None:
+            assert isinstance(plain, str), data.hex()
+        else:
+            assert fast == plain, data.hex()

@@ -77,3 +77,45 @@ def test_a_damaged_embedded_fatbin_is_all_or_nothing(tmp_path, seed):
     for rec in records:
         if rec.embedded:
             assert rec.name and rec.arch.startswith("sm_") and rec.registers >= 0
+
+
+def _container(rng: random.Random) -> bytes:
+    """A container of 1-3 entries: PTX, kind 8, kind 3, now and then a real ELF image, a damaged
+    header size or an entry that runs past the end."""
+    entries = b""
+    for _ in range(rng.randrange(1, 4)):
+        kind = rng.choice([1, 8, 8, 3])
+        payload = rng.randbytes(rng.randrange(0, 200))
+        header = rng.choice([16, 64, 64])
+        entry = struct.pack("<HHIQ", kind, 0x101, header, len(payload)) + bytes(header - 16) + payload
+        damage = rng.randrange(12)
+        if damage == 0:
+            entry = struct.pack("<HHIQ", kind, 0x101, 8, len(payload)) + entry[16:]  # header size < 16
+        elif damage == 1:
+            entry = struct.pack("<HHIQ", kind, 0x101, header, len(payload) + 999) + entry[16:]  # runs past
+        entries += entry
+    if rng.random() < 0.2:
+        image = FATBIN.read_bytes()
+        entries += image[16:]  # a real container's entries: ELF images
+    return MAGIC + struct.pack("<HHQ", 1, 16, len(entries)) + entries
+
+
+def test_containers_without_images_are_counted_as_read_container_counts_them(monkeypatch):
+    """The short walk over containers that hold no ELF image leaves what the full read leaves: the
+    records, the containers found, and the entries by kind (the message of a file with no image)."""
+    from occupancy_gui.importers import fatbin
+    from occupancy_gui.importers.binary_data import Blob
+
+    rng = random.Random(20261202)
+    data = b"".join(rng.randbytes(rng.randrange(0, 40)) + _container(rng) for _ in range(300))
+
+    def read() -> tuple:
+        work = fatbin.Decoding(None, len(data))
+        result = fatbin.ImportResult()
+        found = fatbin.read_embedded(Blob(data, "x.bin"), 0, len(data), result, "x.bin", work)
+        return found, [r.source for r in result.records], work.skipped
+
+    short = read()
+    monkeypatch.setattr(fatbin, "_without_images", lambda *args: None)
+    assert read() == short
+    assert short[0] > 10 and short[2]["PTX"] > 50 and short[2]["kind 8"] > 50

@@ -77,6 +77,7 @@ def test_workers_give_exactly_the_serial_result(tmp_path: Path, small_pieces: No
     # Every copy kept (merging would hide all but the first copy's source, and so its numbering).
     for module in (parallel_binary, fatbin):
         monkeypatch.setattr(module, "merge_records", list)
+    monkeypatch.setattr(parallel_binary, "MERGE_IN_WORKERS", False)
     rng = random.Random(seed)
     path = host(tmp_path, chain(rng, 60), data_section(rng, 40))
     parallel = parallel_binary.import_host_binary(str(path), workers=3)
@@ -88,6 +89,21 @@ def test_workers_give_exactly_the_serial_result(tmp_path: Path, small_pieces: No
     containers = {rec.source.split(": fatbin entry")[0] for rec in parallel.records}
     assert len([c for c in containers if ".nv_fatbin container" in c]) == 60
     assert len([c for c in containers if ".mydata container" in c]) >= 5
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_copies_merged_in_the_workers_give_the_serial_merge(tmp_path: Path, small_pieces: None, seed: int) -> None:
+    """Each worker merges its fatbin piece's identical copies, the parent the pieces': the records,
+    their copies and their first copies' sources are the serial reader's (the chain repeats three
+    containers, so copies fall inside pieces and across them)."""
+    rng = random.Random(seed)
+    path = host(tmp_path, chain(rng, 60), data_section(rng, 40))
+    parallel = parallel_binary.import_host_binary(str(path), workers=3)
+    serial = fatbin.import_fatbin_detailed(path)
+    assert parallel is not None
+    assert listing(parallel) == listing(serial)
+    assert parallel.notes == serial.notes
+    assert max(rec.copies for rec in parallel.records) > 10
 
 
 def test_progress_moves_to_the_end(tmp_path: Path, small_pieces: None) -> None:
