@@ -71,13 +71,9 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel_binary, "_MIN_IMAGES", 0)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_workers_give_exactly_the_serial_result(tmp_path: Path, small_pieces: None, seed: int,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    # Every copy kept (merging would hide all but the first copy's source, and so its numbering).
-    for module in (parallel_binary, fatbin):
-        monkeypatch.setattr(module, "merge_records", list)
-    monkeypatch.setattr(parallel_binary, "MERGE_IN_WORKERS", False)
+def _parallel_equals_serial(tmp_path: Path, seed: int) -> fatbin.ImportResult:
+    """A random host binary (a 60-container chain and a data section) read by 3 workers: its listing and
+    notes must be the serial reader's; the parallel result, for the caller's own checks."""
     rng = random.Random(seed)
     path = host(tmp_path, chain(rng, 60), data_section(rng, 40))
     parallel = parallel_binary.import_host_binary(str(path), workers=3)
@@ -85,6 +81,17 @@ def test_workers_give_exactly_the_serial_result(tmp_path: Path, small_pieces: No
     assert parallel is not None
     assert listing(parallel) == listing(serial)
     assert parallel.notes == serial.notes
+    return parallel
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_workers_give_exactly_the_serial_result(tmp_path: Path, small_pieces: None, seed: int,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every copy kept (merging would hide all but the first copy's source, and so its numbering).
+    for module in (parallel_binary, fatbin):
+        monkeypatch.setattr(module, "merge_records", list)
+    monkeypatch.setattr(parallel_binary, "MERGE_IN_WORKERS", False)
+    parallel = _parallel_equals_serial(tmp_path, seed)
     assert any(rec.embedded for rec in parallel.records) and any(not rec.embedded for rec in parallel.records)
     containers = {rec.source.split(": fatbin entry")[0] for rec in parallel.records}
     assert len([c for c in containers if ".nv_fatbin container" in c]) == 60
@@ -96,13 +103,7 @@ def test_copies_merged_in_the_workers_give_the_serial_merge(tmp_path: Path, smal
     """Each worker merges its fatbin piece's identical copies, the parent the pieces': the records,
     their copies and their first copies' sources are the serial reader's (the chain repeats three
     containers, so copies fall inside pieces and across them)."""
-    rng = random.Random(seed)
-    path = host(tmp_path, chain(rng, 60), data_section(rng, 40))
-    parallel = parallel_binary.import_host_binary(str(path), workers=3)
-    serial = fatbin.import_fatbin_detailed(path)
-    assert parallel is not None
-    assert listing(parallel) == listing(serial)
-    assert parallel.notes == serial.notes
+    parallel = _parallel_equals_serial(tmp_path, seed)
     assert max(rec.copies for rec in parallel.records) > 10
 
 
