@@ -275,7 +275,11 @@ def impossible_figures(records: list[KernelRecord]) -> list[str | None]:
     with one ``min`` and one ``max`` in C, and only a column that breaks its limit is looked at per
     record (libcusparse's 40,667 records: 2 ms, not 60 ms)."""
     realize(records)
-    states = list(map(_get_state, records))
+    return _impossible_in(records, list(map(_get_state, records)))
+
+
+def _impossible_in(records: list[KernelRecord], states: list[dict[str, Any]]) -> list[str | None]:
+    """:func:`impossible_figures` of built records whose ``__dict__`` are ``states``."""
     flagged: set[int] = set()
     for name, limit in _IMPOSSIBLE_LIMITS:
         column = list(map(operator.itemgetter(name), states))
@@ -315,10 +319,10 @@ def json_records(records: list[KernelRecord], reasons: list[str | None] | None =
     ``impossible_figure`` one by one.  ``reasons``: :func:`impossible_figures`, if already known."""
     import msgspec  # noqa: PLC0415 - lazy: as in _json_type
 
-    if reasons is None:
-        reasons = impossible_figures(records)
     realize(records)
     states = list(map(_get_state, records))
+    if reasons is None:
+        reasons = _impossible_in(records, states)
 
     def column(key: str) -> list[Any]:
         return list(map(operator.itemgetter(key), states))
@@ -339,8 +343,6 @@ def json_records(records: list[KernelRecord], reasons: list[str | None] | None =
         list(map(operator.methodcaller("get", "launch_source"), states)),
         *(optional(column(key)) for key in _JSON_OPTIONAL[:-1]), optional(reasons)]
     return list(map(_json_type(), *columns))
-
-
 
 
 def _build_state(rec: KernelRecord) -> dict[str, Any]:
