@@ -159,6 +159,7 @@ class TaskRunner(QObject):
         self._next_id = 0
         self._running: dict[int, _Task] = {}
         self._retired: list[_Task] = []
+        self._reported: set[int] = set()  # ids cancel() reported whose threads have not yet ended
         self._emitter = _Emitter(self)
         self._emitter.progressed.connect(self._on_emitter_progressed)
         self._emitter.finished.connect(self._on_emitter_finished)
@@ -181,8 +182,26 @@ class TaskRunner(QObject):
         return task.task_id
 
     def cancel_all(self) -> None:
+        """Ask every running task to stop; each outcome still arrives (cancelled) when its thread is done."""
         for task in self._running.values():
             task.cancel_event.set()
+
+    def cancel(self) -> None:
+        """The user's Cancel: every running task is asked to stop and reported cancelled now.
+
+        A task hears its flag only at its next poll: a C call in progress (one image inflating, a
+        library's records being stitched) may take a few hundred ms.  Whatever it then returns is
+        unwanted, so the window need not wait for it: ``finished`` (cancelled) is emitted here, on the
+        GUI thread, and the thread's own outcome is dropped when it comes (``shutdown`` and ``wait``
+        still wait for the thread itself).
+        """
+        self.cancel_all()
+        cancelled = list(self._running.values())
+        self._running.clear()
+        self._reported.update(task.task_id for task in cancelled)
+        self._retired.extend(cancelled)
+        for task in cancelled:
+            self.finished.emit(TaskOutcome(task.task_id, cancelled=True))
 
     def wait(self, msecs: int = -1) -> bool:
         """Block until the pool is idle (``msecs`` -1: no limit); outcomes still arrive by signal."""
@@ -205,6 +224,9 @@ class TaskRunner(QObject):
 
     def _on_emitter_finished(self, outcome: TaskOutcome) -> None:
         task = self._running.pop(outcome.task_id, None)
+        if outcome.task_id in self._reported:
+            self._reported.discard(outcome.task_id)
+            return  # cancelled by cancel(), which reported it already
         if task is not None:
             self._retired.append(task)
             if task.cancel_event.is_set():  # cancelled after it finished, before the result was shown

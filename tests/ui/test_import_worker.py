@@ -83,3 +83,33 @@ def test_only_the_import_that_opens_the_dock_waits_for_the_repaint(qtbot, tmp_pa
             panel.load(log)
     assert window.kernel_dock.isVisible()
     assert settles[0] > 0 and settles[1] == 0
+
+
+def test_cancel_reports_at_once_and_drops_the_late_outcome(qtbot):
+    """The user's Cancel is heard before the task polls its flag; what the task returns later is dropped."""
+    import threading
+
+    release = threading.Event()
+    entered = threading.Event()
+
+    def stubborn(cancelled, progress):
+        entered.set()
+        release.wait(10)  # a long C call that cannot look at the flag
+        return "late"
+
+    runner = TaskRunner()
+    outcomes = []
+    runner.finished.connect(outcomes.append)
+    task_id = runner.start(stubborn)
+    assert entered.wait(10)
+    runner.cancel()
+    assert [(o.task_id, o.cancelled, o.value) for o in outcomes] == [(task_id, True, None)]
+    assert not runner.busy
+    release.set()
+    assert runner.wait(10000)
+    qtbot.wait(50)  # the thread's own outcome, queued to the GUI thread
+    assert len(outcomes) == 1
+    second = runner.start(lambda cancelled, progress: "next")
+    qtbot.waitUntil(lambda: len(outcomes) == 2, timeout=10000)
+    assert (outcomes[1].task_id, outcomes[1].value, outcomes[1].cancelled) == (second, "next", False)
+    runner.shutdown()

@@ -220,7 +220,7 @@ class ImportPanel(QWidget):
     def cancel(self) -> None:
         """Stop the running import; the table and inputs stay as they were."""
         if self._runner is not None:
-            self._runner.cancel_all()
+            self._runner.cancel()
 
     def current_source(self) -> tuple[str, str] | None:
         """(file path, mangled name of the selected kernel or ``""``) of the table shown, if any."""

@@ -220,7 +220,7 @@ class SourceView(QWidget):
                                          self.session, self.cache))
 
     def cancel(self) -> None:
-        self.runner.cancel_all()
+        self.runner.cancel()
 
     def shutdown(self) -> None:
         self.watch.stop()
