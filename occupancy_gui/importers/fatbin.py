@@ -251,6 +251,10 @@ INFLIGHT_BUDGET = 256 << 20
 5,832 images (1.9 GiB inflated, 16 MiB the largest) flow through it."""
 
 
+INLINE_INFLATE = 1 << 20
+"""Images up to this size inflate on the reading thread: a pool's hand-off costs more than they take."""
+
+
 class Decoding:
     """One import's inflation work and limits: images inflate on ``pool`` (whose threads the
     codecs release the GIL to) in file order, at most :data:`INFLIGHT_BUDGET` bytes of them
@@ -291,7 +295,7 @@ class Decoding:
         packed, entry.packed = entry.packed, None
         assert packed is not None
         self.pending += entry.usize
-        if self.pool is not None:
+        if self.pool is not None and entry.usize > INLINE_INFLATE:
             entry.inflated = self.pool.submit(_inflate, entry.flags, packed, entry.usize)
             return
         entry.inflated = Future()
