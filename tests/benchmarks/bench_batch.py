@@ -23,9 +23,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import numpy as np
 
+from occupancy_gui.cli.batch_plain import PlainQuery
 from occupancy_gui.cli.devices import DeviceLookupError, device_from_query, load_catalog
 from occupancy_gui.cli.inputs import QueryError, kernel_query
 from occupancy_gui.engine import INT_MAX
@@ -127,6 +130,59 @@ def run_harness(reference: Reference, groups: list[tuple[object, list[int], np.n
     return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, loop
 
 
+class _Limits(msgspec.Struct, gc=False):
+    warps: Any
+    blocks: Any
+    registers: Any
+    shared_memory: Any
+    barriers: Any
+
+
+class _Estimate(msgspec.Struct, gc=False):
+    active_blocks: Any
+    occupancy: Any
+    limits: _Limits
+
+
+class _Answer(msgspec.Struct, gc=False, omit_defaults=True):
+    """An answer line as msgspec's fastest path holds it (a struct, not a dict: 1M encode in ~1.1 s, not ~1.9)."""
+
+    active_blocks: Any = None
+    active_warps: Any = None
+    active_threads: Any = None
+    occupancy: Any = None
+    limits: _Limits | None = None
+    binding: Any = None
+    allocated_registers_per_block: Any = None
+    allocated_shared_memory_per_block: Any = None
+    reasons: Any = None
+    estimate: _Estimate | None = None
+    error: Any = None
+
+
+def codec_floor(path: Path, out: Path) -> tuple[float, float]:
+    """Seconds msgspec (compiled; the fastest JSON codec Python has) takes to decode every query line
+    as the batch does (``PlainQuery``, line by line in one ``map``) and to encode every answer line from
+    ready-made structs: what any batch written in Python pays before it answers a single query."""
+    texts = path.read_text().splitlines()
+    decode = msgspec.json.Decoder(PlainQuery).decode
+    start = time.perf_counter()
+    queries: list[PlainQuery] = []
+    pending = iter(texts)
+    while True:  # as the batch decodes: a refused line ends one map, the next resumes after it
+        try:
+            queries.extend(map(decode, pending))
+            break
+        except (msgspec.DecodeError, ValueError):
+            continue
+    decoding = time.perf_counter() - start
+    del texts, queries
+    answers = msgspec.json.Decoder(_Answer).decode_lines(out.read_bytes())
+    start = time.perf_counter()
+    msgspec.json.Encoder().encode_lines(answers)
+    return decoding, time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=1_000_000)
@@ -185,6 +241,12 @@ def main() -> None:
     print(f"median of {len(pairs)} pairs: batch / C harness {wall_ratio:.2f}x wall, {cpu_ratio:.2f}x CPU (target <= 3x); "
           f"{statistics.median(args.queries / b[0] for b, _ in pairs):,.0f} queries/s; "
           f"peak RSS {max(b[3] for b, _ in pairs) / 2**20:.0f} MiB")
+    if args.format == "json":
+        decoding, encoding = codec_floor(path, out)
+        c_wall = statistics.median(c[0] for _, c in pairs)
+        print(f"codec floor (msgspec alone, no query answered): decoding the lines {decoding:.2f} s + encoding "
+              f"the answers {encoding:.2f} s = {decoding + encoding:.2f} s, "
+              f"{(decoding + encoding) / c_wall:.2f}x the C harness's median wall")
 
 
 if __name__ == "__main__":
