@@ -18,6 +18,7 @@ lines, warnings and ``ptxas -v`` blocks for ~10^5 distinct kernels.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import shutil
 import sys
@@ -131,6 +132,9 @@ def main() -> int:
     parser.add_argument("--libraries", action="store_true", help="NVIDIA's five libraries instead of a log")
     parser.add_argument("--only", help="with --libraries: one of them, e.g. cublasLt")
     args = parser.parse_args()
+    # As installed (pip compiles bytecode at install): with PYTHONDONTWRITEBYTECODE=1 the first import
+    # compiled the importer modules on the import thread, each compile() one C call holding the GIL.
+    compileall.compile_dir(Path(__file__).resolve().parents[2] / "occupancy_gui", quiet=1)
 
     from occupancy_gui.paths import data_dir
     from occupancy_gui.profiles import default_catalog

@@ -179,3 +179,29 @@ def test_small_files_and_one_cpu_are_read_serially(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(importers, "PARALLEL_MIN_BYTES", 0)
     assert listing(import_file_detailed(path)) == serial  # the stand-in gave None: read serially
     assert calls == [str(path)]
+
+
+def test_an_answer_arrives_in_bounded_messages_and_is_put_back_together() -> None:
+    # The window's event loop waits while the parent unpickles a message (one C call holding the GIL):
+    # no message may carry more than ROWS_PER_MESSAGE rows, and the parent must rebuild the piece as sent.
+    import pickle
+    from multiprocessing import Pipe
+
+    per = parallel_binary.ROWS_PER_MESSAGE
+    rows = [{"name": f"k{i}", "registers": i % 255} for i in range(3 * per + 5)]
+    containers = [(0, 100, rows[:per + 1], ["a note"]), (100, parallel_binary._FAILED), (200, 300, [], []),
+                  (300, 400, rows[per + 1:], [])]
+    expected = pickle.loads(pickle.dumps(containers))
+    receiving, sending = Pipe(duplex=False)
+    parallel_binary._answer(sending, 7, containers, 12345)
+    sending.close()
+    worker = parallel_binary._Worker(None, None, receiving)  # type: ignore[arg-type]
+    worker.busy = True
+    parts = 0
+    while (answer := worker.take()) == parallel_binary._PART:
+        parts += 1
+        assert worker.busy
+        assert len(worker.rows) <= parts * per
+    assert parts >= 4
+    assert answer == (7, expected, 12345)
+    assert not worker.busy and worker.rows == []
