@@ -195,7 +195,7 @@ def test_an_answer_arrives_in_bounded_messages_and_is_put_back_together() -> Non
     receiving, sending = Pipe(duplex=False)
     parallel_binary._answer(sending, 7, containers, 12345)
     sending.close()
-    worker = parallel_binary._Worker(None, None, receiving)  # type: ignore[arg-type]
+    worker = parallel_binary._Worker(None, None, receiving)  # type: ignore[arg-type]  # no process: take() reads only conn
     worker.busy = True
     parts = 0
     while (answer := worker.take()) == parallel_binary._PART:
