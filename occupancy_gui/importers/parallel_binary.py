@@ -51,7 +51,6 @@ WORKER_INFLIGHT = 32 << 20
 
 ROWS_PER_MESSAGE = 1024
 """Rows a worker sends in one message (see ``_answer``)."""
-_PART: tuple[Any, ...] = ()  # what _Worker.take returns while a piece's rows arrive
 
 _FAILED = 0  # a candidate that is no container (a data section's byte pattern)
 _UNREAD = 1  # a candidate its worker did not read: it lay inside the container before it
@@ -198,8 +197,6 @@ def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Calla
                 if worker.conn not in ready:
                     continue
                 answer = worker.take()
-                if answer is _PART:
-                    continue
                 if answer is None:
                     return None  # crashed, killed (memory?) or failed: the serial reader will say
                 number, containers, piece_inflated = answer
@@ -229,7 +226,6 @@ class _Worker:
         self.proc = proc
         self.out = out  # to the worker
         self.conn = conn  # from it
-        self.rows: list[dict[str, Any]] = []  # the rows of the piece being answered, as they arrive
         self.busy = False
 
     @classmethod
@@ -261,20 +257,18 @@ class _Worker:
         self.busy = piece is not None
 
     def take(self) -> tuple[Any, ...] | None:
-        """The next message of the answer to the piece given (see :func:`_answer`): :data:`_PART` while
-        its rows arrive, then the answer with every container's rows in place; ``None`` if the worker died."""
-        try:
-            message = self.conn.recv()
-        except (OSError, EOFError):
-            self.busy = False
-            return None
-        if isinstance(message, list):
-            self.rows.extend(message)
-            return _PART
+        """The answer to the piece given, its messages (see :func:`_answer`) put back together: each
+        unpickles in a C call of its own, so the GIL is free between them; ``None`` if the worker died."""
         self.busy = False
+        rows: list[dict[str, Any]] = []
+        try:
+            while isinstance(message := self.conn.recv(), list):
+                rows.extend(message)
+        except (OSError, EOFError):
+            return None
         number, containers, inflated = message
         if containers is not None:
-            rows, self.rows, at = self.rows, [], 0
+            at = 0
             for i, found in enumerate(containers):
                 if len(found) == 4:
                     count = found[2]

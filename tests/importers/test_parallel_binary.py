@@ -185,23 +185,30 @@ def test_an_answer_arrives_in_bounded_messages_and_is_put_back_together() -> Non
     # The window's event loop waits while the parent unpickles a message (one C call holding the GIL):
     # no message may carry more than ROWS_PER_MESSAGE rows, and the parent must rebuild the piece as sent.
     import pickle
+    import threading
     from multiprocessing import Pipe
 
     per = parallel_binary.ROWS_PER_MESSAGE
-    rows = [{"name": f"k{i}", "registers": i % 255} for i in range(3 * per + 5)]
+    rows = [{"name": f"_Z{i}kernel_with_a_longer_name", "registers": i % 255} for i in range(3 * per + 5)]
     containers = [(0, 100, rows[:per + 1], ["a note"]), (100, parallel_binary._FAILED), (200, 300, [], []),
                   (300, 400, rows[per + 1:], [])]
     expected = pickle.loads(pickle.dumps(containers))
-    receiving, sending = Pipe(duplex=False)
-    parallel_binary._answer(sending, 7, containers, 12345)
-    sending.close()
+    sent, sending = Pipe(duplex=False)
+    # A thread sends: the pipe's buffer (64 KiB) may hold less than the whole answer.
+    sender = threading.Thread(target=parallel_binary._answer, args=(sending, 7, containers, 12345))
+    sender.start()
+    messages = [sent.recv()]
+    while isinstance(messages[-1], list):
+        messages.append(sent.recv())
+    sender.join()
+    parts = [m for m in messages if isinstance(m, list)]
+    assert len(parts) >= 4 and all(len(part) <= per for part in parts)
+    assert sum(map(len, parts)) == len(rows) and not isinstance(messages[-1], list)
+    receiving, resending = Pipe(duplex=False)
+    sender = threading.Thread(target=lambda: [resending.send(message) for message in messages])
+    sender.start()
     worker = parallel_binary._Worker(None, None, receiving)  # type: ignore[arg-type]  # no process: take() reads only conn
     worker.busy = True
-    parts = 0
-    while (answer := worker.take()) == parallel_binary._PART:
-        parts += 1
-        assert worker.busy
-        assert len(worker.rows) <= parts * per
-    assert parts >= 4
-    assert answer == (7, expected, 12345)
-    assert not worker.busy and worker.rows == []
+    assert worker.take() == (7, expected, 12345)
+    sender.join()
+    assert not worker.busy
