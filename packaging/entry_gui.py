@@ -2,7 +2,11 @@
 
 import sys
 
-from occupancy_gui.__main__ import main
+from occupancy_gui.child_process import run_worker
 
 if __name__ == "__main__":
+    if run_worker(sys.argv):  # a worker process of this executable (see occupancy_gui.child_process)
+        sys.exit(0)
+    from occupancy_gui.__main__ import main
+
     sys.exit(main())

@@ -22,14 +22,14 @@ import contextlib
 import gc
 import os
 import struct
-import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .. import child_process
+from ..child_process import Child
 from . import fatbin
 from .binary_data import Blob, FileImage
 from .collector import collection_paused
@@ -38,6 +38,9 @@ from .elf import ELF_MAGIC, Elf
 from .elf_cubin import EM_CUDA
 from .line_chunks import ImportCancelled
 from .records import ImportFailure, KernelRecord, merge_records, open_regular, records_from
+
+if TYPE_CHECKING:  # imported where workers run: a file too small to share (libcurand) never pays its ~20 ms
+    from multiprocessing.connection import Connection
 
 _PIECE_MIN = 4 << 20
 _PIECES_PER_WORKER = 6  # enough for the workers to share uneven pieces and for progress to move
@@ -180,6 +183,8 @@ def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Calla
     """Every piece read by ``count`` worker processes, each handed the next piece as it finishes one
     (biggest first, so that they end together): piece number -> its containers; ``None`` if a
     worker failed.  Cancel is heard every :data:`_POLL_SECONDS`; it kills the workers."""
+    from multiprocessing.connection import wait  # noqa: PLC0415 - lazy: see the imports
+
     todo = sorted(pieces, key=lambda p: p.hi - p.lo)  # popped from the end: biggest first
     workers: list[_Worker] = []
     found: dict[int, list[_Found]] = {}
@@ -215,35 +220,17 @@ def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Calla
 
 
 class _Worker:
-    """One worker process (``python -m occupancy_gui.importers.binary_worker``) and its pipes.
+    """One worker process (``occupancy_gui.importers.binary_worker``, see ``child_process``) and its pipes."""
 
-    Not ``multiprocessing.Process``: its spawn and forkserver starts import the caller's
-    ``__main__`` again in the child (the window's module, a user's unguarded script), and its fork
-    start is unsafe in a process with threads (the window's).  A fresh interpreter needs neither.
-    """
-
-    def __init__(self, proc: subprocess.Popen[bytes], out: Connection, conn: Connection):
-        self.proc = proc
-        self.out = out  # to the worker
-        self.conn = conn  # from it
+    def __init__(self, child: Child):
+        self.child = child
+        self.out = child.to_child
+        self.conn = child.from_child
         self.busy = False
 
     @classmethod
     def start(cls, path: str, size: int) -> _Worker:
-        to_child, from_parent = os.pipe()
-        to_parent, from_child = os.pipe()
-        env = dict(os.environ)  # the child finds this package where the parent did
-        here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        if os.path.basename(here) not in ("site-packages", "dist-packages"):  # (never ahead of the stdlib)
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, (here, env.get("PYTHONPATH"))))
-        try:
-            proc = subprocess.Popen([sys.executable, "-m", "occupancy_gui.importers.binary_worker", str(to_child),
-                                     str(from_child)], pass_fds=(to_child, from_child), env=env,
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        finally:
-            os.close(to_child)
-            os.close(from_child)
-        worker = cls(proc, Connection(from_parent, readable=False), Connection(to_parent, writable=False))
+        worker = cls(child_process.start("occupancy_gui.importers.binary_worker"))
         worker.send((path, size, MERGE_IN_WORKERS))
         return worker
 
@@ -278,20 +265,14 @@ class _Worker:
 
     def stop(self) -> None:
         """Gone: at once if it is still reading (a cancel, a failure elsewhere)."""
-        if self.busy:
-            self.proc.kill()
-        self.out.close()
-        self.conn.close()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        self.child.close(kill=self.busy)
 
 
 def serve(read_fd: int, write_fd: int) -> None:
     """A worker process's loop: read the pieces it is given until ``None``; answer each with
     (number, containers or ``None`` on any failure, bytes inflated)."""
+    from multiprocessing.connection import Connection  # noqa: PLC0415 - lazy: see the imports
+
     gc.disable()  # as the serial reader's collection_paused: nothing this process makes is in a cycle
     inbox, outbox = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
     try:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import occupancy_gui.importers as importers
+from occupancy_gui.child_process import Child
 from occupancy_gui.importers import ImportCancelled, ImportFailure, fatbin, import_file_detailed, parallel_binary
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
@@ -207,7 +208,7 @@ def test_an_answer_arrives_in_bounded_messages_and_is_put_back_together() -> Non
     receiving, resending = Pipe(duplex=False)
     sender = threading.Thread(target=lambda: [resending.send(message) for message in messages])
     sender.start()
-    worker = parallel_binary._Worker(None, None, receiving)  # type: ignore[arg-type]  # no process: take() reads only conn
+    worker = parallel_binary._Worker(Child(None, None, receiving))  # type: ignore[arg-type]  # no process: take() reads only conn
     worker.busy = True
     assert worker.take() == (7, expected, 12345)
     sender.join()
