@@ -17,9 +17,11 @@ caches here are capped."""
 from __future__ import annotations
 
 import gc
+import io
 import json
 import json.scanner
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from itertools import compress, repeat
 from operator import is_, itemgetter
@@ -37,7 +39,7 @@ from ..engine.occupancy import device_is_valid, sm_model
 from ..engine.rows import ReasonInputs, zero_block_reasons_many
 from ..engine.types import default_max_dynamic_smem
 from ..profiles import Catalog
-from .batch_input import MAX_LINE_CHARS, Line, read_chunks
+from .batch_input import CHUNK_LINES, FIRST_CHUNK_LINES, MAX_LINE_CHARS, Line, read_chunks
 from .batch_output import ResultRows, chunk_to_csv, chunk_to_jsonl
 from .batch_plain import QUERY_KEYS, decode_plain, plain_columns
 from .devices import DeviceLookupError, device_from_query
@@ -532,25 +534,44 @@ class ChunkAnswers:
         return chunk_to_jsonl(self.answers, self.rows, lo, hi)
 
 
-def run_batch(stream: BinaryIO, out: TextIO, catalog: Catalog, source: str, fmt: str = "json") -> None:
-    """Answer every line of ``stream`` on ``out`` (JSON Lines, or CSV with a header row), in input order.
-
-    One process: two worker processes answering alternate chunks (order kept) were no faster on this
-    project's 2-core machines (200,000 queries, three runs in turn: 1.03x the wall time).
-    """
-    if fmt == "csv":
-        out.write(CSV_HEADER)
-    answerer = BatchAnswerer(catalog, source)
+def answer_stream(stream: BinaryIO, answerer: BatchAnswerer, fmt: str, write: Callable[[str], object],
+                  flush: Callable[[], object] = lambda: None, first_number: int = 0,
+                  first_chunk_lines: int = FIRST_CHUNK_LINES) -> None:  # fmt: skip
+    """Answer every line of ``stream`` through ``write`` (a slice of answers at a time), in input order;
+    lines numbered from ``first_number + 1``; ``flush`` after each chunk."""
     thresholds = gc.get_threshold()
     # A chunk holds ~10^5 live tuples and lists; at the default threshold the collector walks them every
     # 700 allocations (1M queries: 8.6 -> 7.6 s CPU with it off).  Rarer collections still free any cycle.
     gc.set_threshold(max(thresholds[0], GC_THRESHOLD), *thresholds[1:])
     try:
-        for chunk in read_chunks(stream):
+        for chunk in read_chunks(stream, first_number, first_chunk_lines):
             answered = answerer.answer(chunk)
             for lo in range(0, len(chunk), WRITE_LINES):
-                out.write(answered.text(fmt, lo, min(lo + WRITE_LINES, len(chunk))))
-            out.flush()
+                write(answered.text(fmt, lo, min(lo + WRITE_LINES, len(chunk))))
+            flush()
             del chunk, answered  # before the next chunk is read: one chunk is held at a time, not two
     finally:
         gc.set_threshold(*thresholds)
+
+
+def run_batch(stream: BinaryIO, out: TextIO, catalog: Catalog, source: str, fmt: str = "json", jobs: int = 1) -> None:
+    """Answer every line of ``stream`` on ``out`` (JSON Lines, or CSV with a header row), in input order.
+
+    With ``jobs`` above 1, an input of more than one block is answered by that many worker processes
+    (``batch_parallel``), the same answers byte for byte.
+    """
+    if fmt == "csv":
+        out.write(CSV_HEADER)
+    answerer = BatchAnswerer(catalog, source)
+    if jobs > 1:
+        from .batch_parallel import run_parallel  # noqa: PLC0415 - lazy: one process needs no pipes
+
+        def here(block: bytes, first_number: int) -> list[str]:
+            texts: list[str] = []
+            answer_stream(io.BytesIO(block), answerer, fmt, texts.append, first_number=first_number,
+                          first_chunk_lines=CHUNK_LINES)  # fmt: skip
+            return texts
+
+        run_parallel(stream, out, jobs, here, (source, fmt))
+    else:
+        answer_stream(stream, answerer, fmt, out.write, out.flush)

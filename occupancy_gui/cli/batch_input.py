@@ -40,10 +40,11 @@ def _input_pauses(stream: BinaryIO) -> bool:
         return False
 
 
-def read_chunks(stream: BinaryIO) -> Iterator[list[Line]]:
+def read_chunks(stream: BinaryIO, first_number: int = 0, first_chunk_lines: int = FIRST_CHUNK_LINES) -> Iterator[list[Line]]:
     """Non-blank lines in chunks, split as text mode splits them (``\\n``, ``\\r\\n`` and ``\\r``).
 
-    UTF-8 with undecodable bytes replaced, as the file is read today.
+    UTF-8 with undecodable bytes replaced, as the file is read today.  Lines are numbered from
+    ``first_number + 1`` (a worker's block of a bigger input, see ``batch_parallel``).
     """
     decoder = io.IncrementalNewlineDecoder(codecs.getincrementaldecoder("utf-8")(errors="replace"), translate=True)
     read = getattr(stream, "read1", stream.read)
@@ -52,8 +53,8 @@ def read_chunks(stream: BinaryIO) -> Iterator[list[Line]]:
     partial: list[str] = []
     partial_chars = 0
     overlong = False
-    number = 0
-    limit = min(FIRST_CHUNK_LINES, CHUNK_LINES)
+    number = first_number
+    limit = min(first_chunk_lines, CHUNK_LINES)
     while True:
         data = read(READ_BYTES)
         text = decoder.decode(data, final=not data)

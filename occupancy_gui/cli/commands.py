@@ -77,7 +77,7 @@ def _batch(args: argparse.Namespace, out: TextIO) -> int:
     except OSError as exc:
         return fail("occupancy batch", f"{args.file}: {exc.strerror}")
     with stream:
-        run_batch(stream, out, catalog, source, args.format)
+        run_batch(stream, out, catalog, source, args.format, args.jobs)
     return 0
 
 

@@ -46,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("file", nargs="?", default="-", help="a .jsonl file, or - for standard input")
     batch.add_argument("--format", choices=("json", "csv"), default="json",
                        help="JSON Lines (default) or CSV with a header row (keys flattened: limits.warps, ...)")
+    batch.add_argument("--jobs", type=_jobs, default=1,
+                       help="worker processes answering blocks of lines (default: 1, this process)")
     devices = sub.add_parser("devices", help="list every device profile")
     devices.add_argument("--json", action="store_true")
     devices.add_argument("--detect", action="store_true",
@@ -75,6 +77,19 @@ def build_parser() -> argparse.ArgumentParser:
                              "active_blocks, occupancy}")
     _add_report_arguments(sub.add_parser("report", help="write an HTML, Markdown or CSV report of one launch"))
     return parser
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: a count of worker processes, 1 to ``MAX_JOBS``."""
+    from .batch_parallel import MAX_JOBS  # noqa: PLC0415 - lazy: its pipes' modules cost every command ~25 ms
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 1 <= value <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"expected 1 to {MAX_JOBS}, got {value}")
+    return value
 
 
 def _add_compile_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
