@@ -10,7 +10,7 @@ printed.  Every answer the batch gives is compared with the header's, field by f
 cannot happen at all — above the kernel's bound, off its ``.reqntid``, which the header does not check —
 with no block resident and a warps limit of 0, as ``engine.warps.launchable`` decides).
 
-    python -m tests.benchmarks.bench_batch [--queries 1000000] [--seed 20261202] [--format json|csv]
+    python -m tests.benchmarks.bench_batch [--queries 1000000] [--seed 20261202] [--format json|csv] [--jobs N]
 """
 
 from __future__ import annotations
@@ -61,10 +61,11 @@ _LAUNCHER = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1
 from its parent's at the fork, so the batch is started by this small process, not by the benchmark."""
 
 
-def run_batch(path: Path, out: Path, fmt: str) -> tuple[float, float, float, int]:
-    """(wall seconds, CPU seconds, seconds to the first answer, peak RSS bytes) of one ``occupancy batch``."""
+def run_batch(path: Path, out: Path, fmt: str, jobs: int) -> tuple[float, float, float, int]:
+    """(wall seconds, CPU seconds of it and its workers, seconds to the first answer, peak RSS bytes of its
+    largest process) of one ``occupancy batch``."""
     cmd = [sys.executable, "-c", _LAUNCHER, sys.executable, "-m", "occupancy_gui.cli.main", "batch", str(path),
-           "--format", fmt]  # fmt: skip
+           "--format", fmt, "--jobs", str(jobs)]  # fmt: skip
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
@@ -189,6 +190,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261202)
     parser.add_argument("--format", choices=("json", "csv"), default="json")
     parser.add_argument("--pairs", type=int, default=3, help="batch and C harness runs, in turn")
+    parser.add_argument("--jobs", type=int, default=1, help="occupancy batch --jobs N (worker processes)")
     args = parser.parse_args()
     path = query_file(args.seed, args.queries)
     out = CACHE / f"batch-{args.seed}-{args.queries}.out.{args.format}"
@@ -198,7 +200,7 @@ def main() -> None:
     groups = [(device, indices, np.asarray(rows, dtype=np.int64)) for device, indices, rows in inputs.values()]
     pairs = []
     for _ in range(args.pairs):  # batch then C, in turn, so that a drift in the machine's speed hits both
-        batch = run_batch(path, out, args.format)
+        batch = run_batch(path, out, args.format, args.jobs)
         pairs.append((batch, run_harness(reference, groups)))
     header: dict[int, tuple[int, ...]] = {}
     for (_device, indices, _q), r in zip(groups, last_results):
@@ -231,7 +233,7 @@ def main() -> None:
           f"{no_fit} launches where no block fits, {len(groups)} devices; "
           f"{compared} answers equal to cuda_occupancy.h field by field")
     for (wall, cpu, first, rss), (c_wall, c_cpu, c_loop) in pairs:
-        print(f"occupancy batch --format {args.format}: {wall:.2f} s wall, {cpu:.2f} s CPU, "
+        print(f"occupancy batch --format {args.format} --jobs {args.jobs}: {wall:.2f} s wall, {cpu:.2f} s CPU, "
               f"{args.queries / wall:,.0f} queries/s ({cpu / args.queries * 1e6:.1f} µs CPU each), "
               f"first answer after {first:.2f} s, peak RSS {rss / 2**20:.0f} MiB; "
               f"C harness: {c_wall:.2f} s wall, {c_cpu:.2f} s CPU, loop alone {c_loop:.3f} s; "
