@@ -22,7 +22,6 @@ import contextlib
 import gc
 import os
 import struct
-import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -85,10 +84,10 @@ def import_host_binary(path: str, progress: Callable[[int, int], None] | None = 
                        workers: int | None = None) -> fatbin.ImportResult | None:
     """The records and notes of a host ELF read by worker processes, or ``None`` where the serial
     reader (``fatbin.import_fatbin_detailed``) must read it: a small file, one CPU, no section
-    table, a frozen bundle, or anything the stitching does not vouch for.  Raises
-    ``ImportCancelled`` when ``cancel()`` says so."""
+    table, or anything the stitching does not vouch for.  In a frozen bundle the workers are the
+    executable itself (``child_process``).  Raises ``ImportCancelled`` when ``cancel()`` says so."""
     count = workers if workers is not None else min(_MAX_WORKERS, os.cpu_count() or 1)
-    if count < 2 or getattr(sys, "frozen", False):
+    if count < 2:
         return None
     try:
         size = os.stat(path).st_size

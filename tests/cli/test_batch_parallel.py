@@ -16,6 +16,7 @@ from occupancy_gui.cli.batch_parallel import count_lines, cut
 from occupancy_gui.cli.devices import load_catalog
 from occupancy_gui.cli.main import main
 from tests.cli.batch_queries import random_lines
+from tests.frozen_bundle import ENTRY_SCRIPTS, act_frozen
 
 
 def _batch(path: Path, *extra: str) -> bytes:
@@ -106,3 +107,29 @@ def test_jobs_is_refused_out_of_range(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit):
         main(["batch", "--jobs", "0", "x.jsonl"])
     assert "--jobs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("entry", ENTRY_SCRIPTS)
+def test_a_frozen_bundle_answers_with_itself_as_the_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           entry: str) -> None:  # fmt: skip
+    """In the bundle a worker is the executable started with ``--occupancy-worker``: every block but the
+    first is answered by such a worker (none falls back to the parent), and the answers are the same."""
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(random_lines(11, 600, load_catalog().names())) + "\n")
+    one = io.StringIO()
+    assert main(["batch", str(path)], out=one) == 0
+    act_frozen(tmp_path, monkeypatch, entry)
+    monkeypatch.setattr(batch_parallel, "FIRST_BLOCK_BYTES", 4096)
+    monkeypatch.setattr(batch_parallel, "BLOCK_BYTES", 8192)
+    here: list[int] = []
+    answer_here = batch_parallel._Run._answer_here
+
+    def counted(run: batch_parallel._Run, block: batch_parallel._Block) -> None:
+        here.append(block.first_number)
+        answer_here(run, block)
+
+    monkeypatch.setattr(batch_parallel._Run, "_answer_here", counted)
+    many = io.StringIO()
+    assert main(["batch", str(path), "--jobs", "2"], out=many) == 0
+    assert many.getvalue() == one.getvalue()
+    assert here == [0]  # the first block only: the workers answered the rest

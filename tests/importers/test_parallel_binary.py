@@ -15,6 +15,7 @@ import random
 import shutil
 import struct
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ import pytest
 import occupancy_gui.importers as importers
 from occupancy_gui.child_process import Child
 from occupancy_gui.importers import ImportCancelled, ImportFailure, fatbin, import_file_detailed, parallel_binary
+from tests.frozen_bundle import ENTRY_SCRIPTS, act_frozen
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
 HOST = GEN / "b_host.o"
@@ -146,7 +148,7 @@ def test_a_damaged_chain_is_left_to_the_serial_reader(tmp_path: Path, small_piec
 def test_workers_that_cannot_start_leave_it_to_the_serial_reader(tmp_path: Path, small_pieces: None,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     path = host(tmp_path, chain(random.Random(6), 20))
-    monkeypatch.setattr(parallel_binary.sys, "executable", "/bin/false")
+    monkeypatch.setattr(sys, "executable", "/bin/false")
     assert parallel_binary.import_host_binary(str(path), workers=2) is None
     monkeypatch.setattr(importers, "PARALLEL_MIN_BYTES", 0)
     assert listing(import_file_detailed(path)) == listing(fatbin.import_fatbin_detailed(path))
@@ -213,3 +215,17 @@ def test_an_answer_arrives_in_bounded_messages_and_is_put_back_together() -> Non
     assert worker.take() == (7, expected, 12345)
     sender.join()
     assert not worker.busy
+
+
+@pytest.mark.parametrize("entry", ENTRY_SCRIPTS)
+def test_a_frozen_bundle_reads_with_itself_as_the_worker(tmp_path: Path, small_pieces: None,
+                                                         monkeypatch: pytest.MonkeyPatch, entry: str) -> None:  # fmt: skip
+    """In the bundle the workers are the executable started with ``--occupancy-worker`` (its entry point
+    hands over before importing Qt): the result is the serial reader's, read in parallel (not ``None``)."""
+    rng = random.Random(9)
+    path = host(tmp_path, chain(rng, 30), data_section(rng, 10))
+    serial = fatbin.import_fatbin_detailed(path)
+    act_frozen(tmp_path, monkeypatch, entry)
+    parallel = parallel_binary.import_host_binary(str(path), workers=2)
+    assert parallel is not None
+    assert listing(parallel) == listing(serial) and parallel.notes == serial.notes
