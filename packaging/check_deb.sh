@@ -4,9 +4,10 @@
 #
 #   .deb     apt-get install ./occupancy-gui_*.deb (so apt resolves its Depends from the mirror), the
 #            installed files, occupancy calc on the worked example, occupancy import on each parser's
-#            sample, occupancy-gui --self-test (cold: page cache dropped) and --screenshot, offscreen,
-#            as an unprivileged user; then apt-get purge --autoremove and a check that the root holds
-#            exactly the files it held before the install (nothing left by the package or its Depends)
+#            sample, occupancy batch --jobs 2 (the bundle's worker processes), occupancy-gui --self-test
+#            (cold: page cache dropped) and --screenshot, offscreen, as an unprivileged user; then
+#            apt-get purge --autoremove and a check that the root holds exactly the files it held
+#            before the install (nothing left by the package or its Depends)
 #   .tar.gz  unpacked in the same root (the .deb's Depends installed by name), the same launcher runs,
 #            install-desktop-entry.sh and --uninstall, and nothing of ours left in ~/.local
 #
@@ -95,6 +96,21 @@ check_launchers() {  # gui cli label
         [[ "$count" -gt 0 ]] || fail "$label: occupancy import $f listed no kernels"
         echo "$f: $count records"
     done
+
+    say "$label: occupancy batch --jobs 2 (the executable started again as its own worker process)"
+    python3 -c 'import json
+for d in ("sm_80", "sm_90", "8.6"):
+    for t in range(32, 1025, 32):
+        for r in range(0, 256, 2):
+            print(json.dumps({"device": d, "threads": t, "registers": r}))' > "$WORKDIR/queries.jsonl"
+    install -m 644 "$WORKDIR/queries.jsonl" "$R$UHOME/queries.jsonl"
+    local one many
+    one="$(as_user "$cli" batch "$UHOME/queries.jsonl" | sha256sum)" || fail "$label: occupancy batch failed"
+    many="$(as_user "$cli" batch "$UHOME/queries.jsonl" --jobs 2 2>"$WORKDIR/batch-stderr.txt" | sha256sum)" \
+        || fail "$label: occupancy batch --jobs 2 failed"
+    [[ "$one" == "$many" ]] || fail "$label: occupancy batch --jobs 2 answered otherwise than one process"
+    [[ ! -s "$WORKDIR/batch-stderr.txt" ]] || { cat "$WORKDIR/batch-stderr.txt"; fail "$label: batch workers did not run"; }
+    echo "batch: 12,288 queries, --jobs 2 answered as one process (${one%% *})"
 
     say "$label: occupancy-gui --self-test"
     local cache="page cache not dropped"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import sys
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -131,6 +132,10 @@ class _Input:
             self.fileno: int | None = stream.fileno()
         except (OSError, ValueError, AttributeError):
             self.fileno = None  # in memory: never waits
+
+
+def _note(text: str) -> None:
+    print(f"occupancy batch: {text}", file=sys.stderr, flush=True)
 
 
 def run_parallel(stream: BinaryIO, out: TextIO, jobs: int, here: Answer, setup: tuple[str, str]) -> None:
@@ -252,17 +257,23 @@ class _Run:
     # -- workers
     def _start_workers(self) -> None:
         self.started = True
+        failure = ""
         for _ in range(self.jobs):
             try:
                 child = child_process.start("occupancy_gui.cli.batch_worker")
-            except OSError:
+            except OSError as exc:
+                failure = str(exc)
                 break  # the blocks are answered here
             try:
                 child.to_child.send(self.setup)
-            except OSError:
+            except OSError as exc:
+                failure = str(exc)
                 child.close(kill=True)
                 continue
             self.workers.append(_Worker(child))
+        if failure:  # the answers are the same, only slower: said once, on standard error
+            _note(f"{self.jobs - len(self.workers)} of {self.jobs} worker processes could not start ({failure}); "
+                  "their share is answered in this process")
 
     def _receive(self, conn: Connection) -> None:
         worker = next(w for w in self.workers if w.child.from_child is conn)
@@ -281,6 +292,9 @@ class _Run:
 
     def _lost(self, worker: _Worker) -> None:
         """A worker that died: its block is answered here, from the start."""
+        status = worker.child.proc.poll()
+        _note("a worker process stopped" + (f" (exit status {status})" if status is not None else "")
+              + "; its lines are answered in this process")  # fmt: skip
         self.workers.remove(worker)
         worker.child.close(kill=True)
         if worker.block is not None:

@@ -75,8 +75,8 @@ def test_small_blocks_match_and_an_overlong_line_is_refused_unheld(tmp_path: Pat
     assert len(answers) == 101 and "line longer than" in answers[50]
 
 
-def test_a_worker_that_cannot_start_leaves_its_blocks_to_the_parent(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_worker_that_cannot_start_leaves_its_blocks_to_the_parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     def refuse(module: str) -> None:
         raise OSError("no processes left")
 
@@ -88,6 +88,9 @@ def test_a_worker_that_cannot_start_leaves_its_blocks_to_the_parent(tmp_path: Pa
     assert main(["batch", str(path)], out=one) == 0
     assert main(["batch", str(path), "--jobs", "4"], out=many) == 0
     assert many.getvalue() == one.getvalue()
+    said = capsys.readouterr().err.splitlines()
+    assert said == ["occupancy batch: 4 of 4 worker processes could not start (no processes left); "
+                    "their share is answered in this process"]  # fmt: skip
 
 
 def test_jobs_answers_stream_before_the_input_ends() -> None:
@@ -111,7 +114,7 @@ def test_jobs_is_refused_out_of_range(capsys: pytest.CaptureFixture[str]) -> Non
 
 @pytest.mark.parametrize("entry", ENTRY_SCRIPTS)
 def test_a_frozen_bundle_answers_with_itself_as_the_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           entry: str) -> None:  # fmt: skip
+                                                           capsys: pytest.CaptureFixture[str], entry: str) -> None:  # fmt: skip
     """In the bundle a worker is the executable started with ``--occupancy-worker``: every block but the
     first is answered by such a worker (none falls back to the parent), and the answers are the same."""
     path = tmp_path / "q.jsonl"
@@ -133,3 +136,30 @@ def test_a_frozen_bundle_answers_with_itself_as_the_worker(tmp_path: Path, monke
     assert main(["batch", str(path), "--jobs", "2"], out=many) == 0
     assert many.getvalue() == one.getvalue()
     assert here == [0]  # the first block only: the workers answered the rest
+    assert capsys.readouterr().err == ""
+
+
+def test_a_worker_that_dies_has_its_block_answered_by_the_parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The first worker is killed as it is handed its second block: that block, and every later one it
+    would have had, are answered all the same, once each, in order; standard error says so."""
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(random_lines(12, 600, load_catalog().names())) + "\n")
+    one = io.StringIO()
+    assert main(["batch", str(path)], out=one) == 0
+    monkeypatch.setattr(batch_parallel, "FIRST_BLOCK_BYTES", 4096)
+    monkeypatch.setattr(batch_parallel, "BLOCK_BYTES", 8192)
+    given: list[batch_parallel._Worker] = []
+    give = batch_parallel._Worker.give
+
+    def give_then_kill(worker: batch_parallel._Worker, block: batch_parallel._Block) -> None:
+        give(worker, block)
+        given.append(worker)
+        if given.count(given[0]) == 2 and worker is given[0]:
+            worker.child.proc.kill()
+
+    monkeypatch.setattr(batch_parallel._Worker, "give", give_then_kill)
+    many = io.StringIO()
+    assert main(["batch", str(path), "--jobs", "2"], out=many) == 0
+    assert many.getvalue() == one.getvalue()
+    assert "occupancy batch: a worker process stopped" in capsys.readouterr().err
