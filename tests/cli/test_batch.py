@@ -155,11 +155,12 @@ def test_csv_has_a_header_and_the_json_figures_flattened(tmp_path: Path) -> None
         assert row["binding"] == "; ".join(answer["binding"]) and row["reasons"] == "; ".join(answer["reasons"])
 
 
-def test_answers_stream_before_the_input_ends() -> None:
-    with subprocess.Popen([sys.executable, "-m", "occupancy_gui.cli.main", "batch"], stdin=subprocess.PIPE,
+@pytest.mark.parametrize("jobs", [[], ["--jobs", "2"]])
+def test_answers_stream_before_the_input_ends(jobs: list[str]) -> None:
+    with subprocess.Popen([sys.executable, "-m", "occupancy_gui.cli.main", "batch", *jobs], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, text=True) as proc:  # fmt: skip
         assert proc.stdin is not None and proc.stdout is not None
-        for threads in (64, 128):
+        for threads in (64, 128, 256):
             proc.stdin.write(json.dumps({"device": "sm_90", "threads": threads, "registers": 32}) + "\n")
             proc.stdin.flush()
             answer = json.loads(proc.stdout.readline())  # the producer has not closed its end

@@ -93,19 +93,6 @@ def test_a_worker_that_cannot_start_leaves_its_blocks_to_the_parent(tmp_path: Pa
                     "their share is answered in this process"]  # fmt: skip
 
 
-def test_jobs_answers_stream_before_the_input_ends() -> None:
-    with subprocess.Popen([sys.executable, "-m", "occupancy_gui.cli.main", "batch", "--jobs", "2"],
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as proc:  # fmt: skip
-        assert proc.stdin is not None and proc.stdout is not None
-        for threads in (64, 128, 256):
-            proc.stdin.write(json.dumps({"device": "sm_90", "threads": threads, "registers": 32}) + "\n")
-            proc.stdin.flush()
-            answer = json.loads(proc.stdout.readline())  # the producer has not closed its end
-            assert answer["active_threads"] == 2048
-        proc.stdin.close()
-        assert proc.wait(timeout=60) == 0
-
-
 def test_jobs_is_refused_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["batch", "--jobs", "0", "x.jsonl"])
