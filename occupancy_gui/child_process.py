@@ -77,7 +77,10 @@ def _widen(fd: int) -> None:
 
 
 def start(module: str) -> Child:
-    """``module`` running in a fresh process; raises ``OSError`` if it cannot be started."""
+    """``module`` running in a fresh process; raises ``OSError`` if it cannot be started (on Windows
+    always: a child is handed its pipes by number, ``pass_fds``, which only POSIX has)."""
+    if sys.platform == "win32":
+        raise OSError("worker processes need POSIX pipes")
     import subprocess  # noqa: PLC0415 - lazy: see the imports
     from multiprocessing.connection import Connection  # noqa: PLC0415 - lazy: see the imports
 

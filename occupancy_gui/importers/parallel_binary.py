@@ -191,7 +191,10 @@ def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Calla
     inflated, cap = 0, fatbin.Decoding(None, size).total_cap  # the serial reader's limit, over all pieces
     try:
         for _ in range(count):
-            workers.append(_Worker.start(path, size))
+            try:
+                workers.append(_Worker.start(path, size))
+            except OSError:
+                return None  # no process to be had (a limit, a platform without them): read serially
             workers[-1].give(todo.pop() if todo else None)
         while len(found) < len(pieces):
             if cancel is not None and cancel():

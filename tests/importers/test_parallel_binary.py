@@ -229,3 +229,17 @@ def test_a_frozen_bundle_reads_with_itself_as_the_worker(tmp_path: Path, small_p
     parallel = parallel_binary.import_host_binary(str(path), workers=2)
     assert parallel is not None
     assert listing(parallel) == listing(serial) and parallel.notes == serial.notes
+
+
+def test_no_process_to_be_had_leaves_it_to_the_serial_reader(tmp_path: Path, small_pieces: None,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """``fork`` refused (a process limit, a platform without pipes by number): read serially, no error."""
+    path = host(tmp_path, chain(random.Random(8), 20))
+
+    def refuse(module: str) -> Child:
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(parallel_binary.child_process, "start", refuse)
+    assert parallel_binary.import_host_binary(str(path), workers=2) is None
+    monkeypatch.setattr(importers, "PARALLEL_MIN_BYTES", 0)
+    assert listing(import_file_detailed(path)) == listing(fatbin.import_fatbin_detailed(path))
