@@ -46,8 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("file", nargs="?", default="-", help="a .jsonl file, or - for standard input")
     batch.add_argument("--format", choices=("json", "csv"), default="json",
                        help="JSON Lines (default) or CSV with a header row (keys flattened: limits.warps, ...)")
-    batch.add_argument("--jobs", type=_jobs, default=1,
-                       help="worker processes answering blocks of lines (default: 1, this process)")
+    batch.add_argument("--jobs", type=_jobs, default=1, metavar="N|auto",
+                       help="worker processes answering blocks of lines (default: 1, this process; "
+                            "auto: one per CPU this process may use)")
     devices = sub.add_parser("devices", help="list every device profile")
     devices.add_argument("--json", action="store_true")
     devices.add_argument("--detect", action="store_true",
@@ -80,9 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _jobs(text: str) -> int:
-    """``--jobs``: a count of worker processes, 1 to ``MAX_JOBS``."""
+    """``--jobs``: a count of worker processes, 1 to ``MAX_JOBS``, or ``auto``: the CPUs this process may
+    run on (its affinity, not the machine's count: a container or ``taskset`` gets what it was given)."""
     from .batch_parallel import MAX_JOBS  # noqa: PLC0415 - lazy: its pipes' modules cost every command ~25 ms
 
+    if text == "auto":
+        usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        return max(1, min(usable, MAX_JOBS))
     try:
         value = int(text)
     except ValueError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +151,12 @@ def test_a_worker_that_dies_has_its_block_answered_by_the_parent(tmp_path: Path,
     assert main(["batch", str(path), "--jobs", "2"], out=many) == 0
     assert many.getvalue() == one.getvalue()
     assert "occupancy batch: a worker process stopped" in capsys.readouterr().err
+
+
+def test_jobs_auto_is_the_cpus_this_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    from occupancy_gui.cli.main import build_parser
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
+    assert build_parser().parse_args(["batch", "--jobs", "auto"]).jobs == 3
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    assert build_parser().parse_args(["batch", "--jobs", "auto"]).jobs == batch_parallel.MAX_JOBS
