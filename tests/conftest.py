@@ -63,3 +63,14 @@ def make_fake_catalog():
 @pytest.fixture
 def catalog():
     return make_fake_catalog()
+
+
+@pytest.fixture(autouse=True)
+def _workers_exec(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Worker processes start as fresh interpreters in every test run in this process, whichever tests ran
+    before (one that imports numpy adds a thread, and with it the choice between forking and a fresh
+    interpreter would depend on the order): ``tests/test_child_process.py`` forks them in processes of
+    its own, single-threaded as the command line is."""
+    from occupancy_gui import child_process
+
+    monkeypatch.setattr(child_process, "single_threaded", lambda: False)

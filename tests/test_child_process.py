@@ -1,0 +1,92 @@
+"""Worker processes started by forking: the command line runs one thread, so ``child_process`` forks its
+workers there instead of starting fresh interpreters.  Each test runs in a process of its own, started
+here, where that is so (this test process has other threads: ``conftest`` makes its workers fresh
+interpreters)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.frozen_bundle import ROOT
+from tests.importers.test_parallel_binary import chain, data_section, host
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="forking workers is Linux-only (child_process)")
+
+
+def _run(code: str, *args: str) -> dict[str, object]:
+    """``code`` run in a fresh, single-threaded interpreter; what it printed last, as JSON."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"}  # numpy's BLAS: no thread of its own
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env=env)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    said: dict[str, object] = json.loads(proc.stdout.splitlines()[-1])
+    return said
+
+
+@pytest.mark.skipif(shutil.which("objcopy") is None, reason="binutils objcopy is not installed")
+def test_a_single_threaded_process_forks_its_workers_and_reads_as_the_serial_reader(tmp_path: Path) -> None:
+    rng = random.Random(10)
+    path = host(tmp_path, chain(rng, 40), data_section(rng, 20))
+    said = _run("""
+import json, sys
+from occupancy_gui import child_process
+from occupancy_gui.importers import fatbin, parallel_binary
+parallel_binary._PIECE_MIN, parallel_binary._MIN_IMAGES = 1 << 10, 0
+threads = child_process.single_threaded()
+parallel = parallel_binary.import_host_binary(sys.argv[1], workers=2)
+serial = fatbin.import_fatbin_detailed(sys.argv[1])
+same = parallel is not None and parallel.notes == serial.notes and \
+    [r.to_json() for r in parallel.records] == [r.to_json() for r in serial.records]
+print(json.dumps({"threads": threads, "starts": child_process.STARTS, "read": parallel is not None, "same": same}))
+""", str(path))
+    assert said == {"threads": True, "starts": {"fork": 2, "exec": 0}, "read": True, "same": True}
+
+
+def test_a_forked_worker_holds_only_its_own_pipes() -> None:
+    """The second worker is forked while the parent holds the first's pipes: it must have closed its copies,
+    or the first would never see its input end when the parent closes it."""
+    said = _run("""
+import json, time
+from occupancy_gui import child_process
+first = child_process.start("occupancy_gui.cli.batch_worker")
+second = child_process.start("occupancy_gui.cli.batch_worker")
+first.to_child.close()
+t0 = time.monotonic()
+code = first.proc.wait(timeout=10)
+waited = time.monotonic() - t0
+alive = second.proc.poll() is None
+second.close(kill=False)
+print(json.dumps({"starts": child_process.STARTS, "code": code, "quick": waited < 2, "second_alive": alive}))
+""")
+    assert said == {"starts": {"fork": 2, "exec": 0}, "code": 0, "quick": True, "second_alive": True}
+
+
+def test_a_forked_batch_answers_as_one_process(tmp_path: Path) -> None:
+    """``occupancy batch --jobs 2`` in a process with one thread (OpenBLAS told to start none): forked
+    workers, the one process's answers byte for byte."""
+    from occupancy_gui.cli.devices import load_catalog
+    from tests.cli.batch_queries import random_lines
+
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(random_lines(13, 4000, load_catalog().names())) + "\n")
+    said = _run("""
+import hashlib, io, json, sys
+from occupancy_gui import child_process
+from occupancy_gui.cli import batch_parallel
+from occupancy_gui.cli.main import main
+batch_parallel.FIRST_BLOCK_BYTES, batch_parallel.BLOCK_BYTES = 8192, 32768
+one, many = io.StringIO(), io.StringIO()
+main(["batch", sys.argv[1]], out=one)
+threads = child_process.single_threaded()
+main(["batch", sys.argv[1], "--jobs", "2"], out=many)
+print(json.dumps({"threads": threads, "starts": child_process.STARTS, "same": one.getvalue() == many.getvalue()}))
+""", str(path))
+    assert said == {"threads": True, "starts": {"fork": 2, "exec": 0}, "same": True}
