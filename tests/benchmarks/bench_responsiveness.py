@@ -150,7 +150,7 @@ def main() -> int:
             window.resize(1400, 900)
             window.show()
             libraries(window, args.only, args.repeat)
-            window.close()
+            close_without_asking(window)  # the imports changed the inputs: no "save changes?" to wait on
             return 0
         log = args.keep or Path(tmp) / "build.log"
         t0 = time.perf_counter()
