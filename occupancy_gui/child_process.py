@@ -84,6 +84,14 @@ def _widen(fd: int) -> None:
             fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity where the system has one (a container's or a
+    ``taskset``'s share, not the machine's count), else the machine's."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def single_threaded() -> bool:
     """Whether this process runs one thread, counted by the kernel (Linux): then a fork copies all it
     has and holds no lock another thread took.  The window imports on threads of its own, the

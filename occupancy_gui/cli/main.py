@@ -83,11 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _jobs(text: str) -> int:
     """``--jobs``: a count of worker processes, 1 to ``MAX_JOBS``, or ``auto``: the CPUs this process may
     run on (its affinity, not the machine's count: a container or ``taskset`` gets what it was given)."""
+    from ..child_process import usable_cpus  # noqa: PLC0415 - lazy: as below
     from .batch_parallel import MAX_JOBS  # noqa: PLC0415 - lazy: its pipes' modules cost every command ~25 ms
 
     if text == "auto":
-        usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        return max(1, min(usable, MAX_JOBS))
+        return min(usable_cpus(), MAX_JOBS)
     try:
         value = int(text)
     except ValueError:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from platformdirs import user_cache_path
 
+from ..child_process import usable_cpus
 from ..engine import (
     DeviceProperties,
     DeviceState,
@@ -192,7 +193,7 @@ def sweep(src: Source, device: DeviceProperties, kernel: str | None = None, thre
           dynamic_smem: int = 0, jobs: int | None = None, cache: ResultCache | None = None,
           progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Sweep:
     """Compile ``src`` uncapped, then once per candidate cap (in parallel), and report each."""
-    jobs = max(1, jobs or os.cpu_count() or 1)
+    jobs = max(1, jobs or usable_cpus())
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="regcap") as pool:
         first = [pool.submit(compiled_log, src, cap, cache, cancel) for cap in (None, 1)]
         base_log = first[0].result()

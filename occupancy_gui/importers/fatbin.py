@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from ..child_process import usable_cpus
 from .binary_data import Blob, FileImage
 from .collector import collection_paused
 from .elf import ELF_MAGIC, SHT_NOBITS, Elf, Section
@@ -345,7 +346,7 @@ def _pool() -> ThreadPoolExecutor:
     and lz4 release the GIL (libcublasLt: 5,832 compressed images)."""
     global _POOL
     if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
+        _POOL = ThreadPoolExecutor(max_workers=min(4, usable_cpus()),
                                    thread_name_prefix="fatbin-inflate")
     return _POOL
 

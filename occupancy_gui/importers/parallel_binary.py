@@ -86,7 +86,7 @@ def import_host_binary(path: str, progress: Callable[[int, int], None] | None = 
     reader (``fatbin.import_fatbin_detailed``) must read it: a small file, one CPU, no section
     table, or anything the stitching does not vouch for.  In a frozen bundle the workers are the
     executable itself (``child_process``).  Raises ``ImportCancelled`` when ``cancel()`` says so."""
-    count = workers if workers is not None else min(_MAX_WORKERS, os.cpu_count() or 1)
+    count = workers if workers is not None else min(_MAX_WORKERS, child_process.usable_cpus())
     if count < 2:
         return None
     try:
