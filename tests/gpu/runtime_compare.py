@@ -64,7 +64,51 @@ def _func(attributes: dict[str, int], barriers: int = 1) -> FunctionAttributes:
     )  # fmt: skip
 
 
-def compare_probe(probe: dict[str, Any], imported: dict[str, dict[str, int]] | None = None) -> Comparison:
+def _blocks(device: DeviceProperties, func: FunctionAttributes, state: DeviceState, block: int, dyn: int) -> int | None:
+    try:
+        return compute_occupancy(device, func, Launch(block, dyn), state).active_blocks
+    except OccupancyError:
+        return None
+
+
+def _cluster_rows(
+    tag: str, device: DeviceProperties, func: FunctionAttributes, state: DeviceState, clusters: list[list[int]]
+) -> list[tuple[str, str, str, bool]]:
+    """``cudaOccupancyMaxActiveClusters`` against the engine's bound: clusters are made of co-resident
+    blocks, so at most blocks/SM x SMs / cluster size fit.  (The exact count depends on how the chip's
+    SMs fall into GPCs, which no header models: the runtime's figures are kept, the bound is checked.)"""
+    rows = []
+    for block, dyn, size, status, count in clusters:
+        blocks = _blocks(device, func, state, block, dyn)
+        bound = 0 if blocks is None else blocks * device.num_sms // size
+        theirs = str(count) if status == CUDA_SUCCESS else f"error {status}"
+        ok = count <= bound if status == CUDA_SUCCESS else bound == 0
+        rows.append((f"{tag} clusters of {size} at {block} threads, {dyn} B dyn", theirs, f"<= {bound}", ok))
+    return rows
+
+
+def _importer_rows(
+    name: str, attrs: dict[str, Any], entry: dict[str, Any], reading: dict[str, Any]
+) -> list[tuple[str, str, str, bool]]:
+    """The importer's figures for a kernel against ``cudaFuncGetAttributes`` of the loaded kernel."""
+    rows = []
+    for ours, theirs_key in (("registers", "numRegs"), ("static_smem", "sharedSizeBytes")):
+        rows.append((f"{name} importer {ours}", str(attrs[theirs_key]), str(reading[ours]),
+                     attrs[theirs_key] == reading[ours]))  # fmt: skip
+    if "requiredClusterWidth" in attrs and "cluster_dims" in reading:
+        dims = [attrs[f"requiredCluster{axis}"] for axis in ("Width", "Height", "Depth")]
+        expected = dims if dims[0] > 0 else None
+        got = list(reading["cluster_dims"]) if reading["cluster_dims"] is not None else None
+        rows.append((f"{name} importer cluster_dims", str(expected), str(got), expected == got))
+    launch = reading.get("launch")
+    if launch is not None:  # the launch Triton's metadata gives was asked of the runtime too
+        asked = any([block, dyn] == list(launch) for block, dyn, *_ in entry["occupancy"])
+        rows.append((f"{name} importer launch {launch[0]} threads, {launch[1]} B dyn asked", "asked",
+                     "asked" if asked else "missing", asked))  # fmt: skip
+    return rows
+
+
+def compare_probe(probe: dict[str, Any], imported: dict[str, dict[str, Any]] | None = None) -> Comparison:
     """Every runtime answer in ``probe`` against the engine; ``imported`` adds the importer's readings."""
     device = device_from_probe(probe["device"])
     rows: list[tuple[str, str, str, bool]] = []
@@ -96,9 +140,8 @@ def compare_probe(probe: dict[str, Any], imported: dict[str, dict[str, int]] | N
                 mine = "error"
             theirs = str(bytes_) if status == CUDA_SUCCESS else "error"
             rows.append((f"{tag} available dyn smem, {nblocks} x {block}", theirs, mine, theirs == mine))
+        rows.extend(_cluster_rows(tag, device, func, state, entry.get("clusters", [])))
         reading = (imported or {}).get(name)
         if reading is not None and carveout == -1:
-            for ours, theirs_key in (("registers", "numRegs"), ("static_smem", "sharedSizeBytes")):
-                rows.append((f"{name} importer {ours}", str(attrs[theirs_key]), str(reading[ours]),
-                             attrs[theirs_key] == reading[ours]))  # fmt: skip
+            rows.extend(_importer_rows(name, attrs, entry, reading))
     return Comparison(rows)

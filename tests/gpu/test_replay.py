@@ -67,3 +67,20 @@ def test_comparison_agrees_with_header_answers_and_catches_a_planted_error(refer
     probe["kernels"][1]["occupancy"][3][3] += 1
     probe["kernels"][2]["potential"][0][3] = 96
     assert compare_probe(probe).mismatches == 2
+
+
+def test_cluster_and_importer_rows_catch_planted_errors(reference: Reference) -> None:
+    """The rows a cluster or Triton kernel adds: the runtime's cluster count within the engine's bound,
+    the importer's cluster dims and the launch read from Triton's metadata asked of the runtime."""
+    probe = _probe_from_header(reference)
+    entry = probe["kernels"][0]  # k_a: 32 registers, no shared memory
+    entry["attributes"].update(requiredClusterWidth=2, requiredClusterHeight=1, requiredClusterDepth=1)
+    blocks_per_sm = next(n for b, d, s, n in entry["occupancy"] if (b, d) == (256, 0))
+    bound = blocks_per_sm * probe["device"]["multiProcessorCount"] // 2
+    entry["clusters"] = [[256, 0, 2, 0, bound], [256, 0, 2, 0, bound - 7]]
+    reading = {"registers": 32, "static_smem": 0, "barriers": 1, "cluster_dims": [2, 1, 1], "launch": [256, 4096]}
+    comparison = compare_probe(probe, {"k_a": reading})
+    assert comparison.mismatches == 0, comparison.table(only_mismatches=True)
+    entry["clusters"][1][4] = bound + 1
+    reading.update(cluster_dims=None, launch=[96, 4096])
+    assert compare_probe(probe, {"k_a": reading}).mismatches == 3
