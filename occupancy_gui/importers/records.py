@@ -139,7 +139,9 @@ class KernelRecord:
         import msgspec  # noqa: PLC0415 - lazy: as in _json_type
 
         row = json_records([self])[0]
-        return {key: value for key, value in msgspec.structs.asdict(row).items() if value is not msgspec.UNSET}
+        items = msgspec.structs.asdict(row).items()
+        return {key: list(value) if isinstance(value, tuple) else value  # as JSON reads it back
+                for key, value in items if value is not msgspec.UNSET}  # fmt: skip
 
 
 # The class attributes the dataclass leaves for defaults would hide __getattr__ (the generated
@@ -298,9 +300,10 @@ _JSON_ALWAYS = ("name", "demangled", "kind", "arch", "registers", "static_smem",
                 "spill_loads", "barriers", "const_bytes", "max_threads", "min_blocks", "reserved_smem",
                 "relocatable", "embedded", "copies", "source", "threads_per_block", "dynamic_smem", "launch_source")
 _JSON_OPTIONAL = ("block_size", "grid_size", "theoretical_occupancy", "achieved_occupancy", "waves_per_sm",
-                  "device_name", "impossible")
+                  "device_name", "req_threads", "cluster_dims", "max_registers", "impossible")
 """The keys of a record's JSON, in order: those always written, then those written where not null
-(the launch, which only a Triton cache or a profiler knows; why a figure is impossible)."""
+(the launch, which only a Triton cache or a profiler knows; ``.reqntid``, the compile-time cluster and
+the register cap, which only some kernels have; why a figure is impossible)."""
 _KIND = {True: "kernel", False: "device_function"}
 
 
@@ -341,7 +344,10 @@ def json_records(records: list[KernelRecord], reasons: list[str | None] | None =
         *(column(key) for key in _JSON_ALWAYS[3:18]),
         column("block_size"), column("dynamic_smem"),
         list(map(operator.methodcaller("get", "launch_source"), states)),
-        *(optional(column(key)) for key in _JSON_OPTIONAL[:-1]), optional(reasons)]
+        *(optional(column(key)) for key in _JSON_OPTIONAL[:-4]),
+        # Bulk importers' dicts may leave these out where no kernel has them.
+        *(optional(list(map(operator.methodcaller("get", key), states))) for key in _JSON_OPTIONAL[-4:-1]),
+        optional(reasons)]
     return list(map(_json_type(), *columns))
 
 

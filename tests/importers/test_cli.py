@@ -39,6 +39,19 @@ def test_json(capsys):
     assert rows[1]["registers"] == 30 and rows[1]["source"] == "cuda11_ninja.log:10"
 
 
+def test_json_carries_reqntid_cluster_and_register_cap_where_a_kernel_has_them(capsys):
+    assert run_import([str(GEN / "b_sm90.cubin"), "--json", "--no-cache"]) == 0
+    rows = {(r["name"], r["arch"]): r for r in json.loads(capsys.readouterr().out)}
+    cluster = rows[("_Z14cluster_kernelPj", "sm_90")]
+    assert cluster["cluster_dims"] == [2, 1, 1] and cluster["max_registers"] == 32
+    records = {(r.name, r.arch): r for r in import_file(GEN / "b_sm90.cubin")}
+    for key, row in rows.items():
+        for field in ("req_threads", "cluster_dims", "max_registers"):
+            value = getattr(records[key], field)
+            assert row.get(field) == (list(value) if isinstance(value, tuple) else value), (key, field)
+    assert any("cluster_dims" not in row for row in rows.values())
+
+
 def test_errors_are_one_line_exit_2(tmp_path, capsys):
     missing = tmp_path / "missing.log"
     assert run_import([str(missing)]) == 2
@@ -68,6 +81,9 @@ def _plain_json(rec) -> dict:
                 "waves_per_sm", "device_name"):
         if getattr(rec, key) is not None:
             out[key] = getattr(rec, key)
+    for key in ("req_threads", "cluster_dims", "max_registers"):
+        if getattr(rec, key) is not None:
+            out[key] = list(getattr(rec, key)) if isinstance(getattr(rec, key), tuple) else getattr(rec, key)
     if impossible_figure(rec) is not None:
         out["impossible"] = impossible_figure(rec)
     return out
@@ -85,6 +101,9 @@ def _random_records(rng: random.Random, count: int) -> list:
             values |= {"block_size": rng.randrange(1, 1025), "grid_size": rng.choice([None, 4]),
                        "dynamic_smem": rng.choice([None, 0, 512]), "device_name": rng.choice([None, "H100"]),
                        "launch_source": "x.json", "waves_per_sm": rng.choice([None, 1.5])}
+        values["req_threads"] = rng.choice([None, (128, 1, 1), (16, 16, 1)])
+        values["cluster_dims"] = rng.choice([None, (2, 1, 1), (2, 2, 1)])
+        values["max_registers"] = rng.choice([None, 32, 255])
         values["name"] = rng.choice(["_Z3fooi", "plain", f"_Z{i % 9 + 1}{'k' * (i % 9 + 1)}v"])
         values["is_kernel"] = rng.random() < 0.8
         out.append(fast_record(values))
