@@ -144,3 +144,24 @@ def test_the_command_uses_the_cache_and_no_cache_bypasses_it(tmp_path: Path, bin
     assert len(list((tmp_path / "cache").glob("*.records"))) == 1
     second = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
     assert json.loads(first.stdout) == json.loads(second.stdout) == json.loads(bypass.stdout)
+
+
+def test_rows_of_bulk_and_lazy_records_read_back_whole(tmp_path: Path, binary: Path) -> None:
+    """A bulk importer's dict may leave ``launch_source`` out and nothing has read ``demangled`` yet; a lazy
+    record is built on the way in: each row still holds every field, and the demangled name stays in its
+    record (the window's table reads it next)."""
+    from occupancy_gui.importers.records import fast_record, new_lazy_records
+
+    base = import_file_detailed(binary).records[0]
+    values = {name: getattr(base, name) for name in FIELDS if name != "launch_source"}
+    bulk = [fast_record({**values, "name": f"_Z{len(stem)}{stem}v"}) for stem in ("kernel", "other")]
+    lazy = new_lazy_records([(lambda v: dict(v, launch_source="x.json"), {**values, "name": "_Z4lazyv"})])
+    records = bulk + lazy
+    assert all("demangled" not in rec.__dict__ for rec in bulk)
+    cache = RecordCache(tmp_path / "cache")
+    key = cache.key(str(binary), "fatbin")
+    cache.put(str(binary), key, records, [])
+    assert [rec.__dict__["demangled"] for rec in records] == ["kernel()", "other()", "lazy()"]
+    hit = cache.get(str(binary), key)
+    assert hit is not None and state(hit.records) == state(records)
+    assert [rec.launch_source for rec in hit.records] == [None, None, "x.json"]
