@@ -213,3 +213,59 @@ def test_cuobjdump_agrees(case):
         ours = Counter((r.name, r.registers, r.static_smem, r.local_bytes) for r in import_file(path) if r.is_kernel)
         assert ours - theirs == Counter(), path.name
     assert compared, "cuobjdump read none of this case's images"
+
+
+def test_register_cap_and_cluster_read_as_the_source_sets_them(case):
+    got = by_name(import_file(case.whole))
+    capped = got["_Z16capped_registersPKdPdi"]
+    assert capped.max_registers == 40 and capped.registers <= 40
+    number = int(re.match(r"sm_(\d+)", case.arch).group(1))
+    assert ("_Z12cluster_pairPf" in got) == (number >= 90)
+    if number >= 90:
+        assert got["_Z12cluster_pairPf"].cluster_dims == (2, 1, 1)
+    assert all(rec.cluster_dims is None for name, rec in got.items() if name != "_Z12cluster_pairPf")
+
+
+_ELF_ATTR = re.compile(r"Attribute:\s+(EIATTR_\w+)\s+Format:\s+\w+\s+(?:Value:\s+([^\n]*))?")
+
+
+def cuobjdump_kernel_attributes(path) -> dict[str, dict[str, tuple[int, ...]]] | None:
+    """``cuobjdump -elf``'s attributes of each function's ``.nv.info.<name>`` section, as integers (parsed
+    apart from the importer); ``None`` where cuobjdump refuses the image."""
+    proc = subprocess.run([str(toolchains.cuobjdump()), "-elf", str(path)], capture_output=True, text=True)
+    if proc.returncode and "does not contain device code" in proc.stdout + proc.stderr:
+        return None  # cuobjdump 13.5 refuses ptxas 12.0's sm_90 cubins
+    assert proc.returncode == 0, proc.stderr
+    out: dict[str, dict[str, tuple[int, ...]]] = {}
+    for block in re.split(r"\n(?=\.nv\.info\.)", proc.stdout)[1:]:
+        name = block.split(None, 1)[0][len(".nv.info."):]
+        block = re.split(r"\n(?=\.\w)", block, maxsplit=1)[0]  # up to the next section's dump
+        attrs = out.setdefault(name, {})
+        for attr, value in _ELF_ATTR.findall(block):
+            if re.fullmatch(r"(?:0x[0-9a-f]+\s*)+", value.strip() or "x"):
+                attrs[attr] = tuple(int(v, 16) for v in value.split())
+    return out
+
+
+def test_kernel_attributes_equal_cuobjdump_elf(case):
+    """The launch attributes the engine is fed (register cap, launch bound, required block, cluster,
+    barriers) equal cuobjdump's dump of each kernel's ``.nv.info`` section, for every toolkit."""
+    compared = 0
+    for path in [case.whole, *(case.linked and [case.linked] or [])]:
+        theirs = cuobjdump_kernel_attributes(path)
+        if theirs is None:
+            continue
+        for rec in import_file(path):
+            if not rec.is_kernel:
+                continue
+            attrs = theirs[rec.name]
+            compared += 1
+            assert rec.max_registers == attrs.get("EIATTR_MAXREG_COUNT", (None,))[0], rec.name
+            assert rec.cluster_dims == attrs.get("EIATTR_CTA_PER_CLUSTER"), rec.name
+            assert rec.req_threads == attrs.get("EIATTR_REQNTID"), rec.name
+            dims = attrs.get("EIATTR_MAX_THREADS")
+            assert rec.max_threads == (dims[0] * max(dims[1], 1) * max(dims[2], 1) if dims else None), rec.name
+            if "EIATTR_NUM_BARRIERS" in attrs:
+                assert rec.barriers == attrs["EIATTR_NUM_BARRIERS"][0], rec.name
+    if case.toolkit != "12.0":
+        assert compared >= 8, f"{case.toolkit} {case.arch}: {compared} kernels compared"

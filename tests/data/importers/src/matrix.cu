@@ -64,3 +64,26 @@ __global__ void many_registers(const double* in, double* out, int n)
     }
     out[threadIdx.x] = s;
 }
+
+// A register cap of its own (__maxnreg__, PTX .maxnreg): the image records it (EIATTR_MAXREG_COUNT).
+__global__ void __maxnreg__(40) capped_registers(const double* in, double* out, int n)
+{
+    double acc[24];
+#pragma unroll
+    for (int j = 0; j < 24; ++j) acc[j] = in[j * n + threadIdx.x];
+    double s = 0;
+#pragma unroll
+    for (int j = 0; j < 24; ++j) s += acc[j] * acc[(j + 5) % 24];
+    out[threadIdx.x] = s;
+}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+// A compile-time thread block cluster (sm_90+; PTX .reqnctapercluster): EIATTR_CTA_PER_CLUSTER.
+__global__ void __cluster_dims__(2, 1, 1) cluster_pair(float* out)
+{
+    __shared__ float tile[128];
+    tile[threadIdx.x & 127] = threadIdx.x;
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = tile[(threadIdx.x + 1) & 127];
+}
+#endif
