@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -73,3 +74,11 @@ def test_triton_kernels_reach_the_probe_with_their_launch(tmp_path: Path) -> Non
     clustered = [label for label, r in readings.items() if r["cluster_dims"] == [2, 1, 1]]
     assert len(clustered) == 1 and clustered[0].startswith("triton-now:")
     assert all(r["launch"][0] in (128, 256) for r in readings.values())
+
+
+def test_run_check_carries_the_pinned_versions() -> None:
+    """The wheels ``run_check.sh fetch`` takes to the GPU machine are pyproject.toml's pins."""
+    script = CHECK_RUNTIME.with_name("run_check.sh").read_text()
+    carried = re.search(r"WHEELS=\(([^)]*)\)", script).group(1).split()  # type: ignore[union-attr]
+    pyproject = (CHECK_RUNTIME.parents[2] / "pyproject.toml").read_text()
+    assert carried and all(f'"{pin}"' in pyproject for pin in carried)
