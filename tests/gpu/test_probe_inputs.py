@@ -79,6 +79,8 @@ def test_triton_kernels_reach_the_probe_with_their_launch(tmp_path: Path) -> Non
 def test_run_check_carries_the_pinned_versions() -> None:
     """The wheels ``run_check.sh fetch`` takes to the GPU machine are pyproject.toml's pins."""
     script = CHECK_RUNTIME.with_name("run_check.sh").read_text()
-    carried = re.search(r"WHEELS=\(([^)]*)\)", script).group(1).split()  # type: ignore[union-attr]
+    found = re.search(r"WHEELS=\(([^)]*)\)", script)
+    assert found is not None, "run_check.sh names no WHEELS=(...)"
+    carried = found.group(1).split()
     pyproject = (CHECK_RUNTIME.parents[2] / "pyproject.toml").read_text()
     assert carried and all(f'"{pin}"' in pyproject for pin in carried)
