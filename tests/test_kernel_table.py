@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from occupancy_gui.importers import ImportCancelled, import_file
-from occupancy_gui.importers.records import FIELDS, IMPOSSIBLE_ABOVE, fast_record, impossible_figure
+from occupancy_gui.importers.records import impossible_figure
 from occupancy_gui.kernel_table import SLICE, KernelTable
+from tests.random_records import random_records
 
 GEN = Path(__file__).resolve().parent / "data" / "importers" / "gen"
 
@@ -36,27 +37,10 @@ def _reference(records: list) -> dict:
                              dtype=np.int64).reshape(-1, 9).T, "impossible": impossible}  # fmt: skip
 
 
-def _random_records(rng: random.Random, count: int) -> list:
-    base = import_file(GEN / "b_sm90.cubin")[0]
-    out = []
-    for i in range(count):
-        values = {name: getattr(base, name) for name in FIELDS}
-        for name, limit in IMPOSSIBLE_ABOVE.items():
-            values[name] = rng.choice([None, 0, 7, limit, limit + 1, -1, 10**30]) if rng.random() < 0.05 else \
-                rng.choice([None, 0, min(limit, 96)])  # fmt: skip
-        values["registers"] = values["registers"] or 0
-        values["req_threads"] = rng.choice([None, None, (128, 1, 1), (16, 16, 2)])
-        values["arch"] = rng.choice(["sm_90a", "sm_80", "compute_75", "unknown", "sm_1" + "0" * 30])
-        values["name"] = rng.choice(["_Z3fooi", "plain", "", f"_Z{i % 9 + 1}{'k' * (i % 9 + 1)}v"])
-        values["is_kernel"] = rng.random() < 0.8
-        out.append(fast_record(values))
-    return out
-
-
 @pytest.mark.parametrize("source", ["random", "b_host.o", "a.fatbin"])
 def test_columns_equal_the_records_read_one_by_one(source: str) -> None:
     random_ones = source == "random"
-    records = _random_records(random.Random(20261204), 3 * SLICE + 17) if random_ones else import_file(GEN / source)
+    records = random_records(random.Random(20261204), 3 * SLICE + 17) if random_ones else import_file(GEN / source)
     table = KernelTable.from_records("x", records)
     ref = _reference(records)
     for name in ("names", "demangled", "arch", "haystack", "impossible"):
@@ -68,7 +52,7 @@ def test_columns_equal_the_records_read_one_by_one(source: str) -> None:
 
 
 def test_cancel_is_heard_between_slices() -> None:
-    records = _random_records(random.Random(1), 2 * SLICE)
+    records = random_records(random.Random(1), 2 * SLICE)
     polls = []
 
     def cancelled() -> bool:

@@ -10,13 +10,8 @@ import sys
 
 from occupancy_gui.importers import import_file
 from occupancy_gui.importers.cli import run_import
-from occupancy_gui.importers.records import (
-    FIELDS,
-    IMPOSSIBLE_ABOVE,
-    fast_record,
-    impossible_figure,
-    impossible_figures,
-)
+from occupancy_gui.importers.records import impossible_figure, impossible_figures
+from tests.random_records import random_records
 
 from .conftest import GEN, HAND
 
@@ -89,30 +84,9 @@ def _plain_json(rec) -> dict:
     return out
 
 
-def _random_records(rng: random.Random, count: int) -> list:
-    """Records with figures in and out of range (negative, past the limit, None) and launches or none."""
-    base = import_file(GEN / "a_sm80.cubin")[0]
-    out = []
-    for i in range(count):
-        values = {name: getattr(base, name) for name in FIELDS}
-        for name, limit in IMPOSSIBLE_ABOVE.items():
-            values[name] = rng.choice([None, 0, limit, limit + 1, -1, rng.randrange(limit + 1), 10 ** 30])
-        if rng.random() < 0.3:
-            values |= {"block_size": rng.randrange(1, 1025), "grid_size": rng.choice([None, 4]),
-                       "dynamic_smem": rng.choice([None, 0, 512]), "device_name": rng.choice([None, "H100"]),
-                       "launch_source": "x.json", "waves_per_sm": rng.choice([None, 1.5])}
-        values["req_threads"] = rng.choice([None, (128, 1, 1), (16, 16, 1)])
-        values["cluster_dims"] = rng.choice([None, (2, 1, 1), (2, 2, 1)])
-        values["max_registers"] = rng.choice([None, 32, 255])
-        values["name"] = rng.choice(["_Z3fooi", "plain", f"_Z{i % 9 + 1}{'k' * (i % 9 + 1)}v"])
-        values["is_kernel"] = rng.random() < 0.8
-        out.append(fast_record(values))
-    return out
-
-
 def test_bulk_json_rows_and_impossible_reasons_equal_the_record_by_record_ones():
     rng = random.Random(20261202)
-    records = _random_records(rng, 3000)
+    records = random_records(rng, 3000)
     assert impossible_figures(records) == [impossible_figure(r) for r in records]
     assert [r.to_json() for r in records] == [_plain_json(r) for r in records]
     assert any("impossible" in r.to_json() for r in records) and any("block_size" in r.to_json() for r in records)
