@@ -477,21 +477,25 @@ def _magic_hits(blob: Blob, lo: int, hi: int, work: Decoding | None = None) -> I
     chunk = bytearray(_SCAN_CHUNK)
     view = memoryview(chunk)
     start = lo
-    while start < hi:
-        if work is not None:
-            work.step(blob.base + start)
-        size = min(_SCAN_CHUNK, hi - start)
-        image.stream.seek(blob.base + start)
-        got = image.stream.readinto(view[:size]) or 0
-        limit = got - 7  # a header's first 8 bytes must lie in this chunk
-        pos = chunk.find(FATBIN_MAGIC_BYTES, 0, max(limit + 3, 0))
-        while 0 <= pos < limit:
-            if chunk[pos + 4:pos + 8] == b"\x01\x00\x10\x00":
-                yield start + pos
-            pos = chunk.find(FATBIN_MAGIC_BYTES, pos + 4, max(limit + 3, 0))
-        if got < size or size < _SCAN_CHUNK:
-            break
-        start += size - 7
+    try:
+        while start < hi:
+            if work is not None:
+                work.step(blob.base + start)
+            size = min(_SCAN_CHUNK, hi - start)
+            image.stream.seek(blob.base + start)
+            got = image.stream.readinto(view[:size]) or 0
+            image.lend(blob.base + start, view[:got])  # a candidate's headers are read from here
+            limit = got - 7  # a header's first 8 bytes must lie in this chunk
+            pos = chunk.find(FATBIN_MAGIC_BYTES, 0, max(limit + 3, 0))
+            while 0 <= pos < limit:
+                if chunk[pos + 4:pos + 8] == b"\x01\x00\x10\x00":
+                    yield start + pos
+                pos = chunk.find(FATBIN_MAGIC_BYTES, pos + 4, max(limit + 3, 0))
+            if got < size or size < _SCAN_CHUNK:
+                break
+            start += size - 7
+    finally:
+        image.lend(0, None)
 
 
 def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: str,

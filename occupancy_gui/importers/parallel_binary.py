@@ -22,7 +22,7 @@ import contextlib
 import gc
 import os
 import struct
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -329,9 +329,10 @@ def _rows(records: Iterable[KernelRecord]) -> list[dict[str, Any]]:
     return rows
 
 
-def _hits(blob: Blob, piece: _Piece, end: int, work: fatbin.Decoding) -> list[int]:
-    """Candidates starting in the piece (a header's 8 bytes may cross its end, so look 7 further)."""
-    return [at for at in fatbin._magic_hits(blob, piece.lo, min(piece.hi + 7, end), work) if at < piece.hi]
+def _hits(blob: Blob, piece: _Piece, end: int, work: fatbin.Decoding) -> Iterator[int]:
+    """Candidates starting in the piece (a header's 8 bytes may cross its end, so look 7 further); found as
+    they are read, so that each is tried while the scan's chunk still holds its headers."""
+    return (at for at in fatbin._magic_hits(blob, piece.lo, min(piece.hi + 7, end), work) if at < piece.hi)
 
 
 def _read_fat(image: FileImage, piece: _Piece, work: fatbin.Decoding, merge: bool = True) -> list[_Found]:
