@@ -107,3 +107,26 @@ def test_json_bytes_on_stdout_equal_the_text_written_to_a_stream(tmp_path):
     rows = [r.to_json() for r in import_file(path)]
     assert lines[0] == "[" and lines[-1] == "]" and len(lines) == len(rows) + 2
     assert json.loads(stream.getvalue()) == rows
+
+
+def test_json_written_a_slice_at_a_time_is_one_list(monkeypatch, capsys):
+    """Slices of any size join into the same list, on a text stream and on a byte stream alike."""
+    from occupancy_gui.importers import cli
+
+    path = str(GEN / "b_host.o")
+    assert run_import([path, "--json", "--all-functions", "--no-cache"]) == 0
+    whole = capsys.readouterr().out
+    assert len(json.loads(whole)) >= 5
+    for size in (1, 2, 3):
+        monkeypatch.setattr(cli, "JSON_SLICE", size)
+        assert run_import([path, "--json", "--all-functions", "--no-cache"]) == 0
+        assert capsys.readouterr().out == whole
+        stream = io.StringIO()  # no byte buffer: the text is written
+        with contextlib.redirect_stdout(stream):
+            assert run_import([path, "--json", "--all-functions", "--no-cache"]) == 0
+        assert stream.getvalue() == whole
+    script = ("import sys; from occupancy_gui.importers import cli; cli.JSON_SLICE = 2; "
+              "sys.exit(cli.run_import(sys.argv[1:]))")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", script, path, "--json", "--all-functions", "--no-cache"],
+                          capture_output=True, check=True, env={**os.environ, "PYTHONIOENCODING": "utf-8"})  # fmt: skip
+    assert proc.stdout.decode() == whole
