@@ -23,7 +23,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -85,11 +85,80 @@ def _widen(fd: int) -> None:
 
 
 def usable_cpus() -> int:
-    """The CPUs this process may run on: its affinity where the system has one (a container's or a
-    ``taskset``'s share, not the machine's count), else the machine's."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
+    """The CPUs this process may run on: its affinity where the system has one (a ``taskset``'s or a
+    cpuset's share, not the machine's count), else the machine's; and no more than a cgroup CPU quota
+    allows (``docker run --cpus=2``, a Kubernetes CPU limit): there the affinity still lists every
+    CPU of the host, and a worker per CPU would share two CPUs' time."""
+    count = max(1, len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    quota = cgroup_cpu_limit()
+    return count if quota is None else max(1, min(count, quota))
+
+
+def cgroup_cpu_limit(root: str = "/sys/fs/cgroup", own: str = "/proc/self/cgroup") -> int | None:
+    """The CPUs a cgroup CPU quota allows this process, rounded up (the smallest along its cgroup's path,
+    up to ``root``); ``None`` where no quota is set or none can be read.  cgroup v2 writes
+    ``cpu.max`` ("QUOTA PERIOD" or "max PERIOD"); v1 ``cpu.cfs_quota_us`` (-1: none) and
+    ``cpu.cfs_period_us`` in the ``cpu`` controller's hierarchy."""
+    try:
+        with open(own, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    limits: list[int] = []
+    for line in lines:
+        _number, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if controllers == "":  # v2's one hierarchy
+            limits += _quota_limits(root, path, lambda d: _v2_quota(os.path.join(d, "cpu.max")))
+        elif "cpu" in controllers.split(","):
+            for mount in ("cpu,cpuacct", "cpu", "cpuacct,cpu"):
+                base = os.path.join(root, mount)
+                if os.path.isdir(base):
+                    limits += _quota_limits(base, path, _v1_quota)
+                    break
+    return min(limits) if limits else None
+
+
+def _quota_limits(base: str, path: str, read: Callable[[str], int | None]) -> list[int]:
+    """The quota of each folder from ``base/path`` up to ``base`` (a container sees its own cgroup as the
+    root, under a path of the host's that it cannot see: those folders are missing and skipped)."""
+    parts = [part for part in path.split("/") if part and part not in (".", "..")]
+    found = []
+    for depth in range(len(parts), -1, -1):
+        limit = read(os.path.join(base, *parts[:depth]))
+        if limit is not None:
+            found.append(limit)
+    return found
+
+
+def _v2_quota(path: str) -> int | None:
+    fields = _read_words(path)
+    if len(fields) != 2 or fields[0] == "max":
+        return None
+    return _ceil_ratio(fields[0], fields[1])
+
+
+def _v1_quota(folder: str) -> int | None:
+    quota = _read_words(os.path.join(folder, "cpu.cfs_quota_us"))
+    period = _read_words(os.path.join(folder, "cpu.cfs_period_us"))
+    if len(quota) != 1 or len(period) != 1:
+        return None
+    return _ceil_ratio(quota[0], period[0])
+
+
+def _read_words(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read(256).split()
+    except OSError:
+        return []
+
+
+def _ceil_ratio(quota: str, period: str) -> int | None:
+    """``quota / period`` rounded up, ``None`` for no quota (v1's -1) or anything that is not two
+    positive whole numbers."""
+    if not all(word.isascii() and word.isdigit() for word in (quota, period)) or int(quota) <= 0 or int(period) <= 0:
+        return None
+    return max(1, -(-int(quota) // int(period)))
 
 
 def single_threaded() -> bool:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from occupancy_gui import child_process
 from tests.frozen_bundle import ROOT
 from tests.importers.test_parallel_binary import chain, data_section, host
 
@@ -90,3 +91,44 @@ main(["batch", sys.argv[1], "--jobs", "2"], out=many)
 print(json.dumps({"threads": threads, "starts": child_process.STARTS, "same": one.getvalue() == many.getvalue()}))
 """, str(path))
     assert said == {"threads": True, "starts": {"fork": 2, "exec": 0}, "same": True}
+
+
+def _cgroup(tmp_path, own: str, files: dict[str, str]) -> tuple[str, str]:
+    """A fake ``/sys/fs/cgroup`` and ``/proc/self/cgroup``."""
+    root = tmp_path / "cgroup"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (tmp_path / "own").write_text(own)
+    return str(root), str(tmp_path / "own")
+
+
+@pytest.mark.parametrize("own,files,expected", [
+    ("0::/\n", {"cpu.max": "200000 100000\n"}, 2),  # a container's view: its own cgroup is the root
+    ("0::/\n", {"cpu.max": "150000 100000\n"}, 2),  # 1.5 CPUs: rounded up
+    ("0::/\n", {"cpu.max": "max 100000\n"}, None),
+    ("0::/kubepods/pod1/c1\n", {"kubepods/pod1/cpu.max": "400000 100000", "kubepods/pod1/c1/cpu.max": "max 100000",
+                                "cpu.max": "max 100000"}, 4),  # a parent's quota binds
+    ("0::/docker/abc\n", {"cpu.max": "300000 100000"}, 3),  # the host's path, not seen inside: the root's
+    ("4:cpu,cpuacct:/job\n1:memory:/job\n", {"cpu,cpuacct/job/cpu.cfs_quota_us": "50000",
+                                             "cpu,cpuacct/job/cpu.cfs_period_us": "100000"}, 1),  # v1
+    ("4:cpu,cpuacct:/\n", {"cpu,cpuacct/cpu.cfs_quota_us": "-1", "cpu,cpuacct/cpu.cfs_period_us": "100000"}, None),
+    ("0::/\n", {"cpu.max": "garbage\n"}, None),
+    ("0::/\n", {"cpu.max": "\u00b3 1\n"}, None),  # a digit int() refuses
+    ("0::/\n", {}, None),
+    ("", {"cpu.max": "200000 100000"}, None),  # no cgroup named
+])  # fmt: skip
+def test_a_cgroup_cpu_quota_bounds_the_workers(tmp_path, own, files, expected):
+    root, proc = _cgroup(tmp_path, own, files)
+    assert child_process.cgroup_cpu_limit(root, proc) == expected
+    assert child_process.cgroup_cpu_limit(root, str(tmp_path / "missing")) is None  # no /proc/self/cgroup
+
+
+def test_usable_cpus_takes_the_smaller_of_affinity_and_quota(monkeypatch):
+    monkeypatch.setattr(child_process, "cgroup_cpu_limit", lambda: 1)
+    assert child_process.usable_cpus() == 1
+    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    monkeypatch.setattr(child_process, "cgroup_cpu_limit", lambda: 10_000)
+    assert child_process.usable_cpus() == affinity
+    monkeypatch.setattr(child_process, "cgroup_cpu_limit", lambda: None)
+    assert child_process.usable_cpus() == affinity
