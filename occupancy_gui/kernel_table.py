@@ -57,7 +57,7 @@ class KernelTable:
         libcublasLt's 42,517 0.17-0.23 s and a 200 MB log's 137,990 0.39 s, on the pool thread the
         window waits on; a slice's C loops are short, so the GUI thread gets the GIL between them."""
         from .importers import ImportCancelled  # noqa: PLC0415 - lazy: loaded with the importers, off the GUI thread
-        from .importers.records import impossible_figures, realize  # noqa: PLC0415 - as above
+        from .importers.records import arch_number, impossible_figures, realize  # noqa: PLC0415 - as above
 
         n = len(records)
         names: list[str] = []
@@ -77,7 +77,7 @@ class KernelTable:
             pretty = _pretty_names(states, block_names)
             block_archs = list(map(_get("arch"), states))
             for arch in set(block_archs) - numbers.keys():
-                number = block[block_archs.index(arch)].arch_number
+                number = arch_number(arch)
                 numbers[arch] = -1 if number is None else number
             names += block_names
             demangled += pretty
@@ -113,13 +113,10 @@ _get = operator.itemgetter
 
 
 def _pretty_names(states: list[dict[str, Any]], names: list[str]) -> list[str]:
-    """Each record's demangled name (its mangled one where that is empty); a name not demangled yet is
-    demangled here and kept in its record, as reading ``demangled`` would."""
-    from .importers.demangle import demangle  # noqa: PLC0415 - lazy: as in KernelTable.from_records
+    """Each record's demangled name (``records.demangled_names``), its mangled one where that is empty."""
+    from .importers.records import demangled_names  # noqa: PLC0415 - lazy: as in KernelTable.from_records
 
-    pretty = list(map(operator.methodcaller("get", "demangled"), states))
-    for i in [i for i, text in enumerate(pretty) if text is None]:
-        pretty[i] = states[i]["demangled"] = demangle(names[i])
+    pretty = demangled_names(states)
     return [text or name for text, name in zip(pretty, names)] if "" in pretty else pretty
 
 

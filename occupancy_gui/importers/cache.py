@@ -34,8 +34,7 @@ import platformdirs
 
 from .. import __version__
 from .collector import collection_paused
-from .demangle import demangle
-from .records import _LATE_DEFAULTS, FIELDS, KernelRecord, build_records, new_lazy_records, realize
+from .records import _LATE_DEFAULTS, FIELDS, KernelRecord, build_records, demangled_names, new_lazy_records, realize
 
 CACHE_DIR_ENV = "OCCUPANCY_GUI_CACHE_DIR"
 MAGIC = b"OCCRECS\x02"
@@ -166,17 +165,12 @@ def _rows(records: list[KernelRecord]) -> list[tuple[Any, ...]]:
     """Each record's ``_COLUMNS`` values, a record's fields read in one C call (``itemgetter``): one
     ``getattr`` a field took libcublasLt's 42,517 records 0.4-0.5 s, a first open's longest step after
     the reading (and a field at a time over every record, 0.2 s: each pass misses the cache on every
-    record).  A name not yet demangled is demangled here and kept in its record, as reading
-    ``demangled`` would."""
+    record).  The demangled names are :func:`records.demangled_names`'s."""
     realize(records)
     states = list(map(_get_state, records))
     late = [list(map(operator.methodcaller("get", name, _LATE_DEFAULTS[name]), states)) for name in _LATE]
-    demangled = list(map(operator.methodcaller("get", "demangled"), states))
-    for i in [i for i, text in enumerate(demangled) if text is None]:
-        state = states[i]
-        demangled[i] = state["demangled"] = demangle(state["name"])
     rows: list[tuple[Any, ...]] = []
-    tails = list(zip(*late, demangled))
+    tails = list(zip(*late, demangled_names(states)))
     for at in range(0, len(states), _SLICE):  # the window imports on a pool thread: a C loop holds the GIL
         rows.extend(map(operator.add, map(_get_early, states[at:at + _SLICE]), tails[at:at + _SLICE]))
     return rows

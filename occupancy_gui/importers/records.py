@@ -280,6 +280,16 @@ def impossible_figures(records: list[KernelRecord]) -> list[str | None]:
     return _impossible_in(records, list(map(_get_state, records)))
 
 
+def demangled_names(states: list[dict[str, Any]]) -> list[str]:
+    """The demangled name of each built record whose ``__dict__`` is in ``states``: known where a cache's
+    row or an earlier read left it, else demangled here and kept in the record, as reading the
+    ``demangled`` attribute does (a JSON listing, a cache entry and the window's table all want it)."""
+    names = list(map(operator.methodcaller("get", "demangled"), states))
+    for i in [i for i, text in enumerate(names) if text is None]:
+        names[i] = states[i]["demangled"] = demangle(states[i]["name"])
+    return names
+
+
 def _impossible_in(records: list[KernelRecord], states: list[dict[str, Any]]) -> list[str | None]:
     """:func:`impossible_figures` of built records whose ``__dict__`` are ``states``."""
     flagged: set[int] = set()
@@ -336,9 +346,7 @@ def json_records(records: list[KernelRecord], reasons: list[str | None] | None =
         return [msgspec.UNSET if value is None else value for value in values]
 
     names = column("name")
-    # Demangled here unless known (a cache's rows hold it; the attribute stores it on first read).
-    known = list(map(operator.methodcaller("get", "demangled"), states))
-    demangled = [demangle(name) if text is None else text for name, text in zip(names, known)]
+    demangled = demangled_names(states)
     columns: list[Iterable[Any]] = [
         names, demangled, list(map(_KIND.__getitem__, column("is_kernel"))),
         *(column(key) for key in _JSON_ALWAYS[3:18]),
