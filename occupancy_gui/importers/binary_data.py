@@ -35,13 +35,6 @@ class FileImage:
         self._starts: list[int] = []  # loaded ranges, disjoint and sorted
         self._ends: list[int] = []
         self._hit = (0, 0)  # the loaded range that answered last: most calls fall inside it again
-        self._scratch: tuple[int, int, memoryview] | None = None  # (start, end, bytes) a scan holds in memory
-
-    def lend(self, start: int, data: memoryview | None) -> None:
-        """``data`` holds the file's bytes from ``start`` (a scan's chunk; ``None``: no longer): a range
-        it covers is copied from it rather than read again.  libcufft's .ldata scan finds 23,983
-        candidate containers, each a small read of the bytes the scan had just read."""
-        self._scratch = None if data is None else (start, start + len(data), data)
 
     def load(self, at: int, size: int) -> None:
         """Read ``[at, at + size)`` (clipped to the file) unless it is loaded already."""
@@ -52,17 +45,11 @@ class FileImage:
         if lo >= hi:
             return
         # Whole pages: the pages a read touches are committed anyway, and neighbouring small reads (a
-        # fatbin's container header, entry header and entry options; libcufft's 20,859 candidate
-        # containers in .ldata) then cost one system call, not three.
+        # fatbin's container header, entry header and entry options) then cost one system call, not three.
         lo, hi = lo & ~_PAGE_MASK, min(self.size, (hi + _PAGE_MASK) & ~_PAGE_MASK)
         i = bisect_right(self._starts, lo) - 1
         if i >= 0 and self._ends[i] >= hi:
             self._hit = (self._starts[i], self._ends[i])
-            return
-        lent = self._scratch
-        if lent is not None and lent[0] <= lo and hi <= lent[1]:
-            self.view[lo:hi] = lent[2][lo - lent[0]:hi - lent[0]]
-            self._add(lo, hi)
             return
         self.stream.seek(lo)
         got = self.stream.readinto(self.view[lo:hi])

@@ -431,11 +431,10 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
                                       "in any data section)", offset=base)
     # A container without sections to say where: scan it all, in chunks (never loaded whole).
     found = False
-    past = 0
-    for pos in _magic_hits(blob, 0, len(data), work):
-        if pos >= past:
-            found = True
-            past = read_container(blob, pos, result, prefix, work=work)
+    scan = MagicScan(blob, 0, len(data), work)
+    for pos in scan:
+        found = True
+        scan.skip_to(read_container(blob, pos, result, prefix, work=work))
     if not found:
         raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
                                   "header anywhere in the file)", offset=base)
@@ -460,42 +459,84 @@ _NO_FATBIN_SECTIONS = (".text", ".rel", ".dyn", ".symtab", ".strtab", ".shstrtab
 _SCAN_CHUNK = 8 << 20
 
 
-def _magic_hits(blob: Blob, lo: int, hi: int, work: Decoding | None = None) -> Iterator[int]:
+class MagicScan:
     """Offsets in ``[lo, hi)`` of ``blob`` where a fatbin header (magic, version 1, 16-byte header)
-    starts.  An image-backed blob is read in chunks into one buffer: scanning 280 MB of libcufft's
-    ``.ldata`` costs 8 MB of memory, and the image itself loads only what is parsed."""
-    image = blob.image
-    if image is None:
-        data = blob.data
+    starts, in order.  An image-backed blob is read in chunks into one buffer: scanning 280 MB of
+    libcufft's ``.ldata`` costs 8 MB of memory, and the image itself loads only what is parsed.
+
+    :meth:`skip_to` says that the caller has read a container up to an offset: the scan resumes there,
+    neither searching nor reading what lies before.  libcufft's containers lie end to end, so its
+    266 MB of containers (20,859 without an ELF image, 3,124 with) are not searched a second time.
+    :meth:`trial` tries a candidate where the chunk in hand holds it.
+    """
+
+    def __init__(self, blob: Blob, lo: int, hi: int, work: Decoding):
+        self.blob, self.lo, self.hi, self.work = blob, lo, hi, work
+        self.resume = lo
+        self._held: tuple[int, memoryview] | None = None  # (offset in blob, bytes) of the chunk in hand
+
+    def skip_to(self, offset: int) -> None:
+        self.resume = max(self.resume, offset)
+
+    def trial(self, at: int, hi: int, prefix: str, number: int | str) -> tuple[int, ImportResult | None] | None:
+        """:func:`trial_container` of the candidate at ``at`` (just found) of a data section ending at
+        ``hi``.  Where the chunk in hand holds the whole container its header claims, it is read from
+        there: libcufft's 23,983 candidates then cost no read and none of the image's bookkeeping
+        (0.3 s of 1.4 under a profiler)."""
+        blob, shift = self.blob, 0
+        if self._held is not None:
+            start, view = self._held
+            i = at - start
+            if 0 <= i <= len(view) - 16:
+                header_size, fat_size = struct.unpack_from("<HQ", view, i + 6)
+                if i + header_size + fat_size <= len(view):
+                    blob, shift = Blob(view, self.blob.path, self.blob.base + start, self.blob.what), start
+        found = trial_container(blob, at - shift, hi - shift, prefix, number, self.work)
+        return None if found is None else (found[0] + shift, found[1])
+
+    def __iter__(self) -> Iterator[int]:
+        return self._bytes_hits() if self.blob.image is None else self._image_hits()
+
+    def _bytes_hits(self) -> Iterator[int]:
+        data = self.blob.data
         raw = data if isinstance(data, (bytes, bytearray)) else bytes(data)
-        pos = raw.find(FATBIN_MAGIC_BYTES, lo, hi)
+        hi = self.hi
+        pos = raw.find(FATBIN_MAGIC_BYTES, self.lo, hi)
         while pos >= 0:
-            if raw[pos + 4:pos + 8] == b"\x01\x00\x10\x00":
+            if raw[pos + 4:pos + 8] == _HEADER_REST:
                 yield pos
-            pos = raw.find(FATBIN_MAGIC_BYTES, pos + 4, hi)
-        return
-    chunk = bytearray(_SCAN_CHUNK)
-    view = memoryview(chunk)
-    start = lo
-    try:
-        while start < hi:
-            if work is not None:
-                work.step(blob.base + start)
-            size = min(_SCAN_CHUNK, hi - start)
-            image.stream.seek(blob.base + start)
-            got = image.stream.readinto(view[:size]) or 0
-            image.lend(blob.base + start, view[:got])  # a candidate's headers are read from here
-            limit = got - 7  # a header's first 8 bytes must lie in this chunk
-            pos = chunk.find(FATBIN_MAGIC_BYTES, 0, max(limit + 3, 0))
-            while 0 <= pos < limit:
-                if chunk[pos + 4:pos + 8] == b"\x01\x00\x10\x00":
-                    yield start + pos
-                pos = chunk.find(FATBIN_MAGIC_BYTES, pos + 4, max(limit + 3, 0))
-            if got < size or size < _SCAN_CHUNK:
-                break
-            start += size - 7
-    finally:
-        image.lend(0, None)
+            pos = raw.find(FATBIN_MAGIC_BYTES, max(pos + 4, self.resume), hi)
+
+    def _image_hits(self) -> Iterator[int]:
+        image, base, hi = self.blob.image, self.blob.base, self.hi
+        assert image is not None
+        chunk = bytearray(_SCAN_CHUNK)
+        view = memoryview(chunk)
+        start = self.lo
+        try:
+            while start < hi:
+                self.work.step(base + start)
+                size = min(_SCAN_CHUNK, hi - start)
+                image.stream.seek(base + start)
+                got = image.stream.readinto(view[:size]) or 0
+                self._held = (start, view[:got])
+                limit = got - 7  # a header's first 8 bytes must lie in this chunk
+                pos = chunk.find(FATBIN_MAGIC_BYTES, 0, max(limit + 3, 0))
+                while 0 <= pos < limit:
+                    if chunk[pos + 4:pos + 8] == _HEADER_REST:
+                        yield start + pos
+                    after = max(pos + 4, self.resume - start)
+                    if after >= limit:
+                        break
+                    pos = chunk.find(FATBIN_MAGIC_BYTES, after, max(limit + 3, 0))
+                if got < size or size < _SCAN_CHUNK:
+                    break
+                start = max(start + size - 7, self.resume)
+        finally:
+            self._held = None
+
+
+_HEADER_REST = b"\x01\x00\x10\x00"  # version 1, a 16-byte header
 
 
 def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: str,
@@ -504,29 +545,30 @@ def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: st
 
     A byte pattern alone never makes a kernel: a candidate counts only where the whole container
     parses (headers, entry sizes inside it, every ELF image and each function's figures read
-    without error); anything else is skipped as the data it most likely is.
+    without error); anything else is skipped as the data it most likely is.  A candidate inside a
+    container read (with images or without) is none: the scan resumes past each.
     """
     found = 0
-    past = lo
     work = work if work is not None else Decoding(_pool(), len(blob.data))
-    for at in _magic_hits(blob, lo, hi, work):
-        if at < past:
-            continue  # inside the container just read
-        trial = trial_container(blob, at, hi, prefix, found + 1, work)
+    scan = MagicScan(blob, lo, hi, work)
+    for at in scan:
+        trial = scan.trial(at, hi, prefix, found + 1)
         if trial is None:
             continue
-        found += 1
-        past, read = trial
-        result.records.extend(read.records)
-        result.notes.extend(read.notes)
+        end, read = trial
+        scan.skip_to(end)
+        if read is not None:
+            found += 1
+            result.records.extend(read.records)
+            result.notes.extend(read.notes)
     return found
 
 
 def trial_container(blob: Blob, at: int, hi: int, prefix: str, number: int | str,
-                    work: Decoding) -> tuple[int, ImportResult] | None:
-    """The end and the records of the candidate container at ``at`` of a data section ending at ``hi``,
-    or ``None`` where it is no container: it runs past ``hi``, fails to parse anywhere, or holds no
-    CUDA ELF image (PTX only, other kinds)."""
+                    work: Decoding) -> tuple[int, ImportResult | None] | None:
+    """The end and the records of the candidate container at ``at`` of a data section ending at ``hi``;
+    its end and ``None`` where it is well formed but holds no CUDA ELF image (PTX only, other kinds);
+    ``None`` where it is no container: it runs past ``hi`` or fails to parse anywhere."""
     window = Blob(blob.data, blob.path, blob.base, image=blob.image)
     trial = ImportResult()
     try:
@@ -538,7 +580,7 @@ def trial_container(blob: Blob, at: int, hi: int, prefix: str, number: int | str
             if kinds is not None:  # what read_container would count, and find no records in
                 for what, count in kinds.items():
                     work.skipped[what] = work.skipped.get(what, 0) + count
-                return None
+                return at + header_size + fat_size, None
         # Its images inflate on this thread: the trial reads them at once, so a pool thread would only
         # add a hand-over per image (libcufft: 3,125; nothing else is queued during a trial).
         pool, work.pool = work.pool, None
@@ -610,7 +652,7 @@ def read_ar_archive(data: bytes | memoryview, path: str, image: FileImage | None
         end = start + size
         head = blob.bytes(body_start, min(4, end - body_start), "ar member") if end > body_start else b""
         if raw_name not in (b"/", b"//", b"__.SYMDEF", b"__.SYMDEF SORTED", b"/SYM64/") and \
-                (head in (ELF_MAGIC, FATBIN_MAGIC_BYTES) or next(_magic_hits(blob, body_start, end, work), None) is not None):
+                (head in (ELF_MAGIC, FATBIN_MAGIC_BYTES) or next(iter(MagicScan(blob, body_start, end, work)), None) is not None):
             label = f"{prefix}({member})"
             body = memoryview(data)[body_start:end]
             try:

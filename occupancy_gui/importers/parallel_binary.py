@@ -22,9 +22,10 @@ import contextlib
 import gc
 import os
 import struct
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from .. import child_process
@@ -55,7 +56,8 @@ ROWS_PER_MESSAGE = 1024
 """Rows a worker sends in one message (see ``_answer``)."""
 
 _FAILED = 0  # a candidate that is no container (a data section's byte pattern)
-_UNREAD = 1  # a candidate its worker did not read: it lay inside the container before it
+_UNREAD = 1  # a candidate its worker did not read: it lay inside the container with images before it
+_EMPTY = 2  # a well-formed container without an ELF image (its worker's scan resumed past it)
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,8 @@ class _Piece:
 
 
 # A container a worker read: (start, end, rows, notes); or a data section's candidate that is none,
-# (start, _FAILED), or that its worker did not read, (start, _UNREAD).
+# (start, _FAILED), or that its worker did not read, (start, _UNREAD), or a container there without
+# images, (start, _EMPTY, end).
 _Found = tuple[Any, ...]
 
 
@@ -329,12 +332,6 @@ def _rows(records: Iterable[KernelRecord]) -> list[dict[str, Any]]:
     return rows
 
 
-def _hits(blob: Blob, piece: _Piece, end: int, work: fatbin.Decoding) -> Iterator[int]:
-    """Candidates starting in the piece (a header's 8 bytes may cross its end, so look 7 further); found as
-    they are read, so that each is tried while the scan's chunk still holds its headers."""
-    return (at for at in fatbin._magic_hits(blob, piece.lo, min(piece.hi + 7, end), work) if at < piece.hi)
-
-
 def _read_fat(image: FileImage, piece: _Piece, work: fatbin.Decoding, merge: bool = True) -> list[_Found]:
     """As ``fatbin.read_fatbin_bytes`` reads a section's containers: the next inflates while one is read.
 
@@ -365,21 +362,34 @@ def _finish_fat(blob: Blob, at: int, opened: Any, work: fatbin.Decoding) -> tupl
 
 
 def _read_data(image: FileImage, piece: _Piece, work: fatbin.Decoding) -> list[_Found]:
-    """As ``fatbin.read_embedded`` reads a data section (every candidate checked end to end)."""
+    """As ``fatbin.read_embedded`` reads a data section (every candidate checked end to end), for the
+    candidates that start in the piece (a header's 8 bytes may cross its end, so the scan looks 7 further;
+    each candidate is tried while the scan's chunk still holds its headers).
+
+    The scan resumes past a container without images, as serially; inside one with images it goes on,
+    and what it finds there is reported unread: the parent may yet need it (should that container lie
+    inside the one before it, which another worker read)."""
     blob = Blob(image.view, image.path, image=image)
     hi = piece.offset + piece.size
     out: list[_Found] = []
     past = piece.lo
-    for at in _hits(blob, piece, hi, work):
+    scan = fatbin.MagicScan(blob, piece.lo, min(piece.hi + 7, hi), work)
+    for at in scan:
+        if at >= piece.hi:
+            break
         if at < past:
             out.append((at, _UNREAD))
             continue
-        trial = fatbin.trial_container(blob, at, hi, piece.prefix, fatbin.NUMBER_LATER, work)
+        trial = scan.trial(at, hi, piece.prefix, fatbin.NUMBER_LATER)
         if trial is None:
             out.append((at, _FAILED))
             continue
         past, read = trial
-        out.append((at, past, _rows(read.records), read.notes))
+        if read is None:
+            scan.skip_to(past)
+            out.append((at, _EMPTY, past))
+        else:
+            out.append((at, past, _rows(read.records), read.notes))
     return out
 
 
@@ -417,14 +427,25 @@ def _fat_chain(pieces: list[_Piece], found: dict[int, list[_Found]]) -> list[_Fo
 
 
 def _data_chain(candidates: list[_Found]) -> list[_Found] | None:
-    """A data section's containers: a candidate inside the last one found is skipped, as serially."""
+    """A data section's containers with images, in order: a candidate inside the last container found
+    (with images or without) is skipped, as serially.  ``None`` where the serial reader would try a
+    candidate its worker did not: one reported unread, or one inside a skipped container without images
+    that ends past the last one found (its worker's scan resumed past it)."""
     chain: list[_Found] = []
     past = -1
-    for found in sorted(candidates, key=lambda f: f[0]):
-        if found[0] < past or found[1:] == (_FAILED,):
+    for found in sorted(candidates, key=itemgetter(0)):
+        kind = found[1] if len(found) < 4 else None
+        if found[0] < past:
+            if kind == _EMPTY and found[2] > past:
+                return None
             continue
-        if found[1:] == (_UNREAD,):
+        if kind == _FAILED:
+            continue
+        if kind == _UNREAD:
             return None
-        chain.append(found)
-        past = found[1]
+        if kind == _EMPTY:
+            past = found[2]
+        else:
+            chain.append(found)
+            past = found[1]
     return chain

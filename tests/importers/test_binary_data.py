@@ -76,23 +76,6 @@ def test_ranges_are_read_once_and_merged():
     assert image.covers(4 * page, len(data) - 4 * page) and not image.covers(3 * page, 1)
 
 
-def test_a_lent_chunk_answers_the_loads_it_covers():
-    """What a scan holds in memory is copied, not read again; outside it (or once taken back), the file is read."""
-    page = mmap.PAGESIZE
-    data = bytes(range(256)) * (8 * page // 256)
-    stream = CountingStream(data)
-    image = FileImage(stream, len(data), "f")
-    image.lend(page, memoryview(data)[page:5 * page])
-    image.load(2 * page + 10, 100)
-    image.load(page, 4 * page)
-    assert stream.reads == 0 and bytes(image.buffer[page:5 * page]) == data[page:5 * page]
-    image.load(5 * page - 10, 20)  # runs past the lent bytes
-    assert stream.reads == 1
-    image.lend(0, None)
-    image.load(6 * page, 10)
-    assert stream.reads == 2 and bytes(image.buffer[5 * page:7 * page]) == data[5 * page:7 * page]
-
-
 def test_a_file_that_shrinks_while_read_is_a_one_line_error():
     data = (GEN / "a.fatbin").read_bytes()
     stream = CountingStream(data[:200])  # the file was cut after it was opened

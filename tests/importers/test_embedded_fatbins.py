@@ -119,3 +119,47 @@ def test_containers_without_images_are_counted_as_read_container_counts_them(mon
     monkeypatch.setattr(fatbin, "_without_images", lambda *args: None)
     assert read() == short
     assert short[0] > 10 and short[2]["PTX"] > 50 and short[2]["kind 8"] > 50
+
+
+def _ptx_container(text: bytes) -> bytes:
+    entry = struct.pack("<HHIQ", 1, 0x101, 64, len(text)) + bytes(48) + text
+    return MAGIC + struct.pack("<HHQ", 1, 16, len(entry)) + entry
+
+
+def test_a_container_inside_a_container_without_images_is_none(tmp_path):
+    """The scan resumes past every container it reads, with images or without: a fatbin inside a PTX
+    entry's text is that text, and the one after the PTX container is listed."""
+    fat = FATBIN.read_bytes()
+    path = with_section(tmp_path, bytes(24) + _ptx_container(b"x" * 40 + fat + b"y" * 8) + bytes(8) + fat)
+    embedded = [r for r in import_file(path) if r.embedded]
+    assert figures(embedded) == figures(import_file(FATBIN))
+    assert {r.source.split(" @0x")[0] for r in embedded} == {"host.o:.mydata container 1"}
+
+
+@pytest.mark.parametrize("chunk", [64, 100, 4096, 8 << 20])
+def test_the_scan_resumes_where_it_is_told_in_bytes_and_in_chunks_read_from_a_file(tmp_path, monkeypatch, chunk):
+    """Every header is found, in order, but none before an offset the caller skipped to; in a file the
+    chunks read are cut at every kind of place (a header across two chunks, a skip past the chunk)."""
+    from occupancy_gui.importers import fatbin
+    from occupancy_gui.importers.binary_data import Blob, FileImage
+
+    monkeypatch.setattr(fatbin, "_SCAN_CHUNK", chunk)
+    rng = random.Random(chunk)
+    header = MAGIC + struct.pack("<HH", 1, 16)
+    data = b"".join(rng.randbytes(rng.randrange(0, 90)) + header for _ in range(400))
+    hits = [i for i in range(len(data)) if data.startswith(header, i)]
+    skips = {at: at + rng.randrange(0, 400) for at in rng.sample(hits, 60)}
+    expected, resume = [], 0
+    for at in hits:
+        if at >= resume:
+            expected.append(at)
+            resume = max(resume, skips.get(at, 0))
+    (tmp_path / "f").write_bytes(data)
+    with open(tmp_path / "f", "rb") as stream:
+        for blob in (Blob(data, "f"), Blob(FileImage(stream, len(data), "f").view, "f", image=FileImage(stream, len(data), "f"))):
+            scan = fatbin.MagicScan(blob, 0, len(data), fatbin.Decoding(None, len(data)))
+            got = []
+            for at in scan:
+                got.append(at)
+                scan.skip_to(skips.get(at, 0))
+            assert got == expected

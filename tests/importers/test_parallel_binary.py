@@ -42,13 +42,28 @@ def chain(rng: random.Random, count: int) -> bytes:
     return b"".join(parts)
 
 
+def without_images(rng: random.Random) -> bytes:
+    """A container of PTX entries (no ELF image): the scan resumes past it, so the worker whose piece it
+    starts in searches none of it; now and then a real container inside its text, which is then none."""
+    entries = b""
+    for _ in range(rng.randrange(1, 3)):
+        text = rng.randbytes(rng.randrange(0, 2000))
+        if rng.random() < 0.3:
+            text += rng.choice(CONTAINERS) + rng.randbytes(10)
+        entries += struct.pack("<HHIQ", fatbin.KIND_PTX, 0x101, 64, len(text)) + bytes(48) + text
+    return MAGIC + struct.pack("<HHQ", 1, 16, len(entries)) + entries
+
+
 def data_section(rng: random.Random, count: int) -> bytes:
-    """Embedded containers among noise, fake headers and a container cut short."""
+    """Embedded containers among noise, fake headers, a container cut short and containers without images
+    (after 100 bytes or more of noise: a container cut 100 bytes short, read into what follows, never
+    reaches one; where it does, the stitch gives up, see the test below)."""
     parts = []
     for _ in range(count):
-        parts.append(rng.randbytes(rng.randrange(1, 300)))
-        parts.append(rng.choice([MAGIC + b"\x01\x00\x10\x00" + rng.randbytes(40), rng.choice(CONTAINERS),
-                                 rng.choice(CONTAINERS)[:-100], MAGIC * 3]))
+        kind = rng.randrange(6)
+        parts.append(rng.randbytes(rng.randrange(100 if kind == 5 else 1, 300)))
+        parts.append([MAGIC + b"\x01\x00\x10\x00" + rng.randbytes(40), rng.choice(CONTAINERS),
+                      rng.choice(CONTAINERS), rng.choice(CONTAINERS)[:-100], MAGIC * 3, without_images(rng)][kind])
     return b"".join(parts)
 
 
@@ -99,6 +114,17 @@ def test_workers_give_exactly_the_serial_result(tmp_path: Path, small_pieces: No
     containers = {rec.source.split(": fatbin entry")[0] for rec in parallel.records}
     assert len([c for c in containers if ".nv_fatbin container" in c]) == 60
     assert len([c for c in containers if ".mydata container" in c]) >= 5
+
+
+def test_the_stitch_gives_up_where_a_worker_skipped_what_the_serial_scan_searches() -> None:
+    """A container without images that a worker read, starting inside the container found before it but
+    ending past it: its worker's scan resumed at its end, the serial one resumes at the earlier end."""
+    empty, unread, failed = parallel_binary._EMPTY, parallel_binary._UNREAD, parallel_binary._FAILED
+    found = [(0, 100, [], []), (50, empty, 90), (100, failed), (120, empty, 200), (200, 300, ["row"], [])]
+    assert parallel_binary._data_chain(found) == [found[0], found[4]]
+    assert parallel_binary._data_chain([*found, (150, unread)]) == [found[0], found[4]]  # inside (120, 200)
+    assert parallel_binary._data_chain([(0, 100, [], []), (50, empty, 120), (130, 200, [], [])]) is None
+    assert parallel_binary._data_chain([(0, 100, [], []), (100, unread)]) is None
 
 
 @pytest.mark.parametrize("seed", [6, 7])
