@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
 
 BLOCK_KERNELS = 200
 
@@ -75,3 +75,49 @@ def test_big_log_is_imported_while_the_event_loop_runs(qtbot, tmp_path, window):
     assert sum(ticks) >= 3  # the GUI thread kept handling timer events during the import
     assert panel.model.rowCount() == BLOCK_KERNELS
     assert panel.progress.value() > 0
+
+
+def test_the_first_import_lays_the_window_out_once(qtbot, tmp_path, window):
+    """Every paint of the plots at a new size regenerates all four (~20-50 ms at 1400x900 on the GUI
+    thread): the first import resizes them when its dock opens (with the window's first status message,
+    whose status bar is shown at once, not an event later), and not again after they have painted at
+    that size (the dock's preferred height does not follow its labels when the table arrives)."""
+    log = tmp_path / "small.log"
+    write_big_log(log, 1)
+    plots, panel = window.plots, window.import_panel
+    qtbot.wait(50)
+    before = plots.height()
+    seen = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched, event):  # noqa: N802 (Qt override)
+            if event.type() in (QEvent.Type.Resize, QEvent.Type.Paint):
+                seen.append("R" if event.type() == QEvent.Type.Resize else "P")
+            return False
+
+    watch = Watch()
+    plots.installEventFilter(watch)
+    plots.viewport().installEventFilter(watch)
+    with qtbot.waitSignal(panel.importFinished, timeout=60000):
+        panel.load(log)
+    qtbot.wait(100)
+    plots.removeEventFilter(watch)
+    plots.viewport().removeEventFilter(watch)
+    events = "".join(seen)
+    assert "R" in events and "RP" in events and "R" not in events[events.index("RP") + 1:], events
+    assert plots.height() < before
+    assert panel.count_label.text() and panel.source_label.text().endswith("small.log")
+
+
+def test_rearranged_plots_are_in_place_before_the_next_paint(qtbot, window):
+    """The grid moves its cells at once when the area's shape calls for another arrangement: a paint in
+    between would draw them where they were, and a second paint would follow."""
+    area = window.plot_area
+    grid = window.plots
+    qtbot.wait(50)
+    assert grid.arrangement == "grid"
+    area.resize(area.width(), 200)  # too short for two rows, wide enough for four side by side
+    assert grid.arrangement == "row"
+    tops = {round(plot.plot.layout.geometry().top()) for plot in grid.plots.values()}
+    lefts = [plot.plot.layout.geometry().left() for plot in grid.plots.values()]
+    assert len(tops) == 1 and lefts == sorted(lefts) and len(set(lefts)) == 4

@@ -67,6 +67,7 @@ class PlotGrid(pg.GraphicsLayoutWidget):
             cell.show()
         self.arrangement = arrangement
         grid.invalidate()
+        grid.activate()  # now: else the next paint shows the cells where they were, and a second one follows
 
     def apply_style(self) -> None:
         """Re-colour the plots from the current system palette (light/dark switch)."""

@@ -21,6 +21,7 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
     QObject,
+    QSize,
     Qt,
     QTimer,
     Signal,
@@ -131,6 +132,13 @@ class ImportPanel(QWidget):
         layout.addWidget(self.banner)
         layout.addLayout(tools)
         layout.addWidget(self.view, 1)
+        self._hint_height = super().sizeHint().height()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        """The height the dock opens at, whatever the labels say: the wrapped file name and the count
+        beside it change the layout's own hint by a line, and the window would re-lay out (and repaint
+        every plot) when the first table arrives."""
+        return QSize(super().sizeHint().width(), self._hint_height)
 
     def _build_status(self) -> None:
         self.source_label = QLabel("No compiler output imported. File → Import compiler output… (Ctrl+I), "
@@ -271,10 +279,14 @@ class ImportPanel(QWidget):
         self._task_id = self.runner.start(task)
         self.progress.setValue(0)
         self.progress_row.show()
+        # The status bar first, shown now: the window makes it on first use and shows it an event later,
+        # which would re-lay out the window (every plot repainted) a second time after the dock's.
+        status = self.window_.statusBar()
+        status.show()
+        status.showMessage(f"Reading {request.path}…")
         if not request.reload and isinstance(dock, QDockWidget):
             dock.show()
             dock.raise_()
-        self.window_.statusBar().showMessage(f"Reading {request.path}…")
         self.importStarted.emit(request.path)
 
     def _on_runner_progressed(self, task_id: int, permille: int) -> None:
