@@ -40,12 +40,13 @@ def test_a_single_threaded_process_forks_its_workers_and_reads_as_the_serial_rea
 import json, sys
 from occupancy_gui import child_process
 from occupancy_gui.importers import fatbin, parallel_binary
+from occupancy_gui.importers.json_rows import record_json
 parallel_binary._PIECE_MIN, parallel_binary._MIN_IMAGES = 1 << 10, 0
 threads = child_process.single_threaded()
 parallel = parallel_binary.import_host_binary(sys.argv[1], workers=2)
 serial = fatbin.import_fatbin_detailed(sys.argv[1])
 same = parallel is not None and parallel.notes == serial.notes and \
-    [r.to_json() for r in parallel.records] == [r.to_json() for r in serial.records]
+    [record_json(r) for r in parallel.records] == [record_json(r) for r in serial.records]
 print(json.dumps({"threads": threads, "starts": child_process.STARTS, "read": parallel is not None, "same": same}))
 """, str(path))
     assert said == {"threads": True, "starts": {"fork": 2, "exec": 0}, "read": True, "same": True}

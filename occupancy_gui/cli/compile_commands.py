@@ -22,6 +22,7 @@ from ..compile import (
 )
 from ..compile.regcap import ResultCache, Sweep, sweep
 from ..importers.cli import format_table
+from ..importers.json_rows import record_json
 from .common import fail
 from .devices import load_catalog
 
@@ -55,7 +56,7 @@ def _compiled_import(args: argparse.Namespace, out: TextIO) -> int:
     if not args.all_functions:
         records = [r for r in records if r.is_kernel]
     if args.json:
-        rows = ",\n ".join(json.dumps(rec.to_json()) for rec in records)
+        rows = ",\n ".join(json.dumps(record_json(rec)) for rec in records)
         print(f"[\n {rows}\n]" if rows else "[]", file=out)
     else:
         print(format_table(records), file=out)

@@ -12,7 +12,8 @@ import msgspec
 
 from . import ImportCancelled, ImportFailure, KernelRecord, import_file_detailed
 from .collector import collection_paused
-from .records import impossible_figures, json_records
+from .json_rows import json_records
+from .records import impossible_figures
 
 _COLUMNS = (
     ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("local_bytes", "local"),

@@ -134,15 +134,6 @@ class KernelRecord:
         """``"kernel"`` for an entry function (``__global__``), ``"device_function"`` otherwise."""
         return "kernel" if self.is_kernel else "device_function"
 
-    def to_json(self) -> dict[str, Any]:
-        """The record as ``occupancy import --json`` writes it (see :func:`json_records`)."""
-        import msgspec  # noqa: PLC0415 - lazy: as in _json_type
-
-        row = json_records([self])[0]
-        items = msgspec.structs.asdict(row).items()
-        return {key: list(value) if isinstance(value, tuple) else value  # as JSON reads it back
-                for key, value in items if value is not msgspec.UNSET}  # fmt: skip
-
 
 # The class attributes the dataclass leaves for defaults would hide __getattr__ (the generated
 # __init__ keeps its own copies of the defaults): every field lives in the instance.
@@ -306,59 +297,6 @@ def _impossible_in(records: list[KernelRecord], states: list[dict[str, Any]]) ->
 
 _get_state = operator.attrgetter("__dict__")
 _not_none = functools.partial(operator.is_not, None)
-_JSON_ALWAYS = ("name", "demangled", "kind", "arch", "registers", "static_smem", "local_bytes", "spill_stores",
-                "spill_loads", "barriers", "const_bytes", "max_threads", "min_blocks", "reserved_smem",
-                "relocatable", "embedded", "copies", "source", "threads_per_block", "dynamic_smem", "launch_source")
-_JSON_OPTIONAL = ("block_size", "grid_size", "theoretical_occupancy", "achieved_occupancy", "waves_per_sm",
-                  "device_name", "req_threads", "cluster_dims", "max_registers", "impossible")
-"""The keys of a record's JSON, in order: those always written, then those written where not null
-(the launch, which only a Triton cache or a profiler knows; ``.reqntid``, the compile-time cluster and
-the register cap, which only some kernels have; why a figure is impossible)."""
-_KIND = {True: "kernel", False: "device_function"}
-
-
-@functools.cache
-def _json_type() -> Any:
-    """The JSON row type (msgspec, imported here: the window need not load it)."""
-    import msgspec  # noqa: PLC0415 - lazy: see above
-
-    fields_ = [(key, Any) for key in _JSON_ALWAYS] + [(key, Any, msgspec.UNSET) for key in _JSON_OPTIONAL]
-    return msgspec.defstruct("JsonRecord", fields_, gc=False)
-
-
-def json_records(records: list[KernelRecord], reasons: list[str | None] | None = None) -> list[Any]:
-    """The records' JSON rows (msgspec structs; keys left UNSET are not written), made column by
-    column in C (``map``): libcusparse's 40,667 records took 0.3 s of ``to_json`` and
-    ``impossible_figure`` one by one.  ``reasons``: :func:`impossible_figures`, if already known."""
-    import msgspec  # noqa: PLC0415 - lazy: as in _json_type
-
-    realize(records)
-    states = list(map(_get_state, records))
-    if reasons is None:
-        reasons = _impossible_in(records, states)
-
-    def column(key: str) -> list[Any]:
-        return list(map(operator.itemgetter(key), states))
-
-    def optional(values: list[Any]) -> Iterable[Any]:
-        if not any(value is not None for value in values):
-            return repeat(msgspec.UNSET)
-        return [msgspec.UNSET if value is None else value for value in values]
-
-    names = column("name")
-    demangled = demangled_names(states)
-    columns: list[Iterable[Any]] = [
-        names, demangled, list(map(_KIND.__getitem__, column("is_kernel"))),
-        *(column(key) for key in _JSON_ALWAYS[3:18]),
-        column("block_size"), column("dynamic_smem"),
-        list(map(operator.methodcaller("get", "launch_source"), states)),
-        *(optional(column(key)) for key in _JSON_OPTIONAL[:-4]),
-        # Bulk importers' dicts may leave these out where no kernel has them.
-        *(optional(list(map(operator.methodcaller("get", key), states))) for key in _JSON_OPTIONAL[-4:-1]),
-        optional(reasons)]
-    return list(map(_json_type(), *columns))
-
-
 def _build_state(rec: KernelRecord) -> dict[str, Any]:
     """The fields of a record, a lazy one built first."""
     rec.registers  # noqa: B018 - the read builds it

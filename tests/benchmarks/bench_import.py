@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from occupancy_gui.importers import import_file
+from occupancy_gui.importers.json_rows import record_json
 
 ARCHS = ("sm_80", "sm_86", "sm_90a", "sm_100", "sm_120")
 
@@ -99,7 +100,7 @@ def main() -> int:
         ["grep", "-c", "Used", str(path)], capture_output=True, text=True).stdout.strip())
     imp_t, records = best_of(args.repeat, lambda: import_file(path))
     # Records of a big log are built lazily: reading every field of every record costs this more.
-    read_t, _ = best_of(1, lambda: [rec.to_json() for rec in records])
+    read_t, _ = best_of(1, lambda: [record_json(rec) for rec in records])
     tracemalloc.start()
     import_file(path)
     peak = tracemalloc.get_traced_memory()[1]

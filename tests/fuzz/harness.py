@@ -20,6 +20,7 @@ from occupancy_gui.importers import IMPORTERS, ImportCancelled, ImportFailure, i
 from occupancy_gui.importers.cuobjdump_text import parse_text
 from occupancy_gui.importers.elf_cubin import read_cubin
 from occupancy_gui.importers.fatbin import read_ar_archive, read_fatbin_bytes, read_host_binary
+from occupancy_gui.importers.json_rows import record_json
 from occupancy_gui.importers.ptxas_log import parse_bytes, parse_stream
 from occupancy_gui.profiles import ProfileError, parse_profile
 
@@ -70,7 +71,7 @@ TARGETS = TEXT_TARGETS + BINARY_TARGETS
 
 def _records(records) -> int:
     for rec in records:
-        rec.to_json()  # reads every field: lazy records are built here
+        record_json(rec)  # reads every field: lazy records are built here
         _ = rec.key, rec.arch_number, hash(rec), repr(rec)
     return len(records)
 

@@ -15,6 +15,7 @@ import zstandard
 
 from occupancy_gui.importers import ImportCancelled, ImportFailure, fatbin, import_file_detailed
 from occupancy_gui.importers.fatbin import FATBIN_MAGIC, FLAG_COMPRESSED_ZSTD, KIND_ELF
+from occupancy_gui.importers.json_rows import record_json
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
 ROOT = Path(__file__).resolve().parents[2]
@@ -232,7 +233,7 @@ def test_an_impossible_figure_is_flagged_and_the_rest_imports(tmp_path: Path, wh
     assert len(records) == len(sane)
     flagged = [r for r in records if impossible_figure(r)]
     assert len(flagged) == 1 and impossible_figure(flagged[0]).startswith(reason)
-    assert flagged[0].to_json()["impossible"] == impossible_figure(flagged[0])
+    assert record_json(flagged[0])["impossible"] == impossible_figure(flagged[0])
     proc = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", "import", str(path)],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 0, proc.stderr

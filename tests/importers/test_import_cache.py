@@ -14,6 +14,7 @@ import pytest
 
 from occupancy_gui.importers import RecordCache, import_file_detailed
 from occupancy_gui.importers import cache as cache_module
+from occupancy_gui.importers.json_rows import record_json
 from occupancy_gui.importers.records import FIELDS
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
@@ -48,7 +49,7 @@ def test_a_hit_equals_a_fresh_read(tmp_path: Path, name: str) -> None:
     again = import_file_detailed(path, cache=cache)
     assert state(again.records) == state(first.records) == state(fresh.records)
     assert again.notes == fresh.notes
-    assert [r.to_json() for r in again.records] == [r.to_json() for r in fresh.records]
+    assert [record_json(r) for r in again.records] == [record_json(r) for r in fresh.records]
 
 
 def test_many_records_span_blocks(tmp_path: Path, binary: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from occupancy_gui.importers import ImportCancelled, ImportFailure, detect_format, import_file, import_file_detailed
+from occupancy_gui.importers.json_rows import record_json
 from occupancy_gui.importers.ncu_csv import _bytes, import_ncu_csv
 
 from .conftest import DATA
@@ -75,7 +76,7 @@ def test_details_page_one_record_per_launch():
     assert (ts2.grid_size, ts2.dynamic_smem, ts2.theoretical_occupancy, ts2.achieved_occupancy) == \
         (64, 8192, 66.67, 31.02)
     assert va.device_name is None  # the details page names the device by number only
-    row = va.to_json()
+    row = record_json(va)
     assert row["block_size"] == 256 and row["achieved_occupancy"] == 79.68 and row["registers"] == 16
 
 

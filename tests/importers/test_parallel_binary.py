@@ -23,6 +23,7 @@ import pytest
 import occupancy_gui.importers as importers
 from occupancy_gui.child_process import Child
 from occupancy_gui.importers import ImportCancelled, ImportFailure, fatbin, import_file_detailed, parallel_binary
+from occupancy_gui.importers.json_rows import record_json
 from tests.frozen_bundle import ENTRY_SCRIPTS, act_frozen
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
@@ -80,7 +81,7 @@ def host(tmp_path: Path, fat: bytes, data: bytes | None = None, name: str = "hos
 
 
 def listing(result: fatbin.ImportResult) -> list[dict[str, object]]:
-    return [rec.to_json() for rec in result.records]
+    return [record_json(rec) for rec in result.records]
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from occupancy_gui.cli.devices import load_catalog
 from occupancy_gui.cli.main import main as cli_main
 from occupancy_gui.importers import ImportFailure, detect_format, import_file
 from occupancy_gui.importers.cuobjdump_text import parse_text
+from occupancy_gui.importers.json_rows import record_json
 from occupancy_gui.record_launch import record_inputs
 from occupancy_gui.session import Session
 from tests import toolchains
@@ -70,7 +71,7 @@ def test_record_matches_cuobjdump_and_json(folder):
     assert (rec.name, rec.registers, rec.static_smem) == (ref.name, ref.registers, ref.static_smem)
     assert rec.reserved_smem == ref.reserved_smem
     assert rec.arch_number == meta["target"]["arch"]  # cuobjdump names no arch for a bare cubin
-    data = rec.to_json()
+    data = record_json(rec)
     assert data["threads_per_block"] == meta["num_warps"] * meta["warp_size"]
     assert data["dynamic_smem"] == meta["shared"]
     assert data["launch_source"].endswith(f"{folder.name}/{meta['name']}.json")
@@ -78,7 +79,7 @@ def test_record_matches_cuobjdump_and_json(folder):
         assert rec.max_registers == meta["maxnreg"] and rec.registers <= meta["maxnreg"]
     # The same record from the NAME.json path alone.
     (again,) = import_file(folder / f"{meta['name']}.json")
-    assert again.to_json() == {**data, "source": again.source, "launch_source": again.launch_source}
+    assert record_json(again) == {**data, "source": again.source, "launch_source": again.launch_source}
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: f.name[:8])
@@ -117,7 +118,7 @@ def test_cli_import_json_carries_launch(capsys):
 def test_cubin_alone_has_no_launch(capsys):
     folder = FOLDERS[0]
     (cubin,) = folder.glob("*.cubin")
-    data = import_file(cubin)[0].to_json()
+    data = record_json(import_file(cubin)[0])
     assert (data["threads_per_block"], data["dynamic_smem"], data["launch_source"]) == (None, None, None)
 
 
@@ -224,6 +225,6 @@ def test_any_metadata_gives_a_launch_or_one_line(meta):
 
 
 def test_nsight_compute_rows_name_their_launch_source():
-    rows = [r.to_json() for r in import_file(DATA / "ncu" / "details_launchstats_occupancy.csv")]
+    rows = [record_json(r) for r in import_file(DATA / "ncu" / "details_launchstats_occupancy.csv")]
     assert rows and all(r["threads_per_block"] is not None for r in rows)
     assert all(r["launch_source"].startswith("details_launchstats_occupancy.csv:") for r in rows)
