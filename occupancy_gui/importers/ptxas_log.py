@@ -25,19 +25,20 @@ open entry function whose ``Function properties`` line has been seen.
 from __future__ import annotations
 
 import io
+import operator
 import os
 import re
 from typing import Any
 
 from .collector import collection_paused
 from .line_chunks import CHUNK_SIZE, CancelFn, ImportCancelled, ProgressFn, feed_stream, sniff_utf16
-from .records import ImportFailure, KernelRecord, open_regular, split_reserved_smem
+from .records import ImportFailure, KernelRecord, new_lazy_records, open_regular, split_reserved_smem
 
 __all__ = ["CHUNK_SIZE", "ImportCancelled", "PtxasLogParser", "import_ptxas_log", "parse_bytes", "parse_stream",
            "sniff_utf16"]
 
-_new_record = object.__new__
-_set_lazy = KernelRecord._lazy.__set__  # type: ignore[attr-defined]  # the slot's descriptor, as in records.py
+_KEY = operator.itemgetter(1, 2)
+"""A standard block's key in the table, (name, arch), from its lazy build."""
 
 # The scanner: one compiled byte regex over a whole chunk, whose literal prefix ("info") lets the
 # regex engine skip unrelated text at C speed.  Its first alternative is the standard ptxas block of
@@ -240,16 +241,13 @@ class PtxasLogParser:
         gap = 0  # end of the previous general match: a stray stack-frame line may follow it
         count = chunk.count
         # The records of standard blocks go to the table in batches (see _BATCH), put in before
-        # anything else reads or adds to it: the table's order is that of the log.
-        keys: list[tuple[str, str]] = []
-        made: list[KernelRecord] = []
-        add_key = keys.append
-        add_record = made.append
+        # anything else reads or adds to it: the table's order is that of the log.  A block costs a
+        # tuple here; its record is made with the batch's (in C: new_lazy_records).
+        made: list[tuple[Any, ...]] = []
+        add = made.append
         archs = self._archs
         arch_text = self._arch_text
         source = self.source_name
-        new = _new_record
-        set_lazy = _set_lazy
         busy = bool(self.pending or self.await_stack or self.deferred)
         arch = None  # the architecture of the latest standard block, for self.arch
         for m in _SCAN.finditer(chunk, 0, end):
@@ -265,18 +263,14 @@ class PtxasLogParser:
                 gmem, raw_name, raw_arch, tail, _ = m.groups()
                 arch = archs.get(raw_arch) or arch_text(raw_arch)
                 if arch:
-                    name = raw_name.decode("utf-8", "replace")
-                    rec = new(KernelRecord)
                     if gmem is not None:
                         line += 1
-                    set_lazy(rec, (_block_fields, name, arch, tail, line, source))
+                    add((_block_fields, raw_name.decode("utf-8", "replace"), arch, tail, line, source))
                     line += lines  # the block's lines are known: its text needs no counting
                     last = m.end()
                     follow = last + 6
-                    add_key((name, arch))
-                    add_record(rec)
                     if len(made) >= _BATCH:
-                        self._add_records(keys, made)
+                        self._add_records(made)
                     continue
                 last = start
             else:
@@ -285,26 +279,26 @@ class PtxasLogParser:
                     self._stack_lines(chunk, gap, start)
                 line += count(b"\n", last, start)
                 last = start
-            if keys:
-                self._add_records(keys, made)
+            if made:
+                self._add_records(made)
             if arch is not None:
                 self.arch = arch
                 arch = None
             gap = m.end()
             self._general(chunk, start, gap, line)
             busy = bool(self.pending or self.await_stack or self.deferred)
-        if keys:
-            self._add_records(keys, made)
+        if made:
+            self._add_records(made)
         if arch is not None:
             self.arch = arch
         if self.await_stack:
             self._stack_lines(chunk, gap, end)
         self.line_base = line + count(b"\n", last, end)
 
-    def _add_records(self, keys: list[tuple[str, str]], made: list[KernelRecord]) -> None:
-        """Put records into the table in order (a later one of a key replaces an earlier one)."""
-        self.records.update(zip(keys, made))
-        keys.clear()
+    def _add_records(self, made: list[tuple[Any, ...]]) -> None:
+        """Put the records of standard blocks (their lazy builds) into the table in order (a later one
+        of a key replaces an earlier one)."""
+        self.records.update(zip(map(_KEY, made), new_lazy_records(made)))
         made.clear()
 
     def _arch_text(self, raw: bytes) -> str:
