@@ -261,8 +261,9 @@ class PtxasLogParser:
                     line += count(b"\n", last, start)
                     last = start
                 gmem, raw_name, raw_arch, tail, _ = m.groups()
-                arch = archs.get(raw_arch) or arch_text(raw_arch)
-                if arch:
+                block_arch = archs.get(raw_arch) or arch_text(raw_arch)
+                if block_arch:  # else (empty, or a carriage return in it) the state machine reads the block
+                    arch = block_arch
                     if gmem is not None:
                         line += 1
                     add((_block_fields, raw_name.decode("utf-8", "replace"), arch, tail, line, source))

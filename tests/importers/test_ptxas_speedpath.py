@@ -22,12 +22,16 @@ NOISE = [
 ]
 
 
-def _block(rng: random.Random, i: int, prefix: str) -> list[str]:
-    """One entry function's lines in one of the shapes the scanner takes in one match."""
+def _block(rng: random.Random, i: int, prefix: str, odd_archs: bool = False) -> list[str]:
+    """One entry function's lines in one of the shapes the scanner takes in one match (``odd_archs``: now
+    and then an architecture the state machine reads itself, empty or with a carriage return in it)."""
     name = f"_Z6kernel{i % 37}Pf"  # kernels repeat: later records replace earlier ones
     lines = [f"{prefix}ptxas info    : 0 bytes gmem"] if rng.random() < 0.3 else []
+    arch = f"sm_{rng.choice([80, 90, 120])}"
+    if odd_archs and rng.random() < 0.1:
+        arch = rng.choice(["", "sm_8\r6"])
     lines += [
-        f"{prefix}ptxas info    : Compiling entry function '{name}' for 'sm_{rng.choice([80, 90, 120])}'",
+        f"{prefix}ptxas info    : Compiling entry function '{name}' for '{arch}'",
         f"{prefix}ptxas info    : Function properties for {name}",
         f"{prefix}    {i % 5 * 8} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads",
         f"{prefix}ptxas info    : Used {i % 200} registers, used 1 barriers, {i} bytes smem, 380 bytes cmem[0]",
@@ -37,7 +41,7 @@ def _block(rng: random.Random, i: int, prefix: str) -> list[str]:
     return lines
 
 
-def _log(seed: int, crlf: bool = False) -> tuple[bytes, list[int]]:
+def _log(seed: int, crlf: bool = False, odd_archs: bool = False) -> tuple[bytes, list[int]]:
     """A log of standard blocks (runs of them, and single ones between noise) and the 1-based
     line of each block's "Compiling entry function" line, in order."""
     rng = random.Random(seed)
@@ -45,7 +49,7 @@ def _log(seed: int, crlf: bool = False) -> tuple[bytes, list[int]]:
     for i in range(400):
         if rng.random() < 0.4:
             lines += rng.sample(NOISE, rng.randrange(1, len(NOISE)))
-        lines += _block(rng, i, "1>" if rng.random() < 0.1 else "")
+        lines += _block(rng, i, "1>" if rng.random() < 0.1 else "", odd_archs)
     compiling = [n for n, text in enumerate(lines, 1) if "Compiling entry function" in text]
     text = ("\r\n" if crlf else "\n").join(lines) + "\n"
     return text.encode(), compiling
@@ -69,9 +73,13 @@ def test_record_lines_are_those_of_their_compiling_line(seed, crlf):
         assert _lines_of(records) == list(latest.values())
 
 
-@pytest.mark.parametrize("batch", [1, 3, 1024])
-def test_batched_inserts_match_the_state_machine(monkeypatch, batch):
-    data, _ = _log(7)
+@pytest.mark.parametrize(("batch", "odd_archs"), [(1, False), (3, False), (1024, False), (1024, True), (3, True)])
+def test_batched_inserts_match_the_state_machine(monkeypatch, batch, odd_archs):
+    """A block whose architecture is empty or holds a carriage return is the state machine's to read, after
+    the standard blocks before it, whose architecture it then knows as its latest (a function whose entry
+    line it cannot read takes that one)."""
+    data, _ = _log(7, odd_archs=odd_archs)
+    assert (b"for ''" in data) == odd_archs
     monkeypatch.setattr(ptxas_log, "_BATCH", batch)
     fast = parse_bytes(data, "x.log")
     monkeypatch.setattr(ptxas_log, "_SCAN", re.compile(rb"info[^\n]*"))  # every hit one line
