@@ -241,7 +241,6 @@ def _fork(module: str, read_fd: int, write_fd: int) -> Forked:
         os._exit(code)
 
 
-
 class Forked:
     """A forked worker, with the part of ``subprocess.Popen`` that :class:`Child` uses."""
 

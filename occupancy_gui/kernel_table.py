@@ -57,7 +57,7 @@ class KernelTable:
         libcublasLt's 42,517 0.17-0.23 s and a 200 MB log's 137,990 0.39 s, on the pool thread the
         window waits on; a slice's C loops are short, so the GUI thread gets the GIL between them."""
         from .importers import ImportCancelled  # noqa: PLC0415 - lazy: loaded with the importers, off the GUI thread
-        from .importers.records import arch_number, impossible_figures, realize  # noqa: PLC0415 - as above
+        from .importers.records import arch_number, built_states, impossible_figures  # noqa: PLC0415 - as above
 
         n = len(records)
         names: list[str] = []
@@ -71,8 +71,7 @@ class KernelTable:
             if cancelled is not None and cancelled():
                 raise ImportCancelled(os.fspath(path))
             block = records[at:at + SLICE]
-            realize(block)
-            states = list(map(_get_state, block))
+            states = built_states(block)
             block_names = list(map(_get("name"), states))
             pretty = _pretty_names(states, block_names)
             block_archs = list(map(_get("arch"), states))
@@ -108,7 +107,6 @@ class KernelTable:
 _CLIP = 1 << 40  # beyond any figure a GPU has; far inside int64
 SLICE = 4096
 """Records made into columns at a time (and between two polls of ``cancelled``)."""
-_get_state = operator.attrgetter("__dict__")
 _get = operator.itemgetter
 
 

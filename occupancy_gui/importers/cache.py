@@ -34,7 +34,7 @@ import platformdirs
 
 from .. import __version__
 from .collector import collection_paused
-from .records import _LATE_DEFAULTS, FIELDS, KernelRecord, build_records, demangled_names, new_lazy_records, realize
+from .records import FIELDS, LATE_DEFAULTS, KernelRecord, build_records, built_states, demangled_names, new_lazy_records
 
 CACHE_DIR_ENV = "OCCUPANCY_GUI_CACHE_DIR"
 MAGIC = b"OCCRECS\x02"
@@ -154,7 +154,7 @@ class RecordCache:
             total -= size
 
 
-_LATE = tuple(name for name in FIELDS if name in _LATE_DEFAULTS)
+_LATE = tuple(name for name in FIELDS if name in LATE_DEFAULTS)
 assert FIELDS[len(FIELDS) - len(_LATE):] == _LATE, "the fields a bulk dict may leave out come last"
 _get_early = operator.itemgetter(*FIELDS[:len(FIELDS) - len(_LATE)])
 _SLICE = 4096
@@ -166,9 +166,8 @@ def _rows(records: list[KernelRecord]) -> list[tuple[Any, ...]]:
     ``getattr`` a field took libcublasLt's 42,517 records 0.4-0.5 s, a first open's longest step after
     the reading (and a field at a time over every record, 0.2 s: each pass misses the cache on every
     record).  The demangled names are :func:`records.demangled_names`'s."""
-    realize(records)
-    states = list(map(_get_state, records))
-    late = [list(map(operator.methodcaller("get", name, _LATE_DEFAULTS[name]), states)) for name in _LATE]
+    states = built_states(records)
+    late = [list(map(operator.methodcaller("get", name, LATE_DEFAULTS[name]), states)) for name in _LATE]
     rows: list[tuple[Any, ...]] = []
     tails = list(zip(*late, demangled_names(states)))
     for at in range(0, len(states), _SLICE):  # the window imports on a pool thread: a C loop holds the GIL

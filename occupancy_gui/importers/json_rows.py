@@ -12,9 +12,8 @@ from collections.abc import Iterable
 from itertools import repeat
 from typing import Any
 
-from .records import KernelRecord, demangled_names, impossible_figures, realize
+from .records import KernelRecord, built_states, demangled_names, impossible_figures
 
-_get_state = operator.attrgetter("__dict__")
 JSON_ALWAYS = ("name", "demangled", "kind", "arch", "registers", "static_smem", "local_bytes", "spill_stores",
                 "spill_loads", "barriers", "const_bytes", "max_threads", "min_blocks", "reserved_smem",
                 "relocatable", "embedded", "copies", "source", "threads_per_block", "dynamic_smem", "launch_source")
@@ -41,11 +40,9 @@ def json_records(records: list[KernelRecord], reasons: list[str | None] | None =
     ``impossible_figure`` one by one.  ``reasons``: :func:`impossible_figures`, if already known."""
     import msgspec  # noqa: PLC0415 - lazy: as in _json_type
 
+    states = built_states(records)
     if reasons is None:
-        reasons = impossible_figures(records)  # builds the lazy records
-    else:
-        realize(records)
-    states = list(map(_get_state, records))
+        reasons = impossible_figures(records)
 
     def column(key: str) -> list[Any]:
         return list(map(operator.itemgetter(key), states))

@@ -113,8 +113,8 @@ class KernelRecord:
         if attr == "demangled" and "name" in state:
             value = state["demangled"] = demangle(state["name"])
             return value
-        if attr in _LATE_DEFAULTS:
-            return _LATE_DEFAULTS[attr]
+        if attr in LATE_DEFAULTS:
+            return LATE_DEFAULTS[attr]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -144,7 +144,7 @@ for _f in fields(KernelRecord):
 _LAUNCH_KEYS = ("block_size", "grid_size", "dynamic_smem", "theoretical_occupancy",
                 "achieved_occupancy", "waves_per_sm", "device_name")
 FIELDS = tuple(f.name for f in fields(KernelRecord) if f.name != "demangled")
-_LATE_DEFAULTS: dict[str, Any] = {"launch_source": None}
+LATE_DEFAULTS: dict[str, Any] = {"launch_source": None}
 """Fields the bulk importers' ``fast_record`` dicts may leave out: read as their default."""
 _new = object.__new__
 
@@ -199,6 +199,13 @@ def realize(records: list[KernelRecord]) -> None:
         lazy = _get_lazy(rec) if "registers" not in rec.__dict__ else None
         if lazy is not None:
             _build(rec, lazy)
+
+
+def built_states(records: list[KernelRecord]) -> list[dict[str, Any]]:
+    """Every record built (:func:`realize`) and its fields, its ``__dict__``: what the column-wise
+    readers (the JSON rows, the cache's rows, the kernel table, the merge) take fields from in C."""
+    realize(records)
+    return list(map(_get_state, records))
 
 
 def _get_lazy(rec: KernelRecord) -> tuple[Any, ...] | None:
@@ -267,8 +274,7 @@ def impossible_figures(records: list[KernelRecord]) -> list[str | None]:
     """:func:`impossible_figure` of every record (lazy ones built): each figure's column is checked
     with one ``min`` and one ``max`` in C, and only a column that breaks its limit is looked at per
     record (libcusparse's 40,667 records: 2 ms, not 60 ms)."""
-    realize(records)
-    return _impossible_in(records, list(map(_get_state, records)))
+    return _impossible_in(records, built_states(records))
 
 
 def demangled_names(states: list[dict[str, Any]]) -> list[str]:
@@ -329,8 +335,7 @@ def merge_records(records: list[KernelRecord]) -> list[KernelRecord]:
     The identities are made column-wise in C (``map``); only the dictionary step is Python
     (libcusparse's 66,478 records: 0.12 -> 0.04 s).
     """
-    realize(records)
-    states = list(map(_get_state, records))
+    states = built_states(records)
     idents = zip(map(_get_figures, states), map(frozenset, map(dict.items, map(_get_banks, states))))
     kept: Iterable[tuple[KernelRecord, Any]] = zip(records, idents)
     if any(map(_get_relocatable, states)):
