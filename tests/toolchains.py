@@ -42,13 +42,20 @@ NVCC13 = ("nvidia-cuda-nvcc==13.5.37", "nvidia-cuda-crt==13.5.37", "nvidia-nvvm=
           "nvidia-cuda-runtime==13.5.37")
 CUOBJDUMP = "nvidia-cuda-cuobjdump==13.5.37"
 
-# The five NVIDIA libraries of the exactness checks: the releases on the registry mirror here.
-LIBRARY_WHEELS = {
-    "curand": ("nvidia-curand==10.4.0.35", ("libcurand.so",)),
-    "cublas": ("nvidia-cublas==13.1.1.3", ("libcublas.so", "libcublasLt.so")),
-    "cufft": ("nvidia-cufft==12.0.0.61", ("libcufft.so",)),
-    "cusparse": ("nvidia-cusparse==12.6.3.3", ("libcusparse.so",)),
+# The five NVIDIA libraries of the exactness checks, in two releases: the newest the registry offers
+# (the files issue #14 measured: libcurand 105 MB, libcublasLt 552 MB, ...) and an earlier one.  They
+# differ where it matters to the reader: libcurand 10.4.5 keeps 1,747 LTO fatbins in .data, 10.4.0 none.
+LIBRARY_RELEASES = {
+    "newest": {"curand": "nvidia-curand==10.4.5.25", "cublas": "nvidia-cublas==13.10.0.20",
+               "cufft": "nvidia-cufft==12.5.0.14", "cusparse": "nvidia-cusparse==12.9.4.2"},
+    "earlier": {"curand": "nvidia-curand==10.4.0.35", "cublas": "nvidia-cublas==13.1.1.3",
+                "cufft": "nvidia-cufft==12.0.0.61", "cusparse": "nvidia-cusparse==12.6.3.3"},
 }
+LIBRARY_FILES = {"curand": ("libcurand.so",), "cublas": ("libcublas.so", "libcublasLt.so"), "cufft": ("libcufft.so",),
+                 "cusparse": ("libcusparse.so",)}
+LIBRARIES = [("curand", "libcurand.so"), ("cublas", "libcublas.so"), ("cublas", "libcublasLt.so"),
+             ("cufft", "libcufft.so"), ("cusparse", "libcusparse.so")]
+"""(wheel, file stem) of each library, smallest work first."""
 
 _UNREACHABLE = re.compile(r"(Could not fetch URL|connection|Network is unreachable|Temporary failure in name "
                           r"resolution|Max retries exceeded|timed out)", re.I)
@@ -122,14 +129,26 @@ def cuobjdump() -> Path:
     return _find(wheel_tree(CUOBJDUMP), "nvidia/*/bin/cuobjdump")
 
 
-def library(name: str) -> list[Path]:
-    """The shared libraries of one NVIDIA library wheel (a key of :data:`LIBRARY_WHEELS`)."""
-    spec, files = LIBRARY_WHEELS[name]
-    tree = wheel_tree(spec)
-    out = []
-    for stem in files:
-        out.append(_find(tree, f"nvidia/**/{stem}*"))
-    return out
+def library(name: str, release: str = "newest") -> list[Path]:
+    """The shared libraries of one NVIDIA library wheel (a key of :data:`LIBRARY_FILES`) of a release."""
+    tree = wheel_tree(LIBRARY_RELEASES[release][name])
+    return [_find(tree, f"nvidia/**/{stem}*") for stem in LIBRARY_FILES[name]]
+
+
+def library_file(wheel: str, stem: str, release: str = "newest") -> Path:
+    """One shared library of a wheel (``"cublas"``, ``"libcublasLt.so"``) of a release."""
+    return next(p for p in library(wheel, release) if p.name.startswith(stem))
+
+
+def library_cases() -> list[tuple[str, str, str]]:
+    """(release, wheel, stem) of every library of every release, for ``parametrize``."""
+    return [(release, wheel, stem) for release in LIBRARY_RELEASES for wheel, stem in LIBRARIES]
+
+
+def library_case_id(case: tuple[str, str, str]) -> str:
+    """``libcurand.so-10.4.5.25``: the file and its wheel's version."""
+    release, wheel, stem = case
+    return f"{stem}-{LIBRARY_RELEASES[release][wheel].split('==')[1]}"
 
 
 def run(cmd: list[str | os.PathLike[str]], **kwargs) -> subprocess.CompletedProcess[str]:

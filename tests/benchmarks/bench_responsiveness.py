@@ -107,12 +107,12 @@ def cancel_latency(window, path: Path, after_s: float = 1.0) -> float | None:
 
 
 def libraries(window, only: str | None, repeat: int) -> None:
-    from tests.importers.test_vendor_libraries import LIBRARIES, library_file
+    from tests.toolchains import LIBRARIES, library_file
 
     for wheel, stem in LIBRARIES:
         if only and only.lower() not in stem.lower():
             continue
-        lib = library_file(wheel, stem)
+        lib = library_file(wheel, stem)  # the newest release: the files #14 measured
         for i in range(repeat):
             shutil.rmtree(os.environ["OCCUPANCY_GUI_CACHE_DIR"], ignore_errors=True)  # read the file, not the cache
             stall, elapsed, rows = measure(window, lib)

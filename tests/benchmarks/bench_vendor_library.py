@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -38,7 +39,7 @@ from occupancy_gui.importers import KernelRecord, fatbin  # noqa: E402
 from occupancy_gui.importers.binary_data import FileImage  # noqa: E402
 from occupancy_gui.importers.records import open_regular  # noqa: E402
 from tests import toolchains  # noqa: E402
-from tests.importers.test_vendor_libraries import LIBRARIES, embedded_fatbin, library_file  # noqa: E402
+from tests.fatbin_containers import write_fatbin  # noqa: E402
 
 LISTING = """
 import resource, sys, time
@@ -82,6 +83,22 @@ def measured(cmd: list[str]) -> tuple[float, int, str]:
         return float(wall), int(rss) >> 10, out.read()
 
 
+def embedded_fatbin(lib: Path, out: Path) -> int:
+    """The embedded containers that hold an ELF image (those our reader lists records of), laid end
+    to end in ``out``; their count."""
+    records = unmerged_embedded(lib)
+    starts = sorted({int(_CONTAINER.search(r.source).group(1), 16) for r in records})  # type: ignore[union-attr]  # embedded sources name it
+    with open(lib, "rb") as src:
+        spans = []
+        for at in starts:
+            src.seek(at + 8)
+            spans.append((at, 16 + int.from_bytes(src.read(8), "little")))
+    return write_fatbin(lib, spans, out)
+
+
+_CONTAINER = re.compile(r" container \d+ @0x([0-9a-f]+): ")
+
+
 def unmerged_embedded(lib: Path) -> list[KernelRecord]:
     """Every embedded record of ``lib`` before identical copies merge: their sources name every
     container that holds an ELF image (a merged record names only its first copy's)."""
@@ -94,6 +111,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", help="one library, e.g. cublasLt")
+    parser.add_argument("--release", choices=tuple(toolchains.LIBRARY_RELEASES), default="newest",
+                        help="the wheels' release (newest: the files issue #14 measured)")
     args = parser.parse_args()
     # As installed: pip compiles a package's bytecode at install.  A checkout run with
     # PYTHONDONTWRITEBYTECODE=1 (as this machine's shells are) would compile the importer modules in
@@ -103,10 +122,10 @@ def main() -> int:
     print(f"{'library':<20} {'MiB':>5} {'records':>8} {'cuobjdump':>10} {'listing':>8} {'command':>8} "
           f"{'ratio':>6} {'RSS ours/cuobjdump':>19} {'cached open':>11} {'command':>8}  {'RSS all':>6}")
     with tempfile.TemporaryDirectory() as tmp:
-        for wheel, stem in LIBRARIES:
+        for wheel, stem in toolchains.LIBRARIES:
             if args.only and args.only.lower() not in stem.lower():
                 continue
-            lib = library_file(wheel, stem)
+            lib = toolchains.library_file(wheel, stem, args.release)
             target = lib
             if stem.startswith("libcufft"):  # cuobjdump "does not contain device code"
                 # Its reference is cuobjdump on the containers our reader lists (every one that holds
@@ -114,7 +133,7 @@ def main() -> int:
                 # is not the same work: cuobjdump is spared the search of 265 MiB of .ldata and its
                 # 20,859 containers without ELF images.  Our command on that same fatbin is printed too.
                 target = Path(tmp) / "cufft_embedded.fatbin"
-                containers = embedded_fatbin(lib, unmerged_embedded(lib), target)
+                containers = embedded_fatbin(lib, target)
             theirs_cmd = [cuobjdump, "--dump-resource-usage", str(target)]
             ours_cmd = [sys.executable, "-m", "occupancy_gui.cli.main", "import", str(lib), "--json", "--no-cache"]
             cached_cmd = ours_cmd[:-1]

@@ -1,13 +1,14 @@
 """demangle() against binutils' ``c++filt --no-recurse-limit``, the spelling it promises.
 
-The slow test runs every ``_Z`` name of five NVIDIA libraries (15,422 distinct names) through both.
-The names are the function names of every CUDA ELF in the library, as cuobjdump reads them, plus
-the names of the binary reader's records (a few device functions cuobjdump does not list).
-cuobjdump itself only looks at ``.nv_fatbin`` (it refuses libcufft.so: "does not contain device
-code"): libcufft keeps all 23,984 of its fatbins in ``.ldata``, libcublasLt some in
-``.cask_resource``.  So the fatbins are found by their 16-byte header wherever they are, and their
-entries handed to cuobjdump as one fatbin.  A scan of the library's bytes for ``_Z`` strings would
-not do: most entries are compressed (it finds 60 of libcufft's 943 names).
+The slow test runs every ``_Z`` name of five NVIDIA libraries, in two releases, through both (how
+many cuobjdump prints of each: ``CUOBJDUMP_Z_NAMES``).  The names are the function names of every
+CUDA ELF in the library, as cuobjdump reads them, plus the names of the binary reader's records (a
+few device functions cuobjdump does not list).  cuobjdump itself only looks at ``.nv_fatbin`` (it
+refuses libcufft.so: "does not contain device code"): libcufft 12.0 keeps all 23,984 of its fatbins
+in ``.ldata`` (12.5: 18,227 in ``.data`` and ``.ldata``), libcublasLt some in ``.cask_resource``.
+So the fatbins are found by their 16-byte header wherever they are, and their entries handed to
+cuobjdump as one fatbin.  A scan of the library's bytes for ``_Z`` strings would not do: most
+entries are compressed (it finds 60 of libcufft's 943 names).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import pytest
 from occupancy_gui.importers import demangle as demangle_module
 from occupancy_gui.importers import demangle_fallback
 from occupancy_gui.importers.demangle import demangle
+from tests import toolchains
+from tests.fatbin_containers import HEADER, containers
 
 CXXFILT = shutil.which("c++filt")
 needs_cxxfilt = pytest.mark.skipif(CXXFILT is None, reason="c++filt (binutils) not installed")
@@ -167,33 +170,24 @@ def test_buffers_are_freed():
 
 # -- every _Z name of five NVIDIA libraries ----------------------------------------------------------
 
-LIBRARIES = [("curand", "libcurand.so"), ("cublas", "libcublas.so"), ("cublas", "libcublasLt.so"),
-             ("cufft", "libcufft.so"), ("cusparse", "libcusparse.so")]  # fmt: skip
-# Distinct _Z function names cuobjdump prints for each (pinned wheels, pinned cuobjdump).
-CUOBJDUMP_Z_NAMES = {"libcurand.so": 281, "libcublas.so": 3589, "libcublasLt.so": 5368, "libcufft.so": 943,
-                     "libcusparse.so": 5325}  # fmt: skip
-_FATBIN_HEADER = struct.pack("<IHH", 0xBA55ED50, 1, 16)  # magic, version 1, header size 16
+# Distinct _Z function names cuobjdump prints for each (pinned wheels, pinned cuobjdump), by release.
+CUOBJDUMP_Z_NAMES = {
+    "earlier": {"libcurand.so": 281, "libcublas.so": 3589, "libcublasLt.so": 5368, "libcufft.so": 943,
+                "libcusparse.so": 5325},
+    "newest": {"libcurand.so": 27, "libcublas.so": 3723, "libcublasLt.so": 6247, "libcufft.so": 1042,
+               "libcusparse.so": 6355},
+}  # fmt: skip
 
 
 def cuobjdump_names(library: Path, scratch: Path) -> set[str]:
     """Function names cuobjdump prints for the entries of every fatbin in ``library``, gathered into one."""
-    from tests import toolchains
-
     with open(library, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-        spans = []
-        at = m.find(_FATBIN_HEADER)
-        while at >= 0:
-            (size,) = struct.unpack_from("<Q", m, at + 8)
-            if at + 16 + size <= len(m):
-                spans.append((at + 16, size))
-                at = m.find(_FATBIN_HEADER, at + 16 + size)
-            else:
-                at = m.find(_FATBIN_HEADER, at + 1)
+        spans = containers(m)
         assert spans, f"{library.name}: no fatbin"
-        with open(scratch, "wb") as out:
-            out.write(_FATBIN_HEADER + struct.pack("<Q", sum(size for _, size in spans)))
-            for start, size in spans:
-                out.write(m[start:start + size])
+        with open(scratch, "wb") as out:  # one container holding every container's entries
+            out.write(HEADER + struct.pack("<Q", sum(n - 16 for _, n in spans)))
+            for at, n in spans:
+                out.write(m[at + 16:at + n])
     proc = subprocess.run([str(toolchains.cuobjdump()), "--dump-resource-usage", str(scratch)],
                           capture_output=True, text=True, check=False)  # fmt: skip
     scratch.unlink()
@@ -202,16 +196,16 @@ def cuobjdump_names(library: Path, scratch: Path) -> set[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("wheel,stem", LIBRARIES, ids=[stem for _, stem in LIBRARIES])
-def test_every_library_name_as_cxxfilt_prints_it(wheel, stem, tmp_path):
+@pytest.mark.parametrize("case", toolchains.library_cases(), ids=toolchains.library_case_id)
+def test_every_library_name_as_cxxfilt_prints_it(case, tmp_path):
     if CXXFILT is None:
         pytest.skip("c++filt (binutils) not installed")
     from occupancy_gui.importers import import_file_detailed
-    from tests import toolchains
 
-    library = next(p for p in toolchains.library(wheel) if p.name.startswith(stem))
+    release, wheel, stem = case
+    library = toolchains.library_file(wheel, stem, release)
     listed = {n for n in cuobjdump_names(library, tmp_path / "all.fatbin") if n.startswith("_Z")}
-    assert len(listed) == CUOBJDUMP_Z_NAMES[stem]
+    assert len(listed) == CUOBJDUMP_Z_NAMES[release][stem]
     names = sorted(listed | {r.name for r in import_file_detailed(library).records if r.name.startswith("_Z")})
     refs = cxxfilt(names)
     wrong = [(n, demangle(n), ref) for n, ref in zip(names, refs) if demangle(n) != ref]

@@ -1,12 +1,14 @@
 """NVIDIA's own libraries, read whole and compared with cuobjdump record for record.
 
 The five libraries (curand, cublas, cublasLt, cufft, cusparse) come from their pinned pip wheels
-at test time.  For each, the records of the fatbins the CUDA runtime registers are compared with
-``cuobjdump --dump-resource-usage`` of the library, and the records of the embedded fatbins
-(cublasLt's ``.cask_resource``, cufft's ``.ldata``, cusparse's ``.rodata``), which cuobjdump does
-not look at, with cuobjdump of a fatbin file made of exactly those containers, cut out of the
-library at the offsets the records name.  cuobjdump refuses libcufft.so ("does not contain device
-code"): all of its kernels are embedded, so that second comparison is the whole check for it.
+at test time, in two releases (``toolchains.LIBRARY_RELEASES``).  For each, the records of the
+fatbins the CUDA runtime registers are compared with ``cuobjdump --dump-resource-usage`` of the
+library, and the records of the embedded fatbins (cublasLt's ``.cask_resource``, cufft's
+``.data``/``.ldata``, curand 10.4.5's ``.data``, cusparse's ``.rodata``), which cuobjdump does not
+look at, with cuobjdump of a fatbin file made of every container outside ``.nv_fatbin``, found by
+its header (``tests/fatbin_containers.py``), not by our reader.  cuobjdump refuses libcufft.so ("does
+not contain device code"): all of its kernels are embedded, so that second comparison is the whole
+check for it.
 
 Compared as multisets, each record counted ``copies`` times: for kernels (name, arch, registers,
 static shared memory less the sm_90+ reserved window, stack), both ways; for device functions
@@ -18,8 +20,6 @@ toolkit matrix checks those against ptxas).
 
 from __future__ import annotations
 
-import re
-import struct
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -29,15 +29,9 @@ import pytest
 from occupancy_gui.importers import import_file_detailed
 from occupancy_gui.importers.cuobjdump_text import parse_text
 from tests import toolchains
+from tests.fatbin_containers import embedded_containers, write_fatbin
 
 pytestmark = pytest.mark.slow
-LIBRARIES = [("curand", "libcurand.so"), ("cublas", "libcublas.so"), ("cublas", "libcublasLt.so"),
-             ("cufft", "libcufft.so"), ("cusparse", "libcusparse.so")]
-_CONTAINER = re.compile(r" container \d+ @0x([0-9a-f]+): ")
-
-
-def library_file(wheel: str, stem: str) -> Path:
-    return next(p for p in toolchains.library(wheel) if p.name.startswith(stem))
 
 
 def cuobjdump(path: Path) -> tuple[int, str]:
@@ -73,22 +67,9 @@ def compare(ours, text: str, what: str) -> None:
         f"e.g. {sorted(only_ours)[:2]} / {sorted(only_theirs)[:2]}")
 
 
-def embedded_fatbin(path: Path, records, out: Path) -> int:
-    """The embedded containers the records came from, laid end to end (8-byte aligned) in ``out``."""
-    starts = sorted({int(_CONTAINER.search(r.source).group(1), 16) for r in records})  # type: ignore[union-attr]  # embedded sources name it
-    with open(path, "rb") as src, open(out, "wb") as dst:
-        for at in starts:
-            src.seek(at)
-            header = src.read(16)
-            (size,) = struct.unpack_from("<Q", header, 8)
-            dst.write(header + src.read(size))
-            dst.write(b"\0" * (-dst.tell() % 8))
-    return len(starts)
-
-
-@pytest.mark.parametrize("wheel,stem", LIBRARIES, ids=[stem for _, stem in LIBRARIES])
-def test_library_matches_cuobjdump(wheel, stem, tmp_path):
-    path = library_file(wheel, stem)
+@pytest.mark.parametrize("case", toolchains.library_cases(), ids=toolchains.library_case_id)
+def test_library_matches_cuobjdump(case, tmp_path):
+    path = toolchains.library_file(*case[1:], release=case[0])
     records = import_file_detailed(path).records
     assert records
     registered = [r for r in records if not r.embedded]
@@ -99,11 +80,14 @@ def test_library_matches_cuobjdump(wheel, stem, tmp_path):
     else:
         assert rc == 0, text[-500:]
         compare(registered, text, path.name)
-    if embedded:
+    spans = embedded_containers(path)
+    if spans:
         fatbin = tmp_path / "embedded.fatbin"
-        assert embedded_fatbin(path, embedded, fatbin)
+        write_fatbin(path, spans, fatbin)
         rc, text = cuobjdump(fatbin)
         assert rc == 0, text[-500:]
-        compare(embedded, text, f"{path.name} (embedded fatbins)")
+        compare(embedded, text, f"{path.name} (its {len(spans)} embedded containers)")
+    else:
+        assert not embedded, f"{path.name}: embedded records, but no container outside .nv_fatbin"
     sources = [r.source for r in records]
     assert len(set(sources)) == len(sources), "two records with one source"
