@@ -30,14 +30,18 @@ CACHE = Path(os.environ.get("OCCUPANCY_TEST_CACHE") or Path.home() / ".cache" / 
 
 # ptxas of every toolkit line a user may have, newest patch of each that pip offers.
 PTXAS_WHEELS = {
+    "11.7": "nvidia-cuda-nvcc-cu11==11.7.99",
     "11.8": "nvidia-cuda-nvcc-cu11==11.8.89",
     "12.0": "nvidia-cuda-nvcc-cu12==12.0.140",
     "12.4": "nvidia-cuda-nvcc-cu12==12.4.131",
+    "12.6": "nvidia-cuda-nvcc-cu12==12.6.85",
     "12.8": "nvidia-cuda-nvcc-cu12==12.8.93",
     "12.9": "nvidia-cuda-nvcc-cu12==12.9.86",
+    "13.0": "nvidia-cuda-nvcc==13.0.88",
 }
 # The highest PTX ISA each ptxas accepts (PTX written by a newer nvcc is relabelled to it).
-PTX_ISA = {"11.8": "7.8", "12.0": "8.0", "12.4": "8.4", "12.8": "8.7", "12.9": "8.8"}
+PTX_ISA = {"11.7": "7.7", "11.8": "7.8", "12.0": "8.0", "12.4": "8.4", "12.6": "8.5", "12.8": "8.7", "12.9": "8.8",
+           "13.0": "9.0"}
 NVCC13 = ("nvidia-cuda-nvcc==13.5.37", "nvidia-cuda-crt==13.5.37", "nvidia-nvvm==13.5.37",
           "nvidia-cuda-runtime==13.5.37")
 CUOBJDUMP = "nvidia-cuda-cuobjdump==13.5.37"

@@ -5,7 +5,8 @@ with each compiler's own ``-v`` report kept beside what it wrote.
 Older toolkits' wheels carry ptxas only, so their cubins are ptxas runs over the PTX that CUDA
 13.5's nvcc writes, relabelled to the ISA version that ptxas accepts (the kernels use nothing
 newer).  CUDA 13.5 builds with its own nvcc.  Linking uses CUDA 13.5's nvlink, which refuses
-objects of CUDA 11.x ("must be recompiled with toolkit >= Cuda 12.0"): 11.8 has no linked case.
+objects of CUDA 11.x ("must be recompiled with toolkit >= Cuda 12.0"): 11.7 and 11.8 have no
+linked case.  13.0 is driven as the older ones are (its ptxas on the relabelled PTX).
 
 Everything lands in ``toolchains.CACHE / "matrix-<hash of sources and this file>"``; a case is
 built once and reused by later runs.
@@ -27,11 +28,14 @@ SOURCES = ("matrix.cu", "rdc_a.cu", "rdc_b.cu", "rdc_main.cu")
 
 # Per toolkit, the archs built (each within what that ptxas accepts).
 ARCHS = {
+    "11.7": ("sm_75", "sm_86", "sm_87"),
     "11.8": ("sm_75", "sm_80", "sm_86", "sm_90"),
     "12.0": ("sm_80", "sm_90", "sm_90a"),
     "12.4": ("sm_89", "sm_90", "sm_90a"),
+    "12.6": ("sm_80", "sm_89", "sm_90a"),
     "12.8": ("sm_90a", "sm_100", "sm_100a", "sm_120", "sm_120a"),
     "12.9": ("sm_90", "sm_100f", "sm_103f", "sm_120f"),
+    "13.0": ("sm_80", "sm_90a", "sm_100a", "sm_103f", "sm_110f", "sm_121a"),
     "13.5": ("sm_75", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", "sm_110f", "sm_120", "sm_121f"),
 }
 CASES = [(tk, arch) for tk, archs in ARCHS.items() for arch in archs]
@@ -168,7 +172,7 @@ def build_case(toolkit: str, arch: str) -> Case:
     case.rdc = rdc
     for unit in rdc:
         case.rdc_log.update(parse_verbose(_cached(rdc[unit], d / f"{unit}.log", lambda u=unit: compile_rdc(u))))
-    if toolkit != "11.8":  # CUDA 13.5's nvlink refuses 11.x objects
+    if not toolkit.startswith("11."):  # CUDA 13.5's nvlink refuses 11.x objects
         linked = d / "linked.cubin"
 
         def link() -> str:
