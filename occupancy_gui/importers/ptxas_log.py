@@ -32,7 +32,7 @@ from typing import Any
 
 from .collector import collection_paused
 from .line_chunks import CHUNK_SIZE, CancelFn, ImportCancelled, ProgressFn, feed_stream, sniff_utf16
-from .records import ImportFailure, KernelRecord, new_lazy_records, open_regular, split_reserved_smem
+from .records import ImportFailure, KernelRecord, new_lazy_records, open_regular, split_nvlink_smem
 
 __all__ = ["CHUNK_SIZE", "ImportCancelled", "PtxasLogParser", "import_ptxas_log", "parse_bytes", "parse_stream",
            "sniff_utf16"]
@@ -459,9 +459,9 @@ class PtxasLogParser:
         items = _parse_items(tail[: target.start()] if target else tail)
         banks = {int(k[4:]): v for k, v in items.items() if k.startswith("cmem")}
         prior = self._record((name, arch))
-        static, reserved = split_reserved_smem(arch, items.get("smem", 0))
-        if prior is not None and prior.static_smem + reserved != items.get("smem", 0):
-            static, reserved = items.get("smem", 0), 0
+        # Not the pre-link figure plus the window: ptxas leaves out the unit's file-scope __shared__
+        # variables that the linked section holds (the toolkit matrix's -rdc kernels).
+        static, reserved = split_nvlink_smem(arch, items.get("smem", 0))
         local = max(items.get("stack", 0), items.get("lmem", 0))
         rec = KernelRecord(
             name=name, arch=arch, registers=items.get("registers", 0), is_kernel=True,

@@ -23,7 +23,8 @@ from .demangle import demangle
 
 RESERVED_SMEM_BASE = 1024
 """Bytes that sm_90+ toolchains place at the start of a kernel's ``.nv.shared`` section for the
-driver's reserved shared memory.  ``cuobjdump`` and ``nvlink`` count them, ``ptxas -v`` does not."""
+driver's reserved shared memory.  ``cuobjdump`` counts them, ``nvlink -v`` only for sm_90/sm_90a,
+``ptxas -v`` never."""
 
 
 class ImportFailure(ValueError):
@@ -238,6 +239,20 @@ def split_reserved_smem(arch: str, section_bytes: int) -> tuple[int, int]:
     if number is not None and number >= 90 and section_bytes >= RESERVED_SMEM_BASE:
         return section_bytes - RESERVED_SMEM_BASE, RESERVED_SMEM_BASE
     return section_bytes, 0
+
+
+def split_nvlink_smem(arch: str, smem: int) -> tuple[int, int]:
+    """(static, reserved) of a linked kernel from the "bytes smem" of ``nvlink -v``.
+
+    Measured with CUDA 13.0's and 13.5's nvlink on ``-rdc`` objects of ptxas 12.0 to 13.5 (the toolkit
+    matrix): for sm_90/sm_90a the figure is the section's size, the 1 KiB window included, as cuobjdump
+    prints it; for sm_100 and later it is the kernel's own bytes, the window left out, although the
+    linked section starts with it all the same wherever it is not empty.
+    """
+    number = arch_number(arch)
+    if number is not None and number >= 100 and smem > 0:
+        return smem, RESERVED_SMEM_BASE
+    return split_reserved_smem(arch, smem)
 
 
 IMPOSSIBLE_ABOVE = {

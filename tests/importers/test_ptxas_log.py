@@ -217,3 +217,23 @@ def test_gc_state_is_restored():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("target,smem,want", [
+    ("sm_90", 2048, (1024, 1024)),  # the window counted in nvlink's figure
+    ("sm_90a", 1024, (0, 1024)),
+    ("sm_100", 1024, (1024, 1024)),  # not counted, though the linked section starts with it
+    ("sm_121f", 0, (0, 0)),  # an empty section has no window
+    ("sm_80", 1024, (1024, 0)),
+])
+def test_nvlink_smem_is_split_as_the_linked_image_says(target, smem, want):
+    """After an ``-rdc`` unit whose ptxas figure leaves out its file-scope ``__shared__`` variables (0 here)."""
+    log = (f"ptxas info    : Compiling entry function 'k' for '{target}'\n"
+           "ptxas info    : Function properties for k\n"
+           "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+           "ptxas info    : Used 12 registers\n"
+           f"nvlink info    : Function properties for 'k': (target: {target})\n"
+           f"nvlink info    : used 12 registers, used 1 barriers, 0 stack, {smem} bytes smem, 0 bytes lmem "
+           f"(target: {target})\n").encode()
+    (rec,) = parse_bytes(log)
+    assert (rec.static_smem, rec.reserved_smem) == want

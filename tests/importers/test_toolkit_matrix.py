@@ -1,12 +1,13 @@
 """The binary reader against the compilers themselves, on every toolkit a user may have.
 
-For each (toolkit, arch) of ``matrix_build.CASES`` — ptxas 11.8, 12.0, 12.4, 12.8, 12.9 and CUDA
-13.5, sm_75 to sm_121f with ``a`` and ``f`` targets — the fixture sources are compiled at test
+For each (toolkit, arch) of ``matrix_build.CASES`` — ptxas 11.7, 11.8, 12.0, 12.4, 12.6, 12.8, 12.9,
+13.0 and CUDA 13.5, sm_75 to sm_121f with ``a`` and ``f`` targets — the fixture sources are compiled at test
 time and what the compiler's ``-v`` said of each function is the truth: registers, static shared
 memory (never the sm_90+ reserved window), stack frame, barriers (where that ptxas prints them),
 the arch with its suffix, and whether it is a kernel.  The same images packed in fatbins (plain,
 LZ4, zstd), relocatable ``-rdc`` images, nvlink's linked images, and CUDA 13.5 host objects, a
-static library and a device-linked executable are read too.
+static library and a device-linked executable are read too, and the compilers' own ``-v`` logs go
+through the log importer.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def test_relocatable_images_read_as_ptxas_says(case):
 
 
 # CUDA 13.5's nvlink links no CUDA 11.x objects ("must be recompiled with toolkit >= Cuda 12.0").
-LINKED = [(tk, arch) for tk, arch in mb.CASES if tk != "11.8"]
+LINKED = [(tk, arch) for tk, arch in mb.CASES if not tk.startswith("11.")]
 
 
 @pytest.mark.parametrize("toolkit,arch", LINKED, ids=[f"{tk}-{arch}" for tk, arch in LINKED])
@@ -142,6 +143,42 @@ def test_linked_image_reads_as_nvlink_says(toolkit, arch):
     # the end of the last variable it uses, so the pre-link figure is a floor.
     pre = by_name(import_file(case.rdc["rdc_a"]))
     assert pre["_Z9rdc_localPf"].static_smem <= got["_Z9rdc_localPf"].static_smem
+
+
+def _log_records(text: str, tmp_path, name: str):
+    log = tmp_path / name
+    log.write_text(text)
+    return import_file(log)
+
+
+def test_build_log_reads_as_ptxas_says(case, tmp_path):
+    """The log importer on that toolkit's own ``-v`` output: the same figures as the compiler's, for the
+    whole-program build and for each ``-rdc`` unit (its own shared memory: the log knows no other)."""
+    check_against(_log_records((case.dir / "matrix.log").read_text(), tmp_path, "matrix.log"), case.whole_log,
+                  case.arch)  # fmt: skip
+    for unit in case.rdc:
+        check_against(_log_records((case.dir / f"{unit}.log").read_text(), tmp_path, f"{unit}.log"),
+                      mb.parse_verbose((case.dir / f"{unit}.log").read_text()), case.arch)  # fmt: skip
+
+
+@pytest.mark.parametrize("toolkit,arch", LINKED, ids=[f"{tk}-{arch}" for tk, arch in LINKED])
+def test_link_log_reads_as_the_linked_image(toolkit, arch, tmp_path):
+    """``nvlink -v`` after the units' ``ptxas -v`` output, as a build prints it: the linked image's
+    figures (nvlink counts the sm_90 reserved window in its "bytes smem", not sm_100+'s).  nvlink run
+    on its own names no target: alone, its lines still give registers, stack and barriers."""
+    case = mb.build_case(toolkit, arch)
+    linked = by_name(import_file(case.linked))
+    link_text = (case.dir / "link.log").read_text()
+    units_text = "".join((case.dir / f"{unit}.log").read_text() for unit in case.rdc)
+    build = by_name(r for r in _log_records(units_text + link_text, tmp_path, "build.log") if r.is_kernel)
+    alone = by_name(r for r in _log_records(link_text, tmp_path, "link.log") if r.is_kernel)
+    assert set(build) == set(alone) == set(case.link_log)
+    for name, want in ((name, linked[name]) for name in case.link_log):
+        rec = build[name]
+        assert (rec.arch, rec.registers, rec.static_smem, rec.reserved_smem, rec.local_bytes, rec.barriers) == (
+            want.arch, want.registers, want.static_smem, want.reserved_smem, want.local_bytes, want.barriers), name
+        rec = alone[name]
+        assert (rec.registers, rec.local_bytes, rec.barriers) == (want.registers, want.local_bytes, want.barriers)
 
 
 # CUDA 13.5 host-side builds: what a developer opens most often.
