@@ -22,6 +22,7 @@ import marshal
 import operator
 import os
 import struct
+import sys
 import tempfile
 import zlib
 from dataclasses import dataclass
@@ -59,9 +60,16 @@ def default_cache_dir() -> Path:
 
 def importer_version() -> str:
     """What the cached figures depend on besides the file: this package's version, the cache
-    format, and the importer sources themselves (so that a fixed importer never serves old figures;
-    a frozen bundle, which has no sources, goes by its version)."""
+    format, and the importer sources themselves (so that a fixed importer never serves old figures).
+    A frozen bundle has no sources: it goes by its executable's size and time, which every rebuild
+    changes (a bundle of a fixed importer may well keep the version number)."""
     digest = hashlib.blake2b(digest_size=8)
+    if getattr(sys, "frozen", False):
+        try:
+            built = os.stat(sys.executable)
+        except OSError:
+            return f"{__version__}/{FORMAT}/unreadable"
+        return f"{__version__}/{FORMAT}/frozen-{built.st_size}-{built.st_mtime_ns}"
     here = Path(__file__).resolve().parent
     for source in sorted(here.glob("*.py")):
         try:

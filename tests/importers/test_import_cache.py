@@ -85,6 +85,19 @@ def test_a_changed_importer_is_a_miss(tmp_path: Path, binary: Path, monkeypatch)
     assert other.get(str(binary), other.key(str(binary), "fatbin")) is None
 
 
+def test_a_rebuilt_bundle_is_another_importer(tmp_path: Path, monkeypatch) -> None:
+    """A frozen bundle has no importer sources to digest: a rebuild (same version number, new
+    executable) must not read the old bundle's entries, and an unchanged one must."""
+    exe = tmp_path / "occupancy-gui"
+    exe.write_bytes(b"bundle one")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(exe))
+    first = cache_module.importer_version()
+    assert cache_module.importer_version() == first and "frozen" in first
+    exe.write_bytes(b"bundle two, rebuilt")
+    assert cache_module.importer_version() != first
+
+
 @pytest.mark.parametrize("damage", ["flip", "truncate", "magic", "empty", "extend"])
 def test_a_damaged_entry_is_a_miss_and_removed(tmp_path: Path, binary: Path, damage: str) -> None:
     cache = RecordCache(tmp_path / "cache")
