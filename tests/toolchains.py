@@ -44,6 +44,12 @@ PTX_ISA = {"11.7": "7.7", "11.8": "7.8", "12.0": "8.0", "12.4": "8.4", "12.6": "
            "13.0": "9.0"}
 NVCC13 = ("nvidia-cuda-nvcc==13.5.37", "nvidia-cuda-crt==13.5.37", "nvidia-nvvm==13.5.37",
           "nvidia-cuda-runtime==13.5.37")
+NVCC_TOOLKITS = {
+    "13.5": NVCC13,
+    "13.0": ("nvidia-cuda-nvcc==13.0.88", "nvidia-cuda-crt==13.0.88", "nvidia-nvvm==13.0.88",
+             "nvidia-cuda-runtime==13.0.88"),
+}
+"""Whole nvcc toolkits (driver, headers, libnvvm): the first and the latest 13.x line pip offers."""
 CUOBJDUMP = "nvidia-cuda-cuobjdump==13.5.37"
 
 # The five NVIDIA libraries of the exactness checks, in two releases: the newest the registry offers
@@ -117,15 +123,17 @@ def ptxas(toolkit: str) -> Path:
     return _find(wheel_tree(PTXAS_WHEELS[toolkit]), "nvidia/*/bin/ptxas")
 
 
-def nvcc13_bin() -> Path:
-    """The ``bin`` folder of CUDA 13.5's nvcc, its headers and libnvvm laid out as one toolkit."""
-    root = CACHE / "cuda-13.5"
+def nvcc13_bin(version: str = "13.5") -> Path:
+    """The ``bin`` folder of a CUDA 13.x nvcc (a key of :data:`NVCC_TOOLKITS`), its headers and libnvvm
+    laid out as one toolkit."""
+    specs = NVCC_TOOLKITS[version]
+    root = CACHE / f"cuda-{version}"
     if not (root / ".complete").exists():
-        trees = [wheel_tree(spec) for spec in NVCC13]
+        trees = [wheel_tree(spec) for spec in specs]
         shutil.rmtree(root, ignore_errors=True)
         for tree in trees:
             shutil.copytree(_find(tree, "nvidia/cu13"), root, dirs_exist_ok=True, symlinks=True)
-        (root / ".complete").write_text("\n".join(NVCC13))
+        (root / ".complete").write_text("\n".join(specs))
     return root / "bin"
 
 

@@ -201,7 +201,7 @@ def fatbin_of(cubin: Path, arch: str, compress: str) -> Path:
 
 @dataclass
 class HostBuild:
-    """CUDA 13.5 host-side builds: objects, a static library and a device-linked executable."""
+    """CUDA 13.x host-side builds: objects, a static library and a device-linked executable."""
 
     whole_o: Path
     rdc_a_o: Path
@@ -212,10 +212,31 @@ class HostBuild:
 HOST_ARCHS = ("sm_90a", "sm_120")  # each also a 13.5 case of the matrix, whose link gives the truth
 
 
-def build_host() -> HostBuild:
-    d = root() / "host"
+COMPRESS_MODES = ("default", "size", "speed", "balance", "none", "concat")
+"""Every ``-compress-mode`` of nvcc 13.x, and 13.5's ``--concat`` (entries concatenated for
+compression) with ``size``."""
+
+
+def build_compressed(version: str, mode: str) -> Path:
+    """``matrix.cu`` as a host object of one whole nvcc with one fatbin compression mode, for two archs
+    and a PTX entry."""
+    d = root() / f"compress-{version}"
     d.mkdir(parents=True, exist_ok=True)
-    nvcc = toolchains.nvcc13_bin() / "nvcc"
+    out = d / f"matrix_{mode}.o"
+    if not out.exists():
+        nvcc = toolchains.nvcc13_bin(version) / "nvcc"
+        flags = ["--concat", "-compress-mode=size"] if mode == "concat" else [f"-compress-mode={mode}"]
+        gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in HOST_ARCHS]
+        toolchains.run([nvcc, "-c", *gencode, "-gencode=arch=compute_100,code=compute_100", *flags,
+                        SRC / "matrix.cu", "-o", out])
+    return out
+
+
+def build_host(version: str = "13.5") -> HostBuild:
+    """The host builds of one whole nvcc (a key of ``toolchains.NVCC_TOOLKITS``)."""
+    d = root() / ("host" if version == "13.5" else f"host-{version}")
+    d.mkdir(parents=True, exist_ok=True)
+    nvcc = toolchains.nvcc13_bin(version) / "nvcc"
     gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in HOST_ARCHS]
     whole_o, rdc_o = d / "matrix.o", {u: d / f"{u}.o" for u in ("rdc_a", "rdc_b", "rdc_main")}
     lib, exe = d / "librdc.a", d / "rdc_program"
@@ -227,5 +248,6 @@ def build_host() -> HostBuild:
     if not lib.exists():
         subprocess.run([shutil.which("ar") or "ar", "rcs", lib, rdc_o["rdc_a"], rdc_o["rdc_b"]], check=True)
     if not exe.exists():
-        toolchains.run([nvcc, "-rdc=true", *gencode, *rdc_o.values(), "-o", exe])
+        # 13.0's nvcc.profile looks for the runtime in lib64, the 13.x wheels put it in lib
+        toolchains.run([nvcc, "-rdc=true", *gencode, *rdc_o.values(), f"-L{nvcc.parent.parent / 'lib'}", "-o", exe])
     return HostBuild(whole_o, rdc_o["rdc_a"], lib, exe)

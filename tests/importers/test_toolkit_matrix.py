@@ -5,9 +5,9 @@ For each (toolkit, arch) of ``matrix_build.CASES`` — ptxas 11.7, 11.8, 12.0, 1
 time and what the compiler's ``-v`` said of each function is the truth: registers, static shared
 memory (never the sm_90+ reserved window), stack frame, barriers (where that ptxas prints them),
 the arch with its suffix, and whether it is a kernel.  The same images packed in fatbins (plain,
-LZ4, zstd), relocatable ``-rdc`` images, nvlink's linked images, and CUDA 13.5 host objects, a
-static library and a device-linked executable are read too, and the compilers' own ``-v`` logs go
-through the log importer.
+LZ4, zstd), relocatable ``-rdc`` images, nvlink's linked images, and CUDA 13.0 and 13.5 host
+objects (every ``-compress-mode``, and ``--concat``), a static library and a device-linked executable
+are read too, and the compilers' own ``-v`` logs go through the log importer.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections import Counter
 
 import pytest
 
-from occupancy_gui.importers import import_file
+from occupancy_gui.importers import import_file, import_file_detailed
 from occupancy_gui.importers.cli import run_import
 from occupancy_gui.importers.cuobjdump_text import parse_text
 from tests import toolchains
@@ -219,6 +219,49 @@ def test_whole_program_object_matches_cubins(host):
         cubin = mb.build_case("13.5", arch).whole
         want = sorted((r.name, r.registers, r.static_smem, r.local_bytes) for r in import_file(cubin))
         assert sorted((r.name, r.registers, r.static_smem, r.local_bytes) for r in records if r.arch == arch) == want
+
+
+@pytest.mark.parametrize("version", sorted(toolchains.NVCC_TOOLKITS))
+def test_host_builds_equal_cuobjdump(version):
+    """Every host file a whole nvcc writes (an object, an -rdc object, a static library, a
+    device-linked executable), read whole and compared with cuobjdump of the same file, record for
+    record (as the NVIDIA libraries are: ``test_vendor_libraries.compare``)."""
+    from tests.importers.test_vendor_libraries import compare, cuobjdump
+
+    built = mb.build_host(version)
+    for path in (built.whole_o, built.executable):
+        records = import_file_detailed(path).records
+        assert {r.arch for r in records} == set(mb.HOST_ARCHS), path.name
+        rc, text = cuobjdump(path)
+        assert rc == 0, text[-500:]
+        compare(records, text, f"{version} {path.name}")
+    # Relocatable images: our shared memory counts the unit's file-scope __shared__ variables, which
+    # cuobjdump leaves out (test_rdc_object_and_static_library checks them): names and registers here.
+    for path in (built.rdc_a_o, built.library):
+        records = import_file_detailed(path).records
+        assert records and all(r.relocatable for r in records)
+        rc, text = cuobjdump(path)
+        assert rc == 0, text[-500:]
+        ours = Counter((r.name, r.arch, r.registers) for r in records if r.is_kernel for _ in range(r.copies))
+        theirs = Counter((r.name, r.arch, r.registers) for r in parse_text(text, path.name) if r.key in
+                         {k.key for k in records if k.is_kernel})  # fmt: skip
+        assert ours == theirs, f"{version} {path.name}"
+
+
+COMPRESSED = [(v, m) for v in sorted(toolchains.NVCC_TOOLKITS) for m in mb.COMPRESS_MODES
+              if not (m == "concat" and v == "13.0")]  # 13.0's nvcc has no --concat
+
+
+@pytest.mark.parametrize("version,mode", COMPRESSED, ids=[f"{v}-{m}" for v, m in COMPRESSED])
+def test_every_compression_mode_equals_cuobjdump(version, mode):
+    from tests.importers.test_vendor_libraries import compare, cuobjdump
+
+    path = mb.build_compressed(version, mode)
+    records = import_file_detailed(path).records
+    assert {r.arch for r in records} == set(mb.HOST_ARCHS)
+    rc, text = cuobjdump(path)
+    assert rc == 0, text[-500:]
+    compare(records, text, f"{version} {path.name}")
 
 
 def test_cli_lists_kernels_unless_all_functions(case, capsys):
