@@ -59,9 +59,16 @@ def write_fatbin(path: Path, spans: list[tuple[int, int]], out: Path) -> int:
     return len(spans)
 
 
+NOT_EMBEDDED = (".nv_fatbin", "__nv_relfatbin")
+"""The sections whose containers are not a library's own embedded ones: those the CUDA runtime
+registers, and the ``-rdc`` objects' pre-link copies that nvlink linked into them (libnccl: 129
+containers; read as relocatable images they would give pre-link figures, so the reader skips them,
+as cuobjdump does)."""
+
+
 def embedded_containers(path: Path) -> list[tuple[int, int]]:
-    """The containers of a shared library outside its ``.nv_fatbin`` section (the ones the CUDA runtime
-    registers lie inside it)."""
+    """The containers of a shared library outside the sections of :data:`NOT_EMBEDDED`."""
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-        registered = section_ranges(m).get(".nv_fatbin", (0, 0))
-        return [(at, n) for at, n in containers(m) if not registered[0] <= at < registered[0] + registered[1]]
+        sections = section_ranges(m)
+        skipped = [sections[name] for name in NOT_EMBEDDED if name in sections]
+        return [(at, n) for at, n in containers(m) if not any(lo <= at < lo + size for lo, size in skipped)]
