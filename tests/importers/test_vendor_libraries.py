@@ -5,8 +5,9 @@ at test time, in two releases (``toolchains.LIBRARY_RELEASES``).  For each, the 
 fatbins the CUDA runtime registers are compared with ``cuobjdump --dump-resource-usage`` of the
 library, and the records of the embedded fatbins (cublasLt's ``.cask_resource``, cufft's
 ``.data``/``.ldata``, curand 10.4.5's ``.data``, cusparse's ``.rodata``), which cuobjdump does not
-look at, with cuobjdump of a fatbin file made of every container outside ``.nv_fatbin``, found by
-its header (``tests/fatbin_containers.py``), not by our reader.  cuobjdump refuses libcufft.so ("does
+look at, with cuobjdump of a fatbin file made of every container outside ``.nv_fatbin`` (and
+``__nv_relfatbin``, the pre-link copies), found by its header (``tests/fatbin_containers.py``), not
+by our reader.  cuobjdump refuses libcufft.so ("does
 not contain device code"): all of its kernels are embedded, so that second comparison is the whole
 check for it.
 
