@@ -212,6 +212,26 @@ class HostBuild:
 HOST_ARCHS = ("sm_90a", "sm_120")  # each also a 13.5 case of the matrix, whose link gives the truth
 
 
+def build_dlink(version: str) -> tuple[Path, Path]:
+    """A separate-compilation build as a make file runs it: the ``-rdc`` units compiled with
+    ``-Xptxas -v``, then ``nvcc -dlink -Xnvlink -v`` for two archs at once; (its log, the device-linked
+    object)."""
+    d = root() / f"dlink-{version}"
+    d.mkdir(parents=True, exist_ok=True)
+    log, out = d / "build.log", d / "dlink.o"
+    if not (log.exists() and out.exists()):
+        nvcc = toolchains.nvcc13_bin(version) / "nvcc"
+        gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in HOST_ARCHS]
+        text = ""
+        for unit in ("rdc_a", "rdc_b"):
+            proc = toolchains.run([nvcc, "-c", "-rdc=true", "-Xptxas", "-v", *gencode, SRC / f"{unit}.cu",
+                                   "-o", d / f"{unit}.o"])  # fmt: skip
+            text += proc.stdout + proc.stderr
+        proc = toolchains.run([nvcc, "-dlink", "-Xnvlink", "-v", *gencode, d / "rdc_a.o", d / "rdc_b.o", "-o", out])
+        log.write_text(text + proc.stdout + proc.stderr)
+    return log, out
+
+
 COMPRESS_MODES = ("default", "size", "speed", "balance", "none", "concat")
 """Every ``-compress-mode`` of nvcc 13.x, and 13.5's ``--concat`` (entries concatenated for
 compression) with ``size``."""

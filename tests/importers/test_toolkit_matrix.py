@@ -248,6 +248,21 @@ def test_host_builds_equal_cuobjdump(version):
         assert ours == theirs, f"{version} {path.name}"
 
 
+@pytest.mark.parametrize("version", sorted(toolchains.NVCC_TOOLKITS))
+def test_dlink_build_log_reads_as_the_linked_object(version):
+    """``nvcc -dlink -Xnvlink -v`` for two archs after the units' ``-Xptxas -v``: the log's records are
+    the device-linked object's, figure for figure (sm_90a's nvlink counts the window, sm_120's not)."""
+    log, linked = mb.build_dlink(version)
+
+    def figures(path):
+        return sorted((r.name, r.arch, r.registers, r.static_smem, r.reserved_smem, r.local_bytes, r.barriers)
+                      for r in import_file(path) if r.is_kernel)  # fmt: skip
+
+    want = figures(linked)
+    assert {f[1] for f in want} == set(mb.HOST_ARCHS) and len(want) == 6
+    assert figures(log) == want
+
+
 COMPRESSED = [(v, m) for v in sorted(toolchains.NVCC_TOOLKITS) for m in mb.COMPRESS_MODES
               if not (m == "concat" and v == "13.0")]  # 13.0's nvcc has no --concat
 
