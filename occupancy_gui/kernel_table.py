@@ -45,6 +45,8 @@ class KernelTable:
     combos: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.int64))
     impossible: dict[int, str] = field(default_factory=dict)
     """Record index -> why no GPU can have its figures (see ``importers.records.impossible_figure``)."""
+    notes: tuple[str, ...] = ()
+    """The import's own notes, one line each: entries it skipped, assumptions it made."""
 
     def __len__(self) -> int:
         return len(self.records)

@@ -99,6 +99,22 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
     return records
 
 
+def window_note(path: str, records: list[KernelRecord]) -> str | None:
+    """The assumption behind sm_90+ shared memory read from cuobjdump's text, where it was made.
+
+    cuobjdump's SHARED is the size of a kernel's ``.nv.shared`` section.  A linked sm_90+ image's
+    starts with the driver's 1 KiB window, which is split off (as the binary reader does); a
+    relocatable ``-rdc`` object's has no window, yet its text looks the same (measured: a kernel
+    with 2,048 bytes of its own prints SHARED:2048 in a ``-rdc`` object and SHARED:3072 linked).
+    """
+    split = sum(1 for rec in records if rec.reserved_smem)
+    if not split:
+        return None
+    return (f"{path}: the shared memory of {split} sm_90+ kernel{'s' if split != 1 else ''} is read as a linked "
+            "image's, its first 1 KiB the driver's window; cuobjdump's text does not say whether an image is "
+            "linked, and a relocatable (-rdc) object's has no window: import the file itself for exact figures")
+
+
 def decode_dump(data: bytes) -> str:
     """The text of a dump in whichever encoding the shell that redirected it chose.
 

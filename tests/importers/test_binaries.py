@@ -142,6 +142,37 @@ def test_cuobjdump_text_import():
     assert recs[("_Z12spill_kernelPKfPfi", "sm_75")].local_bytes == 144
 
 
+_OWN_SMEM_DUMP = """
+Fatbin elf code:
+================
+arch = {arch}
+code version = [1,8]
+host = linux
+compile_size = 64bit
+
+Resource usage:
+ Common:
+  GLOBAL:0
+ Function _Z8own_smemPf:
+  REG:10 STACK:0 SHARED:{shared} LOCAL:0 CONSTANT[0]:536 TEXTURE:0 SURFACE:0 SAMPLER:0
+"""
+
+
+@pytest.mark.parametrize(("arch", "shared", "noted"), [("sm_90a", 2048, True), ("sm_100", 1024, True),
+                                                       ("sm_90a", 512, False), ("sm_80", 2048, False)])  # fmt: skip
+def test_cuobjdump_text_says_where_it_assumed_a_linked_image(tmp_path, arch, shared, noted):
+    """cuobjdump prints a 2,048-byte kernel of a -rdc object as SHARED:2048, and linked as SHARED:3072
+    (measured with CUDA 13.5): the text alone cannot tell them apart, so the split is said."""
+    dump = tmp_path / "usage.txt"
+    dump.write_text(_OWN_SMEM_DUMP.format(arch=arch, shared=shared))
+    result = import_file_detailed(dump)
+    (rec,) = result.records
+    assert rec.static_smem + rec.reserved_smem == shared
+    assert bool(result.notes) == noted
+    if noted:
+        assert "relocatable (-rdc)" in result.notes[0] and str(dump) in result.notes[0]
+
+
 @pytest.mark.parametrize("encoding", sorted(WINDOWS_SAVES))
 @pytest.mark.parametrize("fname", ["b_host.o.cuobjdump.txt", "a.fatbin.cuobjdump.txt"])
 def test_cuobjdump_text_windows_encodings_read_like_utf8(tmp_path, fname, encoding):

@@ -221,6 +221,20 @@ def test_arch_mismatch_note_and_spill_warning(qtbot, tmp_path, window, panel):
     assert not kernel_panel.spill_note.isVisible()
 
 
+def test_the_imports_own_notes_are_counted_and_shown(qtbot, tmp_path, window, panel):
+    """Notes the importer gives (skipped entries, assumptions) reach the window: counted beside the
+    kernels, read in the count's tooltip and named in the status bar; a file without any shows none."""
+    dump = tmp_path / "usage.txt"
+    dump.write_text("\nFatbin elf code:\n================\narch = sm_90a\n\nResource usage:\n Common:\n  GLOBAL:0\n"
+                    " Function _Z8own_smemPf:\n  REG:10 STACK:0 SHARED:2048 LOCAL:0 CONSTANT[0]:536\n")
+    load(qtbot, panel, dump)
+    assert panel.count_label.text() == "1 kernel · 1 note"
+    assert "relocatable (-rdc)" in panel.count_label.toolTip()
+    assert "1 note" in window.statusBar().currentMessage()
+    load(qtbot, panel, GEN / "a_sm80.cubin")
+    assert "note" not in panel.count_label.text() and panel.count_label.toolTip() == ""
+
+
 def test_bad_file_keeps_the_previous_state(qtbot, tmp_path, window, panel):
     load(qtbot, panel, GEN / "a_sm80.cubin")
     select(panel, "_Z14named_barriersPf", "sm_80")

@@ -342,6 +342,8 @@ class ImportPanel(QWidget):
         message += f" from {os.path.basename(request.path)}"
         if keep and row is None:
             message += f"; {keep} is no longer in it"
+        if table.notes:
+            message += f"; {len(table.notes)} note{'s' if len(table.notes) != 1 else ''} on the count above the table"
         self.window_.statusBar().showMessage(message, 5000)
 
     def _first_kernel(self) -> int | None:
@@ -460,7 +462,12 @@ class ImportPanel(QWidget):
             text += f" + {others} device function{'s' if others != 1 else ''}"
             text += "" if self.all_functions.isChecked() else " (hidden)"
         shown = self.model.rowCount()
-        self.count_label.setText(text if shown == self.model.listable() else f"{text}, {shown} shown")
+        text = text if shown == self.model.listable() else f"{text}, {shown} shown"
+        notes = table.notes if table is not None else ()
+        if notes:  # the import's own notes (skipped entries, assumptions): counted here, read in the tooltip
+            text += f" · {len(notes)} note{'s' if len(notes) != 1 else ''}"
+        self.count_label.setText(text)
+        self.count_label.setToolTip("\n\n".join(notes))
 
     # ----------------------------------------------------------------------------- watching
     def _on_file_watch_file_rewritten(self, path: str, stamp: tuple[int, int] | None) -> None:

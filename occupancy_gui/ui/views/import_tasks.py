@@ -44,16 +44,18 @@ def import_task(path: str, settle_s: float = 0.0) -> Callable[[Callable[[], bool
         if settle_s:
             time.sleep(settle_s)
         # Imported here, on the pool thread: the first import does not load the parsers on the GUI thread.
-        from ...importers import ImportCancelled, ImportFailure, RecordCache, import_file  # noqa: PLC0415 - lazy: see above
+        from ...importers import ImportCancelled, ImportFailure, RecordCache, import_file_detailed  # noqa: PLC0415 - lazy: see above
         from ...importers.collector import collection_paused  # noqa: PLC0415 - lazy: as above
 
         big = (file_stamp(path) or (0, 0))[0] > BIG_FILE
         try:
             with collection_paused(keep_frozen=True) if big else contextlib.nullcontext():
-                records = import_file(path, progress=progress, cancel=cancelled, cache=RecordCache())
+                result = import_file_detailed(path, progress=progress, cancel=cancelled, cache=RecordCache())
                 if cancelled():
                     raise ImportCancelled(path)
-                return KernelTable.from_records(path, records, cancelled)
+                table = KernelTable.from_records(path, result.records, cancelled)
+                table.notes = tuple(result.notes)
+                return table
         except ImportCancelled:
             raise TaskCancelled(path) from None
         except ImportFailure as exc:
