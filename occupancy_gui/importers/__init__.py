@@ -174,11 +174,9 @@ def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | No
         result = ImportResult(records=IMPORTERS[fmt](name, progress=progress, cancel=cancel))
     if fmt == "cuobjdump_text":  # binaries are merged as they are read; a log lists each launch/line
         result.records = merge_records(result.records)
-        from .cuobjdump_text import window_note  # noqa: PLC0415 - lazy: binaries need no text parser
+        from .cuobjdump_text import window_notes  # noqa: PLC0415 - lazy: binaries need no text parser
 
-        note = window_note(name, result.records)
-        if note is not None:
-            result.notes.append(note)
+        result.notes.extend(window_notes(name, result.records))
     _checked(name, fmt, result)
     if cache is not None and key is not None:
         cache.put(name, key, result.records, result.notes)

@@ -27,7 +27,7 @@ import os
 import re
 
 from .line_chunks import CancelFn, ProgressFn, sniff_utf16
-from .records import ImportFailure, KernelRecord, read_input, split_reserved_smem
+from .records import RESERVED_SMEM_BASE, ImportFailure, KernelRecord, read_input, split_reserved_smem
 
 _PAIR = re.compile(r"([A-Z_]+)(?:\[([^\]\s]*)\])?:(\S*)")
 _FIGURE = re.compile(r"[0-9]{1,18}", re.ASCII)
@@ -99,20 +99,28 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
     return records
 
 
-def window_note(path: str, records: list[KernelRecord]) -> str | None:
-    """The assumption behind sm_90+ shared memory read from cuobjdump's text, where it was made.
+def window_notes(path: str, records: list[KernelRecord]) -> list[str]:
+    """The assumptions behind shared memory read from cuobjdump's text, where they were made.
 
     cuobjdump's SHARED is the size of a kernel's ``.nv.shared`` section.  A linked sm_90+ image's
     starts with the driver's 1 KiB window, which is split off (as the binary reader does); a
     relocatable ``-rdc`` object's has no window, yet its text looks the same (measured: a kernel
     with 2,048 bytes of its own prints SHARED:2048 in a ``-rdc`` object and SHARED:3072 linked).
+    Run on a bare cubin, cuobjdump names no architecture: SHARED is then kept whole.
     """
+    notes = []
     split = sum(1 for rec in records if rec.reserved_smem)
-    if not split:
-        return None
-    return (f"{path}: the shared memory of {split} sm_90+ kernel{'s' if split != 1 else ''} is read as a linked "
-            "image's, its first 1 KiB the driver's window; cuobjdump's text does not say whether an image is "
-            "linked, and a relocatable (-rdc) object's has no window: import the file itself for exact figures")
+    if split:
+        notes.append(f"{path}: the shared memory of {split} sm_90+ kernel{'s' if split != 1 else ''} is read as a "
+                     "linked image's, its first 1 KiB the driver's window; cuobjdump's text does not say whether an "
+                     "image is linked, and a relocatable (-rdc) object's has no window: import the file itself for "
+                     "exact figures")
+    whole = sum(1 for rec in records if rec.arch_number is None and rec.static_smem >= RESERVED_SMEM_BASE)
+    if whole:
+        notes.append(f"{path}: {whole} kernel{'s' if whole != 1 else ''} of no named architecture (cuobjdump names "
+                     "none for a bare cubin) keep all of SHARED; in a linked sm_90+ image its first 1 KiB is the "
+                     "driver's window: import the cubin itself for exact figures")
+    return notes
 
 
 def decode_dump(data: bytes) -> str:
