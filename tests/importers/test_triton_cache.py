@@ -2,7 +2,8 @@
 
 The committed cache (tests/data/importers/triton/cache) was written by ``make_fixtures.py`` with
 Triton 3.9.0, no GPU; ``test_fresh_cache_built_now`` writes another one at test time where Triton is
-installed (``pip install -e '.[test]'`` pins it).
+installed (``pip install -e '.[test]'`` pins it), and ``test_older_triton_caches_read_alike`` one with
+each of Triton 3.0.0 and 3.2.0, fetched from their wheels at test time.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -204,6 +206,37 @@ def test_fresh_cache_built_now(tmp_path):
         assert (rec.registers, rec.static_smem) == (ref.registers, ref.static_smem)
         assert rec.block_size == meta["num_warps"] * 32 and rec.dynamic_smem == meta["shared"]
     assert records["add_kernel"].block_size == 256 and records["matmul_kernel"].block_size == 64
+
+
+OLDER_TRITON = ("3.0.0", "3.2.0")
+"""Releases older than the pinned one, whose caches users still have (torch 2.4-2.6 bring them):
+``cluster_dims`` written for every kernel, ``num_ctas`` beside it."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", OLDER_TRITON)
+def test_older_triton_caches_read_alike(tmp_path, version):
+    """A cache written by an older Triton (its wheel fetched at test time, run in a child process):
+    each kernel's registers are cuobjdump's, its launch its metadata's, a two-CTA build a cluster."""
+    site = toolchains.wheel_tree(f"triton=={version}")
+    builds = [["add_kernel", 90, {"num_warps": 4, "num_ctas": 2}], ["transpose_kernel", 80, {"num_warps": 8}]]
+    script = ("import json, sys, triton; sys.path.insert(0, sys.argv[1]); from make_fixtures import build_cache; "
+              "from pathlib import Path; build_cache(Path(sys.argv[2]), [tuple(b) for b in json.loads(sys.argv[3])]); "
+              "print(triton.__version__)")
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    ran = toolchains.run([sys.executable, "-c", script, TRITON, tmp_path / "cache", json.dumps(builds)], env=env)
+    assert ran.stdout.split()[-1] == version  # that release wrote it, not the installed one
+    folders = sorted(p for p in (tmp_path / "cache").iterdir() if p.is_dir())
+    assert len(folders) == 2
+    records = {r.name: r for r in import_file(tmp_path / "cache")}
+    for folder in folders:
+        meta = _meta(folder)
+        rec = records[meta["name"]]
+        ref = _cuobjdump_records(folder / f"{meta['name']}.cubin", rec.arch)[meta["name"]]
+        assert (rec.registers, rec.static_smem) == (ref.registers, ref.static_smem)
+        assert rec.block_size == meta["num_warps"] * 32 and rec.dynamic_smem == meta["shared"]
+    assert records["add_kernel"].cluster_dims == (2, 1, 1) and records["transpose_kernel"].cluster_dims is None
+    assert records["transpose_kernel"].dynamic_smem > 48 << 10  # the layout change goes through shared memory
 
 
 _VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40), st.text(max_size=5),

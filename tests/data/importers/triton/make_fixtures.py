@@ -35,6 +35,9 @@ def _kernels():  # the Triton functions, defined only where triton is imported
     import triton
     import triton.language as tl
 
+    # Triton 3.0-3.2 read a parameter's annotation ("tl.constexpr") in the function's module globals
+    globals()["tl"] = tl
+
     @triton.jit
     def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
         offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -87,6 +90,16 @@ def _kernels():  # the Triton functions, defined only where triton is imported
     return table
 
 
+def _source(ast_source, fn, signature, constexprs):
+    """Triton 3.3+ takes the constexprs in the signature and as ``constexprs``; 3.0-3.2 take them as
+    ``constants`` and leave them out of the signature."""
+    import inspect
+
+    if "constexprs" in inspect.signature(ast_source).parameters:
+        return ast_source(fn=fn, signature=signature, constexprs=constexprs)
+    return ast_source(fn=fn, signature={k: v for k, v in signature.items() if v != "constexpr"}, constants=constexprs)
+
+
 def build_cache(out: Path, builds=BUILDS) -> list[Path]:
     """Compile ``builds`` into the Triton cache ``out``; returns the kernel folders (IR stages removed)."""
     saved = {k: os.environ.get(k) for k in ("TRITON_CACHE_DIR", "TRITON_DEFAULT_FP_FUSION")}
@@ -100,7 +113,7 @@ def build_cache(out: Path, builds=BUILDS) -> list[Path]:
         kernels = _kernels()
         for name, arch, options in builds:
             fn, signature, constexprs = kernels[name]
-            triton_compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs),
+            triton_compile(_source(ASTSource, fn, signature, constexprs),
                            target=GPUTarget("cuda", arch, 32), options=dict(options))
     finally:
         for key, value in saved.items():
