@@ -188,16 +188,16 @@ def test_cluster_from_num_ctas_and_cluster_dims(tmp_path):
     assert "cluster_dims" not in triton_launch({**base, "num_ctas": 1, "cluster_dims": [1, 1, 1]}, "x")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton not installed (pip install -e '.[test]')")
-def test_fresh_cache_built_now(tmp_path):
-    """A cache written now by the installed Triton (in a child process: Triton stays out of this one)
-    reads like the committed one, checked with cuobjdump."""
-    builds = [["add_kernel", 90, {"num_warps": 8, "num_stages": 2}], ["matmul_kernel", 80, {"num_warps": 2, "num_stages": 3}]]
-    script = ("import json, sys; sys.path.insert(0, sys.argv[1]); from make_fixtures import build_cache; "
-              "from pathlib import Path; build_cache(Path(sys.argv[2]), [tuple(b) for b in json.loads(sys.argv[3])])")
-    toolchains.run([sys.executable, "-c", script, TRITON, tmp_path / "cache", json.dumps(builds)])
+def _built_and_checked(tmp_path: Path, builds: list, env: dict[str, str] | None = None) -> tuple[dict, str]:
+    """``builds`` compiled into a fresh cache by ``make_fixtures`` in a child process (Triton stays out of
+    this one; ``env`` picks which Triton), each kernel checked against cuobjdump and its metadata; the
+    records by name and the child's last line of output (the Triton version it printed)."""
+    script = ("import json, sys, triton; sys.path.insert(0, sys.argv[1]); from make_fixtures import build_cache; "
+              "from pathlib import Path; build_cache(Path(sys.argv[2]), [tuple(b) for b in json.loads(sys.argv[3])]); "
+              "print(triton.__version__)")
+    ran = toolchains.run([sys.executable, "-c", script, TRITON, tmp_path / "cache", json.dumps(builds)], env=env)
     folders = sorted(p for p in (tmp_path / "cache").iterdir() if p.is_dir())
-    assert len(folders) == 2
+    assert len(folders) == len(builds)
     records = {r.name: r for r in import_file(tmp_path / "cache")}
     for folder in folders:
         meta = _meta(folder)
@@ -205,6 +205,14 @@ def test_fresh_cache_built_now(tmp_path):
         ref = _cuobjdump_records(folder / f"{meta['name']}.cubin", rec.arch)[meta["name"]]
         assert (rec.registers, rec.static_smem) == (ref.registers, ref.static_smem)
         assert rec.block_size == meta["num_warps"] * 32 and rec.dynamic_smem == meta["shared"]
+    return records, ran.stdout.split()[-1]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton not installed (pip install -e '.[test]')")
+def test_fresh_cache_built_now(tmp_path):
+    """A cache written now by the installed Triton reads like the committed one, checked with cuobjdump."""
+    builds = [["add_kernel", 90, {"num_warps": 8, "num_stages": 2}], ["matmul_kernel", 80, {"num_warps": 2, "num_stages": 3}]]
+    records, _ = _built_and_checked(tmp_path, builds)
     assert records["add_kernel"].block_size == 256 and records["matmul_kernel"].block_size == 64
 
 
@@ -220,21 +228,8 @@ def test_older_triton_caches_read_alike(tmp_path, version):
     each kernel's registers are cuobjdump's, its launch its metadata's, a two-CTA build a cluster."""
     site = toolchains.wheel_tree(f"triton=={version}")
     builds = [["add_kernel", 90, {"num_warps": 4, "num_ctas": 2}], ["transpose_kernel", 80, {"num_warps": 8}]]
-    script = ("import json, sys, triton; sys.path.insert(0, sys.argv[1]); from make_fixtures import build_cache; "
-              "from pathlib import Path; build_cache(Path(sys.argv[2]), [tuple(b) for b in json.loads(sys.argv[3])]); "
-              "print(triton.__version__)")
-    env = {**os.environ, "PYTHONPATH": str(site)}
-    ran = toolchains.run([sys.executable, "-c", script, TRITON, tmp_path / "cache", json.dumps(builds)], env=env)
-    assert ran.stdout.split()[-1] == version  # that release wrote it, not the installed one
-    folders = sorted(p for p in (tmp_path / "cache").iterdir() if p.is_dir())
-    assert len(folders) == 2
-    records = {r.name: r for r in import_file(tmp_path / "cache")}
-    for folder in folders:
-        meta = _meta(folder)
-        rec = records[meta["name"]]
-        ref = _cuobjdump_records(folder / f"{meta['name']}.cubin", rec.arch)[meta["name"]]
-        assert (rec.registers, rec.static_smem) == (ref.registers, ref.static_smem)
-        assert rec.block_size == meta["num_warps"] * 32 and rec.dynamic_smem == meta["shared"]
+    records, wrote = _built_and_checked(tmp_path, builds, env={**os.environ, "PYTHONPATH": str(site)})
+    assert wrote == version  # that release wrote it, not the installed one
     assert records["add_kernel"].cluster_dims == (2, 1, 1) and records["transpose_kernel"].cluster_dims is None
     assert records["transpose_kernel"].dynamic_smem > 48 << 10  # the layout change goes through shared memory
 
