@@ -210,6 +210,8 @@ class HostBuild:
 
 
 HOST_ARCHS = ("sm_90a", "sm_120")  # each also a 13.5 case of the matrix, whose link gives the truth
+HOST_GENCODE = tuple(f"-gencode=arch=compute_{a[3:]},code={a}" for a in HOST_ARCHS)
+"""nvcc's options that build for each of :data:`HOST_ARCHS`."""
 
 
 def build_dlink(version: str) -> tuple[Path, Path]:
@@ -221,13 +223,12 @@ def build_dlink(version: str) -> tuple[Path, Path]:
     log, out = d / "build.log", d / "dlink.o"
     if not (log.exists() and out.exists()):
         nvcc = toolchains.nvcc13_bin(version) / "nvcc"
-        gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in HOST_ARCHS]
         text = ""
         for unit in ("rdc_a", "rdc_b"):
-            proc = toolchains.run([nvcc, "-c", "-rdc=true", "-Xptxas", "-v", *gencode, SRC / f"{unit}.cu",
+            proc = toolchains.run([nvcc, "-c", "-rdc=true", "-Xptxas", "-v", *HOST_GENCODE, SRC / f"{unit}.cu",
                                    "-o", d / f"{unit}.o"])  # fmt: skip
             text += proc.stdout + proc.stderr
-        proc = toolchains.run([nvcc, "-dlink", "-Xnvlink", "-v", *gencode, d / "rdc_a.o", d / "rdc_b.o", "-o", out])
+        proc = toolchains.run([nvcc, "-dlink", "-Xnvlink", "-v", *HOST_GENCODE, d / "rdc_a.o", d / "rdc_b.o", "-o", out])
         log.write_text(text + proc.stdout + proc.stderr)
     return log, out
 
@@ -246,8 +247,7 @@ def build_compressed(version: str, mode: str) -> Path:
     if not out.exists():
         nvcc = toolchains.nvcc13_bin(version) / "nvcc"
         flags = ["--concat", "-compress-mode=size"] if mode == "concat" else [f"-compress-mode={mode}"]
-        gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in HOST_ARCHS]
-        toolchains.run([nvcc, "-c", *gencode, "-gencode=arch=compute_100,code=compute_100", *flags,
+        toolchains.run([nvcc, "-c", *HOST_GENCODE, "-gencode=arch=compute_100,code=compute_100", *flags,
                         SRC / "matrix.cu", "-o", out])
     return out
 
@@ -257,17 +257,16 @@ def build_host(version: str = "13.5") -> HostBuild:
     d = root() / ("host" if version == "13.5" else f"host-{version}")
     d.mkdir(parents=True, exist_ok=True)
     nvcc = toolchains.nvcc13_bin(version) / "nvcc"
-    gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in HOST_ARCHS]
     whole_o, rdc_o = d / "matrix.o", {u: d / f"{u}.o" for u in ("rdc_a", "rdc_b", "rdc_main")}
     lib, exe = d / "librdc.a", d / "rdc_program"
     if not whole_o.exists():
-        toolchains.run([nvcc, "-c", *gencode, SRC / "matrix.cu", "-o", whole_o])
+        toolchains.run([nvcc, "-c", *HOST_GENCODE, SRC / "matrix.cu", "-o", whole_o])
     for unit, obj in rdc_o.items():
         if not obj.exists():
-            toolchains.run([nvcc, "-c", "-rdc=true", *gencode, SRC / f"{unit}.cu", "-o", obj])
+            toolchains.run([nvcc, "-c", "-rdc=true", *HOST_GENCODE, SRC / f"{unit}.cu", "-o", obj])
     if not lib.exists():
         subprocess.run([shutil.which("ar") or "ar", "rcs", lib, rdc_o["rdc_a"], rdc_o["rdc_b"]], check=True)
     if not exe.exists():
         # 13.0's nvcc.profile looks for the runtime in lib64, the 13.x wheels put it in lib
-        toolchains.run([nvcc, "-rdc=true", *gencode, *rdc_o.values(), f"-L{nvcc.parent.parent / 'lib'}", "-o", exe])
+        toolchains.run([nvcc, "-rdc=true", *HOST_GENCODE, *rdc_o.values(), f"-L{nvcc.parent.parent / 'lib'}", "-o", exe])
     return HostBuild(whole_o, rdc_o["rdc_a"], lib, exe)
