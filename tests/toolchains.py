@@ -33,15 +33,24 @@ PTXAS_WHEELS = {
     "11.7": "nvidia-cuda-nvcc-cu11==11.7.99",
     "11.8": "nvidia-cuda-nvcc-cu11==11.8.89",
     "12.0": "nvidia-cuda-nvcc-cu12==12.0.140",
+    "12.1": "nvidia-cuda-nvcc-cu12==12.1.105",
+    "12.2": "nvidia-cuda-nvcc-cu12==12.2.140",
+    "12.3": "nvidia-cuda-nvcc-cu12==12.3.107",
     "12.4": "nvidia-cuda-nvcc-cu12==12.4.131",
+    "12.5": "nvidia-cuda-nvcc-cu12==12.5.82",
     "12.6": "nvidia-cuda-nvcc-cu12==12.6.85",
     "12.8": "nvidia-cuda-nvcc-cu12==12.8.93",
     "12.9": "nvidia-cuda-nvcc-cu12==12.9.86",
     "13.0": "nvidia-cuda-nvcc==13.0.88",
+    "13.1": "nvidia-cuda-nvcc==13.1.115",
+    "13.2": "nvidia-cuda-nvcc==13.2.86",
+    "13.3": "nvidia-cuda-nvcc==13.3.73",
+    "13.4": "nvidia-cuda-nvcc==13.4.92",
 }
 # The highest PTX ISA each ptxas accepts (PTX written by a newer nvcc is relabelled to it).
-PTX_ISA = {"11.7": "7.7", "11.8": "7.8", "12.0": "8.0", "12.4": "8.4", "12.6": "8.5", "12.8": "8.7", "12.9": "8.8",
-           "13.0": "9.0"}
+PTX_ISA = {"11.7": "7.7", "11.8": "7.8", "12.0": "8.0", "12.1": "8.1", "12.2": "8.2", "12.3": "8.3", "12.4": "8.4",
+           "12.5": "8.5", "12.6": "8.5", "12.8": "8.7", "12.9": "8.8", "13.0": "9.0", "13.1": "9.1", "13.2": "9.2",
+           "13.3": "9.3", "13.4": "9.4"}
 NVCC13 = ("nvidia-cuda-nvcc==13.5.37", "nvidia-cuda-crt==13.5.37", "nvidia-nvvm==13.5.37",
           "nvidia-cuda-runtime==13.5.37")
 NVCC_TOOLKITS = {
