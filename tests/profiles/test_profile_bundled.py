@@ -11,7 +11,7 @@ from occupancy_gui.profiles import LIMIT_NAMES, Catalog, load_profile
 
 HEADER_CCS = [
     "3.0", "3.2", "3.5", "3.7", "5.0", "5.2", "5.3", "6.0", "6.1", "6.2", "7.0", "7.2", "7.5",
-    "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.1", "10.3", "10.7", "11.0", "12.0", "12.1",
+    "8.0", "8.6", "8.7", "8.8", "8.9", "9.0", "10.0", "10.1", "10.3", "10.7", "11.0", "12.0", "12.1",
 ]  # fmt: skip
 """Every compute capability cuda_occupancy.h 13.5 knows."""
 
@@ -159,3 +159,11 @@ def test_renumbered_and_derived_profiles_say_so(catalog: Catalog) -> None:
     assert "DERIVED" in rubin.sources["shared_mem_per_multiprocessor"]
     assert "UNVERIFIED" in rubin.sources["max_threads_per_multiprocessor"]
     assert catalog.get("Thor").compute_capability == (11, 0)
+
+
+def test_cc_8_8_is_8_6_as_cccl_defines_it(catalog: Catalog) -> None:
+    """ptxas 13.1+ targets sm_88; CCCL's arch_traits<sm_88> are sm_86's, and the profile says it is provisional."""
+    ga10x, cc88 = catalog.get("sm_86"), catalog.get("8.8")
+    assert cc88.compute_capability == (8, 8)
+    assert cc88.values == ga10x.values
+    assert "provisional" in (cc88.notes or "")
