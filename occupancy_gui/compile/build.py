@@ -1,22 +1,28 @@
 """Compile one PTX or CUDA file for one architecture and read its resource usage, as ptxas reports it.
 
 ``.ptx`` goes through ``ptxas -v`` (no host compiler needed); ``.cu`` through ``nvcc --resource-usage
--cubin``.  The compiler's output is read by the one ptxas log parser (``importers.ptxas_log``).  Each
-compile runs in its own temporary directory, removed whatever happens (error, cancel, exception), and
-polls ``cancel()`` while the compiler runs, killing it when asked.
+-cubin --keep``.  The compiler's output is read by the one ptxas log parser (``importers.ptxas_log``);
+what its lines leave out — the launch bound, required block size, cluster shape and register cap — is
+read from the cubin the compiler wrote (``importers.elf_cubin``, as a binary import reads it), and the
+minimum blocks per SM (``__launch_bounds__``' second argument, in no binary) from the PTX.  Each compile
+runs in its own temporary directory, removed whatever happens (error, cancel, exception), and polls
+``cancel()`` while the compiler runs, killing it when asked.
 """
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import os
 import re
+import struct
 import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..importers.elf_cubin import read_cubin
 from ..importers.ptxas_log import parse_bytes
 from ..importers.records import KernelRecord
 from .toolchain import find_tool, tool_version
@@ -37,6 +43,35 @@ class CompileError(RuntimeError):
 
 class CompileCancelled(RuntimeError):
     """``cancel()`` returned true while the compiler ran; it was killed."""
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """What one compile gave: the compiler's ``-v`` output, the cubin it wrote and the PTX it read."""
+
+    log: bytes
+    image: bytes
+    ptx: bytes
+
+    _MAGIC = b"occupancy-compiled-1\n"
+
+    def to_bytes(self) -> bytes:
+        """One blob for the result cache: a magic line, three lengths, the three parts."""
+        return self._MAGIC + struct.pack("<3Q", len(self.log), len(self.image), len(self.ptx)) + self.log + \
+            self.image + self.ptx
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> Compiled | None:
+        """The compile a cache blob holds; ``None`` for anything else (an older cache's file, a torn write)."""
+        start = len(cls._MAGIC) + 24
+        if not blob.startswith(cls._MAGIC) or len(blob) < start:
+            return None
+        sizes = struct.unpack_from("<3Q", blob, len(cls._MAGIC))
+        if start + sum(sizes) != len(blob):
+            return None
+        log_end = start + sizes[0]
+        image_end = log_end + sizes[1]
+        return cls(blob[start:log_end], blob[log_end:image_end], blob[image_end:])
 
 
 @dataclass(frozen=True)
@@ -91,21 +126,21 @@ def command(src: Source, output: str, cap: int | None) -> list[str]:
     path = os.path.abspath(src.path)  # the compiler runs in its temporary directory
     if src.kind == "ptx":
         return [str(src.tool), "-v", f"-arch={src.arch}", *capped, path, "-o", output]
-    return [str(src.tool), "--resource-usage", "-cubin", f"-arch={src.arch}", *capped, path, "-o", output,
+    return [str(src.tool), "--resource-usage", "-cubin", "--keep", f"-arch={src.arch}", *capped, path, "-o", output,
             *src.extra_args]
 
 
 def cache_key(src: Source, cap: int | None) -> str:
-    """What a compile's log depends on: file content, arch, compiler version, cap and arguments."""
+    """What a compile's output depends on: file content, arch, compiler version, cap and arguments."""
     parts = [src.content_hash, src.arch, src.kind, tool_version(src.tool), str(cap), *src.extra_args]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def run_compiler(src: Source, cap: int | None = None, cancel: CancelFn | None = None) -> bytes:
-    """The compiler's output (stdout then stderr) for one compile; ``CompileError`` when it fails."""
+def run_compiler(src: Source, cap: int | None = None, cancel: CancelFn | None = None) -> Compiled:
+    """One compile: its output (stdout then stderr), cubin and PTX; ``CompileError`` when it fails."""
     with tempfile.TemporaryDirectory(prefix="occupancy-compile-") as tmp:
-        log_path = os.path.join(tmp, "log.txt")
-        cmd = command(src, os.path.join(tmp, "out.cubin"), cap)
+        log_path, cubin_path = os.path.join(tmp, "log.txt"), os.path.join(tmp, "out.cubin")
+        cmd = command(src, cubin_path, cap)
         with open(log_path, "wb") as log:
             try:
                 proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
@@ -113,12 +148,15 @@ def run_compiler(src: Source, cap: int | None = None, cancel: CancelFn | None = 
             except OSError as exc:
                 raise CompileError(f"{src.tool}: cannot run: {exc.strerror or exc}") from None
             _wait(proc, cancel)
-        with open(log_path, "rb") as log:
-            output = log.read()
-    if proc.returncode != 0:
-        lines = output.decode("utf-8", "replace").splitlines()
-        raise CompileError(f"{src.path}: {Path(src.tool).name} failed (exit status {proc.returncode})", lines)
-    return output
+        output = Path(log_path).read_bytes()
+        if proc.returncode != 0:
+            lines = output.decode("utf-8", "replace").splitlines()
+            raise CompileError(f"{src.path}: {Path(src.tool).name} failed (exit status {proc.returncode})", lines)
+        image = Path(cubin_path).read_bytes() if os.path.exists(cubin_path) else b""
+        kept = glob.glob(os.path.join(glob.escape(tmp), "*.ptx"))  # nvcc --keep's intermediate PTX
+        ptx_path = src.path if src.kind == "ptx" else kept[0] if len(kept) == 1 else None
+        ptx = Path(ptx_path).read_bytes() if ptx_path else b""
+    return Compiled(output, image, ptx)
 
 
 def _wait(proc: subprocess.Popen[bytes], cancel: CancelFn | None) -> None:
@@ -136,62 +174,38 @@ def _wait(proc: subprocess.Popen[bytes], cancel: CancelFn | None) -> None:
             proc.wait()
 
 
-def parse_log(src: Source, log: bytes, cap: int | None = None) -> list[KernelRecord]:
-    """The records of a compile's output (every kernel and device function it reports); a PTX
-    file's kernels also get the launch bounds its ``.entry`` directives state (ptxas -v prints none)."""
+def parse_log(src: Source, compiled: Compiled, cap: int | None = None) -> list[KernelRecord]:
+    """The records of a compile (every kernel and device function its ``-v`` output reports), each kernel
+    with the launch attributes of the cubin it wrote and the minimum blocks per SM its PTX states."""
     what = os.path.basename(src.path) + f" [{src.arch}" + (f", -maxrregcount={cap}]" if cap is not None else "]")
-    records = parse_bytes(log, what)
-    if src.kind != "ptx":
-        return records
-    with open(src.path, "rb") as fh:
-        bounds = ptx_launch_bounds(fh.read().decode("utf-8", "replace"))
+    records = parse_bytes(compiled.log, what)
+    image = {rec.name: rec for rec in read_cubin(compiled.image, what) if rec.is_kernel} if compiled.image else {}
+    min_blocks = ptx_min_blocks(compiled.ptx.decode("utf-8", "replace"))
     out = []
     for rec in records:
-        b = bounds.get(rec.name) if rec.is_kernel else None
-        out.append(rec if b is None else replace(rec, max_threads=b.max_threads, req_threads=b.req_threads,
-                                                   min_blocks=b.min_blocks))
+        kernel = image.get(rec.name) if rec.is_kernel else None
+        if kernel is not None:
+            const = rec if rec.const_bytes is not None else kernel  # -v lines often print no cmem[0]
+            rec = replace(rec, max_threads=kernel.max_threads, req_threads=kernel.req_threads,
+                          cluster_dims=kernel.cluster_dims, max_registers=kernel.max_registers,
+                          reserved_smem=kernel.reserved_smem, min_blocks=min_blocks.get(rec.name),
+                          const_bytes=const.const_bytes, const_banks=const.const_banks)
+        out.append(rec)
     return out
-
-
-@dataclass(frozen=True)
-class PtxBounds:
-    """A PTX kernel's performance-tuning directives, as the record fields they give."""
-
-    max_threads: int | None = None
-    req_threads: tuple[int, int, int] | None = None
-    min_blocks: int | None = None
 
 
 _ENTRY = re.compile(r"\.entry\s+([A-Za-z_$%][\w$%]*)\s*\([^)]*\)([^{]*)\{")
-_DIMS = r"\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?"
-_MAXNTID, _REQNTID = re.compile(r"\.maxntid" + _DIMS), re.compile(r"\.reqntid" + _DIMS)
 _MINNCTAPERSM = re.compile(r"\.minnctapersm\s+(\d+)")
 
 
-def ptx_launch_bounds(ptx: str) -> dict[str, PtxBounds]:
-    """Kernel name -> what its PTX performance-tuning directives give: ``.maxntid`` (``max_threads``,
-    x·y·z, as the cubin's EIATTR_MAX_THREADS), ``.reqntid`` (``req_threads``; the bound too where there
-    is no ``.maxntid``) and ``.minnctapersm`` (``min_blocks``: ``__launch_bounds__``' second argument,
-    which no binary records)."""
-    out: dict[str, PtxBounds] = {}
+def ptx_min_blocks(ptx: str) -> dict[str, int]:
+    """Kernel name -> its ``.minnctapersm`` (``__launch_bounds__``' second argument, which no binary
+    records)."""
+    out: dict[str, int] = {}
     for entry in _ENTRY.finditer(ptx):
-        directives = entry.group(2)
-        req = _REQNTID.search(directives)
-        most = _MAXNTID.search(directives)
-        blocks = _MINNCTAPERSM.search(directives)
-        if not (req or most or blocks):
-            continue
-        req_threads = _dims(req) if req else None
-        bound = _dims(most) if most else req_threads
-        out[entry.group(1)] = PtxBounds(max_threads=bound[0] * bound[1] * bound[2] if bound else None,
-                                        req_threads=req_threads,
-                                        min_blocks=int(blocks.group(1)) if blocks else None)
+        if blocks := _MINNCTAPERSM.search(entry.group(2)):
+            out[entry.group(1)] = int(blocks.group(1))
     return out
-
-
-def _dims(match: re.Match[str]) -> tuple[int, int, int]:
-    x, y, z = (int(d) if d else 1 for d in match.groups())
-    return x, y, z
 
 
 def compile_resources(src: Source, cap: int | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:

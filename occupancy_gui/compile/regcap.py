@@ -5,8 +5,9 @@ Registers are allocated per warp in units of ``reg_allocation_granularity`` (256
 8 per thread), so only the top of each allocation step below the kernel's own count can change the
 occupancy: caps ``8k`` from just below the current step down to the lowest cap ptxas accepts for the
 arch (it warns "adjusting ... to lower bound of N" and uses N; a cap it refuses ends the sweep).
-Compiles run in parallel; each compile's output is cached on disk by (file content, arch, compiler
-version, cap, arguments), so a second sweep of an unchanged file compiles nothing.
+Compiles run in parallel; each compile's output (its ``-v`` lines, cubin and PTX) is cached on disk by
+(file content, arch, compiler version, cap, arguments), so a second sweep of an unchanged file compiles
+nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ..importers.records import KernelRecord
 from .build import (
     CancelFn,
     CompileCancelled,
+    Compiled,
     CompileError,
     Source,
     cache_key,
@@ -105,49 +107,52 @@ class Sweep:
 
 
 class ResultCache:
-    """Compiler output by :func:`build.cache_key`, one small file each (``None``: memory only)."""
+    """Compiles by :func:`build.cache_key`, one small file each (``None``: memory only)."""
+
+    SUFFIX = ".compiled"
 
     def __init__(self, folder: str | os.PathLike[str] | None = None):
         self.folder = Path(folder) if folder is not None else None
-        self._memory: dict[str, bytes] = {}
+        self._memory: dict[str, Compiled] = {}
         self._lock = threading.Lock()
 
     @classmethod
     def default(cls) -> ResultCache:
         return cls(os.environ.get("OCCUPANCY_COMPILE_CACHE") or user_cache_path("occupancy_gui") / "regcap")
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str) -> Compiled | None:
+        """The cached compile; ``None`` where there is none or its file is not one (torn, or an older format)."""
         with self._lock:
             if key in self._memory:
                 return self._memory[key]
         if self.folder is not None:
             try:
-                return (self.folder / f"{key}.log").read_bytes()
+                return Compiled.from_bytes((self.folder / f"{key}{self.SUFFIX}").read_bytes())
             except OSError:
                 return None
         return None
 
-    def put(self, key: str, log: bytes) -> None:
+    def put(self, key: str, compiled: Compiled) -> None:
         with self._lock:
-            self._memory[key] = log
+            self._memory[key] = compiled
         if self.folder is not None:
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
                 tmp = self.folder / f"{key}.{os.getpid()}.{threading.get_ident()}.tmp"
-                tmp.write_bytes(log)
-                os.replace(tmp, self.folder / f"{key}.log")
+                tmp.write_bytes(compiled.to_bytes())
+                os.replace(tmp, self.folder / f"{key}{self.SUFFIX}")
             except OSError:
                 pass  # a read-only cache folder: the sweep still answers, it just recompiles next time
 
 
-def compiled_log(src: Source, cap: int | None, cache: ResultCache | None, cancel: CancelFn | None) -> bytes:
+def compiled_output(src: Source, cap: int | None, cache: ResultCache | None, cancel: CancelFn | None) -> Compiled:
     key = cache_key(src, cap)
-    log = cache.get(key) if cache is not None else None
-    if log is None:
-        log = run_compiler(src, cap, cancel)
+    compiled = cache.get(key) if cache is not None else None
+    if compiled is None:
+        compiled = run_compiler(src, cap, cancel)
         if cache is not None:
-            cache.put(key, log)
-    return log
+            cache.put(key, compiled)
+    return compiled
 
 
 def pick_kernel(records: list[KernelRecord], name: str | None, path: str) -> KernelRecord:
@@ -195,17 +200,16 @@ def sweep(src: Source, device: DeviceProperties, kernel: str | None = None, thre
     """Compile ``src`` uncapped, then once per candidate cap (in parallel), and report each."""
     jobs = max(1, jobs or usable_cpus())
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="regcap") as pool:
-        first = [pool.submit(compiled_log, src, cap, cache, cancel) for cap in (None, 1)]
-        base_log = first[0].result()
-        base = pick_kernel(parse_log(src, base_log), kernel, src.path)
+        first = [pool.submit(compiled_output, src, cap, cache, cancel) for cap in (None, 1)]
+        base = pick_kernel(parse_log(src, first[0].result()), kernel, src.path)
         lower = _lower_bound(first[1])
         step = arch.reg_allocation_granularity(device.compute_capability) // device.warp_size
         caps = candidate_caps(base.registers, lower, step)
         total, done = len(caps) + 2, 2
         if progress is not None:
             progress(done, total)
-        futures = {pool.submit(compiled_log, src, cap, cache, cancel): cap for cap in caps}
-        logs: dict[int, bytes] = {}
+        futures = {pool.submit(compiled_output, src, cap, cache, cancel): cap for cap in caps}
+        logs: dict[int, Compiled] = {}
         failed: list[int] = []
         pending = set(futures)
         try:
@@ -235,10 +239,10 @@ def sweep(src: Source, device: DeviceProperties, kernel: str | None = None, thre
     return Sweep(base.name, src.arch, threads, points, lower, base.static_smem, base.barriers, dynamic_smem)
 
 
-def _lower_bound(probe: Future[bytes]) -> int:
+def _lower_bound(probe: Future[Compiled]) -> int:
     """The lowest cap ptxas accepts, from its warning at ``-maxrregcount=1`` (1 when it says nothing)."""
     try:
-        log = probe.result()
+        log = probe.result().log
     except CompileError:
         return 1
     m = _LOWER_BOUND.search(log)

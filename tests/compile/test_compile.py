@@ -36,6 +36,7 @@ from tests import toolchains
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PRESSURE = DATA / "compile" / "pressure.cu"
+LAUNCH_ATTRS = DATA / "compile" / "launch_attrs.cu"
 TRITON_PTX = sorted((DATA / "importers" / "triton" / "cache").glob("*/*.ptx"))
 
 _BLOCK = re.compile(
@@ -88,9 +89,53 @@ def test_ptx_launch_bounds_equal_the_compiled_cubins(ptx, cuda_bin, tmp_path):
     toolchains.run([cuda_bin / "ptxas", f"-arch={arch}", ptx, "-o", tmp_path / "x.cubin"])
     cubin = {r.name: r for r in import_cubin(tmp_path / "x.cubin") if r.is_kernel}
     assert records.keys() == cubin.keys()
-    assert [(r.max_threads, r.req_threads) for r in records.values()] == \
-        [(cubin[name].max_threads, cubin[name].req_threads) for name in records]
+    assert {name: _launch(r) for name, r in records.items()} == {name: _launch(cubin[name]) for name in records}
     assert any(r.max_threads for r in records.values())
+
+
+def _launch(rec) -> tuple:
+    return rec.max_threads, rec.req_threads, rec.cluster_dims, rec.max_registers, rec.reserved_smem
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_120"])
+def test_cu_launch_attributes_equal_the_cubin(arch, cuda_bin, tmp_path):
+    """``ptxas -v`` prints no launch bound, cluster shape or register cap: a compile reads them from the
+    cubin it wrote, so they equal what a binary import (and cuobjdump) of the same cubin says, and
+    ``__launch_bounds__``' minimum blocks per SM comes from the PTX nvcc kept."""
+    records = {r.name: r for r in compile_resources(make_source(LAUNCH_ATTRS, arch, cuda_bin)) if r.is_kernel}
+    toolchains.run([cuda_bin / "nvcc", "-cubin", f"-arch={arch}", LAUNCH_ATTRS, "-o", tmp_path / "x.cubin"])
+    cubin = {r.name: r for r in import_cubin(tmp_path / "x.cubin") if r.is_kernel}
+    assert records.keys() == cubin.keys() == {"_Z6pairedPf", "_Z7boundedPf", "_Z6cappedPf", "_Z5plainPf"}
+    assert {name: _launch(r) for name, r in records.items()} == {name: _launch(cubin[name]) for name in records}
+    assert records["_Z6pairedPf"].cluster_dims == (2, 1, 1)
+    assert (records["_Z7boundedPf"].max_threads, records["_Z7boundedPf"].min_blocks) == (128, 4)
+    assert records["_Z6cappedPf"].max_registers == 32 and records["_Z5plainPf"].min_blocks is None
+    assert all(r.const_bytes == cubin[name].const_bytes for name, r in records.items())
+    assert records["_Z5plainPf"].reserved_smem == 1024 and records["_Z5plainPf"].static_smem == 256
+
+
+def test_regcap_sweeps_at_the_launch_bound(cuda_bin):
+    """Without --threads the sweep scores each cap at the kernel's ``__launch_bounds__``, never above it."""
+    from occupancy_gui.cli.devices import load_catalog
+
+    device = load_catalog().get("sm_90").device_properties()
+    result = sweep(make_source(LAUNCH_ATTRS, "sm_90", cuda_bin), device, kernel="bounded", cache=ResultCache(None))
+    assert result.threads == 128
+
+
+def test_cache_ignores_files_it_did_not_write(cuda_bin, tmp_path):
+    """A torn or older-format cache file is a miss: the compile runs again and rewrites it."""
+    cache = ResultCache(tmp_path)
+    src = make_source(LAUNCH_ATTRS, "sm_90", cuda_bin)
+    first = regcap.compiled_output(src, None, cache, None)
+    (path,) = tmp_path.glob(f"*{ResultCache.SUFFIX}")
+    assert ResultCache(tmp_path).get(path.stem) == first
+    for damaged in (path.read_bytes()[:-1], b"ptxas info    : Used 8 registers\n", b""):
+        path.write_bytes(damaged)
+        assert ResultCache(tmp_path).get(path.stem) is None
+        again = regcap.compiled_output(src, None, ResultCache(tmp_path), None)  # compiled anew ("Compile time" differs)
+        assert (again.image, again.ptx) == (first.image, first.ptx) and b"Used 10 registers" in again.log
+        assert build.Compiled.from_bytes(path.read_bytes()) == again
 
 
 HAND_PTX = """.version 8.0
@@ -269,7 +314,7 @@ def test_regcap_cli_json_and_cache(pressure_sweep, cuda_bin, tmp_path, monkeypat
     assert rows == [p.to_json() for p in result.points]
     assert set(rows[0]) == {"cap", "registers", "spill_stores", "spill_loads", "stack_bytes", "active_blocks",
                             "occupancy"}
-    assert len(list((tmp_path / "cache").glob("*.log"))) == len(rows) + 1  # + the lower-bound probe
+    assert len(list((tmp_path / "cache").glob(f"*{ResultCache.SUFFIX}"))) == len(rows) + 1  # + the lower-bound probe
 
     def no_compiler(*_args, **_kwargs):
         raise AssertionError("compiled although every result is cached")
