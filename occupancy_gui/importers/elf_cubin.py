@@ -388,7 +388,8 @@ def _kernel_info(elf: Elf, kinfo: int | None, text: tuple[int, ...] | None) -> t
     if kinfo is None:
         return barriers, None, None, None, None, None
     row = elf.rows[kinfo]
-    if elf.end == "<" and row[TYPE] not in elf.nobits and row[SIZE] <= MAX_PARSED_SECTION:
+    if elf.end == "<" and row[TYPE] not in elf.nobits and row[SIZE] <= MAX_PARSED_SECTION and \
+            row[OFFSET] + row[SIZE] <= len(elf.blob.data):  # else the general walk says it runs past the end
         found = _walk_kernel_info(elf.blob, row[OFFSET], row[OFFSET] + row[SIZE], barriers)
         if found is not None:
             return found

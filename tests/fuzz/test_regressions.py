@@ -68,3 +68,20 @@ def test_superscript_digit_in_an_arch_is_not_a_number() -> None:
 
     assert arch_number("sm_\u00b36") is None
     assert arch_number("sm_90a") == 90
+
+
+def test_kernel_info_section_past_the_end_is_one_line(tmp_path) -> None:
+    """Found by the structured fuzzer (cubin input 6242): a kernel's ``.nv.info.<name>`` whose offset lies
+    past the end of the file (size 0) raised IndexError in the in-place walk instead of ImportFailure."""
+    import struct
+
+    from tests.fuzz.binary_structures import GEN, _section_headers
+
+    data = bytearray((GEN / "a_sm80.cubin").read_bytes())
+    shoff, entsize, elf = _section_headers(bytes(data))
+    sec = next(s for s in elf.sections if s.name.startswith(".nv.info._Z"))
+    struct.pack_into("<QQ", data, shoff + sec.index * entsize + 24, (1 << 63) - 1, 0)  # sh_offset, sh_size
+    path = tmp_path / "past.cubin"
+    path.write_bytes(bytes(data))
+    with pytest.raises(ImportFailure, match="lies beyond the end of the data"):
+        import_file_detailed(path)
