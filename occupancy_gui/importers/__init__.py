@@ -3,7 +3,8 @@
 Public API::
 
     detect_format(path, head) -> str        # "ptxas_log", "cuobjdump_text", "ncu_csv", "cubin", "fatbin",
-                                            # "host_binary" (ELF/PE/Mach-O and ``!<arch>`` static libraries),
+                                            # "host_binary" (ELF/PE/Mach-O, ``!<arch>`` static libraries
+                                            # and clang's LLVM offload binaries),
                                             # "jit_cache" (a Triton NAME.json, a CuPy cache file; folders too)
     import_file(path, progress=None, cancel=None) -> list[KernelRecord]
     import_file_detailed(path, ...) -> ImportResult   # records plus per-entry notes (skipped entries)
@@ -98,7 +99,8 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_BINARY_MAGICS = (b"MZ", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"!<arch>\n")
+_BINARY_MAGICS = (b"MZ", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"!<arch>\n", b"\x10\xff\x10\xad")
+"""PE, Mach-O (64-bit, universal), static libraries and LLVM offload binaries (``llvm-offload-binary -o``)."""
 # Bytes a text log may hold: everything but the C0 controls other than \t \n \f \r ESC, and DEL.
 _TEXT_BYTES = bytes([9, 10, 12, 13, 27]) + bytes(range(32, 127)) + bytes(range(128, 256))
 _LOG_MARKERS = (b"ptxas", b"nvlink", b"nvcc", b"Compiling entry function", b"bytes stack frame")

@@ -1,6 +1,7 @@
 """Fat binaries: ``.fatbin`` files and the fatbins embedded in host objects, executables and
 shared libraries (``.nv_fatbin`` / ``__nv_relfatbin`` sections, or a scan for the magic in other
-containers such as PE files).
+containers such as PE files), and the device images of clang's ``.llvm.offloading`` sections
+(``offload_binary``).
 
 Container layout (little-endian)::
 
@@ -17,7 +18,6 @@ dependency) or Python 3.14's ``compression.zstd``; without either the entry is s
 
 from __future__ import annotations
 
-import io
 import os
 import struct
 from collections import deque
@@ -26,8 +26,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..child_process import usable_cpus
+from . import offload_binary as offload
 from .binary_data import Blob, FileImage
 from .collector import collection_paused
+from .decompress import lz4_block_decompress, zstd_decompress
 from .elf import ELF_MAGIC, SHT_NOBITS, Elf, Section
 from .elf_cubin import EM_CUDA, read_cubin
 from .line_chunks import ImportCancelled
@@ -52,45 +54,6 @@ _MAX_CONTAINERS = 100_000
 class ImportResult:
     records: list[KernelRecord] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-def lz4_block_decompress(src: bytes, expected: int) -> bytes:
-    """Decode one LZ4 block (the format NVIDIA's fatbinary uses) into at most ``expected`` bytes,
-    with the compiled ``lz4`` package (a dependency: 20-40x the speed of the pure-Python decoder
-    this replaced, measured on libcusparse's 136 LZ4 entries: 2.0 s of 5 s).
-
-    The output never grows past ``expected``, so a crafted stream cannot inflate beyond what the
-    header declares; malformed input is a ``ValueError`` that says so.
-    """
-    import lz4.block  # noqa: PLC0415 - lazy: only LZ4 entries need it
-
-    try:
-        out: bytes = lz4.block.decompress(src, uncompressed_size=expected)
-    except lz4.block.LZ4BlockError as exc:
-        raise ValueError(f"LZ4 data is corrupt or inflates beyond the declared {expected} bytes ({exc})") from None
-    return out
-
-
-def _zstd_decompress(data: bytes, limit: int) -> bytes | None:
-    """zstd frames, through the pinned ``zstandard`` wheel (or Python 3.14's ``compression.zstd``).
-
-    Output is read up to ``limit`` + 1 bytes (the entry's declared size): a zstd bomb costs no more.
-    """
-    out: bytes
-    try:
-        import zstandard  # noqa: PLC0415 - lazy: only zstd entries need it
-    except ImportError:
-        try:
-            from compression import zstd  # type: ignore[import-not-found]  # noqa: PLC0415 - Python 3.14+'s own
-        except ImportError:
-            return None
-        out = zstd.ZstdDecompressor().decompress(data, max_length=limit + 1)
-    else:
-        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data)) as reader:
-            out = reader.read(limit + 1)
-    if len(out) > limit:
-        raise ValueError(f"decompresses to more than the declared {limit} bytes")
-    return out
 
 
 def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, number: int | str = 1,
@@ -210,7 +173,7 @@ def _inflate(flags: int, packed: bytes, usize: int) -> bytes | None:
     """An entry's image; ``None`` where this Python has no zstd decoder.  Raises the codec's error."""
     if flags & FLAG_COMPRESSED_LZ4:
         return lz4_block_decompress(packed, usize)
-    return _zstd_decompress(packed, usize)
+    return zstd_decompress(packed, usize)
 
 
 def _read_entries(blob: Blob, container: _Container, result: ImportResult, embedded: bool,
@@ -421,11 +384,14 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
                 read_fatbin_bytes(memoryview(data)[sec.offset:sec.offset + sec.size], path,
                                   base=base + sec.offset, prefix=f"{prefix}:{sec.name}", result=result,
                                   image=image, work=work)
+            offload = offload_sections(sections)
+            for sec in offload:
+                read_offload_section(blob, sec.offset, sec.offset + sec.size, result, f"{prefix}:{sec.name}", work)
             embedded = 0
             for sec in data_sections:
                 embedded += read_embedded(blob, sec.offset, sec.offset + sec.size, result,
                                           f"{prefix}:{sec.name}", work)
-            if fat or embedded:
+            if fat or offload or embedded:
                 return result
             raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
                                       "in any data section)", offset=base)
@@ -447,9 +413,52 @@ def sections_to_read(sections: list[Section]) -> tuple[list[Section], list[Secti
     fat = [sec for sec in sections if sec.name in _FAT_SECTIONS and sec.type != SHT_NOBITS and sec.size]
     if any(sec.name == ".nv_fatbin" for sec in fat):
         fat = [sec for sec in fat if sec.name != "__nv_relfatbin"]
-    data_sections = [sec for sec in sections if sec.type != SHT_NOBITS and sec.size >= 64
+    offload = offload_sections(sections)
+    data_sections = [sec for sec in sections if sec.type != SHT_NOBITS and sec.size >= 64 and sec not in offload
                      and sec.name not in _FAT_SECTIONS and not sec.name.startswith(_NO_FATBIN_SECTIONS)]
     return fat, data_sections
+
+
+def offload_sections(sections: list[Section]) -> list[Section]:
+    """A host ELF's LLVM offloading sections (by type, as LLVM finds them, or by name)."""
+    return [sec for sec in sections if (sec.type == offload.SHT_LLVM_OFFLOADING or sec.name == offload.SECTION)
+            and sec.type != SHT_NOBITS and sec.size]
+
+
+def read_offload_section(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: str, work: Decoding) -> None:
+    """The records of the NVIDIA images in an ``.llvm.offloading`` section (``[lo, hi)`` of ``blob``):
+    cubins as any cubin, fatbinaries as any fatbin; PTX is counted as a fatbin's PTX is, and what has no
+    figures yet (LLVM bitcode of ``-foffload-lto``) or is not NVIDIA's gets a note."""
+    unread: dict[tuple[int, str], list[str]] = {}  # (image kind, triple) -> archs
+    for image in offload.offload_images(blob, lo, hi):
+        work.step(blob.base + lo)
+        nvidia = image.triple.startswith("nvptx")
+        if nvidia and image.image_kind in (offload.IMAGE_OBJECT, offload.IMAGE_CUBIN, offload.IMAGE_FATBINARY):
+            _read_offload_image(image, result, f"{prefix}: {image.label}", work)
+        elif nvidia and image.image_kind == offload.IMAGE_PTX:
+            work.skipped["PTX"] = work.skipped.get("PTX", 0) + 1
+        else:
+            unread.setdefault((image.image_kind, image.triple), []).append(image.arch or "?")
+    for (kind, triple), archs in unread.items():
+        why = ("compiled with -foffload-lto: registers and shared memory are decided at the device link, so "
+               "import the linked executable") if kind == offload.IMAGE_BITCODE and triple.startswith("nvptx") \
+            else "not NVIDIA device code this reader can list"
+        what = offload.IMAGE_KINDS.get(kind, f"image kind {kind}")
+        result.notes.append(f"{blob.path}: {len(archs)} {what} image{'s' if len(archs) != 1 else ''} for "
+                            f"{triple or 'no target'} ({', '.join(archs)}) in {prefix} skipped: {why}")
+
+
+def _read_offload_image(image: offload.OffloadImage, result: ImportResult, source: str, work: Decoding) -> None:
+    src = image.blob
+    file_image = src.image
+    src.load(image.at, image.size)
+    data = memoryview(src.data)[image.at:image.at + image.size]
+    if image.image_kind == offload.IMAGE_FATBINARY:
+        read_fatbin_bytes(data, src.path, base=src.base + image.at, prefix=source, result=result, image=file_image,
+                          work=work)
+    else:
+        result.records.extend(read_cubin(data, src.path, src.base + image.at, src.what, source_prefix=source,
+                                         image=file_image))
 
 
 # Sections of a host ELF that hold code or metadata, never data a library loads: not scanned.
@@ -707,6 +716,9 @@ def import_fatbin_detailed(path: str | os.PathLike[str], progress: Callable[[int
                 read_fatbin_bytes(image.view, name, image=image, result=result, work=work)
             elif head == AR_MAGIC:
                 read_ar_archive(image.view, name, image=image, work=work, result=result)
+            elif head[:4] == offload.MAGIC:  # a bare offload binary, as llvm-offload-binary -o writes one
+                read_offload_section(Blob(image.view, name, image=image), 0, size, result, os.path.basename(name),
+                                     work)
             else:
                 read_host_binary(image.view, name, image=image, result=result, work=work)
             _note_skipped(name, result, work.skipped)

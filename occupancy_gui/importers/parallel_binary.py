@@ -114,8 +114,8 @@ def _plan(path: str, size: int, workers: int) -> list[_Piece]:
         if bytes(image.buffer[:4]) != ELF_MAGIC:
             return []
         elf = Elf(blob)
-        if elf.machine == EM_CUDA:
-            return []
+        if elf.machine == EM_CUDA or fatbin.offload_sections(elf.sections):
+            return []  # a cubin, or clang's offload images (an object's few): the serial reader reads them
         fat, data_sections = fatbin.sections_to_read(elf.sections)
         chains = [_chain(Blob(image.view[sec.offset:sec.offset + sec.size], path, base=sec.offset, image=image))
                   for sec in fat]

@@ -19,6 +19,7 @@ import struct
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,11 +41,13 @@ from tests.fuzz import harness
 from tests.fuzz.harness import INTERESTING, Crash, run_one
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
+CLANG = Path(__file__).resolve().parents[1] / "data" / "importers" / "clang"
 TIME_BUDGET = 10.0  # seconds per input
 MEMORY_BUDGET = 1 << 30  # peak RSS growth per input
 
 _CUBINS = [p.read_bytes() for p in sorted(GEN.glob("*.cubin"))]
 _HOST = (GEN / "b_host.o").read_bytes()
+_CLANG_RDC = (CLANG / "rdc.o").read_bytes()
 
 
 def _sizes(rng: random.Random, true: int) -> int:
@@ -146,10 +149,74 @@ def host_binary(rng: random.Random) -> bytes:
     return bytes(data)
 
 
+_OFFLOAD_MAGIC = b"\x10\xff\x10\xad"
+
+
+def _offload_one(rng: random.Random) -> bytes:
+    """One LLVM offload binary (see ``importers.offload_binary``): real cubins as its images, in any
+    version, maybe compressed, with sizes, counts, offsets and strings that may lie."""
+    lying = rng.random() < 0.5  # else every size and offset is true, and what may lie is the version or codec
+
+    def size_of(true: int) -> int:
+        return (_sizes(rng, true) if lying else true) & (2**64 - 1)
+
+    version = rng.choice((1, 2, 3, 3, 3, rng.randrange(1 << 32)))
+    count = 1 if version == 1 else rng.choice((1, 2, 3))
+    images = [rng.choice(_CUBINS)[:rng.choice((1 << 30, 1 << 30, 64, 700))] for _ in range(count)]
+    header_size = 40 if version >= 3 else 32
+    triple = rng.choice((b"nvptx64-nvidia-cuda",) * 6 + (b"amdgcn-amd-amdhsa", b""))
+    strings = [(b"triple", triple), (b"arch", b"sm_80")]
+    string_size = 16 if version == 1 else 24
+    table_at = header_size + 40 * count + string_size * len(strings) * count
+    table = b"".join(k + b"\0" + v + b"\0" for k, v in strings)
+    key_at = [table_at + sum(len(k) + len(v) + 2 for k, v in strings[:i]) for i in range(len(strings))]
+    data_at = (table_at + len(table) + 7) & ~7
+    body, image_at = bytearray(), data_at
+    for i, image in enumerate(images):
+        kind = rng.choice((1,) * 6 + (3, 4, 5, 2, rng.randrange(1 << 16)))
+        string_map = header_size + 40 * count + i * len(strings) * string_size
+        body += struct.pack("<HHIQQQQ", kind, 2, 0, size_of(string_map), size_of(len(strings)), size_of(image_at),
+                            size_of(len(image)))
+        image_at += len(image)
+    for _ in images:
+        for (key, value), at in zip(strings, key_at):
+            body += struct.pack("<QQ", size_of(at), size_of(at + len(key) + 1))
+            if string_size == 24:
+                body += struct.pack("<Q", len(value))
+    body += table + bytes(data_at - table_at - len(table)) + b"".join(images)
+    size = header_size + len(body)
+    inflated = 0
+    if version == 3 and rng.random() < 0.5:
+        if rng.random() < 0.2:  # a bomb: zeros that inflate far beyond the binary
+            body = bytearray(rng.choice((1 << 20, 64 << 20)))
+        inflated = header_size + len(body)
+        body = bytearray(zlib.compress(bytes(body), 1))
+        size = header_size + len(body)
+    head = _OFFLOAD_MAGIC + struct.pack("<IQQQ", version & 0xFFFFFFFF, size_of(size), size_of(header_size),
+                                        size_of(count if version != 1 else 40))
+    if version >= 3:
+        head += struct.pack("<Q", size_of(inflated))
+    return head + bytes(body) + bytes(-len(body) % 8)
+
+
+def offload_binary(rng: random.Random) -> bytes:
+    """Offload binaries end to end, bare (as ``llvm-offload-binary -o`` writes them) or in the
+    ``.llvm.offloading`` section of clang's ``-fgpu-rdc`` object (same size: the ELF stays valid)."""
+    generated = b"".join(_offload_one(rng) for _ in range(rng.choice((1, 1, 2, 3)))) + bytes(rng.choice((0, 0, 8, 64)))
+    if rng.random() < 0.5:
+        return generated
+    _shoff, _entsize, elf = _section_headers(_CLANG_RDC)
+    data = bytearray(_CLANG_RDC)
+    sec = next(sec for sec in elf.sections if sec.name == ".llvm.offloading")
+    data[sec.offset:sec.offset + sec.size] = generated[:sec.size].ljust(sec.size, b"\0")
+    return bytes(data)
+
+
 GENERATORS: dict[str, tuple[str, Callable[[random.Random], bytes]]] = {
     "fatbin": ("fatbin", fatbin),
     "cubin": ("cubin", cubin),
     "host_binary": ("host_binary", host_binary),
+    "offload_binary": ("host_binary", offload_binary),
 }
 
 
