@@ -57,8 +57,13 @@ NVCC_TOOLKITS = {
     "13.5": NVCC13,
     "13.0": ("nvidia-cuda-nvcc==13.0.88", "nvidia-cuda-crt==13.0.88", "nvidia-nvvm==13.0.88",
              "nvidia-cuda-runtime==13.0.88"),
+    "13.2": ("nvidia-cuda-nvcc==13.2.86", "nvidia-cuda-crt==13.2.86", "nvidia-nvvm==13.2.86",
+             "nvidia-cuda-runtime==13.2.86"),
+    "13.4": ("nvidia-cuda-nvcc==13.4.92", "nvidia-cuda-crt==13.4.92", "nvidia-nvvm==13.4.92",
+             "nvidia-cuda-runtime==13.4.92"),
 }
-"""Whole nvcc toolkits (driver, headers, libnvvm): the first and the latest 13.x line pip offers."""
+"""Whole nvcc toolkits (driver, headers, libnvvm): the first and the latest 13.x line pip offers, and two
+between (13.1 and 13.3 were checked by hand the same way: all equal)."""
 CUOBJDUMP = "nvidia-cuda-cuobjdump==13.5.37"
 
 # The five NVIDIA libraries of the exactness checks, in two releases: the newest the registry offers

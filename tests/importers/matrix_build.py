@@ -242,7 +242,7 @@ def build_dlink(version: str) -> tuple[Path, Path]:
 
 
 COMPRESS_MODES = ("default", "size", "speed", "balance", "none", "concat")
-"""Every ``-compress-mode`` of nvcc 13.x, and 13.5's ``--concat`` (entries concatenated for
+"""Every ``-compress-mode`` of nvcc 13.x, and 13.4+'s ``--concat`` (entries concatenated for
 compression) with ``size``."""
 
 
