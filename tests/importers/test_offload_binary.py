@@ -86,6 +86,15 @@ def _all_fields(records) -> list[dict]:
                   key=lambda row: row["name"])
 
 
+def test_openmp_target_offload_object():
+    """OpenMP target offload writes the same offload binary (producer "openmp"): its outlined kernel and
+    device functions read as the image llvm-offload-binary extracts."""
+    records = import_file(CLANG / "omp.o")
+    assert _all_fields(records) == _all_fields(import_cubin(CLANG / "omp.o.sm_80.cubin"))
+    (kernel,) = [r for r in records if r.is_kernel]
+    assert kernel.name.startswith("__omp_offloading_") and kernel.arch == "sm_80" and kernel.relocatable
+
+
 def test_lto_object_says_why_it_lists_nothing():
     """-foffload-lto keeps LLVM bitcode: there are no figures before the device link, and the message says so."""
     with pytest.raises(ImportFailure) as failure:

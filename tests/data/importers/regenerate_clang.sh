@@ -32,4 +32,7 @@ for arch in sm_80 sm_90a; do
 done
 # 3. Link-time optimisation: LLVM bitcode, whose figures exist only after the device link.
 "$clang" "${flags[@]}" -fgpu-rdc -foffload-lto -c src/clang_kernels.cu -o "$out/lto.o"
+# 4. OpenMP target offload: the same offload binary, producer "openmp".
+"${clang}" -fopenmp --offload-arch=sm_80 --cuda-path="$CUDA_PATH" -nogpulib -O2 -c src/clang_omp.cpp -o "$out/omp.o"
+"$offload" "$out/omp.o" --image=file="$out/omp.o.sm_80.cubin",triple=nvptx64-nvidia-cuda,arch=sm_80
 ls -l "$out"
