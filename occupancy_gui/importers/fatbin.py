@@ -37,7 +37,9 @@ from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
 FATBIN_MAGIC = 0xBA55ED50
 FATBIN_MAGIC_BYTES = struct.pack("<I", FATBIN_MAGIC)
-KIND_PTX, KIND_ELF = 1, 2
+KIND_PTX, KIND_ELF, KIND_LTO_IR = 1, 2, 8
+"""Fatbin entry kinds: PTX, a CUDA ELF image, and NVVM IR for link-time optimisation (``nvcc -dlto``,
+``code=lto_90``; libcufft's LTO callbacks): no figures before the device link."""
 FLAG_COMPRESSED_LZ4 = 0x2000
 FLAG_COMPRESSED_ZSTD = 0x8000
 MAX_IMAGE = 1 << 30  # refuse to inflate an entry beyond 1 GiB
@@ -149,7 +151,7 @@ def _open_container(blob: Blob, at: int, prefix: str, number: int | str, work: D
 
 
 def _kind_name(kind: int) -> str:
-    return "ELF" if kind == KIND_ELF else "PTX" if kind == KIND_PTX else f"kind {kind}"
+    return {KIND_ELF: "ELF", KIND_PTX: "PTX", KIND_LTO_IR: "LTO IR"}.get(kind, f"kind {kind}")
 
 
 def _without_images(blob: Blob, at: int, end: int) -> dict[str, int] | None:
@@ -679,17 +681,25 @@ def read_ar_archive(data: bytes | memoryview, path: str, image: FileImage | None
     return result
 
 
+_SKIPPED_HINTS = {
+    "PTX": "registers and shared memory are decided when PTX is compiled (compile it with ptxas -v for a "
+           "target, or rebuild with -arch=sm_XY)",
+    "LTO IR": "registers and shared memory are decided at the device link of an nvcc -dlto build (import "
+              "the linked executable, or rebuild with code=sm_XY beside lto_XY)",
+}
+
+
 def _note_skipped(path: str, result: ImportResult, skipped: dict[str, int]) -> None:
-    """A fatbin that yields no records fails, saying what it held instead of ELF images (PTX, or
-    kinds this reader does not know: libcufft also carries 12,728 entries of kind 8, skipped as
-    cuobjdump skips them)."""
+    """A fatbin that yields no records fails, saying what it held instead of ELF images (PTX, LTO IR
+    (libcufft carries 12,728 such entries), or kinds this reader does not know, skipped as cuobjdump
+    skips them)."""
     if result.records or result.notes:
         return
     if not skipped:
         raise ImportFailure(path, "no functions in any of the fatbin's ELF images")
     listed = ", ".join(f"{n} {what}" for what, n in sorted(skipped.items()))
-    hint = ("registers and shared memory are decided when PTX is compiled (compile it with ptxas -v for a "
-            "target, or rebuild with -arch=sm_XY)") if set(skipped) == {"PTX"} else "nothing this reader can list"
+    hints = [_SKIPPED_HINTS[what] for what in sorted(skipped) if what in _SKIPPED_HINTS]
+    hint = "; ".join(hints) if len(hints) == len(skipped) else "nothing this reader can list"
     raise ImportFailure(path, f"the fatbin holds no CUDA ELF image, only {listed} entr"
                               f"{'ies' if sum(skipped.values()) != 1 else 'y'}: {hint}")
 

@@ -80,7 +80,7 @@ def test_a_damaged_embedded_fatbin_is_all_or_nothing(tmp_path, seed):
 
 
 def _container(rng: random.Random) -> bytes:
-    """A container of 1-3 entries: PTX, kind 8, kind 3, now and then a real ELF image, a damaged
+    """A container of 1-3 entries: PTX, LTO IR (kind 8), kind 3, now and then a real ELF image, a damaged
     header size or an entry that runs past the end."""
     entries = b""
     for _ in range(rng.randrange(1, 4)):
@@ -118,7 +118,7 @@ def test_containers_without_images_are_counted_as_read_container_counts_them(mon
     short = read()
     monkeypatch.setattr(fatbin, "_without_images", lambda *args: None)
     assert read() == short
-    assert short[0] > 10 and short[2]["PTX"] > 50 and short[2]["kind 8"] > 50
+    assert short[0] > 10 and short[2]["PTX"] > 50 and short[2]["LTO IR"] > 50
 
 
 def _ptx_container(text: bytes) -> bytes:

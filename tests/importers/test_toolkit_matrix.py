@@ -292,6 +292,28 @@ def test_every_compression_mode_equals_cuobjdump(version, mode):
     compare(records, text, f"{version} {path.name}")
 
 
+def test_lto_ir_entries_are_named(tmp_path):
+    """nvcc -dlto keeps NVVM IR (fatbin entry kind 8) with no figures before the device link: alone it fails
+    saying so; beside SASS the SASS reads as cuobjdump says and the IR is skipped as cuobjdump skips it."""
+    from occupancy_gui.importers import ImportFailure
+    from tests.importers.test_vendor_libraries import cuobjdump
+
+    nvcc = toolchains.nvcc13_bin() / "nvcc"
+    only, both = tmp_path / "lto_only.o", tmp_path / "lto_and_sass.o"
+    toolchains.run([nvcc, "-c", "-rdc=true", "-gencode=arch=compute_90,code=lto_90", mb.SRC / "rdc_a.cu", "-o", only])
+    with pytest.raises(ImportFailure, match=r"only 1 LTO IR entry: .*device link of an nvcc -dlto build"):
+        import_file(only)
+    toolchains.run([nvcc, "-c", "-rdc=true", "-gencode=arch=compute_90,code=[sm_90,lto_90]", mb.SRC / "rdc_a.cu",
+                    "-o", both])
+    records = import_file(both)
+    assert {r.arch for r in records} == {"sm_90"}
+    rc, text = cuobjdump(both)
+    assert rc == 0, text[-500:]
+    # A relocatable image: shared memory is ptxas's (see test_relocatable_images_read_as_ptxas_says), not the dump's.
+    assert sorted((r.name, r.registers) for r in records if r.is_kernel) == \
+        sorted((r.name, r.registers) for r in parse_text(text, both.name) if r.is_kernel)
+
+
 def test_cli_lists_kernels_unless_all_functions(case, capsys):
     assert run_import([str(case.whole), "--json"]) == 0
     kernels = json.loads(capsys.readouterr().out)
