@@ -89,9 +89,10 @@ def _slug(spec: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", spec)
 
 
-def wheel_tree(spec: str) -> Path:
-    """The folder a pinned wheel (``name==version``, no dependencies) is unpacked into."""
-    tree = CACHE / "trees" / _slug(spec)
+def wheel_tree(spec: str, platform: str | None = None) -> Path:
+    """The folder a pinned wheel (``name==version``, no dependencies) is unpacked into; ``platform``
+    (``"win_amd64"``): that platform's wheel instead of this machine's."""
+    tree = CACHE / "trees" / (_slug(spec) + (f"-{platform}" if platform else ""))
     done = tree / ".complete"
     if done.exists():
         return tree
@@ -100,10 +101,11 @@ def wheel_tree(spec: str) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)  # pytest-xdist or two runs at once share the cache
         if done.exists():
             return tree
-        download = CACHE / "download" / _slug(spec)
+        download = CACHE / "download" / tree.name
         shutil.rmtree(download, ignore_errors=True)
-        proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(download), spec],
-                              capture_output=True, text=True)
+        where = ["--only-binary=:all:", "--platform", platform] if platform else []
+        proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *where, "-d", str(download),
+                               spec], capture_output=True, text=True)
         if proc.returncode != 0:
             if _UNREACHABLE.search(proc.stderr):
                 pytest.skip(f"the package registry is unreachable, {spec} not fetched")

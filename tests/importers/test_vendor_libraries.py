@@ -92,3 +92,30 @@ def test_library_matches_cuobjdump(case, tmp_path):
         assert not embedded, f"{path.name}: embedded records, but no container outside .nv_fatbin"
     sources = [r.source for r in records]
     assert len(set(sources)) == len(sources), "two records with one source"
+
+
+WINDOWS_CURAND = toolchains.LIBRARY_RELEASES["newest"]["curand"]
+"""A Windows build of a library this suite reads on Linux: its DLL is a PE file, which cuobjdump for
+Linux refuses ("does not contain device code"), so the Linux build of the same release is the truth."""
+
+
+def _portable(rec) -> tuple:
+    """A record's figures with its demangled name as both ABIs spell it: the DLL's host compiler (MSVC)
+    makes ``size_t`` ``unsigned long long`` where the Linux build has ``unsigned long``.  ``embedded`` is
+    left out: a PE file is scanned, so the fatbins a library loads itself are not told apart."""
+    name = rec.demangled.replace("unsigned long long", "unsigned long").replace("long long", "long")
+    return (name, rec.arch, rec.kind, rec.registers, rec.static_smem, rec.reserved_smem, rec.local_bytes,
+            rec.barriers, rec.max_threads, rec.const_bytes, rec.relocatable)
+
+
+def test_windows_dll_reads_as_the_linux_library():
+    tree = toolchains.wheel_tree(WINDOWS_CURAND, platform="win_amd64")
+    (dll,) = tree.glob("nvidia/*/bin/*/curand64_*.dll")
+    ours = Counter()
+    for rec in import_file_detailed(dll).records:
+        ours[_portable(rec)] += rec.copies
+    linux = Counter()
+    for rec in import_file_detailed(toolchains.library_file("curand", "libcurand.so")).records:
+        linux[_portable(rec)] += rec.copies
+    assert sum(ours.values()) > 3000
+    assert ours == linux, (sorted(ours - linux)[:2], sorted(linux - ours)[:2])
