@@ -33,6 +33,7 @@ from .decompress import lz4_block_decompress, zstd_decompress
 from .elf import ELF_MAGIC, SHT_NOBITS, Elf, Section
 from .elf_cubin import EM_CUDA, read_cubin
 from .line_chunks import ImportCancelled
+from .pe import pe_sections
 from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
 FATBIN_MAGIC = 0xBA55ED50
@@ -356,7 +357,8 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
                      work: Decoding | None = None) -> ImportResult:
     """Fatbins embedded in a host ELF (``.o``, executable, ``.so``) or any other container.
 
-    In an ELF, the fatbin sections the CUDA runtime registers are read as cuobjdump reads them:
+    In an ELF (and a Windows PE file, by ``pe``'s section table), the fatbin sections the CUDA
+    runtime registers are read as cuobjdump reads them:
     ``.nv_fatbin`` (whole-program code and nvlink's linked images) and, only where there is no
     ``.nv_fatbin``, ``__nv_relfatbin`` (the relocatable ``-rdc`` copies nvlink consumed).  Fatbins
     elsewhere (libcublasLt's ``.cask_resource``, libcufft's ``.ldata``, libcusparse's ``.rodata``)
@@ -380,23 +382,26 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
             sections = Elf(blob).sections
         except ImportFailure:
             sections = None  # stripped or damaged section headers: fall back to the scan below
-        if sections is not None:
-            fat, data_sections = sections_to_read(sections)
-            for sec in fat:
-                read_fatbin_bytes(memoryview(data)[sec.offset:sec.offset + sec.size], path,
-                                  base=base + sec.offset, prefix=f"{prefix}:{sec.name}", result=result,
-                                  image=image, work=work)
-            offload = offload_sections(sections)
-            for sec in offload:
-                read_offload_section(blob, sec.offset, sec.offset + sec.size, result, f"{prefix}:{sec.name}", work)
-            embedded = 0
-            for sec in data_sections:
-                embedded += read_embedded(blob, sec.offset, sec.offset + sec.size, result,
-                                          f"{prefix}:{sec.name}", work)
-            if fat or offload or embedded:
-                return result
-            raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
-                                      "in any data section)", offset=base)
+    else:
+        blob.load(0, 4096)  # the PE headers and section table
+        sections = pe_sections(blob)
+    if sections is not None:
+        fat, data_sections = sections_to_read(sections)
+        for sec in fat:
+            read_fatbin_bytes(memoryview(data)[sec.offset:sec.offset + sec.size], path,
+                              base=base + sec.offset, prefix=f"{prefix}:{sec.name}", result=result,
+                              image=image, work=work)
+        offload = offload_sections(sections)
+        for sec in offload:
+            read_offload_section(blob, sec.offset, sec.offset + sec.size, result, f"{prefix}:{sec.name}", work)
+        embedded = 0
+        for sec in data_sections:
+            embedded += read_embedded(blob, sec.offset, sec.offset + sec.size, result,
+                                      f"{prefix}:{sec.name}", work)
+        if fat or offload or embedded:
+            return result
+        raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
+                                  "in any data section)", offset=base)
     # A container without sections to say where: scan it all, in chunks (never loaded whole).
     found = False
     scan = MagicScan(blob, 0, len(data), work)
