@@ -86,6 +86,16 @@ def _all_fields(records) -> list[dict]:
                   key=lambda row: row["name"])
 
 
+@pytest.mark.parametrize("log,binary", [("whole.ptxas.log", "whole.o"), ("rdc.ptxas.log", "rdc.o")])
+def test_clang_build_logs_read_as_the_objects(log, binary):
+    """clang's ``-Xcuda-ptxas -v`` lines (with their "cumulative stack size") through the log importer."""
+    def figures(path):
+        return sorted((r.name, r.arch, r.registers, r.static_smem, r.local_bytes, r.barriers)
+                      for r in import_file(CLANG / path) if r.is_kernel)  # fmt: skip
+
+    assert figures(log) == figures(binary) and len(figures(log)) == 6
+
+
 def test_openmp_target_offload_object():
     """OpenMP target offload writes the same offload binary (producer "openmp"): its outlined kernel and
     device functions read as the image llvm-offload-binary extracts."""
