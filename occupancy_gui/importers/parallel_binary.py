@@ -308,17 +308,22 @@ def _answer(outbox: Connection, number: int, containers: list[_Found] | None, in
     call that holds the GIL: a whole piece of libcublasLt (10.6 MiB pickled) took 62 ms of it, a
     stall of the window's event loop; a message of 1,024 rows takes ~6 ms."""
     if containers is not None:
-        containers = [_sent_rows(outbox, found) for found in containers]
+        pending: list[dict[str, Any]] = []  # rows of consecutive containers share messages: libcurand's
+        sent: list[_Found] = []             # 1,559 containers of a few rows each made 1,559 messages
+        for found in containers:
+            if len(found) < 4:
+                sent.append(found)  # a data candidate that is no container, or was not read
+                continue
+            at, end, rows, notes = found
+            pending.extend(rows)
+            while len(pending) >= ROWS_PER_MESSAGE:
+                outbox.send(pending[:ROWS_PER_MESSAGE])
+                del pending[:ROWS_PER_MESSAGE]
+            sent.append((at, end, len(rows), notes))
+        if pending:
+            outbox.send(pending)
+        containers = sent
     outbox.send((number, containers, inflated))
-
-
-def _sent_rows(outbox: Connection, found: _Found) -> _Found:
-    if len(found) < 4:
-        return found  # a data candidate that is no container, or was not read
-    at, end, rows, notes = found
-    for lo in range(0, len(rows), ROWS_PER_MESSAGE):
-        outbox.send(rows[lo:lo + ROWS_PER_MESSAGE])
-    return (at, end, len(rows), notes)
 
 
 def _rows(records: Iterable[KernelRecord]) -> list[dict[str, Any]]:
