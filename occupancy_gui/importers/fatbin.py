@@ -1,7 +1,7 @@
 """Fat binaries: ``.fatbin`` files and the fatbins embedded in host objects, executables and
-shared libraries (``.nv_fatbin`` / ``__nv_relfatbin`` sections, or a scan for the magic in other
-containers such as PE files), and the device images of clang's ``.llvm.offloading`` sections
-(``offload_binary``).
+shared libraries (``.nv_fatbin`` / ``__nv_relfatbin`` sections of an ELF or a Windows PE file, or a
+scan for the magic in other containers), and the device images of clang's ``.llvm.offloading``
+sections (``offload_binary``).
 
 Container layout (little-endian)::
 
@@ -391,14 +391,14 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
             read_fatbin_bytes(memoryview(data)[sec.offset:sec.offset + sec.size], path,
                               base=base + sec.offset, prefix=f"{prefix}:{sec.name}", result=result,
                               image=image, work=work)
-        offload = offload_sections(sections)
-        for sec in offload:
+        offloading = offload_sections(sections)
+        for sec in offloading:
             read_offload_section(blob, sec.offset, sec.offset + sec.size, result, f"{prefix}:{sec.name}", work)
         embedded = 0
         for sec in data_sections:
             embedded += read_embedded(blob, sec.offset, sec.offset + sec.size, result,
                                       f"{prefix}:{sec.name}", work)
-        if fat or offload or embedded:
+        if fat or offloading or embedded:
             return result
         raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
                                   "in any data section)", offset=base)
@@ -420,8 +420,8 @@ def sections_to_read(sections: list[Section]) -> tuple[list[Section], list[Secti
     fat = [sec for sec in sections if sec.name in _FAT_SECTIONS and sec.type != SHT_NOBITS and sec.size]
     if any(sec.name == ".nv_fatbin" for sec in fat):
         fat = [sec for sec in fat if sec.name != "__nv_relfatbin"]
-    offload = offload_sections(sections)
-    data_sections = [sec for sec in sections if sec.type != SHT_NOBITS and sec.size >= 64 and sec not in offload
+    offloading = offload_sections(sections)
+    data_sections = [sec for sec in sections if sec.type != SHT_NOBITS and sec.size >= 64 and sec not in offloading
                      and sec.name not in _FAT_SECTIONS and not sec.name.startswith(_NO_FATBIN_SECTIONS)]
     return fat, data_sections
 
@@ -438,7 +438,7 @@ def read_offload_section(blob: Blob, lo: int, hi: int, result: ImportResult, pre
     figures yet (LLVM bitcode of ``-foffload-lto``) or is not NVIDIA's gets a note."""
     unread: dict[tuple[int, str], list[str]] = {}  # (image kind, triple) -> archs
     for image in offload.offload_images(blob, lo, hi):
-        work.step(blob.base + lo)
+        work.step(blob.base + (image.at if image.blob is blob else lo))  # progress, and a cancel is heard
         nvidia = image.triple.startswith("nvptx")
         if nvidia and image.image_kind in (offload.IMAGE_OBJECT, offload.IMAGE_CUBIN, offload.IMAGE_FATBINARY):
             _read_offload_image(image, result, f"{prefix}: {image.label}", work)
