@@ -209,7 +209,7 @@ def sweep(src: Source, device: DeviceProperties, kernel: str | None = None, thre
         if progress is not None:
             progress(done, total)
         futures = {pool.submit(compiled_output, src, cap, cache, cancel): cap for cap in caps}
-        logs: dict[int, Compiled] = {}
+        compiles: dict[int, Compiled] = {}
         failed: list[int] = []
         pending = set(futures)
         try:
@@ -218,7 +218,7 @@ def sweep(src: Source, device: DeviceProperties, kernel: str | None = None, thre
                 for fut in finished:
                     done += 1
                     try:
-                        logs[futures[fut]] = fut.result()
+                        compiles[futures[fut]] = fut.result()
                     except CompileError:
                         failed.append(futures[fut])  # a cap ptxas refuses: the sweep ends above it
                 if progress is not None and finished:
@@ -234,7 +234,7 @@ def sweep(src: Source, device: DeviceProperties, kernel: str | None = None, thre
     for cap in caps:
         if cap <= floor:
             break
-        rec = pick_kernel(parse_log(src, logs[cap], cap), base.name, src.path)
+        rec = pick_kernel(parse_log(src, compiles[cap], cap), base.name, src.path)
         points.append(_point(cap, rec, device, threads, dynamic_smem))
     return Sweep(base.name, src.arch, threads, points, lower, base.static_smem, base.barriers, dynamic_smem)
 
