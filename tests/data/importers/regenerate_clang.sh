@@ -30,6 +30,11 @@ for arch in sm_80 sm_90a; do
     "$offload" "$out/rdc.o" --image=file="$out/rdc.o.$arch.cubin",triple=nvptx64-nvidia-cuda,arch=$arch
     "$cuobjdump" --dump-resource-usage "$out/rdc.o.$arch.cubin" > "$out/rdc.o.$arch.cuobjdump.txt"
 done
+# 2b. The -fgpu-rdc object linked into a program: clang's linker wrapper runs nvlink (the toolkit's, first
+#     on PATH) and wraps the linked images with fatbinary into an ordinary .nv_fatbin.
+PATH="$CUDA_PATH/bin:$PATH" "$clang" --cuda-path="$CUDA_PATH" -fgpu-rdc --offload-link -Wno-unknown-cuda-version \
+    "$out/rdc.o" src/clang_main.cpp -o "$out/rdc_program" -L"$CUDA_PATH/lib" -l:libcudart.so.13
+"$cuobjdump" --dump-resource-usage "$out/rdc_program" > "$out/rdc_program.cuobjdump.txt"
 # 3. Link-time optimisation: LLVM bitcode, whose figures exist only after the device link.
 "$clang" "${flags[@]}" -fgpu-rdc -foffload-lto -c src/clang_kernels.cu -o "$out/lto.o"
 # 4. OpenMP target offload: the same offload binary, producer "openmp".
