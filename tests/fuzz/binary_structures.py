@@ -37,6 +37,7 @@ from occupancy_gui.importers.fatbin import (
     KIND_ELF,
     KIND_PTX,
 )
+from tests import offload_writer
 from tests.fuzz import harness
 from tests.fuzz.harness import INTERESTING, Crash, run_one
 
@@ -149,66 +150,40 @@ def host_binary(rng: random.Random) -> bytes:
     return bytes(data)
 
 
-_OFFLOAD_MAGIC = b"\x10\xff\x10\xad"
-
-
 def _offload_one(rng: random.Random) -> bytes:
     """One LLVM offload binary (see ``importers.offload_binary``): real cubins as its images, in any
-    version, maybe compressed, with sizes, counts, offsets and strings that may lie."""
-    lying = rng.random() < 0.5  # else every size and offset is true, and what may lie is the version or codec
-
-    def size_of(true: int) -> int:
-        return (_sizes(rng, true) if lying else true) & (2**64 - 1)
-
+    version, maybe compressed or a bomb, with sizes, counts, offsets and strings that may lie."""
+    lying = rng.random() < 0.3  # else every size and offset is true, and what may lie is the version or codec
     version = rng.choice((1, 2, 3, 3, 3, rng.randrange(1 << 32)))
-    count = 1 if version == 1 else rng.choice((1, 2, 3))
-    images = [rng.choice(_CUBINS)[:rng.choice((1 << 30, 1 << 30, 64, 700))] for _ in range(count)]
-    header_size = 40 if version >= 3 else 32
-    triple = rng.choice((b"nvptx64-nvidia-cuda",) * 6 + (b"amdgcn-amd-amdhsa", b""))
-    strings = [(b"triple", triple), (b"arch", b"sm_80")]
-    string_size = 16 if version == 1 else 24
-    table_at = header_size + 40 * count + string_size * len(strings) * count
-    table = b"".join(k + b"\0" + v + b"\0" for k, v in strings)
-    key_at = [table_at + sum(len(k) + len(v) + 2 for k, v in strings[:i]) for i in range(len(strings))]
-    data_at = (table_at + len(table) + 7) & ~7
-    body, image_at = bytearray(), data_at
-    for i, image in enumerate(images):
-        kind = rng.choice((1,) * 6 + (3, 4, 5, 2, rng.randrange(1 << 16)))
-        string_map = header_size + 40 * count + i * len(strings) * string_size
-        body += struct.pack("<HHIQQQQ", kind, 2, 0, size_of(string_map), size_of(len(strings)), size_of(image_at),
-                            size_of(len(image)))
-        image_at += len(image)
-    for _ in images:
-        for (key, value), at in zip(strings, key_at):
-            body += struct.pack("<QQ", size_of(at), size_of(at + len(key) + 1))
-            if string_size == 24:
-                body += struct.pack("<Q", len(value))
-    body += table + bytes(data_at - table_at - len(table)) + b"".join(images)
-    size = header_size + len(body)
-    inflated = 0
-    if version == 3 and rng.random() < 0.5:
-        if rng.random() < 0.2:  # a bomb: zeros that inflate far beyond the binary
-            body = bytearray(rng.choice((1 << 20, 64 << 20)))
-        inflated = header_size + len(body)
-        body = bytearray(zlib.compress(bytes(body), 1))
-        size = header_size + len(body)
-    head = _OFFLOAD_MAGIC + struct.pack("<IQQQ", version & 0xFFFFFFFF, size_of(size), size_of(header_size),
-                                        size_of(count if version != 1 else 40))
-    if version >= 3:
-        head += struct.pack("<Q", size_of(inflated))
-    return head + bytes(body) + bytes(-len(body) % 8)
+    if version == 3 and rng.random() < 0.1:  # a bomb: zeros that inflate far beyond the binary
+        zeros = rng.choice((1 << 20, 64 << 20))
+        packed = zlib.compress(bytes(zeros), 1)
+        return offload_writer.MAGIC + struct.pack("<IQQQQ", 3, 40 + len(packed), 40, 1, 40 + zeros) + packed
+    triple = rng.choice(("nvptx64-nvidia-cuda",) * 6 + ("amdgcn-amd-amdhsa", ""))
+    images = [(rng.choice((1,) * 6 + (3, 4, 5, 2, rng.randrange(1 << 16))), {"triple": triple, "arch": "sm_80"},
+               rng.choice(_CUBINS)[:rng.choice((1 << 30,) * 6 + (64, 700))])
+              for _ in range(1 if version <= 1 else rng.choice((1, 1, 2, 3)))]
+    compress = rng.choice(("", "zlib")) if version == 3 else ""
+    data = offload_writer.offload_binary(version, images, compress, (lambda n: _sizes(rng, n)) if lying else _same)
+    return data + bytes(-len(data) % 8)
+
+
+def _same(n: int) -> int:
+    return n
 
 
 def offload_binary(rng: random.Random) -> bytes:
-    """Offload binaries end to end, bare (as ``llvm-offload-binary -o`` writes them) or in the
-    ``.llvm.offloading`` section of clang's ``-fgpu-rdc`` object (same size: the ELF stays valid)."""
-    generated = b"".join(_offload_one(rng) for _ in range(rng.choice((1, 1, 2, 3)))) + bytes(rng.choice((0, 0, 8, 64)))
-    if rng.random() < 0.5:
-        return generated
+    """Offload binaries end to end, bare, as ``llvm-offload-binary -o`` writes them."""
+    return b"".join(_offload_one(rng) for _ in range(rng.choice((1, 1, 2, 3)))) + bytes(rng.choice((0, 0, 8, 64)))
+
+
+def clang_object(rng: random.Random) -> bytes:
+    """clang's ``-fgpu-rdc`` object with generated offload binaries in its ``.llvm.offloading`` section
+    (same size: the ELF stays valid)."""
     _shoff, _entsize, elf = _section_headers(_CLANG_RDC)
     data = bytearray(_CLANG_RDC)
     sec = next(sec for sec in elf.sections if sec.name == ".llvm.offloading")
-    data[sec.offset:sec.offset + sec.size] = generated[:sec.size].ljust(sec.size, b"\0")
+    data[sec.offset:sec.offset + sec.size] = offload_binary(rng)[:sec.size].ljust(sec.size, b"\0")
     return bytes(data)
 
 
@@ -216,7 +191,8 @@ GENERATORS: dict[str, tuple[str, Callable[[random.Random], bytes]]] = {
     "fatbin": ("fatbin", fatbin),
     "cubin": ("cubin", cubin),
     "host_binary": ("host_binary", host_binary),
-    "offload_binary": ("host_binary", offload_binary),
+    "offload_binary": ("offload_binary", offload_binary),
+    "clang_object": ("host_binary", clang_object),
 }
 
 

@@ -17,9 +17,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from occupancy_gui.importers import IMPORTERS, ImportCancelled, ImportFailure, import_file_detailed
+from occupancy_gui.importers.binary_data import Blob
 from occupancy_gui.importers.cuobjdump_text import parse_text
 from occupancy_gui.importers.elf_cubin import read_cubin
-from occupancy_gui.importers.fatbin import read_ar_archive, read_fatbin_bytes, read_host_binary
+from occupancy_gui.importers.fatbin import (
+    Decoding,
+    ImportResult,
+    read_ar_archive,
+    read_fatbin_bytes,
+    read_host_binary,
+    read_offload_section,
+)
 from occupancy_gui.importers.json_rows import record_json
 from occupancy_gui.importers.ptxas_log import parse_bytes, parse_stream
 from occupancy_gui.profiles import ProfileError, parse_profile
@@ -95,6 +103,10 @@ def _direct(target: str, data: bytes, path: str) -> None:
         _records(read_host_binary(data, path).records)
     elif target == "ar_archive":
         _records(read_ar_archive(data, path).records)
+    elif target == "offload_binary":
+        result = ImportResult()
+        read_offload_section(Blob(data, path), 0, len(data), result, path, Decoding(None, len(data)))
+        _records(result.records)
 
 
 def _check_message(exc: Exception, path: str) -> None:

@@ -9,23 +9,22 @@ object with cuobjdump's dump of each.  The text is parsed here with regexes writ
 importers.  (cuobjdump's dump gives a device function of an sm_90+ relocatable image 0 registers where
 its ``.nv.info`` — and ``cuobjdump -elf`` — say 24; nvcc's ``-rdc`` images show the same, so kernels are
 compared with the dump and every function with the extracted image.)  Offload binaries of versions 2
-and 3 (clang 23's multi-entry and compressed forms), which no clang here writes, are built by a writer
-here that follows LLVM's ``OffloadBinary.cpp``.
+and 3 (clang 23's multi-entry and compressed forms), which no clang here writes, are built by
+``tests/offload_writer.py``, which follows LLVM's ``OffloadBinary.cpp``.
 """
 
 from __future__ import annotations
 
 import re
 import struct
-import zlib
 from pathlib import Path
 
 import pytest
-import zstandard
 
 from occupancy_gui.importers import ImportFailure, import_file, import_file_detailed
 from occupancy_gui.importers.elf_cubin import import_cubin
 from occupancy_gui.importers.json_rows import record_json
+from tests.offload_writer import OBJECT, PTX, offload_binary
 
 from .conftest import GEN
 
@@ -121,54 +120,6 @@ def test_lto_object_says_why_it_lists_nothing():
 
 # --- offload binaries written here, in each version ---------------------------------------------------
 
-MAGIC = b"\x10\xff\x10\xad"
-CUDA, OBJECT, BITCODE, PTX = 2, 1, 2, 5
-
-
-def _align(n: int) -> int:
-    return (n + 7) & ~7
-
-
-def offload_binary(version: int, images: list[tuple[int, dict[str, str], bytes]], compress: str = "") -> bytes:
-    """An offload binary as LLVM writes it: header, entries, string map, string table, images (8-aligned);
-    version 3 with ``compress`` ("zlib"/"zstd") compresses all after the header."""
-    assert version >= 2 or len(images) == 1
-    header_size = 40 if version >= 3 else 32
-    string_size = 16 if version == 1 else 24
-    strings = sum(len(s) for _k, s, _i in images)
-    table_at = header_size + 40 * len(images) + string_size * strings
-    table = bytearray()
-    where: dict[str, int] = {}
-    for _kind, pairs, _image in images:
-        for text in (t for pair in pairs.items() for t in pair):
-            if text not in where:
-                where[text] = table_at + len(table)
-                table += text.encode() + b"\0"
-    data_at = _align(table_at + len(table))
-    size = _align(data_at + sum(len(image) for _k, _s, image in images))
-    body = bytearray()
-    string_at, image_at = header_size + 40 * len(images), data_at
-    for kind, pairs, image in images:
-        body += struct.pack("<HHIQQQQ", kind, CUDA, 0, string_at, len(pairs), image_at, len(image))
-        string_at += string_size * len(pairs)
-        image_at += len(image)
-    for _kind, pairs, _image in images:
-        for key, value in pairs.items():
-            body += struct.pack("<QQ", where[key], where[value])
-            if version >= 2:
-                body += struct.pack("<Q", len(value))
-    body += table + bytes(data_at - table_at - len(table))
-    for _kind, _pairs, image in images:
-        body += image
-    body += bytes(size - header_size - len(body))
-    count = 40 if version == 1 else len(images)  # version 1: the entry's size
-    header = MAGIC + struct.pack("<IQQQ", version, size, header_size, count)
-    if not compress:
-        return header + (struct.pack("<Q", 0) if version >= 3 else b"") + bytes(body)
-    packed = zlib.compress(bytes(body)) if compress == "zlib" else zstandard.ZstdCompressor().compress(bytes(body))
-    header = MAGIC + struct.pack("<IQQQ", version, header_size + len(packed), header_size, count)
-    return header + struct.pack("<Q", size) + packed
-
 
 def _nvptx(arch: str) -> dict[str, str]:
     return {"triple": "nvptx64-nvidia-cuda", "arch": arch}
@@ -199,7 +150,7 @@ def test_binaries_end_to_end_and_padding(tmp_path):
     one = offload_binary(1, [(OBJECT, _nvptx("sm_80"), SM80)])
     two = offload_binary(3, [(OBJECT, _nvptx("sm_120"), SM120)], "zlib")
     path = tmp_path / "merged.bin"
-    path.write_bytes(one + two + bytes(_align(len(two)) - len(two)) + bytes(64))
+    path.write_bytes(one + two + bytes(-len(two) % 8) + bytes(64))
     assert _figures(import_file(path)) == EXPECTED
 
 
