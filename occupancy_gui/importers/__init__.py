@@ -24,6 +24,7 @@ from .elf import ELF_MAGIC
 from .elf_cubin import import_cubin, is_cuda_elf
 from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
 from .line_chunks import CancelFn, ImportCancelled, ProgressFn, sniff_utf16
+from .offload_binary import MAGIC as OFFLOAD_MAGIC
 from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
 __all__ = [
@@ -99,7 +100,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_BINARY_MAGICS = (b"MZ", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"!<arch>\n", b"\x10\xff\x10\xad")
+_BINARY_MAGICS = (b"MZ", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"!<arch>\n", OFFLOAD_MAGIC)
 """PE, Mach-O (64-bit, universal), static libraries and LLVM offload binaries (``llvm-offload-binary -o``)."""
 # Bytes a text log may hold: everything but the C0 controls other than \t \n \f \r ESC, and DEL.
 _TEXT_BYTES = bytes([9, 10, 12, 13, 27]) + bytes(range(32, 127)) + bytes(range(128, 256))

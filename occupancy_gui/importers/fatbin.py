@@ -383,7 +383,6 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
         except ImportFailure:
             sections = None  # stripped or damaged section headers: fall back to the scan below
     else:
-        blob.load(0, 4096)  # the PE headers and section table
         sections = pe_sections(blob)
     if sections is not None:
         fat, data_sections = sections_to_read(sections)
@@ -456,16 +455,14 @@ def read_offload_section(blob: Blob, lo: int, hi: int, result: ImportResult, pre
 
 
 def _read_offload_image(image: offload.OffloadImage, result: ImportResult, source: str, work: Decoding) -> None:
-    src = image.blob
-    file_image = src.image
-    src.load(image.at, image.size)
+    src = image.blob  # read where parsed, as any fatbin entry's window (src.image: the file, where it is one)
     data = memoryview(src.data)[image.at:image.at + image.size]
     if image.image_kind == offload.IMAGE_FATBINARY:
-        read_fatbin_bytes(data, src.path, base=src.base + image.at, prefix=source, result=result, image=file_image,
+        read_fatbin_bytes(data, src.path, base=src.base + image.at, prefix=source, result=result, image=src.image,
                           work=work)
     else:
         result.records.extend(read_cubin(data, src.path, src.base + image.at, src.what, source_prefix=source,
-                                         image=file_image))
+                                         image=src.image))
 
 
 # Sections of a host ELF that hold code or metadata, never data a library loads: not scanned.
