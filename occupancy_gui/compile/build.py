@@ -209,5 +209,5 @@ def ptx_min_blocks(ptx: str) -> dict[str, int]:
 
 
 def compile_resources(src: Source, cap: int | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
-    """Compile once and return what ptxas reported."""
+    """Compile once and return what ptxas reported, with the launch attributes of the cubin it wrote."""
     return parse_log(src, run_compiler(src, cap, cancel), cap)
