@@ -71,6 +71,28 @@ print(json.dumps({"starts": child_process.STARTS, "code": code, "quick": waited 
     assert said == {"starts": {"fork": 2, "exec": 0}, "code": 0, "quick": True, "second_alive": True}
 
 
+def test_a_window_s_worker_runs_below_its_parent_s_priority() -> None:
+    """This test process has threads of its own, as the window has: its workers are fresh interpreters, and
+    each runs ``WORKER_NICENESS`` below it (two workers at the window's priority stalled its event loop
+    past 50 ms on two cores).  A forked worker, of the single-threaded command line, keeps its priority."""
+    assert not child_process.single_threaded()
+    child = child_process.start("occupancy_gui.cli.batch_worker")
+    try:
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, child.proc.pid) == min(19, mine + child_process.WORKER_NICENESS)
+    finally:
+        child.close(kill=True)
+    said = _run("""
+import json, os
+from occupancy_gui import child_process
+child = child_process.start("occupancy_gui.cli.batch_worker")
+same = os.getpriority(os.PRIO_PROCESS, child.proc.pid) == os.getpriority(os.PRIO_PROCESS, 0)
+child.close(kill=True)
+print(json.dumps({"starts": child_process.STARTS, "same": same}))
+""")
+    assert said == {"starts": {"fork": 1, "exec": 0}, "same": True}
+
+
 def test_a_forked_batch_answers_as_one_process(tmp_path: Path) -> None:
     """``occupancy batch --jobs 2`` in a process with one thread (OpenBLAS told to start none): forked
     workers, the one process's answers byte for byte."""
