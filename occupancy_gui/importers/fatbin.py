@@ -189,6 +189,7 @@ def _read_entries(blob: Blob, container: _Container, result: ImportResult, embed
         if entry.window is not None:
             result.records.extend(read_cubin(entry.window, blob.path, blob.base + payload_at, blob.what,
                                              source_prefix=source, image=blob.image, embedded=embedded))
+            work.images += 1
             continue
         try:
             image_bytes = work.take(entry)
@@ -208,6 +209,7 @@ def _read_entries(blob: Blob, container: _Container, result: ImportResult, embed
         result.records.extend(read_cubin(image_bytes, blob.path, blob.base + payload_at,
                                          f"{label} (decompressed image)", source_prefix=source,
                                          embedded=embedded))
+        work.images += 1
 
 
 _POOL: ThreadPoolExecutor | None = None
@@ -245,6 +247,7 @@ class Decoding:
         self.reached = 0
         self.path = ""
         self.skipped: dict[str, int] = {}  # entries that hold no ELF image, by kind: "PTX": 3
+        self.images = 0  # ELF images read (with functions or without)
 
     def queue(self, entry: _Entry, blob: Blob, at: int) -> None:
         self.inflated += entry.usize
@@ -463,6 +466,7 @@ def _read_offload_image(image: offload.OffloadImage, result: ImportResult, sourc
     else:
         result.records.extend(read_cubin(data, src.path, src.base + image.at, src.what, source_prefix=source,
                                          image=src.image))
+        work.images += 1
 
 
 # Sections of a host ELF that hold code or metadata, never data a library loads: not scanned.
@@ -597,10 +601,13 @@ def trial_container(blob: Blob, at: int, hi: int, prefix: str, number: int | str
         # Its images inflate on this thread: the trial reads them at once, so a pool thread would only
         # add a hand-over per image (libcufft: 3,125; nothing else is queued during a trial).
         pool, work.pool = work.pool, None
+        images = work.images
         try:
             end = read_container(window, at, trial, prefix, number, embedded=True, work=work)
         finally:
             work.pool = pool
+            if not trial.records:  # judged no container below: its images were none
+                work.images = images
     except (ImportFailure, ValueError, struct.error):
         return None
     return (end, trial) if trial.records else None
@@ -691,19 +698,25 @@ _SKIPPED_HINTS = {
 }
 
 
-def _note_skipped(path: str, result: ImportResult, skipped: dict[str, int]) -> None:
-    """A fatbin that yields no records fails, saying what it held instead of ELF images (PTX, LTO IR
-    (libcufft carries 12,728 such entries), or kinds this reader does not know, skipped as cuobjdump
-    skips them)."""
+def _note_skipped(path: str, result: ImportResult, work: Decoding) -> None:
+    """A fatbin that yields no records fails, saying what it held: ELF images without a function (cuDSS's
+    communication layers hold one each, beside an empty PTX entry), or instead of ELF images PTX, LTO IR
+    (libcufft carries 12,728 such entries) or kinds this reader does not know, skipped as cuobjdump
+    skips them."""
     if result.records or result.notes:
         return
-    if not skipped:
-        raise ImportFailure(path, "no functions in any of the fatbin's ELF images")
+    skipped = work.skipped
     listed = ", ".join(f"{n} {what}" for what, n in sorted(skipped.items()))
+    entries = f"entr{'ies' if sum(skipped.values()) != 1 else 'y'}"
     hints = [_SKIPPED_HINTS[what] for what in sorted(skipped) if what in _SKIPPED_HINTS]
     hint = "; ".join(hints) if len(hints) == len(skipped) else "nothing this reader can list"
-    raise ImportFailure(path, f"the fatbin holds no CUDA ELF image, only {listed} entr"
-                              f"{'ies' if sum(skipped.values()) != 1 else 'y'}: {hint}")
+    if work.images:
+        empty = f"no function in the fatbin's {work.images} CUDA ELF image{'s' if work.images != 1 else ''}"
+        beside = f"; beside {'it' if work.images == 1 else 'them'}, {listed} {entries}: {hint}" if skipped else ""
+        raise ImportFailure(path, empty + beside)
+    if not skipped:
+        raise ImportFailure(path, "the fatbin holds no entries")
+    raise ImportFailure(path, f"the fatbin holds no CUDA ELF image, only {listed} {entries}: {hint}")
 
 
 def import_fatbin_detailed(path: str | os.PathLike[str], progress: Callable[[int, int], None] | None = None,
@@ -733,7 +746,7 @@ def import_fatbin_detailed(path: str | os.PathLike[str], progress: Callable[[int
                                      work)
             else:
                 read_host_binary(image.view, name, image=image, result=result, work=work)
-            _note_skipped(name, result, work.skipped)
+            _note_skipped(name, result, work)
             result.records = merge_records(result.records)
             return result
     except OSError as exc:

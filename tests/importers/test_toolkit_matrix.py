@@ -292,6 +292,28 @@ def test_every_compression_mode_equals_cuobjdump(version, mode):
     compare(records, text, f"{version} {path.name}")
 
 
+def test_elf_images_without_functions_are_named(tmp_path):
+    """A translation unit without device functions still gets an ELF image (and PTX) per target, as cuDSS's
+    communication layers have: the import fails saying the images hold no function, not that there are
+    none, and cuobjdump lists no function either."""
+    from occupancy_gui.importers import ImportFailure
+    from tests.importers.test_vendor_libraries import cuobjdump
+
+    nvcc = toolchains.nvcc13_bin() / "nvcc"
+    source = tmp_path / "host_only.cu"
+    source.write_text("int host_only(int x) { return x + 1; }\n")
+    fatbin, host = tmp_path / "empty.fatbin", tmp_path / "empty.o"
+    gencode = ["-gencode=arch=compute_75,code=[sm_75,compute_75]", "-gencode=arch=compute_90,code=sm_90"]
+    toolchains.run([nvcc, "-fatbin", *gencode, source, "-o", fatbin])
+    toolchains.run([nvcc, "-c", *gencode, source, "-o", host])
+    for path in (fatbin, host):
+        with pytest.raises(ImportFailure, match=r": no function in the fatbin's 2 CUDA ELF images; beside them, 1 PTX "
+                                                 r"entry: registers and shared memory are decided when PTX is compiled"):
+            import_file(path)
+        rc, text = cuobjdump(path)
+        assert rc == 0 and "Function" not in text and text.count("arch = sm_") == 3, text
+
+
 def test_lto_ir_entries_are_named(tmp_path):
     """nvcc -dlto keeps NVVM IR (fatbin entry kind 8) with no figures before the device link: alone it fails
     saying so; beside SASS the SASS reads as cuobjdump says and the IR is skipped as cuobjdump skips it."""
