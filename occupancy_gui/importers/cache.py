@@ -24,7 +24,9 @@ import os
 import struct
 import sys
 import tempfile
+import weakref
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
@@ -115,7 +117,8 @@ class RecordCache:
             blob = entry.read_bytes()
         except OSError:
             return None
-        decoded = _decode(blob, key)
+        with collection_paused():  # one lazy record per row, none in a cycle
+            decoded = _decode(blob, key)
         if decoded is None:
             _remove(entry)
             return None
@@ -166,7 +169,8 @@ _LATE = tuple(name for name in FIELDS if name in LATE_DEFAULTS)
 assert FIELDS[len(FIELDS) - len(_LATE):] == _LATE, "the fields a bulk dict may leave out come last"
 _get_early = operator.itemgetter(*FIELDS[:len(FIELDS) - len(_LATE)])
 _SLICE = 4096
-"""Records whose rows are made in one C call (~6 ms): the GUI thread gets the GIL between two."""
+"""Lazy records made in one C call (~0.5 ms): the GUI thread gets the GIL between two.  libtorch_cuda's
+143,409 in one call held it 96-103 ms.  (Rows are made a block at a time, :func:`_encode`.)"""
 
 
 def _rows(records: list[KernelRecord]) -> list[tuple[Any, ...]]:
@@ -176,16 +180,14 @@ def _rows(records: list[KernelRecord]) -> list[tuple[Any, ...]]:
     record).  The demangled names are :func:`records.demangled_names`'s."""
     states = built_states(records)
     late = [list(map(operator.methodcaller("get", name, LATE_DEFAULTS[name]), states)) for name in _LATE]
-    rows: list[tuple[Any, ...]] = []
-    tails = list(zip(*late, demangled_names(states)))
-    for at in range(0, len(states), _SLICE):  # the window imports on a pool thread: a C loop holds the GIL
-        rows.extend(map(operator.add, map(_get_early, states[at:at + _SLICE]), tails[at:at + _SLICE]))
-    return rows
+    return list(map(operator.add, map(_get_early, states), zip(*late, demangled_names(states))))
 
 
 def _encode(key: bytes, records: list[KernelRecord], notes: list[str]) -> bytes:
-    rows = _rows(records)
-    raw = [marshal.dumps(rows[at:at + _BLOCK_ROWS], 4) for at in range(0, len(rows), _BLOCK_ROWS)]
+    # A block's rows at a time: all rows at once were freed in one go when this returned (libtorch_cuda's
+    # 143,409 tuples: ~50 ms holding the GIL, felt by the window).
+    raw = [marshal.dumps(_rows(records[at:at + _BLOCK_ROWS]), 4) for at in range(0, len(records), _BLOCK_ROWS)]
+    count = len(records)
     blocks = [lz4.block.compress(block, store_size=False) for block in raw]
     notes_blob = marshal.dumps(list(notes), 4)
     table_at = len(MAGIC) + _HEADER.size + len(key) + 4 + len(notes_blob)
@@ -195,17 +197,29 @@ def _encode(key: bytes, records: list[KernelRecord], notes: list[str]) -> bytes:
         table += _BLOCK.pack(at, len(block), len(decoded))
         at += len(block)
     body = struct.pack("<I", len(notes_blob)) + notes_blob + bytes(table) + b"".join(blocks)
-    return MAGIC + _HEADER.pack(len(key), zlib.crc32(body), len(rows), len(blocks)) + key + body
+    return MAGIC + _HEADER.pack(len(key), zlib.crc32(body), count, len(blocks)) + key + body
+
+
+class _Records(list[KernelRecord]):
+    """An opened entry's list of records, which its blocks reach through a weak reference only."""
+
+    __slots__ = ("__weakref__",)
 
 
 class _Blocks:
-    """The compressed blocks of one opened entry, each decoded the first time a record needs it."""
+    """The compressed blocks of one opened entry, each decoded the first time a record needs it.
+
+    Each lazy record holds its blocks (its build is :meth:`fields`); the blocks reach the records only
+    weakly.  A strong reference made a cycle of every record not yet built, which only the cyclic
+    collector frees: an import cancelled halfway through its listing left libcusparse's 63,481 records
+    (158,750 objects) to it, and the window, which freezes what a big import leaves, kept them for good
+    (libtorch_cuda: ~500 MiB an import cancelled)."""
 
     def __init__(self, blob: bytes, table: list[tuple[int, int, int]]):
         self.blob = blob
         self.table = table
         self.rows: list[list[tuple[Any, ...]] | None] = [None] * len(table)
-        self.records: list[KernelRecord] = []  # the lazy records these blocks build
+        self.records: Callable[[], list[KernelRecord] | None] = lambda: None  # the lazy records these blocks build
 
     def fields(self, index: int) -> dict[str, Any]:
         """The fields of record ``index`` (a lazy record's build).  The first record read of a
@@ -219,7 +233,8 @@ class _Blocks:
                 lz4.block.decompress(self.blob[at:at + size], uncompressed_size=decoded))
             if all(r is not None for r in self.rows):
                 self.blob = b""  # every block decoded: the compressed bytes are no longer needed
-            block = self.records[number * _BLOCK_ROWS:number * _BLOCK_ROWS + len(rows)]
+            records = self.records()
+            block = records[number * _BLOCK_ROWS:number * _BLOCK_ROWS + len(rows)] if records is not None else []
             if len(block) == len(rows) and not any(map(len, map(_get_state, block))):  # none holds a field yet
                 states = list(map(dict, map(zip, repeat(_COLUMNS), rows)))
                 build_records(block, states)
@@ -248,8 +263,12 @@ def _decode(blob: bytes, key: bytes) -> CachedImport | None:
     if not isinstance(notes, list) or any(at + size > len(blob) for at, size, _ in table):
         return None
     blocks = _Blocks(blob, table)
-    blocks.records = new_lazy_records(zip(repeat(blocks.fields, count), range(count)))
-    return CachedImport(blocks.records, notes)
+    records = _Records()
+    for at in range(0, count, _SLICE):  # the window opens entries on a pool thread: a C loop holds the GIL
+        rows = range(at, min(at + _SLICE, count))
+        records += new_lazy_records(zip(repeat(blocks.fields, len(rows)), rows))
+    blocks.records = weakref.ref(records)
+    return CachedImport(records, notes)
 
 
 def _remove(path: Path) -> None:
