@@ -53,7 +53,10 @@ WORKER_INFLIGHT = 32 << 20
 """Bytes of inflated images a worker holds at once (the serial reader holds up to 256 MiB)."""
 
 ROWS_PER_MESSAGE = 1024
-"""Rows a worker sends in one message (see ``_answer``)."""
+"""Rows a worker sends in one message at most (see ``_answer``)."""
+MESSAGE_CHARS = 128 << 10
+"""Characters of names and sources a worker sends in one message at most: libtorch_cuda's 1,024 rows of
+long C++ names took 12-21 ms to unpickle, 40-58 ms to receive beside the window's other threads."""
 
 _FAILED = 0  # a candidate that is no container (a data section's byte pattern)
 _UNREAD = 1  # a candidate its worker did not read: it lay inside the container with images before it
@@ -303,22 +306,26 @@ def _serve_pieces(image: FileImage, inbox: Connection, outbox: Connection, merge
 
 
 def _answer(outbox: Connection, number: int, containers: list[_Found] | None, inflated: int) -> None:
-    """A piece's answer: its rows first, in messages of at most :data:`ROWS_PER_MESSAGE`, then the piece
-    with each container's rows replaced by their count.  The parent unpickles each message in one C
-    call that holds the GIL: a whole piece of libcublasLt (10.6 MiB pickled) took 62 ms of it, a
-    stall of the window's event loop; a message of 1,024 rows takes ~6 ms."""
+    """A piece's answer: its rows first, in messages of at most :data:`ROWS_PER_MESSAGE` rows and about
+    :data:`MESSAGE_CHARS` characters, then the piece with each container's rows replaced by their count.
+    The parent unpickles each message in one C call that holds the GIL: a whole piece of libcublasLt
+    (10.6 MiB pickled) took 62 ms of it, a stall of the window's event loop; a message of 1,024 of its
+    rows takes ~6 ms."""
     if containers is not None:
         pending: list[dict[str, Any]] = []  # rows of consecutive containers share messages: libcurand's
         sent: list[_Found] = []             # 1,559 containers of a few rows each made 1,559 messages
+        chars = 0
         for found in containers:
             if len(found) < 4:
                 sent.append(found)  # a data candidate that is no container, or was not read
                 continue
             at, end, rows, notes = found
-            pending.extend(rows)
-            while len(pending) >= ROWS_PER_MESSAGE:
-                outbox.send(pending[:ROWS_PER_MESSAGE])
-                del pending[:ROWS_PER_MESSAGE]
+            for row in rows:
+                pending.append(row)
+                chars += len(row.get("name") or "") + len(row.get("source") or "") + len(row.get("demangled") or "")
+                if len(pending) >= ROWS_PER_MESSAGE or chars >= MESSAGE_CHARS:
+                    outbox.send(pending)
+                    pending, chars = [], 0
             sent.append((at, end, len(rows), notes))
         if pending:
             outbox.send(pending)

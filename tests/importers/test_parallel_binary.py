@@ -213,13 +213,21 @@ def test_small_files_and_one_cpu_are_read_serially(tmp_path: Path, monkeypatch: 
 
 def test_an_answer_arrives_in_bounded_messages_and_is_put_back_together() -> None:
     # The window's event loop waits while the parent unpickles a message (one C call holding the GIL):
-    # no message may carry more than ROWS_PER_MESSAGE rows, and the parent must rebuild the piece as sent.
+    # no message may carry more than ROWS_PER_MESSAGE rows, or much more than MESSAGE_CHARS characters of
+    # names and sources (C++ templates run to thousands), and the parent must rebuild the piece as sent.
     import pickle
     import threading
     from multiprocessing import Pipe
 
     per = parallel_binary.ROWS_PER_MESSAGE
-    rows = [{"name": f"_Z{i}kernel_with_a_longer_name", "registers": i % 255} for i in range(3 * per + 5)]
+    rows: list[dict[str, object]] = [{"name": f"_Z{i}kernel_with_a_longer_name", "registers": i % 255,
+                                      "source": f"lib.so: container {i}"} for i in range(3 * per + 5)]
+    long_name = "_Z" + "N" * 3000
+    rows += [{"name": long_name + str(i), "demangled": "d" * 2000, "source": "s", "registers": 1} for i in range(300)]
+
+    def size(row: dict[str, object]) -> int:
+        return len(str(row["name"])) + len(str(row["source"])) + len(str(row.get("demangled", "")))
+
     containers = [(0, 100, rows[:per + 1], ["a note"]), (100, parallel_binary._FAILED), (200, 300, [], []),
                   (300, 400, rows[per + 1:], [])]
     expected = pickle.loads(pickle.dumps(containers))
@@ -227,12 +235,20 @@ def test_an_answer_arrives_in_bounded_messages_and_is_put_back_together() -> Non
     # A thread sends: the pipe's buffer (64 KiB) may hold less than the whole answer.
     sender = threading.Thread(target=parallel_binary._answer, args=(sending, 7, containers, 12345))
     sender.start()
-    messages = [sent.recv()]
+
+    def receive() -> object:
+        assert sent.poll(30), "the sender stopped (its thread raised)"
+        return sent.recv()
+
+    messages = [receive()]
     while isinstance(messages[-1], list):
-        messages.append(sent.recv())
+        messages.append(receive())
     sender.join()
     parts = [m for m in messages if isinstance(m, list)]
     assert len(parts) >= 4 and all(len(part) <= per for part in parts)
+    sizes = [sum(map(size, part)) for part in parts]
+    assert max(sizes) < parallel_binary.MESSAGE_CHARS + max(map(size, rows))
+    assert len(parts) >= 3 + sum(map(size, rows)) // parallel_binary.MESSAGE_CHARS
     assert sum(map(len, parts)) == len(rows) and not isinstance(messages[-1], list)
     receiving, resending = Pipe(duplex=False)
     sender = threading.Thread(target=lambda: [resending.send(message) for message in messages])
