@@ -113,3 +113,25 @@ def test_cancel_reports_at_once_and_drops_the_late_outcome(qtbot):
     qtbot.waitUntil(lambda: len(outcomes) == 2, timeout=10000)
     assert (outcomes[1].task_id, outcomes[1].value, outcomes[1].cancelled) == (second, "next", False)
     runner.shutdown()
+
+
+def test_a_replaced_table_is_freed_then_its_memory_handed_back(monkeypatch):
+    """The release empties every column first and then trims the allocator (glibc's ``malloc_trim``, which
+    this Linux has): trimmed before the strings were freed, nothing would come back."""
+    from occupancy_gui.importers import import_file
+    from occupancy_gui.kernel_table import KernelTable
+    from occupancy_gui.ui.views import import_tasks
+    from tests.test_kernel_table import GEN
+
+    table = KernelTable.from_records("b_host.o", import_file(GEN / "b_host.o") * 3)
+    seen: list[list[int]] = []
+    columns = (table.records, table.names, table.demangled, table.haystack, table.arch)
+    monkeypatch.setattr(import_tasks, "return_free_memory", lambda: seen.append([len(c) for c in columns]))
+    release = import_tasks.release_task(table)
+    del table
+    release()
+    assert seen == [[0] * 5]
+    if sys.platform.startswith("linux"):
+        assert import_tasks._malloc_trim() is not None
+        monkeypatch.undo()
+        import_tasks.return_free_memory()  # the real call: returns, whatever it freed
