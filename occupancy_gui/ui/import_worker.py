@@ -22,8 +22,12 @@ from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, Si
 ProgressFn = Callable[[int, int], None]
 TaskFn = Callable[[Callable[[], bool], ProgressFn], Any]
 
-PROGRESS_INTERVAL_S = 0.03
-"""At most one progress signal per 30 ms: the GUI thread repaints a bar, not 10^4 of them."""
+PROGRESS_INTERVAL_S = 0.1
+"""At most one progress signal per 100 ms: the GUI thread repaints a bar, not 10^4 of them.  Each
+``QProgressBar.setValue`` repaints at once, and beside a busy import thread a repaint took up to ~50 ms:
+at one signal per 30 ms, reopening libtorch_cuda (143,409 records) from the cache stalled the window
+61-78 ms and its first open took 6.1-10.0 s; with no progress at all, 29 ms and 4.9-5.0 s; at one per
+100 ms, 34-55 ms and 5.9-6.7 s (offscreen, 2-3 rounds each)."""
 
 
 class _WhileAnyTask:
