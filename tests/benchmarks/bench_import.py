@@ -74,7 +74,7 @@ def generate(path: Path, size_mb: int, share: float, kernels: int | None = None)
 def best_of(n: int, fn):
     """The shortest of ``n`` runs of ``fn``, and what the last returned.  The previous run's value is freed
     before the clock starts: freed while the next value was stored, the 200 MB log's 137,987 records
-    (0.03-0.04 s of deallocation) were counted in every run's time but the first."""
+    (0.013-0.017 s of deallocation) were counted in every run's time but the first."""
     best = None
     value = None
     for _ in range(n):

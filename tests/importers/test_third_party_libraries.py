@@ -10,14 +10,13 @@ cuobjdump 12.8, the one Triton 3.5.1 bundles (its wheel is fetched for the Trito
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from occupancy_gui.importers import import_file_detailed
 from tests import toolchains
-from tests.importers.test_vendor_libraries import compare
+from tests.importers.test_vendor_libraries import compare, cuobjdump
 
 pytestmark = pytest.mark.slow
 
@@ -27,11 +26,6 @@ OLDER_CUOBJDUMP = "triton==3.5.1"
 REFUSED_BY_CUOBJDUMP_13 = {"libbitsandbytes_cuda121.so"}
 
 
-def _cuobjdump(tool: Path, path: Path) -> tuple[int, str]:
-    proc = subprocess.run([str(tool), "--dump-resource-usage", str(path)], capture_output=True, text=True)
-    return proc.returncode, proc.stdout + proc.stderr
-
-
 def _libraries() -> list[Path]:
     found = sorted((toolchains.wheel_tree(BITSANDBYTES) / "bitsandbytes").glob("libbitsandbytes_cuda*.so"))
     assert len(found) >= 7, found
@@ -39,18 +33,17 @@ def _libraries() -> list[Path]:
 
 
 def test_every_toolkit_build_equals_cuobjdump() -> None:
-    newest = toolchains.cuobjdump()
     older = toolchains.wheel_tree(OLDER_CUOBJDUMP) / "triton" / "backends" / "nvidia" / "bin" / "cuobjdump"
     for path in _libraries():
         records = import_file_detailed(path).records
         assert records and not [r for r in records if r.embedded], path.name
-        rc, text = _cuobjdump(newest, path)
+        rc, text = cuobjdump(path)
         if path.name in REFUSED_BY_CUOBJDUMP_13:
             assert rc != 0 and "Invalid ELF" in text, f"{path.name}: cuobjdump 13.5 reads it now: compare with it"
         else:
             assert rc == 0, text[-500:]
             compare(records, text, f"{path.name} (cuobjdump 13.5)")
-        rc, text = _cuobjdump(older, path)
+        rc, text = cuobjdump(path, older)
         assert rc == 0, text[-500:]
         compare(records, text, f"{path.name} (cuobjdump 12.8)")
         assert {r.arch for r in records} >= {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}, path.name

@@ -35,8 +35,9 @@ from tests.fatbin_containers import embedded_containers, write_fatbin
 pytestmark = pytest.mark.slow
 
 
-def cuobjdump(path: Path) -> tuple[int, str]:
-    proc = subprocess.run([str(toolchains.cuobjdump()), "--dump-resource-usage", str(path)],
+def cuobjdump(path: Path, tool: Path | None = None) -> tuple[int, str]:
+    """``cuobjdump --dump-resource-usage`` of ``path`` (the pinned one, or ``tool``): its exit status and text."""
+    proc = subprocess.run([str(tool or toolchains.cuobjdump()), "--dump-resource-usage", str(path)],
                           capture_output=True, text=True)
     return proc.returncode, proc.stdout + (proc.stderr if proc.returncode else "")
 
