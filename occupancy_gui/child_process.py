@@ -35,7 +35,8 @@ if TYPE_CHECKING:  # at run time imported on the first start: ~20 ms that a seri
     from multiprocessing.connection import Connection
 
 WORKER_FLAG = "--occupancy-worker"
-WORKER_MODULES = frozenset({"occupancy_gui.importers.binary_worker", "occupancy_gui.cli.batch_worker"})
+WORKER_MODULES = frozenset({"occupancy_gui.importers.binary_worker", "occupancy_gui.importers.log_worker",
+                            "occupancy_gui.cli.batch_worker"})
 """The modules a worker may run (the flag names no other code)."""
 
 

@@ -50,9 +50,9 @@ def _host_binary(path: str | os.PathLike[str],
 # not importlib: a bundler (PyInstaller) finds its modules by reading them.
 def _ptxas_log(path: str | os.PathLike[str],
                progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
-    from .ptxas_log import import_ptxas_log  # noqa: PLC0415 - lazy: see above
+    from .parallel_log import import_log  # noqa: PLC0415 - lazy: see above
 
-    return import_ptxas_log(path, progress=progress, cancel=cancel)
+    return import_log(path, progress=progress, cancel=cancel)
 
 
 def _cuobjdump_text(path: str | os.PathLike[str],

@@ -153,3 +153,10 @@ def feed_stream(
         _parse_utf16(_Prefixed(head, stream), parser, utf16, total, progress, cancel, chunk_size)
     else:
         _parse_bytes(stream, parser, head, total, progress, cancel, chunk_size)
+
+
+def feed_rest(stream: io.BufferedIOBase, parser: ChunkParser, total: int = 0, progress: ProgressFn | None = None,
+              cancel: CancelFn | None = None, chunk_size: int = CHUNK_SIZE) -> None:
+    """Hand the rest of a byte-oriented log to ``parser`` from where ``stream`` stands (a line's start,
+    past any byte order mark): the tail of a log that :mod:`.parallel_log` cut in two."""
+    _parse_bytes(stream, parser, b"", total, progress, cancel, chunk_size)

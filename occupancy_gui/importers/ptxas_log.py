@@ -37,8 +37,17 @@ from .records import ImportFailure, KernelRecord, new_lazy_records, open_regular
 __all__ = ["CHUNK_SIZE", "ImportCancelled", "PtxasLogParser", "import_ptxas_log", "parse_bytes", "parse_stream",
            "sniff_utf16"]
 
-_KEY = operator.itemgetter(1, 2)
+BUILD_KEY = operator.itemgetter(1, 2)
 """A standard block's key in the table, (name, arch), from its lazy build."""
+BUILD_LINE = 4
+"""Where a standard block's lazy build, ``(_block_fields, name, arch, tail, line, source)``, holds its line."""
+
+
+def moved_source(source: str, lines: int) -> str:
+    """A record's ``source`` (``"build.log:LINE"``) ``lines`` further down: where a worker process read a
+    log's tail (``parallel_log``), counting its lines from 1."""
+    name, _, line = source.rpartition(":")
+    return f"{name}:{int(line) + lines}"
 
 # The scanner: one compiled byte regex over a whole chunk, whose literal prefix ("info") lets the
 # regex engine skip unrelated text at C speed.  Its first alternative is the standard ptxas block of
@@ -203,6 +212,13 @@ def _block_fields(name: str, arch: str, tail: bytes, line: int, source: str) -> 
     }
 
 
+def block_fields_below(name: str, arch: str, tail: bytes, line: int, source: str, lines: list[int]) -> dict[str, Any]:
+    """A standard block's fields (:func:`_block_fields`) where its ``line`` was counted from a later start,
+    ``lines[0]`` lines further down: the lazy build of a block a worker process read (``parallel_log``),
+    whose offset is known only once the head is read, and then set once for all of them."""
+    return _block_fields(name, arch, tail, line + lines[0], source)
+
+
 _BATCH = 1024
 """Records of standard blocks put into the parser's table at a time.  A large dict takes its
 inserts faster in a row than one at a time between other work; a batch keeps alive the records
@@ -299,7 +315,7 @@ class PtxasLogParser:
     def _add_records(self, made: list[tuple[Any, ...]]) -> None:
         """Put the records of standard blocks (their lazy builds) into the table in order (a later one
         of a key replaces an earlier one)."""
-        self.records.update(zip(map(_KEY, made), new_lazy_records(made)))
+        self.records.update(zip(map(BUILD_KEY, made), new_lazy_records(made)))
         made.clear()
 
     def _arch_text(self, raw: bytes) -> str:
