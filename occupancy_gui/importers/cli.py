@@ -47,8 +47,7 @@ _LAUNCH_COLUMNS = (("threads_per_block", "threads"), ("dynamic_smem", "dyn smem"
 
 def _row(rec: KernelRecord, row: Any, columns: tuple[tuple[str, str], ...]) -> list[str]:
     """One table row from the record's JSON row (:func:`json_records`)."""
-    impossible = row.impossible if row.impossible is not msgspec.UNSET else None
-    return [_note(rec, impossible) if key == "note" else _cell(getattr(row, key)) for key, _ in columns]
+    return [_note(rec, row.impossible) if key == "note" else _cell(getattr(row, key)) for key, _ in columns]
 
 
 def format_table(records: Iterable[KernelRecord]) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Iterable
-from itertools import repeat
 from typing import Any
 
 from .records import KernelRecord, built_states, demangled_names, impossible_figures
@@ -30,39 +29,31 @@ def _json_type() -> Any:
     """The JSON row type (msgspec, imported here: the window need not load it)."""
     import msgspec  # noqa: PLC0415 - lazy: see above
 
-    fields_ = [(key, Any) for key in JSON_ALWAYS] + [(key, Any, msgspec.UNSET) for key in JSON_OPTIONAL]
-    return msgspec.defstruct("JsonRecord", fields_, gc=False)
+    fields_ = [(key, Any) for key in JSON_ALWAYS] + [(key, Any, None) for key in JSON_OPTIONAL]
+    return msgspec.defstruct("JsonRecord", fields_, gc=False, omit_defaults=True)  # an optional None: not written
 
 
 def json_records(records: list[KernelRecord], reasons: list[str | None] | None = None) -> list[Any]:
-    """The records' JSON rows (msgspec structs; keys left UNSET are not written), made column by
-    column in C (``map``): libcusparse's 40,667 records took 0.3 s of ``to_json`` and
+    """The records' JSON rows (msgspec structs; an optional key that is ``None`` is not written), made
+    column by column in C (``map``): libcusparse's 40,667 records took 0.3 s of ``to_json`` and
     ``impossible_figure`` one by one.  ``reasons``: :func:`impossible_figures`, if already known."""
-    import msgspec  # noqa: PLC0415 - lazy: as in _json_type
-
     states = built_states(records)
     if reasons is None:
         reasons = impossible_figures(records)
 
-    def column(key: str) -> list[Any]:
-        return list(map(operator.itemgetter(key), states))
+    def column(key: str) -> Iterable[Any]:
+        return map(operator.itemgetter(key), states)
 
-    def optional(values: list[Any]) -> Iterable[Any]:
-        if not any(value is not None for value in values):
-            return repeat(msgspec.UNSET)
-        return [msgspec.UNSET if value is None else value for value in values]
+    def present(key: str) -> Iterable[Any]:  # bulk importers' dicts may leave it out where no kernel has it
+        return map(operator.methodcaller("get", key), states)
 
-    names = column("name")
-    demangled = demangled_names(states)
     columns: list[Iterable[Any]] = [
-        names, demangled, list(map(_KIND.__getitem__, column("is_kernel"))),
+        column("name"), demangled_names(states), map(_KIND.__getitem__, column("is_kernel")),
         *(column(key) for key in JSON_ALWAYS[3:18]),
-        column("block_size"), column("dynamic_smem"),
-        list(map(operator.methodcaller("get", "launch_source"), states)),
-        *(optional(column(key)) for key in JSON_OPTIONAL[:-4]),
-        # Bulk importers' dicts may leave these out where no kernel has them.
-        *(optional(list(map(operator.methodcaller("get", key), states))) for key in JSON_OPTIONAL[-4:-1]),
-        optional(reasons)]
+        column("block_size"), column("dynamic_smem"), present("launch_source"),
+        *(column(key) for key in JSON_OPTIONAL[:-4]),
+        *(present(key) for key in JSON_OPTIONAL[-4:-1]),
+        reasons]
     return list(map(_json_type(), *columns))
 
 
@@ -72,4 +63,7 @@ def record_json(rec: KernelRecord) -> dict[str, Any]:
 
     items = msgspec.structs.asdict(json_records([rec])[0]).items()
     return {key: list(value) if isinstance(value, tuple) else value
-            for key, value in items if value is not msgspec.UNSET}  # fmt: skip
+            for key, value in items if value is not None or key not in _OPTIONAL}  # fmt: skip
+
+
+_OPTIONAL = frozenset(JSON_OPTIONAL)
