@@ -179,7 +179,7 @@ def test_import_file_reads_a_big_log_in_two_and_reports_progress(tmp_path: Path,
     path = tmp_path / "build.log"
     path.write_bytes(data)
     monkeypatch.setattr(parallel_log, "MIN_BYTES", 1)
-    monkeypatch.setattr(parallel_log, "MIN_BYTES_EXEC", 1)
+    monkeypatch.setattr(child_process, "single_threaded", lambda: True)  # (this test process has threads)
     before = sum(parallel_log.TAILS.values())
     seen: list[tuple[int, int]] = []
     records = import_file(path, progress=lambda done, total: seen.append((done, total)))
@@ -205,8 +205,10 @@ def test_cancel_is_heard_while_the_worker_reads(tmp_path: Path) -> None:
                               chunk_size=4096)
 
 
-def test_small_and_utf16_logs_are_read_by_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parallel_log, "MIN_BYTES_EXEC", 1)
+def test_small_and_utf16_logs_and_the_window_s_are_read_by_one_process(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """And in a process with threads of its own (the window), whose worker would be a fresh interpreter."""
+    monkeypatch.setattr(child_process, "single_threaded", lambda: True)
     data = mixed_log(9)
     small = tmp_path / "small.log"
     small.write_bytes(data)
@@ -217,3 +219,6 @@ def test_small_and_utf16_logs_are_read_by_one_process(tmp_path: Path, monkeypatc
     assert parallel_log.parse_split(str(wide), "wide.log", wide.stat().st_size) is None
     assert [record_json(r) for r in import_file(wide)] == \
         [record_json(r) for r in parse_stream(io.BytesIO(data), "wide.log", len(data))]
+    assert parallel_log.parse_split(str(small), "small.log", len(data)) is not None
+    monkeypatch.setattr(child_process, "single_threaded", lambda: False)
+    assert parallel_log.parse_split(str(small), "small.log", len(data)) is None
