@@ -33,7 +33,7 @@ from ..child_process import Child
 from . import fatbin
 from .binary_data import Blob, FileImage
 from .collector import collection_paused
-from .demangle import demangle
+from .demangle import demangle, is_slow
 from .elf import ELF_MAGIC, Elf
 from .elf_cubin import EM_CUDA
 from .line_chunks import ImportCancelled
@@ -334,13 +334,13 @@ def _answer(outbox: Connection, number: int, containers: list[_Found] | None, in
 
 
 def _rows(records: Iterable[KernelRecord]) -> list[dict[str, Any]]:
-    """The records' fields as the parent adopts them (a pickled dict is rebuilt in C there), with their
-    demangled names, made here, in parallel: the parent would otherwise demangle every distinct name of
-    the listing alone (libcublas: 3,723 names, 0.016-0.034 s of its JSON; libcusparse's 312 names of
-    1,349 to 2,489 characters take the pure-Python fallback, ~0.3 s)."""
+    """The records' fields as the parent adopts them (a pickled dict is rebuilt in C there), with the
+    demangled names that only the slow fallback spells filled in here, in parallel (libcusparse: 312
+    names of 1,349 to 2,489 characters, ~0.3 s of the parent's time otherwise)."""
     rows = [rec.__dict__ for rec in records]
     for row in rows:
-        row["demangled"] = demangle(row["name"])
+        if is_slow(row["name"]):
+            row["demangled"] = demangle(row["name"])
     return rows
 
 
