@@ -106,6 +106,40 @@ class KernelTable:
         return None if st < 0 and ld < 0 else (max(st, 0), max(ld, 0))
 
 
+class FilterMasks:
+    """Which rows of a table hold a text in their search text (:attr:`KernelTable.haystack`), remembered
+    for the last :data:`KEEP` texts.  A row that does not hold ``gem`` cannot hold ``gemm``: a text that
+    contains an earlier one is looked for only in the rows that one matched, and an earlier text (a
+    backspace) costs nothing.  A scan of libtorch_cuda's 143,409 rows of long names took 61-120 ms of the
+    GUI thread."""
+
+    KEEP = 8
+
+    def __init__(self, table: KernelTable):
+        self.table = table
+        self.masks: dict[str, np.ndarray] = {}
+
+    def mask(self, needle: str) -> np.ndarray:
+        """A bool per row: whether its search text holds ``needle`` (already case-folded)."""
+        found = self.masks.pop(needle, None)
+        if found is None:
+            found = self._scan(needle)
+        self.masks[needle] = found  # the most recent last
+        while len(self.masks) > self.KEEP:
+            del self.masks[next(iter(self.masks))]
+        return found
+
+    def _scan(self, needle: str) -> np.ndarray:
+        hay = self.table.haystack
+        within = [mask for text, mask in self.masks.items() if text in needle]
+        if not within:
+            return np.fromiter((needle in h for h in hay), dtype=bool, count=len(hay))
+        rows = np.flatnonzero(within[0] if len(within) == 1 else np.logical_and.reduce(within))
+        found = np.zeros(len(hay), dtype=bool)
+        found[rows] = np.fromiter((needle in hay[i] for i in rows.tolist()), dtype=bool, count=rows.size)
+        return found
+
+
 _CLIP = 1 << 40  # beyond any figure a GPU has; far inside int64
 SLICE = 1024
 """Records made into columns at a time (and between two polls of ``cancelled``).  Each column of a slice is

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -62,3 +64,56 @@ def test_cancel_is_heard_between_slices() -> None:
     with pytest.raises(ImportCancelled):
         KernelTable.from_records("x", records, cancelled)
     assert len(polls) == 2
+
+
+class _Counted(list[str]):
+    """A search-text column that counts the rows read (one by one, or all in a pass)."""
+
+    reads = 0
+
+    def __getitem__(self, i: Any) -> Any:
+        _Counted.reads += 1
+        return super().__getitem__(i)
+
+    def __iter__(self) -> Iterator[str]:
+        _Counted.reads += len(self)
+        return super().__iter__()
+
+
+def test_filter_masks_are_full_scans_and_narrow_what_they_read() -> None:
+    """Typed on, typed into, backspaced or replaced, a text's rows are those a full scan finds; a text that
+    holds an earlier one reads only that one's rows, and an earlier text reads none."""
+    from occupancy_gui.kernel_table import FilterMasks
+
+    table = KernelTable.from_records("x", random_records(random.Random(5), 400))
+    table.haystack = _Counted(table.haystack)
+    masks = FilterMasks(table)
+    rng = random.Random(6)
+    alphabet = "aeiknrs_:<>0123"
+    needle = ""
+    for _ in range(300):
+        step = rng.random()
+        if step < 0.5:
+            needle += rng.choice(alphabet)
+        elif step < 0.7:
+            needle = needle[:-1]
+        elif step < 0.8:
+            at = rng.randrange(len(needle) + 1)
+            needle = needle[:at] + rng.choice(alphabet) + needle[at:]
+        else:
+            needle = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 4)))
+        if not needle:
+            continue
+        cached = needle in masks.masks
+        earlier = [mask for text, mask in masks.masks.items() if text in needle]
+        _Counted.reads = 0
+        got = masks.mask(needle)
+        full = np.array([needle in h for h in list.__iter__(table.haystack)], dtype=bool)
+        assert (got == full).all(), needle
+        if cached:
+            assert _Counted.reads == 0, needle
+        elif earlier:
+            assert _Counted.reads <= min(int(m.sum()) for m in earlier), needle
+        else:
+            assert _Counted.reads == len(table), needle
+    assert len(masks.masks) == FilterMasks.KEEP

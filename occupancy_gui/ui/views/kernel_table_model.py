@@ -15,7 +15,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyM
 from PySide6.QtGui import QColor, QFont
 
 from ... import units
-from ...kernel_table import KernelTable, record_notes, record_tags
+from ...kernel_table import FilterMasks, KernelTable, record_notes, record_tags
 from ..qt_utils import error_color
 from ..table.read_only_model import ReadOnlyTableModel
 
@@ -63,12 +63,14 @@ class KernelTableModel(ReadOnlyTableModel):
         self._sort: tuple[int, Qt.SortOrder] | None = None
         self._name_rank: np.ndarray | None = None
         self._arch_rank: np.ndarray | None = None
+        self._masks: FilterMasks | None = None  # the filter texts' matching rows, of this table
 
     # ----------------------------------------------------------------------------- content
     def set_table(self, table: KernelTable | None, occupancy: np.ndarray | None = None) -> None:
         self.beginResetModel()
         self.table = table
         self._name_rank = self._arch_rank = None
+        self._masks = FilterMasks(table) if table is not None else None
         n = len(table) if table is not None else 0
         self.occupancy = occupancy if occupancy is not None else np.full(n, np.nan)
         self._rows = self._ordered_rows()
@@ -156,10 +158,8 @@ class KernelTableModel(ReadOnlyTableModel):
             order = np.argsort(-key if sort_order == Qt.SortOrder.DescendingOrder else key, kind="stable")
         if not self._all_functions:
             order = order[t.is_kernel[order]]
-        if self._filter:
-            needle = self._filter
-            mask = np.fromiter((needle in h for h in t.haystack), dtype=bool, count=len(t))
-            order = order[mask[order]]
+        if self._filter and self._masks is not None:
+            order = order[self._masks.mask(self._filter)[order]]
         return order
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
