@@ -144,7 +144,7 @@ def _read(fh: io.BufferedIOBase, child: Child, path: str, source_name: str, tota
         parser.records.update(tail.records)
         TAILS["adopted"] += 1
     else:
-        tail.records.clear()
+        tail.stop()
         TAILS["read_here"] += 1
         fh.seek(cut)
         feed_rest(fh, parser, total - cut,
@@ -215,6 +215,13 @@ class _Tail:
             if wait([conn], timeout=_POLL_SECONDS):
                 self.drain()
         return not self.failed
+
+    def stop(self) -> None:
+        """Not needed after all: the worker is stopped at once (it would take a CPU from this process's
+        reading of the tail) and its table dropped."""
+        self.child.close(kill=True)
+        self.over = self.failed = True
+        self.records.clear()
 
     def move_down(self, lines: int) -> None:
         self.below[0] = lines

@@ -39,8 +39,6 @@ __all__ = ["CHUNK_SIZE", "ImportCancelled", "PtxasLogParser", "import_ptxas_log"
 
 BUILD_KEY = operator.itemgetter(1, 2)
 """A standard block's key in the table, (name, arch), from its lazy build."""
-BUILD_LINE = 4
-"""Where a standard block's lazy build, ``(_block_fields, name, arch, tail, line, source)``, holds its line."""
 
 
 def moved_source(source: str, lines: int) -> str:

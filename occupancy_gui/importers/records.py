@@ -211,7 +211,7 @@ def built_states(records: list[KernelRecord]) -> list[dict[str, Any]]:
 
 def pending_build(rec: KernelRecord) -> tuple[Any, ...] | None:
     """A lazy record's build, ``(build, *args)``, as :func:`new_lazy_records` took it; ``None`` once it is
-    built or for a record made whole (a worker process sends the build, not the record)."""
+    built, or for a record made whole."""
     return _get_lazy(rec) if "registers" not in rec.__dict__ else None
 
 
