@@ -209,6 +209,9 @@ def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Calla
             for worker in workers:
                 if worker.conn not in ready:
                     continue
+                # Its next piece first: it reads on while this process takes in the answer (up to ~20 ms
+                # a piece of libcublas's that the worker waited for).
+                worker.give(todo.pop() if todo else None)
                 answer = worker.take()
                 if answer is None:
                     return None  # crashed, killed (memory?) or failed: the serial reader will say
@@ -220,7 +223,6 @@ def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Calla
                 done_bytes += pieces[number].hi - pieces[number].lo
                 if progress is not None:
                     progress(size * done_bytes // max(total, 1), size)
-                worker.give(todo.pop() if todo else None)
         return found
     finally:
         for worker in workers:
@@ -252,9 +254,9 @@ class _Worker:
         self.busy = piece is not None
 
     def take(self) -> tuple[Any, ...] | None:
-        """The answer to the piece given, its messages (see :func:`_answer`) put back together: each
-        unpickles in a C call of its own, so the GIL is free between them; ``None`` if the worker died."""
-        self.busy = False
+        """The answer to the piece given before the last, its messages (see :func:`_answer`) put back
+        together: each unpickles in a C call of its own, so the GIL is free between them; ``None`` if the
+        worker died.  (Whether it is busy is :meth:`give`'s to say: the next piece goes out first.)"""
         rows: list[dict[str, Any]] = []
         try:
             while isinstance(message := self.conn.recv(), list):
