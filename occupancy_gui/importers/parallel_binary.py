@@ -52,6 +52,9 @@ copy's source)."""
 WORKER_INFLIGHT = 32 << 20
 """Bytes of inflated images a worker holds at once (the serial reader holds up to 256 MiB)."""
 
+AHEAD = 2
+"""Pieces a worker holds at once (one read, one waiting): it never waits for this process to take in
+another worker's answer before it has its next piece."""
 ROWS_PER_MESSAGE = 1024
 """Rows a worker sends in one message at most (see ``_answer``)."""
 MESSAGE_CHARS = 128 << 10
@@ -201,7 +204,10 @@ def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Calla
                 workers.append(_Worker.start(path, size))
             except OSError:
                 return None  # no process to be had (a limit, a platform without them): read serially
-            workers[-1].give(todo.pop() if todo else None)
+        for _ in range(AHEAD):  # each its pieces in turn: the biggest go to different workers
+            for worker in workers:
+                if todo:
+                    worker.give(todo.pop())
         while len(found) < len(pieces):
             if cancel is not None and cancel():
                 raise ImportCancelled(path)
@@ -209,10 +215,11 @@ def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Calla
             for worker in workers:
                 if worker.conn not in ready:
                     continue
-                # Its next piece first: it reads on while this process takes in the answer (up to ~20 ms
-                # a piece of libcublas's that the worker waited for).
-                worker.give(todo.pop() if todo else None)
+                if todo:  # its next piece first: it reads on while this process takes in the answer
+                    worker.give(todo.pop())
                 answer = worker.take()
+                if not worker.busy:
+                    worker.give(None)  # no more: it exits
                 if answer is None:
                     return None  # crashed, killed (memory?) or failed: the serial reader will say
                 number, containers, piece_inflated = answer
@@ -236,7 +243,7 @@ class _Worker:
         self.child = child
         self.out = child.to_child
         self.conn = child.from_child
-        self.busy = False
+        self.given = 0  # pieces given and not answered yet
 
     @classmethod
     def start(cls, path: str, size: int) -> _Worker:
@@ -249,20 +256,26 @@ class _Worker:
             self.out.send(message)
 
     def give(self, piece: _Piece | None) -> None:
-        """The next piece to read, or ``None``: no more (the worker then exits)."""
+        """A piece to read after those given before, or ``None``: no more (the worker then exits)."""
         self.send(piece)
-        self.busy = piece is not None
+        self.given += piece is not None
+
+    @property
+    def busy(self) -> bool:
+        """Whether a piece given is not answered yet."""
+        return self.given > 0
 
     def take(self) -> tuple[Any, ...] | None:
-        """The answer to the piece given before the last, its messages (see :func:`_answer`) put back
-        together: each unpickles in a C call of its own, so the GIL is free between them; ``None`` if the
-        worker died.  (Whether it is busy is :meth:`give`'s to say: the next piece goes out first.)"""
+        """The answer to the oldest piece given and not answered, its messages (see :func:`_answer`) put
+        back together: each unpickles in a C call of its own, so the GIL is free between them; ``None`` if
+        the worker died."""
         rows: list[dict[str, Any]] = []
         try:
             while isinstance(message := self.conn.recv(), list):
                 rows.extend(message)
         except (OSError, EOFError):
             return None
+        self.given -= 1
         number, containers, inflated = message
         if containers is not None:
             at = 0

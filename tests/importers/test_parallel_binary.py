@@ -254,10 +254,10 @@ def test_an_answer_arrives_in_bounded_messages_and_is_put_back_together() -> Non
     sender = threading.Thread(target=lambda: [resending.send(message) for message in messages])
     sender.start()
     worker = parallel_binary._Worker(Child(None, None, receiving))  # type: ignore[arg-type]  # no process: take() reads only conn
-    worker.busy = True
+    worker.given = 1
     assert worker.take() == (7, expected, 12345)
     sender.join()
-    assert worker.busy  # take() leaves it to give(): the worker's next piece is sent before its answer is taken
+    assert not worker.busy
 
 
 @pytest.mark.parametrize("entry", ENTRY_SCRIPTS)
