@@ -43,7 +43,6 @@ from .records import (
     fast_record,
     new_lazy_records,
     open_regular,
-    pending_build,
 )
 
 if TYPE_CHECKING:
@@ -281,8 +280,9 @@ class _TailParser(PtxasLogParser):
         return super()._nvlink_arch(name)
 
     def depends_on_head(self) -> bool:
-        return self.needs_head or any(rec.arch == UNKNOWN_ARCH for rec in self.records.values()
-                                      if pending_build(rec) is None)
+        # A lazy record's architecture is its block's own, in its dict only once built (an
+        # unbuilt one's dict is empty): a record that took the unknown one was made whole.
+        return self.needs_head or any(vars(rec).get("arch") == UNKNOWN_ARCH for rec in self.records.values())
 
     def sent(self) -> list[tuple[int, Any]]:
         """The journal since the last call, emptied: lazy builds as columns (a quarter less to pickle and

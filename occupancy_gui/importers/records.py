@@ -209,12 +209,6 @@ def built_states(records: list[KernelRecord]) -> list[dict[str, Any]]:
     return list(map(_get_state, records))
 
 
-def pending_build(rec: KernelRecord) -> tuple[Any, ...] | None:
-    """A lazy record's build, ``(build, *args)``, as :func:`new_lazy_records` took it; ``None`` once it is
-    built, or for a record made whole."""
-    return _get_lazy(rec) if "registers" not in rec.__dict__ else None
-
-
 def _get_lazy(rec: KernelRecord) -> tuple[Any, ...] | None:
     try:
         lazy: tuple[Any, ...] | None = _lazy_slot(rec)
