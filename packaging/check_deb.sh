@@ -40,7 +40,12 @@ USERSPEC="65534:65534"  # nobody: the launchers run unprivileged, with a HOME of
 UHOME="/tmp/home"
 
 say() { printf '\n== %s\n' "$*"; }
-fail() { echo "check_deb: FAILED${SUITE:+ ($SUITE)}: $*" >&2; exit 1; }
+fail() {
+    echo "check_deb: FAILED${SUITE:+ ($SUITE)}: $*" >&2
+    # A full disk fails every later step too: say how much was free.
+    echo "check_deb: free space: $(df -h --output=avail,target "$ROOT" "${PKG_CACHE:-$ROOT}" | tail -n +2 | xargs)" >&2
+    exit 1
+}
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}'; }
 
 need_root_tools || fail "needs root"
@@ -207,6 +212,9 @@ check_tarball_in() {
 }
 
 mkdir -p "$WORKDIR"
+# A suite's working root holds a few hundred MB: remove it however the check ends, so a failure leaves the disk
+# as it found it for whatever runs next (the pristine roots stay cached).
+trap 'rm -rf "$WORKDIR"/root-*' EXIT
 for SUITE in "${SUITES[@]}"; do
     SUITE_START=$(date +%s.%N)
     say "$SUITE: fresh root"
