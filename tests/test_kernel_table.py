@@ -88,6 +88,7 @@ def test_filter_masks_are_full_scans_and_narrow_what_they_read() -> None:
     table = KernelTable.from_records("x", random_records(random.Random(5), 400))
     table.haystack = _Counted(table.haystack)
     masks = FilterMasks(table)
+    masks.STEP_ROWS = 7  # each scan in many steps, as the window runs it
     rng = random.Random(6)
     alphabet = "aeiknrs_:<>0123"
     needle = ""
@@ -117,3 +118,27 @@ def test_filter_masks_are_full_scans_and_narrow_what_they_read() -> None:
         else:
             assert _Counted.reads == len(table), needle
     assert len(masks.masks) == FilterMasks.KEEP
+
+
+def test_filter_steps_count_down_and_a_dropped_scan_remembers_nothing() -> None:
+    """The window runs a scan in steps between events and drops it when a key changes the text: the rows
+    left count down a step at a time, a dropped scan leaves no mask, and an exhausted one leaves the full
+    scan's, which :meth:`FilterMasks.mask` then answers without reading a row."""
+    from occupancy_gui.kernel_table import FilterMasks
+
+    table = KernelTable.from_records("x", random_records(random.Random(7), 300))
+    table.haystack = _Counted(table.haystack)
+    masks = FilterMasks(table)
+    masks.STEP_ROWS = 16
+    dropped = masks.steps("a")
+    assert [next(dropped) for _ in range(3)] == [284, 268, 252]
+    dropped.close()
+    assert "a" not in masks.masks
+    assert list(masks.steps("a")) == list(range(284, 0, -16))  # 19 steps: the last yields nothing
+    full = np.array([("a" in h) for h in list.__iter__(table.haystack)], dtype=bool)
+    _Counted.reads = 0
+    assert (masks.mask("a") == full).all() and _Counted.reads == 0
+    assert list(masks.steps("a")) == []  # remembered: no step at all
+    narrowed = list(masks.steps("ab"))  # only the rows that hold "a", 16 at a time
+    assert narrowed == list(range(int(full.sum()) - 16, 0, -16))
+    assert (masks.mask("ab") == np.array([("ab" in h) for h in list.__iter__(table.haystack)])).all()

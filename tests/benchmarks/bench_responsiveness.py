@@ -3,6 +3,11 @@ kernel table dock, and how soon Cancel is heard.
 
     python tests/benchmarks/bench_responsiveness.py [--size-mb 200] [--ptxas-share 0.25] [--repeat 3]
     python tests/benchmarks/bench_responsiveness.py --libraries [--only cublasLt]
+    python tests/benchmarks/bench_responsiveness.py --filter LIBRARY [--repeat 3]
+
+``--filter``: open LIBRARY (libtorch_cuda.so, say) and type each of :data:`FILTER_TEXTS` into the kernel
+filter a key every 100 ms; prints the longest stall from the first key until the rows are shown, and
+the time from the last key to the rows shown.
 
 ``--libraries``: the five vendor libraries of ``bench_vendor_library`` instead of the log (the import
 cache is pointed at an empty temporary directory, so every open reads the file); for each, also the
@@ -106,6 +111,67 @@ def cancel_latency(window, path: Path, after_s: float = 1.0) -> float | None:
     return (heard[0] - asked[0]) * 1000 if heard[0] else None
 
 
+FILTER_TEXTS = ("flash", "gemm", "cutlass", "xyzzy", "at::native", "void")
+KEY_MS = 100
+
+
+def type_filter(window, text: str) -> tuple[float, float, int]:
+    """(longest gap between ticks in ms, ms from the last key to its rows shown, rows) for ``text`` typed
+    into the kernel filter one key every :data:`KEY_MS` ms, from an empty filter."""
+    app = QApplication.instance()
+    panel = window.import_panel
+    panel.set_filter("")
+    for _ in range(20):
+        app.processEvents()
+    last = [time.perf_counter()]
+    worst = [0.0]
+    done = [0.0]
+    typed = [0.0]
+    loop = QEventLoop()
+    wanted = text.strip().casefold()
+
+    def tick() -> None:
+        now = time.perf_counter()
+        worst[0] = max(worst[0], now - last[0])
+        last[0] = now
+        if typed[0] and not done[0] and panel.model.filter_text == wanted:
+            done[0] = now
+            QTimer.singleShot(300, loop.quit)  # paints after the rows arrived count too
+
+    def key(n: int) -> None:
+        panel.filter_edit.setText(text[:n])  # as typing does: textChanged per key
+        if n == len(text):
+            typed[0] = time.perf_counter()
+        else:
+            QTimer.singleShot(KEY_MS, lambda: key(n + 1))
+
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(tick)
+    timer.start()
+    last[0] = time.perf_counter()
+    QTimer.singleShot(KEY_MS, lambda: key(1))
+    loop.exec()
+    timer.stop()
+    return worst[0] * 1000, (done[0] - typed[0]) * 1000, panel.model.rowCount()
+
+
+def filter_typing(window, library: Path, repeat: int) -> None:
+    panel = window.import_panel
+    t0 = time.perf_counter()
+    panel.load(library)
+    panel.wait_for_import(10 * 60 * 1000)
+    print(f"{library.name}: {len(panel.model.table or ())} rows in {time.perf_counter() - t0:.1f} s")
+    for i in range(repeat):
+        panel.model.set_table(panel.model.table)  # forget the filter texts' rows: every scan is a first
+        for text in FILTER_TEXTS:
+            stall, latency, rows = type_filter(window, text)
+            print(
+                f"run {i + 1}: {text!r}: {rows} rows, longest GUI stall {stall:.1f} ms, "
+                f"rows shown {latency:.0f} ms after the last key"
+            )
+
+
 def libraries(window, only: str | None, repeat: int) -> None:
     from tests.toolchains import LIBRARIES, library_file
 
@@ -131,6 +197,7 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="write the log here instead of a temporary file")
     parser.add_argument("--libraries", action="store_true", help="NVIDIA's five libraries instead of a log")
     parser.add_argument("--only", help="with --libraries: one of them, e.g. cublasLt")
+    parser.add_argument("--filter", type=Path, metavar="LIBRARY", help="type kernel filters on this file's table")
     args = parser.parse_args()
     # As installed (pip compiles bytecode at install): with PYTHONDONTWRITEBYTECODE=1 the first import
     # compiled the importer modules on the import thread, each compile() one C call holding the GIL.
@@ -144,6 +211,14 @@ def main() -> int:
 
     app = application()
     with tempfile.TemporaryDirectory() as tmp:
+        if args.filter:
+            os.environ["OCCUPANCY_GUI_CACHE_DIR"] = str(Path(tmp) / "cache")
+            window = MainWindow(Session(default_catalog(data_dir("device_profiles")), device="sm_90"), settings=None)
+            window.resize(1400, 900)
+            window.show()
+            filter_typing(window, args.filter, args.repeat)
+            close_without_asking(window)
+            return 0
         if args.libraries:
             os.environ["OCCUPANCY_GUI_CACHE_DIR"] = str(Path(tmp) / "cache")  # every open reads the file
             window = MainWindow(Session(default_catalog(data_dir("device_profiles")), device="sm_90"), settings=None)

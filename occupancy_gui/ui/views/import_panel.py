@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -51,6 +50,7 @@ from ..widgets.quantity import ErrorLabel
 from . import import_tasks
 from .file_watch import FileWatch
 from .import_tasks import ImportRequest, file_stamp, release_task
+from .kernel_filter import KernelFilter
 from .kernel_inputs import Notes, kernel_changes, kernel_notes
 from .kernel_table_model import KernelSortFilterProxy, KernelTableModel
 from .kernel_table_view import kernel_table_view
@@ -60,8 +60,6 @@ if TYPE_CHECKING:
     from ..panels.kernel_panel import KernelPanel
     from ..window_api import WindowApi
 
-LARGE_TABLE = 50_000
-"""Rows above which filter typing is debounced (filtering 10^5 names takes tens of ms)."""
 DOCK_SETTLE_S = 0.06
 """How long the first import waits while the dock opens and the window repaints around it."""
 RELEASE_DELAY_MS = 300
@@ -118,6 +116,7 @@ class ImportPanel(QWidget):
 
     # ----------------------------------------------------------------------------- build
     def _build_widgets(self) -> None:
+        self.model = KernelTableModel(self)  # the filter box reads it
         self._build_status()
         tools = self._build_tools()
         self._build_view()
@@ -167,14 +166,7 @@ class ImportPanel(QWidget):
         self.progress_row.hide()
 
     def _build_tools(self) -> QHBoxLayout:
-        self.filter_edit = QLineEdit(self)
-        self.filter_edit.setPlaceholderText("Filter kernels by name…")
-        self.filter_edit.setClearButtonEnabled(True)
-        self.filter_edit.setToolTip("Show the kernels whose demangled or mangled name contains this text")
-        self.filter_timer = QTimer(self)
-        self.filter_timer.setSingleShot(True)
-        self.filter_timer.timeout.connect(self._on_filter_timer_timeout)
-        self.filter_edit.textChanged.connect(self._on_filter_edit_text_changed)
+        self.filter_edit = KernelFilter(self.model, self._apply_filter, self)
         self.block_size = QSpinBox(self)
         self.block_size.setRange(1, MAX_THREADS)
         self.block_size.setSingleStep(32)
@@ -202,7 +194,6 @@ class ImportPanel(QWidget):
         return tools
 
     def _build_view(self) -> None:
-        self.model = KernelTableModel(self)
         self.proxy = KernelSortFilterProxy(self.model, self)
         self.view = kernel_table_view(self.proxy, self)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
@@ -255,9 +246,7 @@ class ImportPanel(QWidget):
 
     def set_filter(self, text: str) -> None:
         """Filter now (the box's typing is debounced for large tables)."""
-        with signals_blocked(self.filter_edit):
-            self.filter_edit.setText(text)
-        self._apply_filter()
+        self.filter_edit.set_text_now(text)
 
     def select_kernel(self, name: str, arch: str | None = None) -> bool:
         """Select the row of ``name`` (mangled) and load it into the inputs; ``False`` if not shown."""
@@ -319,6 +308,7 @@ class ImportPanel(QWidget):
         self._selected = None
         old = self.model.table
         self.model.set_table(table, self._occupancy(table))
+        self.filter_edit.table_replaced()
         if old is not None and len(old) > 10_000:
             # Freeing 10^5 records takes ~0.1 s: on a pool thread, once the new table has painted.
             release = release_task(old)
@@ -428,12 +418,6 @@ class ImportPanel(QWidget):
             self.model.set_occupancy(self._occupancy(self.model.table))
 
     # ----------------------------------------------------------------------------- filter
-    def _on_filter_edit_text_changed(self, _text: str) -> None:
-        self.filter_timer.start(150 if self.model.table is not None and len(self.model.table) > LARGE_TABLE else 0)
-
-    def _on_filter_timer_timeout(self) -> None:
-        self._apply_filter()
-
     def _apply_filter(self) -> None:
         self._refilter(lambda: self.proxy.set_filter_text(self.filter_edit.text()))
 

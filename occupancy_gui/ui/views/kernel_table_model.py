@@ -8,6 +8,7 @@ from C++ n·log n times (about a minute for 650 000 rows), so :class:`KernelSort
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -92,6 +93,14 @@ class KernelTableModel(ReadOnlyTableModel):
         self._filter = text
         self._rows = self._ordered_rows()
         self.endResetModel()
+
+    def filter_steps(self, text: str) -> Iterator[int]:
+        """The scan :meth:`set_filter` would run for ``text``, as steps (``FilterMasks.steps``): run them
+        between events first and :meth:`set_filter` then scans nothing."""
+        text = text.strip().casefold()
+        if not text or self._masks is None:
+            return iter(())
+        return self._masks.steps(text)
 
     @property
     def filter_text(self) -> str:
