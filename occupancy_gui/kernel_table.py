@@ -256,10 +256,12 @@ def occupancy_column(table: KernelTable, device: DeviceProperties, block_size: i
 
 
 def record_tags(rec: KernelRecord) -> list[str]:
-    """Short marks shown after a name: pre-link (-rdc), embedded fatbin, identical copies."""
+    """Short marks shown before a name: pre-link (-rdc), embedded fatbin, identical copies, cluster shape."""
     from .importers.records import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
 
     tags = ["impossible figures"] if impossible_figure(rec) is not None else []
+    if rec.cluster_dims:
+        tags.append("cluster {}×{}×{}".format(*rec.cluster_dims))
     if rec.relocatable:
         tags.append("pre-link")
     if rec.embedded:
@@ -284,6 +286,18 @@ def record_notes(rec: KernelRecord) -> list[str]:
         notes.append("From a fatbin the library loads itself at run time (not registered with the runtime)")
     if rec.copies > 1:
         notes.append(f"{rec.copies} identical copies in this file")
+    if rec.cluster_dims:
+        notes.append(cluster_note(rec.cluster_dims))
     if rec.source:
         notes.append(f"From {rec.source}")
     return notes
+
+
+def cluster_note(dims: tuple[int, int, int]) -> str:
+    """What a thread-block cluster shape (``__cluster_dims__``, Triton's ``num_ctas``) means for the figures.
+
+    ``cuda_occupancy.h`` models one SM; how many clusters run at once also depends on how the GPU's SMs
+    are grouped (GPCs), which only ``cudaOccupancyMaxActiveClusters`` on the device answers."""
+    x, y, z = dims
+    return (f"Thread-block cluster {x}×{y}×{z} ({x * y * z} blocks): occupancy here is per SM; how many clusters "
+            "fit the GPU at once depends on its GPCs (cudaOccupancyMaxActiveClusters)")  # fmt: skip

@@ -24,7 +24,7 @@ _COLUMNS = (
 
 def _note(rec: KernelRecord, impossible: str | None) -> str:
     """What a reader should know of a row: device function, pre-link (-rdc) copy, embedded fatbin,
-    identical copies merged (``impossible``: its :func:`impossible_figure`)."""
+    identical copies merged, cluster shape (``impossible``: its :func:`impossible_figure`)."""
     parts = [] if rec.is_kernel else ["device fn"]
     if impossible is not None:
         parts.append("IMPOSSIBLE")
@@ -34,6 +34,8 @@ def _note(rec: KernelRecord, impossible: str | None) -> str:
         parts.append("embedded")
     if rec.copies > 1:
         parts.append(f"x{rec.copies}")
+    if rec.cluster_dims:
+        parts.append("cluster {}x{}x{}".format(*rec.cluster_dims))
     return ",".join(parts) or "-"
 
 

@@ -94,3 +94,15 @@ def test_bad_arguments_give_one_line_and_exit_2(argv: list[str]) -> None:
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_import_table_notes_a_cluster_kernel(capsys) -> None:
+    """The text listing's note column says a kernel's cluster shape (``__cluster_dims__(2,1,1)`` in this
+    cubin's EIATTR_CTA_PER_CLUSTER), as the JSON's ``cluster_dims`` does."""
+    from pathlib import Path
+
+    cubin = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen" / "b_sm90.cubin"
+    assert main(["import", "--no-cache", str(cubin)]) == 0
+    lines = {line.split("  ")[-1]: line for line in capsys.readouterr().out.splitlines()[1:]}
+    assert " cluster 2x1x1  " in lines["cluster_kernel(unsigned int*)"]
+    assert "cluster" not in lines["spill_kernel(float const*, float*, int)"]

@@ -377,3 +377,23 @@ def test_command_line_file_goes_through_the_panel(qtbot, tmp_path):
     finally:
         win.close()
         win.deleteLater()
+
+
+def test_a_cluster_kernel_says_its_cluster_in_the_table_and_the_panel(qtbot, window, panel):
+    """``__cluster_dims__(2,1,1)`` (EIATTR_CTA_PER_CLUSTER): tagged before the name, explained in the row's
+    tooltip and under the inputs; the other kernels of the file say nothing of clusters."""
+    window.session.replace(device="sm_90")
+    load(qtbot, panel, GEN / "b_sm90.cubin")
+    select(panel, "_Z14cluster_kernelPj", "sm_90")
+    flush_all(window)
+    row = panel.view.currentIndex().row()
+    name = panel.proxy.index(row, NAME)
+    assert name.data().startswith("[cluster 2×1×1] cluster_kernel(")
+    assert "Thread-block cluster 2×1×1 (2 blocks): occupancy here is per SM" in name.data(Qt.ItemDataRole.ToolTipRole)
+    note = window.kernel_panel.arch_note
+    assert note.isVisible() and "cudaOccupancyMaxActiveClusters" in note.text()
+    select(panel, "_Z12spill_kernelPKfPfi", "sm_90")
+    flush_all(window)
+    row = panel.view.currentIndex().row()
+    assert "cluster" not in panel.proxy.index(row, NAME).data(Qt.ItemDataRole.ToolTipRole)
+    assert not window.kernel_panel.arch_note.isVisible()

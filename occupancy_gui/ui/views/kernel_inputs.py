@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from ...kernel_table import cluster_note
 from ...record_launch import launch_changes, required_block_size
 
 if TYPE_CHECKING:
@@ -82,4 +83,6 @@ def _arch_note(table: KernelTable, i: int, device: DeviceProperties, catalog: Ca
         x, y, z = rec.req_threads
         notes.append(f"Required block size (.reqntid) {x}×{y}×{z} = {x * y * z} threads: no other block size "
                      "can launch.")  # fmt: skip
+    if rec.cluster_dims:
+        notes.append(f"{cluster_note(rec.cluster_dims)}.")
     return "\n".join(notes) or None

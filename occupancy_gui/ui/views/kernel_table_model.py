@@ -223,7 +223,7 @@ class KernelTableModel(ReadOnlyTableModel):
     def _display(self, t: KernelTable, i: int, column: int) -> str:
         if column == NAME:
             rec = t.records[i]
-            if rec.relocatable or rec.embedded or rec.copies > 1:  # the tooltip says what each means
+            if rec.relocatable or rec.embedded or rec.copies > 1 or rec.cluster_dims:  # the tooltip says what each means
                 return f"[{' · '.join(record_tags(rec))}] {t.demangled[i]}"  # first: long names are elided
             return t.demangled[i]
         if column == ARCH:
