@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import json
 import os
 import re
 import struct
 import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..importers.elf_cubin import read_cubin
@@ -47,18 +48,21 @@ class CompileCancelled(RuntimeError):
 
 @dataclass(frozen=True)
 class Compiled:
-    """What one compile gave: the compiler's ``-v`` output, the cubin it wrote and the PTX it read."""
+    """What one compile gave: the compiler's ``-v`` output, the cubin it wrote, and each kernel's
+    ``.minnctapersm`` from the PTX it read (the one figure taken from the PTX: a cache entry of every
+    cap held the whole PTX before, the same text each time)."""
 
     log: bytes
     image: bytes
-    ptx: bytes
+    min_blocks: dict[str, int] = field(default_factory=dict)
 
-    _MAGIC = b"occupancy-compiled-1\n"
+    _MAGIC = b"occupancy-compiled-2\n"
 
     def to_bytes(self) -> bytes:
-        """One blob for the result cache: a magic line, three lengths, the three parts."""
-        return self._MAGIC + struct.pack("<3Q", len(self.log), len(self.image), len(self.ptx)) + self.log + \
-            self.image + self.ptx
+        """One blob for the result cache: a magic line, three lengths, the log, the cubin, the min blocks (JSON)."""
+        blocks = json.dumps(self.min_blocks, sort_keys=True).encode()
+        return self._MAGIC + struct.pack("<3Q", len(self.log), len(self.image), len(blocks)) + self.log + \
+            self.image + blocks
 
     @classmethod
     def from_bytes(cls, blob: bytes) -> Compiled | None:
@@ -71,7 +75,13 @@ class Compiled:
             return None
         log_end = start + sizes[0]
         image_end = log_end + sizes[1]
-        return cls(blob[start:log_end], blob[log_end:image_end], blob[image_end:])
+        try:
+            blocks = json.loads(blob[image_end:])
+        except ValueError:
+            return None
+        if not isinstance(blocks, dict) or not all(isinstance(k, str) and type(v) is int for k, v in blocks.items()):
+            return None
+        return cls(blob[start:log_end], blob[log_end:image_end], blocks)
 
 
 @dataclass(frozen=True)
@@ -137,7 +147,7 @@ def cache_key(src: Source, cap: int | None) -> str:
 
 
 def run_compiler(src: Source, cap: int | None = None, cancel: CancelFn | None = None) -> Compiled:
-    """One compile: its output (stdout then stderr), cubin and PTX; ``CompileError`` when it fails."""
+    """One compile: its output (stdout then stderr), cubin and PTX min blocks; ``CompileError`` when it fails."""
     with tempfile.TemporaryDirectory(prefix="occupancy-compile-") as tmp:
         log_path, cubin_path = os.path.join(tmp, "log.txt"), os.path.join(tmp, "out.cubin")
         cmd = command(src, cubin_path, cap)
@@ -155,8 +165,8 @@ def run_compiler(src: Source, cap: int | None = None, cancel: CancelFn | None = 
         image = Path(cubin_path).read_bytes() if os.path.exists(cubin_path) else b""
         kept = glob.glob(os.path.join(glob.escape(tmp), "*.ptx"))  # nvcc --keep's intermediate PTX
         ptx_path = src.path if src.kind == "ptx" else kept[0] if len(kept) == 1 else None
-        ptx = Path(ptx_path).read_bytes() if ptx_path else b""
-    return Compiled(output, image, ptx)
+        ptx = Path(ptx_path).read_text("utf-8", "replace") if ptx_path else ""
+    return Compiled(output, image, ptx_min_blocks(ptx))
 
 
 def _wait(proc: subprocess.Popen[bytes], cancel: CancelFn | None) -> None:
@@ -180,7 +190,7 @@ def parse_log(src: Source, compiled: Compiled, cap: int | None = None) -> list[K
     what = os.path.basename(src.path) + f" [{src.arch}" + (f", -maxrregcount={cap}]" if cap is not None else "]")
     records = parse_bytes(compiled.log, what)
     image = {rec.name: rec for rec in read_cubin(compiled.image, what) if rec.is_kernel} if compiled.image else {}
-    min_blocks = ptx_min_blocks(compiled.ptx.decode("utf-8", "replace"))
+    min_blocks = compiled.min_blocks
     out = []
     for rec in records:
         kernel = image.get(rec.name) if rec.is_kernel else None

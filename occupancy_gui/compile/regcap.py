@@ -5,9 +5,10 @@ Registers are allocated per warp in units of ``reg_allocation_granularity`` (256
 8 per thread), so only the top of each allocation step below the kernel's own count can change the
 occupancy: caps ``8k`` from just below the current step down to the lowest cap ptxas accepts for the
 arch (it warns "adjusting ... to lower bound of N" and uses N; a cap it refuses ends the sweep).
-Compiles run in parallel; each compile's output (its ``-v`` lines, cubin and PTX) is cached on disk by
-(file content, arch, compiler version, cap, arguments), so a second sweep of an unchanged file compiles
-nothing.
+Compiles run in parallel; each compile's output (its ``-v`` lines, cubin and the PTX's min blocks) is
+cached on disk by (file content, arch, compiler version, cap, arguments), so a second sweep of an
+unchanged file compiles nothing; the folder holds at most :data:`DEFAULT_CAP` bytes, least recently
+used compiles removed first.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from platformdirs import user_cache_path
 
+from ..cache_trim import touch, trim
 from ..child_process import usable_cpus
 from ..engine import (
     DeviceProperties,
@@ -106,13 +108,19 @@ class Sweep:
         return [best[k] for k in sorted(best)]
 
 
+DEFAULT_CAP = 256 << 20
+"""Bytes of compiles kept on disk: a sweep of a kernel whose cubin is 1 MB writes ~35 MB."""
+
+
 class ResultCache:
-    """Compiles by :func:`build.cache_key`, one small file each (``None``: memory only)."""
+    """Compiles by :func:`build.cache_key`, one small file each, at most ``cap`` bytes of them
+    (``folder=None``: memory only)."""
 
     SUFFIX = ".compiled"
 
-    def __init__(self, folder: str | os.PathLike[str] | None = None):
+    def __init__(self, folder: str | os.PathLike[str] | None = None, cap: int = DEFAULT_CAP):
         self.folder = Path(folder) if folder is not None else None
+        self.cap = cap
         self._memory: dict[str, Compiled] = {}
         self._lock = threading.Lock()
 
@@ -126,10 +134,14 @@ class ResultCache:
             if key in self._memory:
                 return self._memory[key]
         if self.folder is not None:
+            entry = self.folder / f"{key}{self.SUFFIX}"
             try:
-                return Compiled.from_bytes((self.folder / f"{key}{self.SUFFIX}").read_bytes())
+                compiled = Compiled.from_bytes(entry.read_bytes())
             except OSError:
                 return None
+            if compiled is not None:
+                touch(entry)  # least recently *used* is what the cap evicts
+            return compiled
         return None
 
     def put(self, key: str, compiled: Compiled) -> None:
@@ -142,7 +154,8 @@ class ResultCache:
                 tmp.write_bytes(compiled.to_bytes())
                 os.replace(tmp, self.folder / f"{key}{self.SUFFIX}")
             except OSError:
-                pass  # a read-only cache folder: the sweep still answers, it just recompiles next time
+                return  # a read-only cache folder: the sweep still answers, it just recompiles next time
+            trim(self.folder, self.cap, lambda name: name.endswith((self.SUFFIX, ".tmp")))
 
 
 def compiled_output(src: Source, cap: int | None, cache: ResultCache | None, cancel: CancelFn | None) -> Compiled:

@@ -16,7 +16,6 @@ that cannot be read or written is no cache.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import marshal
 import operator
@@ -36,6 +35,7 @@ import lz4.block
 import platformdirs
 
 from .. import __version__
+from ..cache_trim import remove, touch, trim
 from .collector import collection_paused
 from .records import FIELDS, LATE_DEFAULTS, KernelRecord, build_records, built_states, demangled_names, new_lazy_records
 
@@ -120,10 +120,9 @@ class RecordCache:
         with collection_paused():  # one lazy record per row, none in a cycle
             decoded = _decode(blob, key)
         if decoded is None:
-            _remove(entry)
+            remove(entry)
             return None
-        with contextlib.suppress(OSError):
-            os.utime(entry)  # least recently *used* is what the cap evicts
+        touch(entry)  # least recently *used* is what the cap evicts
         return decoded
 
     def put(self, path: str, key: bytes, records: list[KernelRecord], notes: list[str]) -> None:
@@ -141,7 +140,7 @@ class RecordCache:
                     out.write(blob)
                 os.replace(tmp, self._entry(path))
             except BaseException:
-                _remove(Path(tmp))
+                remove(Path(tmp))
                 raise
         except OSError:
             return
@@ -149,20 +148,7 @@ class RecordCache:
 
     def _trim(self) -> None:
         """Remove the least recently used entries until the directory holds at most ``cap`` bytes."""
-        try:
-            entries = []
-            for item in os.scandir(self.directory):
-                if item.name.endswith(_SUFFIX) or item.name.startswith(".tmp-"):
-                    st = item.stat()
-                    entries.append((st.st_mtime_ns, st.st_size, item.path))
-        except OSError:
-            return
-        total = sum(size for _, size, _ in entries)
-        for _, size, name in sorted(entries):
-            if total <= self.cap:
-                break
-            _remove(Path(name))
-            total -= size
+        trim(self.directory, self.cap, lambda name: name.endswith(_SUFFIX) or name.startswith(".tmp-"))
 
 
 _LATE = tuple(name for name in FIELDS if name in LATE_DEFAULTS)
@@ -270,7 +256,3 @@ def _decode(blob: bytes, key: bytes) -> CachedImport | None:
     blocks.records = weakref.ref(records)
     return CachedImport(records, notes)
 
-
-def _remove(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        path.unlink()

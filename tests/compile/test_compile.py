@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import sys
 import tempfile
 import threading
@@ -134,7 +135,7 @@ def test_cache_ignores_files_it_did_not_write(cuda_bin, tmp_path):
         path.write_bytes(damaged)
         assert ResultCache(tmp_path).get(path.stem) is None
         again = regcap.compiled_output(src, None, ResultCache(tmp_path), None)  # compiled anew ("Compile time" differs)
-        assert (again.image, again.ptx) == (first.image, first.ptx) and b"Used 10 registers" in again.log
+        assert (again.image, again.min_blocks) == (first.image, first.min_blocks) and b"Used 10 registers" in again.log
         assert build.Compiled.from_bytes(path.read_bytes()) == again
 
 
@@ -377,3 +378,38 @@ def test_ptx_sweep_equals_ptxas_by_hand(cuda_bin, tmp_path):
                             "-o", tmp_path / "x.cubin"])["pressure"]
         assert (point.registers, point.spill_stores, point.spill_loads, point.stack_bytes) == (
             expected["registers"], expected["spill_stores"], expected["spill_loads"], expected["stack"])
+
+
+def test_a_cached_compile_round_trips_and_an_older_or_damaged_one_is_a_miss():
+    """The blob holds the log, the cubin and the PTX's min blocks; the first format's blob (the whole PTX
+    in every cap's entry), a torn one and one whose min blocks are not name -> count are misses."""
+    compiled = build.Compiled(b"ptxas info : Used 10 registers\n", b"\x7fELF" + bytes(60), {"_Z1kPf": 4})
+    blob = compiled.to_bytes()
+    assert build.Compiled.from_bytes(blob) == compiled
+    assert build.Compiled.from_bytes(build.Compiled(b"log", b"").to_bytes()) == build.Compiled(b"log", b"", {})
+    older = b"occupancy-compiled-1\n" + struct.pack("<3Q", 3, 0, 4) + b"log" + b".ptx"
+    head = len(b"occupancy-compiled-2\n")
+    for bad in (older, blob[:-1], blob[:head + 8],
+                blob[:head] + struct.pack("<3Q", 0, 0, 6) + b"[1, 2]",
+                blob[:head] + struct.pack("<3Q", 0, 0, 10) + b'{"k": "4"}',
+                blob[:head] + struct.pack("<3Q", 0, 0, 11) + b'{"k": true}'):
+        assert build.Compiled.from_bytes(bad) is None, bad
+
+
+def test_the_compile_cache_keeps_at_most_its_cap_least_recently_used_first(tmp_path):
+    """Each put trims the folder to the cap; a get marks its entry used, so it outlives older puts."""
+    entry = build.Compiled(b"log", bytes(1000), {})
+    size = len(entry.to_bytes())
+    cache = ResultCache(tmp_path, cap=3 * size)
+    for i, key in enumerate("abc"):
+        cache.put(key, entry)
+        os.utime(tmp_path / f"{key}{ResultCache.SUFFIX}", ns=(i * 10**9, i * 10**9))  # a then b then c
+    assert ResultCache(tmp_path).get("a") == entry  # used now: the newest
+    (tmp_path / "leftover.99.1.tmp").write_bytes(bytes(size))  # a crashed writer's: counted, oldest
+    os.utime(tmp_path / "leftover.99.1.tmp", ns=(0, 0))
+    (tmp_path / "notes.txt").write_bytes(bytes(10 * size))  # not the cache's: neither counted nor removed
+    cache.put("d", entry)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ["a.compiled", "c.compiled", "d.compiled", "notes.txt"], left
+    ResultCache(tmp_path, cap=0).put("e", entry)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
