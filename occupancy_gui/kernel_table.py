@@ -49,6 +49,9 @@ class KernelTable:
     """Record index -> why no GPU can have its figures (see ``importers.records.impossible_figure``)."""
     notes: tuple[str, ...] = ()
     """The import's own notes, one line each: entries it skipped, assumptions it made."""
+    filter_masks: dict[str, np.ndarray] = field(default_factory=dict)
+    """Filter text -> its rows (:class:`FilterMasks`' memory, kept with the table so that the import
+    thread can scan for the filter shown while the file was read)."""
 
     def __len__(self) -> int:
         return len(self.records)
@@ -123,7 +126,7 @@ class FilterMasks:
 
     def __init__(self, table: KernelTable):
         self.table = table
-        self.masks: dict[str, np.ndarray] = {}
+        self.masks = table.filter_masks
 
     def mask(self, needle: str) -> np.ndarray:
         """A bool per row: whether its search text holds ``needle`` (already case-folded)."""

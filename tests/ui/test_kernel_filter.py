@@ -4,6 +4,7 @@ and the rows shown are always those of the text in the box."""
 from __future__ import annotations
 
 import itertools
+import threading
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,23 @@ def test_a_new_table_during_a_scan_is_scanned_anew(qtbot, stepped, monkeypatch) 
     qtbot.waitUntil(lambda: panel.model.filter_text == "named", timeout=TIMEOUT)
     assert asked == ["named", "named"] and panel.model._masks is not old_masks
     assert "named" in panel.model._masks.masks and _shown(panel) == _expected(panel, "named")
+
+
+def test_a_table_read_while_a_filter_shows_is_scanned_on_the_import_thread(qtbot, stepped, monkeypatch) -> None:
+    """A file read again (a rebuilt log, say) while a filter is shown: its rows for that filter are found on
+    the import's pool thread, and showing the new table scans nothing on the GUI thread."""
+    panel = stepped
+    panel.set_filter("NAMED")
+    scans: list[tuple[str, bool]] = []
+    real = FilterMasks.steps
+
+    def recorded(self: FilterMasks, needle: str):
+        scans.append((needle, threading.current_thread() is threading.main_thread()))
+        return real(self, needle)
+
+    monkeypatch.setattr(FilterMasks, "steps", recorded)
+    old = panel.model.table
+    with qtbot.waitSignal(panel.importFinished, timeout=TIMEOUT):
+        panel.load(GEN / "a_ptxas_v.log")
+    assert panel.model.table is not old and scans == [("named", False)]
+    assert _shown(panel) == _expected(panel, "named") and panel.filter_edit.text() == "NAMED"

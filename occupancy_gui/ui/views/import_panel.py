@@ -264,7 +264,8 @@ class ImportPanel(QWidget):
         opening = not request.reload and isinstance(dock, QDockWidget) and not dock.isVisible()
         # Looked up on the module at each start, so that a test can wrap the task.  A dock that opens
         # relayouts the plots: the reader waits for that repaint instead of competing for the GIL.
-        task = import_tasks.import_task(request.path, settle_s=DOCK_SETTLE_S if opening else 0.0)
+        task = import_tasks.import_task(request.path, settle_s=DOCK_SETTLE_S if opening else 0.0,
+                                        filter_text=self.model.filter_text)
         self._task_id = self.runner.start(task)
         self.progress.setValue(0)
         self.progress_row.show()

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...kernel_table import KernelTable
+from ...kernel_table import FilterMasks, KernelTable
 from ..import_worker import TaskCancelled, TaskFailed, quick_gil_handoff
 
 BIG_FILE = 16 << 20
@@ -36,10 +36,13 @@ class ImportRequest:
     apply: bool = True
 
 
-def import_task(path: str, settle_s: float = 0.0) -> Callable[[Callable[[], bool], Callable[[int, int], None]], KernelTable]:
+def import_task(path: str, settle_s: float = 0.0,
+                filter_text: str = "") -> Callable[[Callable[[], bool], Callable[[int, int], None]], KernelTable]:  # fmt: skip
     """The pool-thread work of one import: parse, then build the table's columns (no Qt).
 
     ``settle_s``: sleep this long first (the GIL free), while the GUI thread repaints a changed layout.
+    ``filter_text``: the filter shown (case-folded): its rows are found here too, so that showing the
+    table scans nothing on the GUI thread (a rebuilt 200 MB log's 137,990 names: tens of ms).
     """
 
     def run(cancelled: Callable[[], bool], progress: Callable[[int, int], None]) -> KernelTable:
@@ -57,6 +60,8 @@ def import_task(path: str, settle_s: float = 0.0) -> Callable[[Callable[[], bool
                     raise ImportCancelled(path)
                 table = KernelTable.from_records(path, result.records, cancelled)
                 table.notes = tuple(result.notes)
+                if filter_text:
+                    FilterMasks(table).mask(filter_text)
                 return table
         except ImportCancelled:
             raise TaskCancelled(path) from None
