@@ -64,6 +64,14 @@ def _expected(panel, text: str) -> set[str]:
     return {table.names[i] for i in range(len(table)) if table.is_kernel[i] and folded in table.haystack[i]}
 
 
+def _start_scan(panel, text: str) -> None:
+    """Type ``text`` and let the scan start: a turn for the debounce (0 ms on a small table), one for a step."""
+    panel.filter_edit.setText(text)
+    _turn()
+    _turn()
+    assert panel.filter_edit.scan.busy
+
+
 @pytest.fixture
 def stepped(qtbot, window, monkeypatch):
     """The window's dock with a 20-kernel table, scanned 2 rows a step and a step a turn."""
@@ -78,10 +86,8 @@ def stepped(qtbot, window, monkeypatch):
 def test_typing_scans_between_events_and_shows_the_rows_when_done(qtbot, stepped) -> None:
     panel = stepped
     everything = _shown(panel)
-    panel.filter_edit.setText("named")
-    _turn()  # the debounce (0 ms on a small table) starts the scan
-    _turn()
-    assert panel.filter_edit.scan.busy and panel.model.filter_text == ""  # scanning; the rows not yet changed
+    _start_scan(panel, "named")
+    assert panel.model.filter_text == ""  # scanning: the rows not yet changed
     assert _shown(panel) == everything
     qtbot.waitUntil(lambda: panel.model.filter_text == "named", timeout=TIMEOUT)
     assert not panel.filter_edit.scan.busy
@@ -90,10 +96,7 @@ def test_typing_scans_between_events_and_shows_the_rows_when_done(qtbot, stepped
 
 def test_a_key_during_a_scan_drops_it(qtbot, stepped) -> None:
     panel = stepped
-    panel.filter_edit.setText("named")
-    _turn()
-    _turn()
-    assert panel.filter_edit.scan.busy
+    _start_scan(panel, "named")
     panel.filter_edit.setText("ILi128")  # before "named"'s scan is done
     qtbot.waitUntil(lambda: panel.model.filter_text == "ili128", timeout=TIMEOUT)
     assert "named" not in panel.model._masks.masks  # dropped half-way: nothing remembered
@@ -104,10 +107,7 @@ def test_a_key_during_a_scan_drops_it(qtbot, stepped) -> None:
 
 def test_set_filter_is_at_once_and_drops_a_scan(qtbot, stepped) -> None:
     panel = stepped
-    panel.filter_edit.setText("named")
-    _turn()
-    _turn()
-    assert panel.filter_edit.scan.busy
+    _start_scan(panel, "named")
     panel.set_filter("ILi128")
     assert not panel.filter_edit.scan.busy and panel.model.filter_text == "ili128"
     assert _shown(panel) == _expected(panel, "ILi128")
@@ -128,10 +128,7 @@ def test_a_new_table_during_a_scan_is_scanned_anew(qtbot, stepped, monkeypatch) 
         return itertools.chain(steps, itertools.repeat(0)) if len(asked) == 1 else steps
 
     monkeypatch.setattr(panel.model, "filter_steps", first_never_ends)
-    panel.filter_edit.setText("named")
-    _turn()
-    _turn()
-    assert panel.filter_edit.scan.busy
+    _start_scan(panel, "named")
     old_masks = panel.model._masks
     with qtbot.waitSignal(panel.importFinished, timeout=TIMEOUT):
         panel.load(GEN / "a_ptxas_v.log")  # the same kernels, a new table
