@@ -71,9 +71,9 @@ def test_only_the_import_that_opens_the_dock_waits_for_the_repaint(qtbot, tmp_pa
     settles = []
     original = module.import_task
 
-    def spying_task(path, settle_s=0.0):
+    def spying_task(path, settle_s=0.0, **options):
         settles.append(settle_s)
-        return original(path, settle_s=settle_s)
+        return original(path, settle_s=settle_s, **options)
 
     monkeypatch.setattr(module, "import_task", spying_task)
     panel = window.import_panel
