@@ -8,6 +8,7 @@ from C++ n·log n times (about a minute for 650 000 rows), so :class:`KernelSort
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -130,10 +131,16 @@ class KernelTableModel(ReadOnlyTableModel):
         return int(hits[0]) if hits.size else None
 
     def find(self, name: str, arch: str | None = None) -> int | None:
-        """Record index of ``name`` (mangled), preferring the same ``arch``; ``None`` when absent."""
+        """Record index of ``name`` (mangled), preferring the same ``arch``; ``None`` when absent.
+
+        The names are searched by ``list.index`` (in C): the dock looks up its selected kernel at each
+        filter change and each edit, and a Python loop over libtorch_cuda's 143,409 names took 18 ms."""
         if self.table is None:
             return None
-        matches = [i for i, n in enumerate(self.table.names) if n == name]
+        names, matches = self.table.names, []
+        with contextlib.suppress(ValueError):
+            while True:
+                matches.append(names.index(name, matches[-1] + 1 if matches else 0))
         if arch is not None:
             matches = [i for i in matches if self.table.arch[i] == arch] or matches
         return matches[0] if matches else None
