@@ -155,3 +155,23 @@ def test_a_table_read_while_a_filter_shows_is_scanned_on_the_import_thread(qtbot
         panel.load(GEN / "a_ptxas_v.log")
     assert panel.model.table is not old and scans == [("named", False)]
     assert _shown(panel) == _expected(panel, "named") and panel.filter_edit.text() == "NAMED"
+
+
+def test_find_is_the_first_of_the_name_preferring_the_arch_and_forgets_an_old_table(qtbot) -> None:
+    """``find`` (the dock's lookup of its selected kernel) equals a scan of the names, keeps its last answer
+    only while the table is the same, and answers ``None`` for a name the table lacks."""
+    from occupancy_gui.importers.records import KernelRecord
+    from occupancy_gui.kernel_table import KernelTable
+    from occupancy_gui.ui.views.kernel_table_model import KernelTableModel
+
+    def table(names_archs):
+        return KernelTable.from_records("x", [KernelRecord(name=n, arch=a, registers=8) for n, a in names_archs])
+
+    model = KernelTableModel()
+    model.set_table(table([("_Z1av", "sm_80"), ("_Z1bv", "sm_80"), ("_Z1av", "sm_90"), ("_Z1av", "sm_90")]))
+    assert model.find("_Z1av") == 0 and model.find("_Z1av", "sm_90") == 2 and model.find("_Z1av", "sm_75") == 0
+    assert model.find("_Z1bv", "sm_90") == 1 and model.find("_Z1cv") is None and model.find("_Z1av", "sm_90") == 2
+    model.set_table(table([("_Z1av", "sm_90"), ("_Z1bv", "sm_90")]))  # the last answer, 2, is no row here
+    assert model.find("_Z1av", "sm_90") == 0 and model.find("_Z1bv", "sm_90") == 1
+    model.set_table(None)
+    assert model.find("_Z1av") is None

@@ -66,6 +66,7 @@ class KernelTableModel(ReadOnlyTableModel):
         self._name_rank: np.ndarray | None = None
         self._arch_rank: np.ndarray | None = None
         self._masks: FilterMasks | None = None  # the filter texts' matching rows, of this table
+        self._found: tuple[tuple[str, str | None], int | None] | None = None  # find's last question and answer
 
     # ----------------------------------------------------------------------------- content
     def set_table(self, table: KernelTable | None, occupancy: np.ndarray | None = None) -> None:
@@ -73,6 +74,7 @@ class KernelTableModel(ReadOnlyTableModel):
         self.table = table
         self._name_rank = self._arch_rank = None
         self._masks = FilterMasks(table) if table is not None else None
+        self._found = None
         n = len(table) if table is not None else 0
         self.occupancy = occupancy if occupancy is not None else np.full(n, np.nan)
         self._rows = self._ordered_rows()
@@ -133,17 +135,22 @@ class KernelTableModel(ReadOnlyTableModel):
     def find(self, name: str, arch: str | None = None) -> int | None:
         """Record index of ``name`` (mangled), preferring the same ``arch``; ``None`` when absent.
 
-        The names are searched by ``list.index`` (in C): the dock looks up its selected kernel at each
-        filter change and each edit, and a Python loop over libtorch_cuda's 143,409 names took 18 ms."""
+        The dock looks up its selected kernel at each filter change and each edit: the last answer is
+        kept until the table changes, and the names are searched by ``list.index`` (in C), where a
+        Python loop over libtorch_cuda's 143,409 names took 18 ms."""
         if self.table is None:
             return None
+        if self._found is not None and self._found[0] == (name, arch):
+            return self._found[1]
         names, matches = self.table.names, []
         with contextlib.suppress(ValueError):
             while True:
                 matches.append(names.index(name, matches[-1] + 1 if matches else 0))
         if arch is not None:
             matches = [i for i in matches if self.table.arch[i] == arch] or matches
-        return matches[0] if matches else None
+        found = matches[0] if matches else None
+        self._found = ((name, arch), found)
+        return found
 
     # ----------------------------------------------------------------------------- order
     def _sort_key(self, column: int) -> np.ndarray:
