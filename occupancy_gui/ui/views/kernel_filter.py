@@ -4,7 +4,7 @@ A new text's first scan runs a few milliseconds at a time between events (``Idle
 ``KernelTableModel.filter_steps``): on libtorch_cuda's 143,409 names that scan took 73-119 ms in one
 call, a stall every typed word felt.  Each key starts its text's scan at once and drops the one before:
 a scan that finished before the next key narrows that key's (``FilterMasks``), so typing a key every
-100 ms into libtorch_cuda showed the rows 11-50 ms after the last key, where a 150 ms pause before
+100 ms into libtorch_cuda showed the rows 4-48 ms after the last key, where a 150 ms pause before
 scanning showed them after 190-277 ms.  The rows are shown when the scan is done, by ``apply`` (the
 dock's refilter, which then scans nothing).
 """
