@@ -142,7 +142,8 @@ class KernelTableModel(ReadOnlyTableModel):
             return None
         if self._found is not None and self._found[0] == (name, arch):
             return self._found[1]
-        names, matches = self.table.names, []
+        names = self.table.names
+        matches: list[int] = []
         with contextlib.suppress(ValueError):
             while True:
                 matches.append(names.index(name, matches[-1] + 1 if matches else 0))
