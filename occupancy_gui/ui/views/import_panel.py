@@ -95,7 +95,7 @@ class ImportPanel(QWidget):
         self.path: str | None = None
         self._request: ImportRequest | None = None
         self._task_id = -1
-        self._selected: tuple[str, str] | None = None  # (mangled name, arch) of the loaded kernel
+        self._selected: tuple[str, str, int] | None = None  # (mangled name, arch, record index) of the loaded kernel
         self._restoring = False
         self.notes: Notes = (None, None)
         """(spill warning, architecture note) last given to the kernel panel."""
@@ -358,7 +358,7 @@ class ImportPanel(QWidget):
             self._restoring = False
         i = self.model.record_index(row)
         if request is not None and not request.apply:
-            self._selected = (self.model.table.names[i], self.model.table.arch[i])  # type: ignore[union-attr]  # a row: a table
+            self._selected = (self.model.table.names[i], self.model.table.arch[i], i)  # type: ignore[union-attr]  # a row: a table
             self._update_notes()
             return
         self._apply(i, request.match_device if request else False, request.overrides if request else None)
@@ -371,7 +371,7 @@ class ImportPanel(QWidget):
     def _apply(self, i: int, match_device: bool = False, overrides: dict[str, Any] | None = None) -> None:
         t = self.model.table
         assert t is not None
-        self._selected = (t.names[i], t.arch[i])
+        self._selected = (t.names[i], t.arch[i], i)
         reason = t.impossible.get(i)
         if reason is not None:  # listed and flagged, never loaded: the inputs keep what they hold
             self.window_.statusBar().showMessage(f"{t.names[i]}: {reason}; not loaded into the inputs", 10000)
@@ -389,9 +389,8 @@ class ImportPanel(QWidget):
 
     # ----------------------------------------------------------------------------- notes and occupancy
     def _selected_record(self) -> int | None:
-        if self._selected is None:
-            return None
-        return self.model.find(*self._selected)
+        """The loaded kernel's record in the table shown (a new table clears it before its first selection)."""
+        return None if self._selected is None else self._selected[2]
 
     def _update_notes(self) -> None:
         i = self._selected_record()
