@@ -157,9 +157,9 @@ def test_a_table_read_while_a_filter_shows_is_scanned_on_the_import_thread(qtbot
     assert _shown(panel) == _expected(panel, "named") and panel.filter_edit.text() == "NAMED"
 
 
-def test_find_is_the_first_of_the_name_preferring_the_arch_and_forgets_an_old_table(qtbot) -> None:
-    """``find`` (the dock's lookup of its selected kernel) equals a scan of the names, keeps its last answer
-    only while the table is the same, and answers ``None`` for a name the table lacks."""
+def test_find_is_the_first_of_the_name_preferring_the_arch(qtbot) -> None:
+    """``find`` (a kernel named by a session, a reload or the command line) equals a scan of the names of the
+    table shown, prefers the arch, and answers ``None`` for a name the table lacks."""
     from occupancy_gui.importers.records import KernelRecord
     from occupancy_gui.kernel_table import KernelTable
     from occupancy_gui.ui.views.kernel_table_model import KernelTableModel

@@ -66,7 +66,6 @@ class KernelTableModel(ReadOnlyTableModel):
         self._name_rank: np.ndarray | None = None
         self._arch_rank: np.ndarray | None = None
         self._masks: FilterMasks | None = None  # the filter texts' matching rows, of this table
-        self._found: tuple[tuple[str, str | None], int | None] | None = None  # find's last question and answer
 
     # ----------------------------------------------------------------------------- content
     def set_table(self, table: KernelTable | None, occupancy: np.ndarray | None = None) -> None:
@@ -74,7 +73,6 @@ class KernelTableModel(ReadOnlyTableModel):
         self.table = table
         self._name_rank = self._arch_rank = None
         self._masks = FilterMasks(table) if table is not None else None
-        self._found = None
         n = len(table) if table is not None else 0
         self.occupancy = occupancy if occupancy is not None else np.full(n, np.nan)
         self._rows = self._ordered_rows()
@@ -135,13 +133,11 @@ class KernelTableModel(ReadOnlyTableModel):
     def find(self, name: str, arch: str | None = None) -> int | None:
         """Record index of ``name`` (mangled), preferring the same ``arch``; ``None`` when absent.
 
-        The dock looks up its selected kernel at each filter change and each edit: the last answer is
-        kept until the table changes, and the names are searched by ``list.index`` (in C), where a
-        Python loop over libtorch_cuda's 143,409 names took 18 ms."""
+        The names are searched by ``list.index`` (in C): a Python loop over libtorch_cuda's 143,409 names
+        took 18 ms, and the dock looked its selected kernel up so at each filter change and each edit
+        (it now keeps the kernel's record index)."""
         if self.table is None:
             return None
-        if self._found is not None and self._found[0] == (name, arch):
-            return self._found[1]
         names = self.table.names
         matches: list[int] = []
         with contextlib.suppress(ValueError):
@@ -149,9 +145,7 @@ class KernelTableModel(ReadOnlyTableModel):
                 matches.append(names.index(name, matches[-1] + 1 if matches else 0))
         if arch is not None:
             matches = [i for i in matches if self.table.arch[i] == arch] or matches
-        found = matches[0] if matches else None
-        self._found = ((name, arch), found)
-        return found
+        return matches[0] if matches else None
 
     # ----------------------------------------------------------------------------- order
     def _sort_key(self, column: int) -> np.ndarray:
