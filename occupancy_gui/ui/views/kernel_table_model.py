@@ -87,7 +87,7 @@ class KernelTableModel(ReadOnlyTableModel):
                                   [Qt.ItemDataRole.DisplayRole])  # fmt: skip
 
     def set_filter(self, text: str) -> None:
-        text = text.strip().casefold()
+        text = _needle(text)
         if text == self._filter:
             return
         self.beginResetModel()
@@ -98,7 +98,7 @@ class KernelTableModel(ReadOnlyTableModel):
     def filter_steps(self, text: str) -> Iterator[int]:
         """The scan :meth:`set_filter` would run for ``text``, as steps (``FilterMasks.steps``): run them
         between events first and :meth:`set_filter` then scans nothing."""
-        text = text.strip().casefold()
+        text = _needle(text)
         if not text or self._masks is None:
             return iter(())
         return self._masks.steps(text)
@@ -299,3 +299,8 @@ class KernelSortFilterProxy(QSortFilterProxyModel):
 
     def set_filter_text(self, text: str) -> None:
         self.kernels.set_filter(text)
+
+
+def _needle(text: str) -> str:
+    """What a filter text is looked for as in the rows' search text (``KernelTable.haystack``, case-folded)."""
+    return text.strip().casefold()
