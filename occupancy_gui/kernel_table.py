@@ -17,10 +17,24 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .engine import INT_MAX, DeviceProperties, DeviceState, FunctionAttributes, build_query, max_active_blocks
+from .engine import (
+    INT_MAX,
+    DeviceProperties,
+    DeviceState,
+    FunctionAttributes,
+    build_query,
+    default_max_dynamic_smem,
+    max_active_blocks,
+    supports_cache_config,
+)
+from .record_launch import DEFAULT_BARRIERS, launch_smem, launch_threads
 
 if TYPE_CHECKING:
     from .importers import KernelRecord
+
+
+COMBO = ("max_threads", "required", "registers", "static_smem", "barriers", "launch_block", "launch_dynamic")
+"""The columns of :attr:`KernelTable.combos`, in order."""
 
 
 @dataclass
@@ -39,12 +53,19 @@ class KernelTable:
     spill_stores: np.ndarray  # -1: not reported
     spill_loads: np.ndarray
     barriers: np.ndarray  # -1: not reported
-    max_threads: np.ndarray  # 0: no launch bound
+    max_threads: np.ndarray  # 0: no launch bound (__launch_bounds__, .maxntid)
     is_kernel: np.ndarray
     local_bytes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    # Distinct (launch bound, registers, smem, barriers): occupancy is computed once per combination.
+    required: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """The required block size (.reqntid x·y·z); 0: none."""
+    launch_block: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """The block size a record carries with its launch (a Triton cache's); 0: none."""
+    launch_dynamic: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """The dynamic shared memory of that launch."""
+    # Distinct (launch bound, required size, registers, smem, barriers, launch block, launch dynamic smem):
+    # occupancy is computed once per combination.
     combo_inverse: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    combos: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.int64))
+    combos: np.ndarray = field(default_factory=lambda: np.zeros((0, len(COMBO)), np.int64))
     impossible: dict[int, str] = field(default_factory=dict)
     """Record index -> why no GPU can have its figures (see ``importers.records.impossible_figure``)."""
     notes: tuple[str, ...] = ()
@@ -71,7 +92,7 @@ class KernelTable:
         demangled: list[str] = []
         hay: list[str] = []
         archs: list[str] = []
-        columns: list[list[int]] = [[] for _ in range(9)]
+        columns: list[list[int]] = [[] for _ in range(12)]
         impossible: dict[int, str] = {}
         numbers: dict[str, int] = {}
         for at in range(0, n, SLICE):
@@ -99,11 +120,13 @@ class KernelTable:
         ints = _int64(columns)
         table = cls(os.fspath(path), records, names, demangled, hay, archs, arch_number=ints[0], registers=ints[1],
                     static_smem=ints[2], spill_stores=ints[3], spill_loads=ints[4], barriers=ints[5],
-                    max_threads=ints[6], is_kernel=ints[7].astype(bool), local_bytes=ints[8], impossible=impossible)
+                    max_threads=ints[6], is_kernel=ints[7].astype(bool), local_bytes=ints[8], required=ints[9],
+                    launch_block=ints[10], launch_dynamic=ints[11], impossible=impossible)
         if n:
             table.combos, table.combo_inverse = _distinct(
-                np.stack([table.max_threads, table.registers, table.static_smem,
-                          np.where(table.barriers < 0, 1, table.barriers)], axis=1))  # fmt: skip
+                np.stack([table.max_threads, table.required, table.registers, table.static_smem,
+                          np.where(table.barriers < 0, DEFAULT_BARRIERS, table.barriers), table.launch_block,
+                          table.launch_dynamic], axis=1))  # fmt: skip
         return table
 
     def spills(self, i: int) -> tuple[int, int] | None:
@@ -189,17 +212,16 @@ def _or(values: list[Any], default: int) -> list[Any]:
 
 def _int_columns(states: list[dict[str, Any]], archs: list[str], numbers: dict[str, int]) -> list[list[Any]]:
     """The table's integer columns of built records: arch number, registers, static shared memory, spill
-    stores and loads, barriers (-1 where not reported), launch bound (0: none), kernel or not, local bytes."""
-    bound = _or(list(map(_get("max_threads"), states)), 0)
-    if 0 in bound:  # no __launch_bounds__: a required block size (.reqntid) bounds the launch
-        for i in [i for i, value in enumerate(bound) if not value]:
-            req = states[i]["req_threads"]
-            bound[i] = req[0] * req[1] * req[2] if req else 0
-    zero_for_none = [_or(list(map(_get(name), states)), 0) for name in ("static_smem", "local_bytes")]
+    stores and loads, barriers (-1 where not reported), launch bound (0: none), kernel or not, local bytes,
+    required block size, launch block size and launch dynamic shared memory (0: none)."""
+    required = [req[0] * req[1] * req[2] if req else 0 for req in map(_get("req_threads"), states)]
+    zero_for_none = [_or([state.get(name) for state in states], 0)
+                     for name in ("static_smem", "local_bytes", "max_threads", "block_size", "dynamic_smem")]
     return [
         list(map(numbers.__getitem__, archs)), list(map(_get("registers"), states)), zero_for_none[0],
         *(_or(list(map(_get(name), states)), -1) for name in ("spill_stores", "spill_loads", "barriers")),
-        bound, list(map(int, map(_get("is_kernel"), states))), zero_for_none[1],
+        zero_for_none[2], list(map(int, map(_get("is_kernel"), states))), zero_for_none[1], required,
+        zero_for_none[3], zero_for_none[4],
     ]  # fmt: skip
 
 
@@ -234,28 +256,42 @@ def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keys[first], inverse.reshape(-1)
 
 
-def occupancy_column(table: KernelTable, device: DeviceProperties, block_size: int, dynamic_smem: int = 0,
-                     state: DeviceState | None = None) -> np.ndarray:  # fmt: skip
-    """Occupancy (0..1, NaN where the launch fails) of every row, one engine call for all of them.
+@dataclass(frozen=True)
+class RowLaunch:
+    """What each row's occupancy is for: the inputs choosing that row gives the calculator."""
 
-    A kernel with a launch bound is launched at that bound; the others at ``block_size``.
-    """
+    threads: np.ndarray
+    """Threads per block (``record_launch.launch_threads``)."""
+    occupancy: np.ndarray
+    """0..1; NaN where the launch fails."""
+
+
+def occupancy_column(table: KernelTable, device: DeviceProperties, state: DeviceState, threads: int,
+                     dynamic_smem: int = 0, max_dynamic_smem: int | None = None) -> RowLaunch:
+    """Every row's block size and occupancy once chosen, with the calculator holding ``threads``, ``dynamic_smem``
+    and ``max_dynamic_smem`` (``None``: the runtime's default) under ``state``: one engine call for all of them,
+    under the rule of ``record_launch`` (a row's figure is the calculator's answer once that row is chosen)."""
     if not len(table):
-        return np.zeros(0)
-    state = state or DeviceState()
-    bound, regs, smem, barriers = table.combos.T
-    blocks = np.where(bound > 0, bound, block_size)
+        return RowLaunch(np.zeros(0, np.int64), np.zeros(0))
+    bound, required, regs, smem, barriers, launch, launch_dynamic = table.combos.T
+    block = launch_threads(threads, bound, required, launch)
+    recorded = launch > 0
+    attribute, cache = launch_smem(device, launch_dynamic, smem)
+    typed = default_max_dynamic_smem(device, smem) if max_dynamic_smem is None else max_dynamic_smem
     query = build_query(
-        device, FunctionAttributes(num_regs=0), state, blocks, dynamic_smem,
+        device, FunctionAttributes(num_regs=0), state, block, np.where(recorded, launch_dynamic, dynamic_smem),
         num_regs=regs, shared_size_bytes=smem, num_block_barriers=barriers,
-        max_dynamic_smem=np.maximum(0, device.shared_mem_per_block - smem),
-        func_max_threads_per_block=np.where(bound > 0, bound, INT_MAX),
+        max_dynamic_smem=np.where(recorded, np.where(attribute >= 0, attribute, default_max_dynamic_smem(device, smem)),
+                                  typed),
+        cache_config=np.where(recorded & supports_cache_config(device.compute_capability), cache,
+                              int(state.cache_config)),
+        func_max_threads_per_block=np.where(bound > 0, bound, INT_MAX), func_reqntid=required,
     )  # fmt: skip
     arrays = max_active_blocks(device, query)
-    warps = -(-blocks // device.warp_size)
+    warps = -(-block // device.warp_size)
     occ = arrays.active_blocks * warps / device.max_warps_per_multiprocessor
-    shown: np.ndarray = np.where(arrays.status == 0, occ, np.nan)[table.combo_inverse]
-    return shown
+    inverse = table.combo_inverse
+    return RowLaunch(block[inverse], np.where(arrays.status == 0, occ, np.nan)[inverse])
 
 
 def record_tags(rec: KernelRecord) -> list[str]:

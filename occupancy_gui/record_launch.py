@@ -1,8 +1,18 @@
-"""The calculator's inputs that a kernel record sets: its resources and, where it knows it, its launch.
+"""A kernel record becomes the calculator's inputs: one rule, for the window, the command line and the report.
 
-One function for the window (selecting a kernel row) and the tests: a record that carries its launch
-(a Triton kernel's ``NAME.json``, an Nsight Compute row) sets the block size and dynamic shared memory
-too, and the shared-memory attributes its launcher sets, so the occupancy needs nothing typed.
+Choosing a kernel sets what the kernel *is* — its registers, static shared memory, block barriers and
+its own launch limits (``__launch_bounds__``, ``.reqntid``, minimum blocks per SM) — and keeps what the
+user chose about the *launch*, as far as the kernel can be launched so:
+
+- a record that carries its launch (a Triton cache's ``NAME.json``, an Nsight Compute row) is launched as
+  recorded: its block size and dynamic shared memory, and the shared-memory attributes its launcher sets;
+- else a kernel with a required block size (``.reqntid``) is launched at that size, the only one it can;
+- else the current threads per block stay, capped at the kernel's launch bound (a larger block cannot
+  launch).
+
+The kernel table computes each row's occupancy with the same rule (:func:`launch_threads` and
+:func:`launch_smem` take numpy arrays as well as ints), so a row's figure is the answer the calculator
+gives once that row is chosen.
 
 Triton's launcher (``backends/nvidia/driver.c``), for ``shared`` above 48 KiB on a device whose opt-in
 limit is higher, calls ``cuFuncSetCacheConfig(PREFER_SHARED)`` and sets
@@ -13,14 +23,21 @@ model; the legacy path is what the occupancy API can answer for.)
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from .engine import CacheConfig, DeviceProperties
-from .importers.records import KernelRecord
+
+if TYPE_CHECKING:
+    from .importers.records import KernelRecord
+    from .profiles import Catalog
 
 DEFAULT_DYNAMIC_LIMIT = 48 << 10
 """Dynamic shared memory a kernel may use without the opt-in attribute."""
-
+DEFAULT_BARRIERS = 1
+"""Block barriers where a source does not say: the runtime's assumption (``__syncthreads`` alone)."""
 
 def required_block_size(rec: KernelRecord) -> int | None:
     """The block size a record's ``.reqntid`` requires (x·y·z threads), or ``None``."""
@@ -28,37 +45,64 @@ def required_block_size(rec: KernelRecord) -> int | None:
     return req[0] * max(req[1], 1) * max(req[2], 1) if req else None
 
 
-def resource_changes(rec: KernelRecord) -> dict[str, Any]:
-    """Registers, static shared memory, barriers (where known) and the kernel's own launch limits.
+def launch_threads(threads: Any, bound: Any, required: Any, launch: Any) -> Any:
+    """The block size a chosen kernel runs at (0 in ``bound``/``required``/``launch`` means none): its
+    recorded launch, else its required size, else ``threads`` capped at its launch bound."""
+    capped = np.where((bound > 0) & (threads > bound), bound, threads)
+    out = np.where(launch > 0, launch, np.where(required > 0, required, capped))
+    return out if out.ndim else int(out)
 
-    The launch bound, the required block size and the minimum blocks per SM are set to the record's
-    (``None`` where it has none), so that choosing another kernel clears the previous one's; threads
-    go to the required size, else to the bound."""
-    changes: dict[str, Any] = {"registers": rec.registers, "static_smem": rec.static_smem or 0}
-    if rec.barriers is not None:
-        changes["barriers"] = rec.barriers
+
+def launch_smem(device: DeviceProperties, dynamic: Any, static: Any) -> tuple[Any, Any]:
+    """(max dynamic shared memory attribute or -1 for the runtime default, opt-in cache preference or -1)
+    that a recorded launch's launcher sets for ``dynamic`` bytes (Triton's rule; see the module's text)."""
+    opt_in = (dynamic > DEFAULT_DYNAMIC_LIMIT) & (device.shared_mem_per_block_optin > DEFAULT_DYNAMIC_LIMIT)
+    attribute = np.where(opt_in, device.shared_mem_per_block_optin - static, -1)
+    cache = np.where(opt_in, int(CacheConfig.PREFER_SHARED), int(CacheConfig.PREFER_NONE))
+    return attribute, cache
+
+
+def record_device(rec: KernelRecord, catalog: Catalog) -> str | None:
+    """The catalog's profile for the architecture ``rec`` was compiled for (``sm_90a`` → ``sm_90``), or ``None``."""
+    arch = str(rec.arch or "").rstrip("af")
+    if not arch.startswith("sm_"):
+        return None
+    with contextlib.suppress(KeyError):
+        return catalog.get(arch).name
+    return None
+
+
+def record_inputs(rec: KernelRecord, device: DeviceProperties, threads: int) -> dict[str, Any]:
+    """The session inputs choosing ``rec`` sets on ``device`` while the calculator holds ``threads``.
+
+    Every kernel field is set, to the record's value or to "none", so choosing another kernel clears the
+    previous one's; barriers a source does not report are the runtime's 1.  Threads per block follow
+    :func:`launch_threads`; a recorded launch also sets dynamic shared memory and its attributes."""
+    bound = rec.max_threads or None
     required = required_block_size(rec)
-    changes.update(max_threads_per_block=rec.max_threads or None, required_block_size=required,
-                   min_blocks_per_sm=rec.min_blocks or None)  # fmt: skip
-    threads = required or rec.max_threads
-    if threads:
-        changes["threads"] = threads
+    launch = rec.block_size or 0
+    changes: dict[str, Any] = {
+        "registers": rec.registers, "static_smem": rec.static_smem or 0,
+        "barriers": DEFAULT_BARRIERS if rec.barriers is None else rec.barriers,
+        "max_threads_per_block": bound, "required_block_size": required, "min_blocks_per_sm": rec.min_blocks or None,
+        "threads": launch_threads(threads, bound or 0, required or 0, launch),
+    }  # fmt: skip
+    if launch:
+        dynamic = rec.dynamic_smem or 0
+        attribute, cache = launch_smem(device, dynamic, changes["static_smem"])
+        changes.update(dynamic_smem=dynamic, max_dynamic_smem=None if attribute < 0 else int(attribute),
+                       cache_config=CacheConfig(int(cache)))  # fmt: skip
     return changes
 
 
-def launch_changes(rec: KernelRecord, device: DeviceProperties) -> dict[str, Any]:
-    """The launch a record carries, as session inputs for ``device``; empty when it carries none."""
-    if rec.block_size is None:
-        return {}
-    dynamic = rec.dynamic_smem or 0
-    changes: dict[str, Any] = {"threads": rec.block_size, "dynamic_smem": dynamic,
-                               "max_dynamic_smem": None, "cache_config": CacheConfig.PREFER_NONE}
-    if dynamic > DEFAULT_DYNAMIC_LIMIT and device.shared_mem_per_block_optin > DEFAULT_DYNAMIC_LIMIT:
-        changes["max_dynamic_smem"] = device.shared_mem_per_block_optin - rec.static_smem
-        changes["cache_config"] = CacheConfig.PREFER_SHARED
-    return changes
-
-
-def record_inputs(rec: KernelRecord, device: DeviceProperties) -> dict[str, Any]:
-    """Every input a record sets on ``device``: resources, then its launch (which wins on threads)."""
-    return {**resource_changes(rec), **launch_changes(rec, device)}
+def threads_reason(rec: KernelRecord, threads: int) -> str | None:
+    """Why choosing ``rec`` moves threads per block away from ``threads``, in words; ``None`` when it does not."""
+    bound, required = rec.max_threads or 0, required_block_size(rec) or 0
+    chosen = launch_threads(threads, bound, required, rec.block_size or 0)
+    if chosen == threads:
+        return None
+    if rec.block_size:
+        return f"{chosen} threads per block: the launch recorded with the kernel ({rec.launch_source or 'its source'})"
+    if required:
+        return f"{chosen} threads per block: the kernel's required block size (.reqntid)"
+    return f"{chosen} threads per block: {threads} is above the kernel's launch bound of {bound} (__launch_bounds__)"

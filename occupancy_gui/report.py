@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .compatibility import mismatch_message
 from .engine import (
     CARVEOUT_DEFAULT,
     BlockSizeSuggestion,
     CacheConfig,
+    DeviceProperties,
     DeviceState,
     Launch,
     Limit,
@@ -28,7 +29,8 @@ from .engine import (
 )
 from .engine import architecture as arch
 from .profiles import LIMIT_NAMES
-from .record_launch import resource_changes
+from .record_launch import record_inputs as _record_inputs
+from .record_launch import threads_reason
 from .session import Inputs, function_attributes
 from .units import format_bytes_long
 
@@ -197,7 +199,7 @@ def report_data(session: Session, input_sources: dict[str, str] | None = None, k
         suggestion_error = str(exc)
     stamp = datetime.now(timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M %Z")
     if input_sources is None:
-        input_sources = provenance(session.inputs, record, kernel_source)
+        input_sources = provenance(session.inputs, record, kernel_source, device=session.device)
     resources: tuple[tuple[str, str], ...] = ()
     if record is not None:
         resources = kernel_resources(record)
@@ -213,20 +215,25 @@ def report_data(session: Session, input_sources: dict[str, str] | None = None, k
 TYPED, DEFAULT = "typed", "default"
 
 
-def record_inputs(record: KernelRecord) -> dict[str, int | None]:
-    """The session inputs an imported kernel sets (as choosing it in the kernel table does)."""
-    return resource_changes(record)
+def record_inputs(record: KernelRecord, device: DeviceProperties, threads: int) -> dict[str, Any]:
+    """The session inputs an imported kernel sets with ``threads`` per block on ``device`` (the window's one rule,
+    ``record_launch.record_inputs``); threads only where the kernel decides them (not where it keeps them)."""
+    changes = _record_inputs(record, device, threads)
+    if threads_reason(record, threads) is None and not (record.block_size or record.req_threads
+                                                         or record.max_threads == threads):
+        del changes["threads"]
+    return changes
 
 
 def provenance(inputs: Inputs, record: KernelRecord | None = None, origin: str | None = None,
-               typed: frozenset[str] = frozenset()) -> dict[str, str]:  # fmt: skip
+               typed: frozenset[str] = frozenset(), device: DeviceProperties | None = None) -> dict[str, str]:  # fmt: skip
     """Where each input's value came from: ``imported from FILE:kernel``, ``typed`` or ``default``.
 
     A value equal to the imported kernel's is imported (unless named in ``typed``); one equal to the
     :class:`Inputs` default is the default; anything else was typed.
     """
     defaults = Inputs(device=inputs.device)
-    imported = record_inputs(record) if record is not None else {}
+    imported = record_inputs(record, device, inputs.threads) if record is not None and device is not None else {}
     out = {}
     for name in INPUT_LABELS:
         value = getattr(inputs, name)

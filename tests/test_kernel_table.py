@@ -23,10 +23,11 @@ def _reference(records: list) -> dict:
     rows, impossible = [], {}
     for i, rec in enumerate(records):
         req = rec.req_threads
-        bound = rec.max_threads or (req[0] * req[1] * req[2] if req else 0)
         row = (-1 if rec.arch_number is None else rec.arch_number, rec.registers, rec.static_smem or 0,
                -1 if rec.spill_stores is None else rec.spill_stores, -1 if rec.spill_loads is None else rec.spill_loads,
-               -1 if rec.barriers is None else rec.barriers, bound, int(rec.is_kernel), rec.local_bytes or 0)  # fmt: skip
+               -1 if rec.barriers is None else rec.barriers, rec.max_threads or 0, int(rec.is_kernel),
+               rec.local_bytes or 0, req[0] * req[1] * req[2] if req else 0, rec.block_size or 0,
+               rec.dynamic_smem or 0)  # fmt: skip
         reason = impossible_figure(rec)
         if reason is not None:
             impossible[i] = reason
@@ -36,7 +37,7 @@ def _reference(records: list) -> dict:
     return {"names": [r.name for r in records], "demangled": pretty, "arch": [r.arch for r in records],
             "haystack": [f"{p}\n{r.name}".casefold() for p, r in zip(pretty, records)],
             "ints": np.array([[min(max(v, -1), 1 << 40) for v in row] for row in rows],  # a hostile arch number
-                             dtype=np.int64).reshape(-1, 9).T, "impossible": impossible}  # fmt: skip
+                             dtype=np.int64).reshape(-1, 12).T, "impossible": impossible}  # fmt: skip
 
 
 @pytest.mark.parametrize("source", ["random", "b_host.o", "a.fatbin"])
@@ -48,7 +49,8 @@ def test_columns_equal_the_records_read_one_by_one(source: str) -> None:
     for name in ("names", "demangled", "arch", "haystack", "impossible"):
         assert getattr(table, name) == ref[name], name
     ints = np.stack([table.arch_number, table.registers, table.static_smem, table.spill_stores, table.spill_loads,
-                     table.barriers, table.max_threads, table.is_kernel.astype(np.int64), table.local_bytes])  # fmt: skip
+                     table.barriers, table.max_threads, table.is_kernel.astype(np.int64), table.local_bytes,
+                     table.required, table.launch_block, table.launch_dynamic])  # fmt: skip
     assert np.array_equal(ints, ref["ints"])
     assert source != "random" or len(table.impossible) > 50
 
@@ -142,3 +144,53 @@ def test_filter_steps_count_down_and_a_dropped_scan_remembers_nothing() -> None:
     narrowed = list(masks.steps("ab"))  # only the rows that hold "a", 16 at a time
     assert narrowed == list(range(int(full.sum()) - 16, 0, -16))
     assert (masks.mask("ab") == np.array([("ab" in h) for h in list.__iter__(table.haystack)])).all()
+
+
+def _limit_records() -> list:
+    """Kernels of every kind the rule of ``record_launch`` tells apart: no limit, a launch bound, a required
+    block size, both, a recorded launch (below and above 48 KiB of dynamic shared memory), unknown barriers."""
+    from occupancy_gui.importers import KernelRecord
+
+    def rec(name: str, **kw: Any) -> Any:
+        base: dict[str, Any] = {"arch": "sm_90", "registers": 40, "static_smem": 2048, "barriers": 1}
+        return KernelRecord(name=name, **{**base, **kw})
+
+    return [
+        rec("plain"), rec("bound256", max_threads=256, registers=64), rec("bound96", max_threads=96, barriers=None),
+        rec("bound32_min4", max_threads=32, min_blocks=4, registers=128),
+        rec("req128", req_threads=(64, 2, 1)), rec("req64_bound64", req_threads=(64, 1, 1), max_threads=64),
+        rec("launch128", block_size=128, dynamic_smem=1024, launch_source="x.json"),
+        rec("launch256_big", block_size=256, dynamic_smem=80 << 10, static_smem=1024, launch_source="y.json"),
+        rec("big_smem", static_smem=40 << 10, registers=255, barriers=16),
+    ]
+
+
+@pytest.mark.parametrize("device", ["sm_90", "sm_86", "sm_100", "sm_35"])
+def test_each_row_is_the_calculators_answer_once_chosen(catalog, device: str) -> None:
+    """A row's threads and occupancy equal the session's after choosing that row (``record_inputs``), at every
+    block size the calculator may hold: a bounded kernel at 1, 5 or 32 threads runs at that size, not its bound."""
+    from occupancy_gui.engine import CacheConfig
+    from occupancy_gui.kernel_table import occupancy_column
+    from occupancy_gui.record_launch import record_inputs
+    from occupancy_gui.session import Session
+
+    records = _limit_records() + list(import_file(GEN / "a_sm80.cubin"))
+    table = KernelTable.from_records("x", records)
+    for threads, dynamic, attribute, cache in [(1, 0, None, 0), (5, 0, None, 0), (32, 0, None, 0), (96, 512, None, 0),
+                                               (256, 4096, None, 1), (256, 40 << 10, 50 << 10, 2), (1024, 0, None, 0),
+                                               (2048, 0, None, 0)]:  # fmt: skip
+        session = Session(catalog, device, threads=threads, dynamic_smem=dynamic, cache_config=CacheConfig(cache))
+        if attribute is not None and attribute <= session.device.shared_mem_per_block_optin:
+            session.replace(max_dynamic_smem=attribute)
+        i = session.inputs
+        rows = occupancy_column(table, session.device, session.device_state, i.threads, i.dynamic_smem,
+                                i.max_dynamic_smem)  # fmt: skip
+        for k, rec in enumerate(records):
+            chosen = Session(catalog, device, **{**{f: getattr(i, f) for f in ("threads", "dynamic_smem",
+                             "max_dynamic_smem", "cache_config")}, **record_inputs(rec, session.device, threads)})  # fmt: skip
+            assert rows.threads[k] == chosen.inputs.threads, (rec.name, threads)
+            expected = chosen.result.occupancy if chosen.result is not None else float("nan")
+            np.testing.assert_allclose(rows.occupancy[k], expected, err_msg=f"{rec.name} at {threads} on {device}")
+    bound = records.index(next(r for r in records if r.name == "bound256"))
+    at_32 = occupancy_column(table, catalog.get(device).device_properties(), Session(catalog, device).device_state, 32)
+    assert at_32.threads[bound] == 32  # not the bound: the issue's 75 % at block sizes 1, 5 and 32

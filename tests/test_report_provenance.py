@@ -48,7 +48,8 @@ def test_cli_report_names_each_inputs_provenance_and_draws_the_curves(tmp_path):
 def test_typed_values_equal_to_the_import_still_count_as_typed(catalog):
     record = next(r for r in import_file(CUBIN) if r.name == "_Z12spill_kernelPKfPfi")
     session = Session(catalog, "sm_90", registers=record.registers, threads=100)
-    sources = provenance(session.inputs, record, "k.cubin:spill_kernel", typed=frozenset({"registers"}))
+    sources = provenance(session.inputs, record, "k.cubin:spill_kernel", typed=frozenset({"registers"}),
+                         device=session.device)
     assert sources["registers"] == "typed" and sources["static_smem"].startswith("imported from k.cubin")
     assert sources["threads"] == "typed" and sources["dynamic_smem"] == "default"
 

@@ -168,7 +168,11 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
         except ValueError as exc:  # ImportFailure names the file and the line
             return fail("occupancy report", str(exc))
         kernel_source = f"{args.file}:{record.demangled or record.name} ({record.arch})"
-        inputs.update({k: v for k, v in record_inputs(record).items() if k != "threads"})
+        try:
+            device = (catalog.get(args.device) if args.device else catalog.profiles[0]).device_properties()
+        except KeyError as exc:
+            return fail("occupancy report", str(exc.args[0]) if exc.args else str(exc))
+        inputs.update({k: v for k, v in record_inputs(record, device, args.threads).items() if k != "threads"})
     explicit = {"registers": args.registers, "static_smem": args.static_smem, "barriers": args.barriers,
                 "max_threads_per_block": args.max_threads_per_block, "required_block_size": args.required_block_size,
                 "min_blocks_per_sm": args.min_blocks_per_sm}  # fmt: skip
@@ -187,7 +191,7 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
         return fail("occupancy report", str(exc))
     if session.result is None:
         return fail("occupancy report", session.error or "no result")
-    sources = provenance(session.inputs, record, kernel_source, typed)
+    sources = provenance(session.inputs, record, kernel_source, typed, session.device)
     try:
         text = render(report_data(session, sources, kernel_source, record), args.output)
         atomic_write_text(args.output, text)

@@ -6,7 +6,7 @@ suite proves it against that header on every run.  No Qt, no file I/O.
 
 from typing import TYPE_CHECKING
 
-from .architecture import KNOWN_COMPUTE_CAPABILITIES
+from .architecture import KNOWN_COMPUTE_CAPABILITIES, supports_cache_config
 from .block_size import BlockSizeSuggestion, DynamicSmem, max_potential_block_size
 from .compute import compute_occupancy
 from .dynamic_smem import (
@@ -43,6 +43,7 @@ from .types import (
     OccError,
     OccupancyResult,
     PartitionedGCConfig,
+    default_max_dynamic_smem,
 )
 
 __all__ = [
@@ -50,9 +51,9 @@ __all__ = [
     "DeviceProperties", "DeviceState", "DynamicSmem", "DynamicSmemHeadroom", "FirstPassEstimate", "FuncShmemConfig",
     "FunctionAttributes", "Launch", "Limit", "LimitRow", "OccError", "OccupancyError", "OccupancyGrid",
     "OccupancyResult", "PartitionedGCConfig", "Query", "ResultArrays", "StepCurve", "available_dynamic_smem_per_block",
-    "build_query", "compute_occupancy", "dynamic_smem_headroom", "exact_dynamic_smem_for_blocks", "max_active_blocks",
-    "max_potential_block_size", "min_blocks_shortfall",
-    "sweep_barriers", "sweep_block_size", "sweep_block_size_registers", "sweep_registers",
+    "build_query", "compute_occupancy", "default_max_dynamic_smem", "dynamic_smem_headroom",
+    "exact_dynamic_smem_for_blocks", "max_active_blocks", "max_potential_block_size", "min_blocks_shortfall",
+    "supports_cache_config", "sweep_barriers", "sweep_block_size", "sweep_block_size_registers", "sweep_registers",
     "sweep_shared_memory",
 ]  # fmt: skip
 # The analysis views' rules load with their first use (the window's start-up does not need them).

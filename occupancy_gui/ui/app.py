@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import os
 import sys
@@ -15,12 +14,11 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from .. import __version__, units
-from ..session import DEFAULT_DEVICE, DEFAULT_INPUTS, INPUT_RANGES, Session
+from ..session import DEFAULT_DEVICE, DEFAULT_INPUTS, INPUT_RANGES, InputRefused, Session
 from .qt_utils import app_icon
 from .settings import load_inputs
 
 if TYPE_CHECKING:
-    from ..importers import KernelRecord
     from ..profiles import Catalog
     from ..session_file import SessionState
     from .main_window import MainWindow
@@ -122,53 +120,15 @@ def _load_catalog(use_cache: bool = True) -> Catalog:
     return catalog
 
 
-def _import_kernel(path: str) -> KernelRecord:
-    """The first kernel of ``path`` (``--print-state`` and tests read FILE here, the window in its panel)."""
-    from ..importers import import_file  # noqa: PLC0415 - lazy: only with a FILE to import
+def initial_inputs(args: argparse.Namespace, catalog: Catalog, saved: dict[str, Any]) -> dict[str, Any]:
+    """Defaults, then saved inputs, then explicit options: later ones win.
 
-    if not Path(path).is_file():
-        raise UsageError(f"{path}: no such file")
-    try:
-        records = import_file(path)
-    except (OSError, ValueError) as exc:
-        raise UsageError(" ".join(str(exc).split())) from None
-    kernels = [r for r in records if getattr(r, "is_kernel", True)] or list(records)
-    if not kernels:
-        raise UsageError(f"{path}: no kernels found")
-    if len(kernels) > 1:
-        print(f"occupancy-gui: {path}: {len(kernels)} kernels; showing {kernels[0].name}", file=sys.stderr)
-    return kernels[0]
-
-
-def initial_inputs(args: argparse.Namespace, catalog: Catalog, saved: dict[str, Any], *,
-                   import_file: bool = True) -> dict[str, Any]:  # fmt: skip
-    """Defaults, then saved inputs, then an imported kernel, then explicit options: later ones win.
-
-    The window passes ``import_file=False`` and reads FILE through its import panel instead.
+    A FILE of compiler output is read by the window's import panel, which applies its kernel through the one
+    rule of ``record_launch`` with these options over it.
     """
     inputs: dict[str, Any] = dict(DEFAULT_INPUTS)
     inputs["device"] = DEFAULT_DEVICE if DEFAULT_DEVICE in {p.name for p in catalog.profiles} else catalog.profiles[0].name
     inputs.update({k: v for k, v in saved.items() if k not in RANGES or v is None or RANGES[k][0] <= v <= RANGES[k][1]})
-    record = _import_kernel(args.file) if args.file and import_file else None
-    if record is not None:
-        inputs.update(registers=record.registers, static_smem=getattr(record, "static_smem", 0) or 0)
-        if getattr(record, "barriers", None) is not None:
-            inputs["barriers"] = record.barriers
-        max_threads = getattr(record, "max_threads", None)
-        inputs["max_threads_per_block"] = max_threads or None
-        if max_threads and args.threads is None:
-            inputs["threads"] = min(inputs["threads"], max_threads)
-        from ..record_launch import required_block_size  # noqa: PLC0415 - lazy: with an imported kernel only
-
-        required = required_block_size(record)
-        inputs["required_block_size"] = required
-        inputs["min_blocks_per_sm"] = getattr(record, "min_blocks", None) or None
-        if required and args.threads is None:
-            inputs["threads"] = required
-        arch = str(getattr(record, "arch", "")).rstrip("af")
-        if arch and args.device is None:
-            with contextlib.suppress(KeyError):
-                inputs["device"] = catalog.get(arch).name
     if args.device is not None:
         try:
             inputs["device"] = catalog.get(args.device).name
@@ -177,12 +137,6 @@ def initial_inputs(args: argparse.Namespace, catalog: Catalog, saved: dict[str, 
     options = dict(threads=args.threads, registers=args.registers, static_smem=args.static_smem,
                    dynamic_smem=args.dynamic_smem)  # fmt: skip
     inputs.update({k: v for k, v in options.items() if v is not None})
-    bound = inputs.get("max_threads_per_block")
-    if bound is not None and inputs.get("threads", 0) > bound:
-        inputs["max_threads_per_block"] = None  # an explicit --threads (or saved value) wins over a remembered bound
-    required = inputs.get("required_block_size")
-    if required is not None and (inputs.get("threads") != required or (bound is not None and required > bound)):
-        inputs["required_block_size"] = None  # as above, over a remembered required size
     return inputs
 
 
@@ -277,7 +231,10 @@ def create_window(argv: list[str] | None = None) -> tuple[QApplication, MainWind
         saved = {**saved, **dataclasses.asdict(state.inputs)}
     if args.file and not (Path(args.file).is_file() or Path(args.file).is_dir()):  # a folder: a kernel cache
         raise UsageError(f"{args.file}: no such file")
-    session = Session(catalog, **initial_inputs(args, catalog, saved, import_file=False))
+    try:
+        session = Session(catalog, **initial_inputs(args, catalog, saved))
+    except InputRefused as exc:  # --threads against a session file's launch bound or required size
+        raise UsageError(str(exc)) from None
     # The window's modules load after the command line and the catalog: a bad option answers at once.
     from .main_window import MainWindow  # noqa: PLC0415 - see above
     from .session_io import start_session  # noqa: PLC0415 - see above

@@ -93,7 +93,7 @@ def test_selected_record_occupancy_equals_calc(folder, capsys):
     catalog = load_catalog()
     device = _device_of(rec.arch)
     profile = catalog.get(device)
-    inputs = record_inputs(rec, profile.device_properties())
+    inputs = record_inputs(rec, profile.device_properties(), 256)  # a recorded launch: threads from the JSON
     session = Session(catalog, device=device, **inputs)
     assert session.result is not None, session.error
     threads = meta["num_warps"] * meta["warp_size"]

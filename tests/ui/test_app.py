@@ -46,8 +46,10 @@ def test_initial_inputs_layering(catalog):
     assert inputs["max_dynamic_smem"] is None
 
 
-def test_file_import_sets_kernel_inputs(qapp, tmp_path, catalog):
-    from occupancy_gui.ui.app import build_parser, initial_inputs
+def test_file_import_sets_kernel_inputs(qapp, tmp_path):
+    """``occupancy-gui FILE``: the window's import panel applies the file's first kernel (the one rule), and the
+    device follows its architecture."""
+    from occupancy_gui.ui.app import close_without_asking, create_window
 
     log = tmp_path / "k.log"
     log.write_text(
@@ -56,6 +58,11 @@ def test_file_import_sets_kernel_inputs(qapp, tmp_path, catalog):
         "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
         "ptxas info    : Used 40 registers, 4096 bytes smem, 352 bytes cmem[0]\n"
     )
-    inputs = initial_inputs(build_parser().parse_args([str(log)]), catalog, {})
-    assert inputs["registers"] == 40 and inputs["static_smem"] == 4096
-    assert inputs["device"] == "sm_86"
+    _app, window, _args = create_window([str(log), "--screenshot", str(tmp_path / "s.png")])
+    try:
+        assert window.import_panel.wait_for_import(15000)
+        inputs = window.session.inputs
+        assert (inputs.registers, inputs.static_smem, inputs.device) == (40, 4096, "sm_86")
+    finally:
+        close_without_asking(window)
+        window.deleteLater()

@@ -13,7 +13,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
-from occupancy_gui.engine import FunctionAttributes, Launch, OccupancyError, compute_occupancy
+from occupancy_gui.engine import DeviceState, FunctionAttributes, Launch, OccupancyError, compute_occupancy
 from occupancy_gui.importers import import_file
 from occupancy_gui.kernel_table import KernelTable, occupancy_column
 from occupancy_gui.ui.views.kernel_table_model import (
@@ -24,6 +24,7 @@ from occupancy_gui.ui.views.kernel_table_model import (
     REGISTERS,
     SPILLS,
     STATIC_SMEM,
+    THREADS,
 )
 from tests.ui.flush import flush_all
 
@@ -128,7 +129,7 @@ def test_occupancy_column_is_vectorised_per_distinct_kernel(catalog):
     table = KernelTable.from_records("x", import_file(GEN / "a_ptxas_v.log"))
     assert len(table.combos) < len(table)  # repeated (regs, smem, barriers) computed once
     for block in (32, 256, 1024, 2048):
-        occ = occupancy_column(table, device, block)
+        occ = occupancy_column(table, device, DeviceState(), block).occupancy
         for i in range(len(table)):
             func = FunctionAttributes(num_regs=int(table.registers[i]), shared_size_bytes=int(table.static_smem[i]),
                                       num_block_barriers=max(int(table.barriers[i]), 0) if table.barriers[i] >= 0 else 1)
@@ -139,15 +140,20 @@ def test_occupancy_column_is_vectorised_per_distinct_kernel(catalog):
             np.testing.assert_allclose(occ[i], expected)
 
 
-def test_block_size_spin_follows_the_session_and_updates_occupancy(qtbot, window, panel):
-    load(qtbot, panel, GEN / "a_ptxas_v.log")
+def test_one_block_size_the_calculators(qtbot, window, panel):
+    """The table has no block size of its own: its rows follow the calculator's threads per block, and a row's
+    Threads cell says which block size its figure is for."""
+    load(qtbot, panel, GEN / "a_sm80.cubin")
+    assert not hasattr(panel, "block_size")
+    select(panel, "_Z14named_barriersPf", "sm_80")  # no launch bound: any block size can be typed
     window.session.replace(threads=1024)
     flush_all(window)
-    assert panel.block_size.value() == 1024
-    before = panel.model.occupancy.copy()
-    panel.block_size.setValue(32)
-    assert not np.array_equal(before, panel.model.occupancy)
-    assert window.session.inputs.threads == 1024  # the dock's block size is its own
+    threads = [panel.proxy.index(r, THREADS).data() for r in range(panel.proxy.rowCount())]
+    bounded = [panel.model.table.max_threads[panel.model.record_index(r)] for r in range(panel.proxy.rowCount())]
+    assert threads == [str(b) if b else "1024" for b in bounded]  # above a bound: the bound, as choosing it does
+    window.session.replace(threads=32)
+    flush_all(window)
+    assert {panel.proxy.index(r, THREADS).data() for r in range(panel.proxy.rowCount())} == {"32"}
 
 
 def test_filter_and_sort(qtbot, panel):
@@ -190,10 +196,16 @@ def test_selecting_a_row_loads_the_kernel(qtbot, window, panel, results):
     results.clear()
     select(panel, "_ZN3occ9tiled_sumILi512EEEvPKfPfi", "sm_80")
     i = session.inputs
-    assert (i.registers, i.static_smem, i.barriers, i.threads) == (10, 2048, 1, 256)  # __launch_bounds__(256)
+    assert (i.registers, i.static_smem, i.barriers, i.threads) == (10, 2048, 1, 128)  # 128 <= its bound: kept
+    assert i.max_threads_per_block == 256
     flush_all(window)
     assert len(results) == 1  # one batch, one recompute
     assert window.kernel_panel.spins["registers"].value() == 10
+    select(panel, "_Z14named_barriersPf", "sm_80")
+    session.replace(threads=512)
+    select(panel, "_ZN3occ9tiled_sumILi512EEEvPKfPfi", "sm_80")
+    assert session.inputs.threads == 256  # above __launch_bounds__(256): the bound, said in the status bar
+    assert "launch bound of 256" in window.statusBar().currentMessage()
 
 
 def test_arch_mismatch_note_and_spill_warning(qtbot, tmp_path, window, panel):

@@ -13,7 +13,6 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from PySide6.QtCore import (
     QCoreApplication,
     QEvent,
@@ -34,18 +33,16 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
-from ...kernel_table import KernelTable, occupancy_column
+from ...kernel_table import KernelTable, RowLaunch, occupancy_column
+from ...record_launch import threads_reason
 from ...session import InputRefused
 from ..deferred import DeferredUpdate
 from ..file_drop import DROP_EVENTS, accept_drop, dropped_compiler_output
 from ..import_worker import TaskOutcome, TaskRunner
-from ..panels.kernel_panel import MAX_THREADS
-from ..qt_utils import signals_blocked
 from ..widgets.quantity import ErrorLabel
 from . import import_tasks
 from .file_watch import FileWatch
@@ -66,7 +63,7 @@ RELEASE_DELAY_MS = 300
 """A replaced table is freed this long after the new one is shown (its first paint goes first)."""
 FILE_FILTER = ("Compiler output (*.log *.txt *.out *.err *.cubin *.fatbin *.o *.obj *.a *.lib *.so *.dll *.csv);;"
                "All files (*)")  # fmt: skip
-_OCCUPANCY_INPUTS = frozenset({"device", "threads", "dynamic_smem", "carveout", "cache_config"})
+_OCCUPANCY_INPUTS = frozenset({"device", "threads", "dynamic_smem", "max_dynamic_smem", "carveout", "cache_config"})
 _SELECT_ROW = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
 
 
@@ -167,21 +164,11 @@ class ImportPanel(QWidget):
 
     def _build_tools(self) -> QHBoxLayout:
         self.filter_edit = KernelFilter(self.model, self._apply_filter, self)
-        self.block_size = QSpinBox(self)
-        self.block_size.setRange(1, MAX_THREADS)
-        self.block_size.setSingleStep(32)
-        self.block_size.setKeyboardTracking(False)
-        self.block_size.setValue(self.session.inputs.threads)
-        self.block_size.setToolTip("Threads per block for the Occupancy column (kernels with a launch bound use it).\n"
-                                   "Follows the calculator's threads per block.")  # fmt: skip
-        self.block_size.valueChanged.connect(self._on_block_size_changed)
         self.all_functions = QCheckBox("A&ll functions", self)
         self.all_functions.setToolTip("List device functions too, not only kernels (__global__ entry points).\n"
                                       "Device functions are not launched: their figures count in the kernels\n"
                                       "that call them.")
         self.all_functions.toggled.connect(self._on_all_functions_toggled)
-        block_label = QLabel("Block si&ze:", self)
-        block_label.setBuddy(self.block_size)
         tools = QHBoxLayout()
         tools.addWidget(self.filter_edit, 1)
         # In the filter's row and no taller than it: showing it must not move the table, whose
@@ -189,8 +176,6 @@ class ImportPanel(QWidget):
         tools.addWidget(self.progress_row, 1)
         self.progress_row.setMaximumHeight(self.filter_edit.sizeHint().height())
         tools.addWidget(self.all_functions)
-        tools.addWidget(block_label)
-        tools.addWidget(self.block_size)
         return tools
 
     def _build_view(self) -> None:
@@ -247,6 +232,16 @@ class ImportPanel(QWidget):
     def set_filter(self, text: str) -> None:
         """Filter now (the box's typing is debounced for large tables)."""
         self.filter_edit.set_text_now(text)
+
+    def clear_selection(self) -> None:
+        """No kernel chosen (a new session): the inputs no longer stand for a row, and its notes go."""
+        self._restoring = True
+        try:
+            self.view.selectionModel().clearSelection()
+        finally:
+            self._restoring = False
+        self._selected = None
+        self._update_notes()
 
     def select_kernel(self, name: str, arch: str | None = None) -> bool:
         """Select the row of ``name`` (mangled) and load it into the inputs; ``False`` if not shown."""
@@ -308,7 +303,7 @@ class ImportPanel(QWidget):
         self.path = request.path
         self._selected = None
         old = self.model.table
-        self.model.set_table(table, self._occupancy(table))
+        self.model.set_table(table, self._occupancy(table), self.session.inputs.threads)
         self.filter_edit.table_replaced()
         if old is not None and len(old) > 10_000:
             # Freeing 10^5 records takes ~0.1 s: on a pool thread, once the new table has painted.
@@ -377,14 +372,19 @@ class ImportPanel(QWidget):
             self.window_.statusBar().showMessage(f"{t.names[i]}: {reason}; not loaded into the inputs", 10000)
             self._update_notes()
             return
-        changes = kernel_changes(t, i, self.session.catalog, match_device, self.session.device)
+        s = self.session
+        changes = kernel_changes(t, i, s.catalog, s.device, s.inputs.threads, match_device)
+        moved = threads_reason(t.records[i], s.inputs.threads)
         try:
-            with self.session.batch():
-                self.session.replace(**{**changes, **(overrides or {})})
-        except InputRefused as exc:  # a restored session's block size above this kernel's bound
-            with self.session.batch():
-                self.session.replace(**changes)
-            self.window_.statusBar().showMessage(str(exc), 8000)
+            with s.batch():
+                s.replace(**{**changes, **(overrides or {})})
+        except InputRefused as exc:  # an explicit --threads above this kernel's bound
+            with s.batch():
+                s.replace(**changes)
+            self.window_.statusBar().showMessage(f"{exc}; the kernel's limit is kept", 8000)
+        else:
+            if moved is not None and "threads" not in (overrides or {}):
+                self.window_.statusBar().showMessage(f"{t.names[i]}: {moved}", 8000)
         self._update_notes()
 
     # ----------------------------------------------------------------------------- notes and occupancy
@@ -401,21 +401,15 @@ class ImportPanel(QWidget):
         self.kernel_panel.set_import_notes(*notes)
         self.notes = notes
 
-    def _occupancy(self, table: KernelTable) -> np.ndarray:
-        s = self.session
-        return occupancy_column(table, s.device, self.block_size.value(), s.inputs.dynamic_smem, s.device_state)
+    def _occupancy(self, table: KernelTable) -> RowLaunch:
+        """Every row's threads and occupancy as the calculator will give them once the row is chosen."""
+        s, i = self.session, self.session.inputs
+        return occupancy_column(table, s.device, s.device_state, i.threads, i.dynamic_smem, i.max_dynamic_smem)
 
     def on_session_changed(self, changed: frozenset[str]) -> None:
-        if "threads" in changed and self.block_size.value() != self.session.inputs.threads:
-            with signals_blocked(self.block_size):
-                self.block_size.setValue(self.session.inputs.threads)
         if changed & _OCCUPANCY_INPUTS and self.model.table is not None:
-            self.model.set_occupancy(self._occupancy(self.model.table))
+            self.model.set_launch(self._occupancy(self.model.table), self.session.inputs.threads)
         self._update_notes()
-
-    def _on_block_size_changed(self, _value: int) -> None:
-        if self.model.table is not None:
-            self.model.set_occupancy(self._occupancy(self.model.table))
 
     # ----------------------------------------------------------------------------- filter
     def _apply_filter(self) -> None:

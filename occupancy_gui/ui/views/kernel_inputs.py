@@ -6,11 +6,10 @@ hands the notes to the kernel panel.
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING, Any
 
 from ...kernel_table import cluster_note
-from ...record_launch import launch_changes, required_block_size
+from ...record_launch import record_device, record_inputs
 
 if TYPE_CHECKING:
     from ...engine import DeviceProperties
@@ -22,29 +21,17 @@ Notes = tuple[str | None, str | None]
 """(spill warning, architecture note)."""
 
 
-def kernel_changes(table: KernelTable, i: int, catalog: Catalog, match_device: bool = False,
-                   device: DeviceProperties | None = None) -> dict[str, Any]:
-    """The session inputs that record ``i`` sets; ``match_device`` adds the catalog's device for its arch.
-
-    A record that carries its launch (a Triton cache's) sets that too: every input, on ``device`` (the
-    session's) or the matched one."""
-    changes: dict[str, Any] = dict(registers=int(table.registers[i]), static_smem=int(table.static_smem[i]))
-    if table.barriers[i] >= 0:
-        changes["barriers"] = int(table.barriers[i])
+def kernel_changes(table: KernelTable, i: int, catalog: Catalog, device: DeviceProperties, threads: int,
+                   match_device: bool = False) -> dict[str, Any]:
+    """The session inputs that choosing record ``i`` sets (``record_launch.record_inputs``, the one rule) while
+    the calculator holds ``threads`` on ``device``; ``match_device`` adds the catalog's device for its arch."""
     rec = table.records[i]
-    required = required_block_size(rec)
-    bound = int(rec.max_threads or 0)  # the table's column also holds a .reqntid product: the bound is the record's
-    changes.update(max_threads_per_block=bound or None, required_block_size=required,
-                   min_blocks_per_sm=rec.min_blocks or None)  # fmt: skip
-    if required or bound:
-        changes["threads"] = required or bound
-    if match_device and table.arch_number[i] >= 0:
-        with contextlib.suppress(KeyError):
-            changes["device"] = catalog.get(table.arch[i].rstrip("af")).name
-    if rec.block_size is not None:
-        target = catalog.get(changes["device"]).device_properties() if "device" in changes else device
-        if target is not None:
-            changes.update(launch_changes(rec, target))
+    changes: dict[str, Any] = {}
+    name = record_device(rec, catalog) if match_device else None
+    if name is not None:
+        changes["device"] = name
+        device = catalog.get(name).device_properties()
+    changes.update(record_inputs(rec, device, threads))
     return changes
 
 
@@ -52,6 +39,8 @@ def kernel_notes(table: KernelTable, i: int, inputs: Inputs, device: DevicePrope
                  catalog: Catalog | None = None) -> Notes:  # fmt: skip
     """Local memory, spill, launch-bound and architecture notes on record ``i``, while the inputs hold its figures."""
     if (inputs.registers, inputs.static_smem) != (table.registers[i], table.static_smem[i]):
+        return (None, None)
+    if table.required[i] > 0 and inputs.required_block_size != table.required[i]:
         return (None, None)
     return (_memory_note(table, i), _arch_note(table, i, device, catalog))
 

@@ -17,16 +17,16 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyM
 from PySide6.QtGui import QColor, QFont
 
 from ... import units
-from ...kernel_table import FilterMasks, KernelTable, record_notes, record_tags
+from ...kernel_table import FilterMasks, KernelTable, RowLaunch, record_notes, record_tags
 from ..qt_utils import error_color
 from ..table.read_only_model import ReadOnlyTableModel
 
 if TYPE_CHECKING:
     pass
 
-NAME, ARCH, REGISTERS, LOCAL, STATIC_SMEM, SPILLS, BARRIERS, LAUNCH_BOUND, OCCUPANCY = range(9)
+NAME, ARCH, REGISTERS, LOCAL, STATIC_SMEM, SPILLS, BARRIERS, LAUNCH_BOUND, THREADS, OCCUPANCY = range(10)
 HEADERS = ("Kernel", "Arch", "Registers", "Local", "Static smem", "Spills (st / ld)", "Barriers", "Launch bound",
-           "Occupancy")  # fmt: skip
+           "Threads", "Occupancy")  # fmt: skip
 HEADER_TIPS = (
     "Demangled kernel name; the mangled name and where it was read are in the tooltip.\n"
     "Italic: a device function (listed with All functions).",
@@ -37,9 +37,13 @@ HEADER_TIPS = (
     "Static shared memory per block (__shared__ variables).",
     "Bytes of spill stores / spill loads (only compiler logs report them); highlighted when above 0.",
     "Named block barriers; — where the source does not say (the runtime assumes 1).",
-    "__launch_bounds__ max threads per block, where the binary records it.",
-    "Theoretical occupancy on the selected device at the dock's block size, or at the kernel's\n"
-    "launch bound where it has one; — where the launch would fail.",
+    "The kernel's own limit on threads per block: __launch_bounds__ / .maxntid (≤ N), or its required\n"
+    "block size .reqntid (= N), where the source records it (binaries and sources do; ptxas logs do not).",
+    "Threads per block the row's occupancy is for: the calculator's threads per block, or what the kernel\n"
+    "allows instead (its required size, its launch bound, the launch a Triton cache records). Choosing the\n"
+    "row puts exactly these inputs in the calculator.",
+    "Theoretical occupancy on the selected device at the row's threads per block: the calculator's answer\n"
+    "once the row is chosen; — where the launch would fail.",
 )  # fmt: skip
 RECORD_ROLE = Qt.ItemDataRole.UserRole + 1
 """The row's index into :attr:`KernelTable.records`."""
@@ -58,7 +62,10 @@ class KernelTableModel(ReadOnlyTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.table: KernelTable | None = None
-        self.occupancy = np.zeros(0)
+        self.launch = RowLaunch(np.zeros(0, np.int64), np.zeros(0))
+        """Each row's threads per block and occupancy once chosen (``kernel_table.occupancy_column``)."""
+        self.threads = 0
+        """The calculator's threads per block the rows were computed with."""
         self._rows = np.zeros(0, dtype=np.int64)  # view row -> record index
         self._filter = ""
         self._all_functions = False  # device functions listed beside the kernels
@@ -68,23 +75,30 @@ class KernelTableModel(ReadOnlyTableModel):
         self._masks: FilterMasks | None = None  # the filter texts' matching rows, of this table
 
     # ----------------------------------------------------------------------------- content
-    def set_table(self, table: KernelTable | None, occupancy: np.ndarray | None = None) -> None:
+    @property
+    def occupancy(self) -> np.ndarray:
+        return self.launch.occupancy
+
+    def set_table(self, table: KernelTable | None, launch: RowLaunch | None = None, threads: int = 0) -> None:
         self.beginResetModel()
         self.table = table
         self._name_rank = self._arch_rank = None
         self._masks = FilterMasks(table) if table is not None else None
         n = len(table) if table is not None else 0
-        self.occupancy = occupancy if occupancy is not None else np.full(n, np.nan)
+        self.launch = launch if launch is not None else RowLaunch(np.zeros(n, np.int64), np.full(n, np.nan))
+        self.threads = threads
         self._rows = self._ordered_rows()
         self.endResetModel()
 
-    def set_occupancy(self, occupancy: np.ndarray) -> None:
-        self.occupancy = occupancy
-        if self._sort is not None and self._sort[0] == OCCUPANCY:
+    def set_launch(self, launch: RowLaunch, threads: int) -> None:
+        """New figures for every row (the device or the launch changed)."""
+        self.launch, self.threads = launch, threads
+        if self._sort is not None and self._sort[0] in (THREADS, OCCUPANCY):
             self.sort(*self._sort)
         elif self._rows.size:
-            self.dataChanged.emit(self.index(0, OCCUPANCY), self.index(self.rowCount() - 1, OCCUPANCY),
-                                  [Qt.ItemDataRole.DisplayRole])  # fmt: skip
+            self.dataChanged.emit(self.index(0, THREADS), self.index(self.rowCount() - 1, OCCUPANCY),
+                                  [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
+                                   Qt.ItemDataRole.FontRole])  # fmt: skip
 
     def set_filter(self, text: str) -> None:
         text = _needle(text)
@@ -160,7 +174,8 @@ class KernelTableModel(ReadOnlyTableModel):
                 self._arch_rank = _rank(t.arch)
             return np.where(t.arch_number >= 0, t.arch_number * 1e6, 1e12) + self._arch_rank
         columns = {REGISTERS: t.registers, LOCAL: t.local_bytes, STATIC_SMEM: t.static_smem,
-                   SPILLS: t.spill_stores + t.spill_loads, BARRIERS: t.barriers, LAUNCH_BOUND: t.max_threads}  # fmt: skip
+                   SPILLS: t.spill_stores + t.spill_loads, BARRIERS: t.barriers,
+                   LAUNCH_BOUND: np.where(t.required > 0, t.required, t.max_threads), THREADS: self.launch.threads}  # fmt: skip
         if column in columns:
             return columns[column]
         return np.nan_to_num(self.occupancy, nan=-1.0)
@@ -215,7 +230,8 @@ class KernelTableModel(ReadOnlyTableModel):
             return i
         if role == NAME_ROLE:
             return t.names[i]
-        if role == Qt.ItemDataRole.FontRole and column == NAME and not t.is_kernel[i]:
+        if role == Qt.ItemDataRole.FontRole and ((column == NAME and not t.is_kernel[i]) or (
+                column == THREADS and self._threads_moved(i))):
             font = QFont()
             font.setItalic(True)
             return font
@@ -251,7 +267,11 @@ class KernelTableModel(ReadOnlyTableModel):
         if column == BARRIERS:
             return "—" if t.barriers[i] < 0 else str(int(t.barriers[i]))
         if column == LAUNCH_BOUND:
-            return str(int(t.max_threads[i])) if t.max_threads[i] > 0 else "—"
+            if t.required[i] > 0:
+                return f"= {int(t.required[i])}"
+            return f"≤ {int(t.max_threads[i])}" if t.max_threads[i] > 0 else "—"
+        if column == THREADS:
+            return str(int(self.launch.threads[i])) if i < self.launch.threads.size else "—"
         occ = self.occupancy[i] if i < self.occupancy.size else np.nan
         return "—" if np.isnan(occ) else f"{occ * 100:.1f}".rstrip("0").rstrip(".") + " %"  # as the summary: 12.5 %
 
@@ -269,9 +289,33 @@ class KernelTableModel(ReadOnlyTableModel):
                 return ("This source does not record spills (binaries do not; ptxas -v logs do)"
                         + (f"; it uses {local} B of local memory per thread (see Local)." if local else "."))  # fmt: skip
             return f"{spills[0]} bytes spill stores, {spills[1]} bytes spill loads"
-        if column == OCCUPANCY and t.max_threads[i] > 0:
-            return f"At the launch bound of {int(t.max_threads[i])} threads per block"
+        if column == LAUNCH_BOUND:
+            if t.required[i] > 0:
+                return f"Required block size (.reqntid): exactly {int(t.required[i])} threads per block"
+            if t.max_threads[i] > 0:
+                return f"Launch bound (__launch_bounds__ / .maxntid): at most {int(t.max_threads[i])} threads per block"
+            return ("No launch bound recorded. A ptxas -v log never records __launch_bounds__: import the object,\n"
+                    "cubin or executable (or compile the source) to read it.")
+        if column in (THREADS, OCCUPANCY) and i < self.launch.threads.size:
+            return self._threads_tip(t, i)
         return None
+
+    def _threads_moved(self, i: int) -> bool:
+        return i < self.launch.threads.size and int(self.launch.threads[i]) != self.threads
+
+    def _threads_tip(self, t: KernelTable, i: int) -> str:
+        threads = int(self.launch.threads[i])
+        occ = self.occupancy[i] if i < self.occupancy.size else np.nan
+        figure = "cannot launch" if np.isnan(occ) else "occupancy once chosen"
+        if t.launch_block[i] > 0:
+            why = "the launch recorded with the kernel"
+        elif t.required[i] > 0:
+            why = "the kernel's required block size (.reqntid)"
+        elif self._threads_moved(i):
+            why = f"the kernel's launch bound ({self.threads} is above it)"
+        else:
+            why = "the calculator's threads per block"
+        return f"{threads} threads per block, {why}: {figure}"
 
 
 def _rank(values: list[str]) -> np.ndarray:

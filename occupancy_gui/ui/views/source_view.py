@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from ...compile import CompileCancelled, CompileError, CompilerNotFound, compile_resources, make_source
 from ...compile.regcap import ResultCache, Sweep, sweep
 from ...importers.records import KernelRecord
-from ...record_launch import resource_changes
+from ...record_launch import record_inputs
 from ...session import Session
 from ..import_worker import TaskOutcome, TaskRunner
 from ..qt_utils import signals_blocked
@@ -295,7 +295,8 @@ class SourceView(QWidget):
     def _on_kernel_chosen(self, index: int) -> None:
         if 0 <= index < len(self.records):
             with self.session.batch():
-                self.session.replace(**resource_changes(self.records[index]))
+                self.session.replace(**record_inputs(self.records[index], self.session.device,
+                                                     self.session.inputs.threads))
 
     def _on_arch_chosen(self, _index: int) -> None:
         self.result = None  # a sweep for another arch no longer applies
