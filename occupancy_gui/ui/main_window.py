@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QScrollArea, QSplitter, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QScrollArea, QSplitter, QToolBar, QVBoxLayout, QWidget
 
 from ..session import Session
 from .about import AboutDialog
@@ -24,7 +24,7 @@ from .plots.step_plot import PERCENT, WARPS
 from .qt_utils import app_icon, icon
 from .session_bridge import SessionBridge
 from .session_io import UNTITLED, SessionIO
-from .settings import save_inputs
+from .settings import forget_inputs, save_inputs
 from .table.constraint_model import ConstraintTableModel
 from .table.constraint_view import ConstraintTableView
 from .views.analysis_dock import install_analysis_docks
@@ -33,6 +33,7 @@ from .views.import_dock import install_import_panel
 from .views.import_panel import ImportPanel
 from .views.source_dock import install_source_view
 from .widgets.quantity import ErrorLabel
+from .widgets.wheel_guard import install_wheel_guard
 from .window_layout import install_window_layout
 
 TITLE = "Occupancy calculator"
@@ -55,6 +56,9 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self._document = (UNTITLED, False)
         self.setWindowIcon(app_icon())
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            install_wheel_guard(app)  # the wheel edits a value only in the field that has the focus
         self.bridge = SessionBridge(session, self)
         self._build_inputs()
         self._build_results()
@@ -245,7 +249,10 @@ class MainWindow(QMainWindow):
         settings.setValue("window/results_splitter", self.results_splitter.saveState())
         settings.setValue("view/plot_mode", self.plots.mode)
         settings.setValue("view/one_plot", self.one_plot_action.isChecked())
-        save_inputs(settings, self.session.inputs)
+        if self.session_io.discarded_at_quit:
+            forget_inputs(settings)
+        else:
+            save_inputs(settings, self.session.inputs)
         settings.sync()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)

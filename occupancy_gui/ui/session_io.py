@@ -61,6 +61,8 @@ class SessionIO(QObject):
         self.show_error_dialogs = True
         self.confirm_unsaved = True
         """Ask "Save changes?" before New, Open and Quit lose a modified session (off for --screenshot)."""
+        self.discarded_at_quit = False
+        """The user chose Discard when quitting: the window then remembers no inputs for the next start."""
         self._source: tuple[str, str] | None = None
         self._loading = False
         self.recent = read_recent(self.settings)
@@ -241,6 +243,7 @@ class SessionIO(QObject):
         if not self.confirm_discard("starting a new session"):
             return
         self.adopt(sf.SessionState(Inputs(device=self.session.inputs.device, **DEFAULT_INPUTS)), None)
+        self.sources.clear_selection()  # the table stays to choose from; no row stands for the default inputs
         self.session.clear_history()
 
     # ----------------------------------------------------------------------------- unsaved changes
@@ -345,9 +348,11 @@ class SessionIO(QObject):
         if kind in DROP_EVENTS:  # not ours (compiler outputs, other drops) falls through
             return accept_drop(event, dropped_session, self.open_path)
         if kind == QEvent.Type.Close:
+            asked = self.modified and self.confirm_unsaved
             if not self.confirm_discard("quitting"):
                 event.ignore()
                 return True  # the window stays open with its work
+            self.discarded_at_quit = asked and self.modified  # still modified after the question: discarded
             self.discard_autosave()
         return False
 

@@ -10,6 +10,9 @@ from ..engine import CacheConfig
 from ..session import INPUT_FIELDS, OPTIONAL_FIELDS, Inputs
 
 GROUP = "inputs"
+KERNEL_FIELDS = frozenset({"max_threads_per_block", "required_block_size", "min_blocks_per_sm"})
+"""A kernel's own limits: remembered with the kernel in a session file, never alone across starts (the next
+start has no kernel loaded, and a bound without its kernel would limit every launch typed then)."""
 
 
 def load_inputs(settings: QSettings, catalog: Any) -> dict[str, Any]:
@@ -18,6 +21,8 @@ def load_inputs(settings: QSettings, catalog: Any) -> dict[str, Any]:
     settings.beginGroup(GROUP)
     try:
         for name in INPUT_FIELDS:
+            if name in KERNEL_FIELDS:
+                continue  # earlier versions remembered them
             raw = settings.value(name)
             if raw is None:
                 continue
@@ -38,10 +43,19 @@ def load_inputs(settings: QSettings, catalog: Any) -> dict[str, Any]:
 
 
 def save_inputs(settings: QSettings, inputs: Inputs) -> None:
+    """Remember the inputs for the next start (all but the kernel's own limits)."""
     settings.beginGroup(GROUP)
     try:
         for name in INPUT_FIELDS:
+            if name in KERNEL_FIELDS:
+                settings.remove(name)
+                continue
             value = getattr(inputs, name)
             settings.setValue(name, "none" if value is None else (int(value) if name == "cache_config" else value))
     finally:
         settings.endGroup()
+
+
+def forget_inputs(settings: QSettings) -> None:
+    """Remember no inputs: the next start shows the defaults (the user discarded the session at quit)."""
+    settings.remove(GROUP)
