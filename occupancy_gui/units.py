@@ -37,7 +37,9 @@ def is_partial_bytes(text: str) -> bool:
 
 
 def format_bytes(value: int) -> str:
-    """``"24 KiB"`` for whole KiB, ``"1000 B"`` otherwise."""
+    """``"4 MiB"`` for whole MiB, ``"24 KiB"`` for whole KiB, ``"1000 B"`` otherwise."""
+    if value >= KIB * KIB and value % (KIB * KIB) == 0:
+        return f"{value // (KIB * KIB)} MiB"
     if value >= KIB and value % KIB == 0:
         return f"{value // KIB} KiB"
     return f"{value} B"

@@ -151,3 +151,41 @@ def test_slider_drag_updates_live(qtbot, panel, session):
         slider.setSliderPosition(warps)
         assert session.inputs.threads == warps * 32
     slider.setSliderDown(False)
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "says"),
+    [("threads", "-5", "'-5' is not a whole number"), ("registers", "abc", "'abc' is not a whole number"),
+     ("static_smem", "abc", "'abc' is not a byte size"), ("dynamic_smem", "-1 KiB", "'-1 KiB' is not a byte size"),
+     ("threads", "20000", "out of range (1 to 16384)")],
+)  # fmt: skip
+def test_typed_text_is_shown_as_typed_and_never_applied_as_another_number(qtbot, panel, session, field, text, says):
+    """"-5" threads used to become 5, "abc" in registers vanished and in shared memory left "b": every keystroke
+    stays, the text is marked invalid with the reason while typed, and Enter applies nothing."""
+    spin = panel.spins[field]
+    before = session.inputs
+    spin.setFocus()
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), text)
+    assert spin.lineEdit().text() == text  # every character kept
+    error = panel.fields[field].error
+    assert spin.flagged and says in error.text() and not error.isHidden()
+    qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Return)
+    assert session.inputs == before  # not applied as any number
+    assert says in error.text() and "the results keep" in error.text()
+    assert not spin.flagged and spin.value() == getattr(before, field)
+    commit_text(qtbot, spin, spin.textFromValue(getattr(before, field) + 1))
+    assert error.isHidden()
+
+
+def test_the_reason_under_a_field_is_shown_whole(qtbot, panel):
+    """The error label gets the height its wrapped text needs (it was clipped top and bottom)."""
+    panel.resize(300, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    commit_text(qtbot, panel.spins["static_smem"], "abc")
+    error = panel.fields["static_smem"].error
+    qtbot.waitUntil(error.isVisible, timeout=3000)
+    qtbot.wait(100)  # the layout's deferred request
+    needed = error.heightForWidth(error.width())
+    assert error.height() >= needed, (error.height(), needed, error.text())

@@ -1,8 +1,10 @@
-"""Spin boxes for counts and byte sizes that refuse out-of-range entries out loud.
+"""Spin boxes for counts and byte sizes that refuse what is not a valid value out loud.
 
-Qt's spin boxes silently clamp or revert what the user typed.  Here a typed value outside the range
-is kept as *intermediate* text, and on Enter / focus-out the box emits ``rejected`` with a message
-(shown under the field by :class:`QuantityField`) before reverting to the last valid value.
+Qt's spin boxes silently drop keystrokes their validator calls invalid ("-5" becomes "5", "abc" in a byte
+field leaves "b") and clamp or revert what the user typed.  Here every text is kept as typed: while it
+cannot become a valid value it is shown in the error colour with the reason under the field
+(``typedInvalid``), and on Enter / focus-out the box emits ``rejected`` with the reason and the value
+the results still hold, then shows that value again.  Nothing typed is ever applied as another number.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ class QuantitySpinBox(QSpinBox):
 
     rejected = Signal(str)
     """A typed entry was refused; the argument says why, in one line."""
+    typedInvalid = Signal(str)
+    """The text being typed is not a valid value (the argument says why), or is again ("")."""
     accepted = Signal()
     """A value was committed (typed, stepped or set); any earlier refusal no longer applies."""
 
@@ -36,6 +40,8 @@ class QuantitySpinBox(QSpinBox):
         self.setAlignment(Qt.AlignmentFlag.AlignRight)
         self.setCorrectionMode(QSpinBox.CorrectionMode.CorrectToPreviousValue)
         self.valueChanged.connect(self._on_value_changed)
+        self.lineEdit().textEdited.connect(self._on_text_edited)
+        self._flagged = False
 
     # -- text <-> value
     def parse(self, text: str) -> int | None:
@@ -53,33 +59,66 @@ class QuantitySpinBox(QSpinBox):
 
     def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
         value = self.parse(text)
+        if value is not None and self.minimum() <= value <= self.maximum():
+            return QValidator.State.Acceptable, text, pos
+        # Never Invalid: Qt would drop the keystroke and show something else than what was typed.
+        return QValidator.State.Intermediate, text, pos
+
+    def range_text(self) -> str:
+        """``1 to 16384``; ``0 B to 4 MiB``; ``none, or 1 to 16384`` where the minimum reads "none"."""
+        special = self.specialValueText()
+        low = self.minimum() + 1 if special else self.minimum()
+        span = f"{self.textFromValue(low)} to {self.textFromValue(self.maximum())}"
+        return f"{special}, or {span}" if special else span
+
+    def problem(self, text: str) -> str | None:
+        """Why ``text`` is not a valid value, or ``None`` if it is (or could still become one by typing on)."""
+        value = self.parse(text)
         if value is None:
             partial = units.is_partial_bytes(text) if self.kind == "bytes" else text.strip() == ""
             special = self.specialValueText().casefold()
-            partial = partial or bool(special and special.startswith(text.strip().casefold()))
-            state = QValidator.State.Intermediate if partial else QValidator.State.Invalid
-        elif self.minimum() <= value <= self.maximum():
-            state = QValidator.State.Acceptable
-        else:
-            state = QValidator.State.Intermediate  # keep it visible so the refusal can be explained
-        return state, text, pos
-
-    def range_text(self) -> str:
-        return f"{self.textFromValue(self.minimum())} to {self.textFromValue(self.maximum())}"
+            if partial or (special and special.startswith(text.strip().casefold())):
+                return None
+            if self.kind == "bytes":
+                return f"'{text.strip()}' is not a byte size: type bytes (24576) or KiB (24 KiB), {self.range_text()}"
+            return f"'{text.strip()}' is not a whole number: type {self.range_text()}"
+        if not self.minimum() <= value <= self.maximum():
+            return f"{self.textFromValue(value)} is out of range ({self.range_text()})"
+        return None
 
     def refusal(self, text: str) -> str | None:
-        """Why ``text`` cannot be committed, or ``None`` if it can."""
+        """Why ``text`` cannot be committed (with the value the results keep), or ``None`` if it can."""
         value = self.parse(text)
-        if value is None:
-            hint = " (bytes, or KiB such as '24 KiB')" if self.kind == "bytes" else ""
-            return f"'{text.strip()}' is not a whole number{hint}; kept {self.textFromValue(self.value())}"
-        if not self.minimum() <= value <= self.maximum():
-            return f"{self.textFromValue(value)} is out of range ({self.range_text()}); kept {self.textFromValue(self.value())}"
-        return None
+        if value is not None and self.minimum() <= value <= self.maximum():
+            return None
+        why = self.problem(text) or f"'{text.strip()}' is not a value yet: type {self.range_text()}"
+        return f"{why}; the results keep {self.textFromValue(self.value())}"
+
+    # -- live marking
+    def _on_text_edited(self, text: str) -> None:
+        problem = self.problem(text)
+        self._mark(problem is not None)
+        self.typedInvalid.emit(problem or "")
+
+    def _mark(self, invalid: bool) -> None:
+        """The typed text in the error colour while it is not a valid value."""
+        if invalid == self._flagged:
+            return
+        self._flagged = invalid
+        edit = self.lineEdit()
+        pal = edit.palette()
+        pal.setColor(QPalette.ColorRole.Text, error_color() if invalid else self.palette().color(QPalette.ColorRole.Text))
+        edit.setPalette(pal)
+
+    @property
+    def flagged(self) -> bool:
+        """Whether the text shown is marked as not a valid value."""
+        return self._flagged
 
     # -- commit points
     def _check_commit(self) -> None:
         message = self.refusal(self.lineEdit().text())
+        self._mark(False)  # the box shows its value again
         if message is None:
             self.accepted.emit()
         else:
@@ -95,6 +134,7 @@ class QuantitySpinBox(QSpinBox):
         super().focusOutEvent(event)
 
     def _on_value_changed(self, _value: int) -> None:
+        self._mark(False)
         self.accepted.emit()
 
 
@@ -145,5 +185,6 @@ class QuantityField(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.error)
         spin.rejected.connect(self.error.show_message)
+        spin.typedInvalid.connect(self.error.show_message)
         spin.accepted.connect(self.error.clear_message)
         self.setFocusProxy(spin)
