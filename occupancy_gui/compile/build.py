@@ -26,7 +26,7 @@ from pathlib import Path
 from ..importers.elf_cubin import read_cubin
 from ..importers.ptxas_log import parse_bytes
 from ..importers.records import KernelRecord
-from .toolchain import find_tool, tool_version
+from .toolchain import find_tool, supported_archs, tool_version
 
 SOURCE_KINDS = {".ptx": "ptx", ".cu": "cu"}
 _ARCH = re.compile(r"sm_\d{2,3}[af]?\Z")
@@ -221,3 +221,57 @@ def ptx_min_blocks(ptx: str) -> dict[str, int]:
 def compile_resources(src: Source, cap: int | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
     """Compile once and return what ptxas reported, with the launch attributes of the cubin it wrote."""
     return parse_log(src, run_compiler(src, cap, cancel), cap)
+
+
+
+_ARCH_SPECIFIC = re.compile(r"not supported on \.target '(sm_\d+)'")
+
+
+@dataclass(frozen=True)
+class DeviceCompile:
+    """A compile for a device: its records, the arch it was compiled for, and why, where that is not plain."""
+
+    records: list[KernelRecord]
+    arch: str
+    note: str | None = None
+    """Why ``arch`` is not the device's plain ``sm_XY`` (an arch-specific retry), in words; ``None`` otherwise."""
+
+
+def arch_refusal(src: Source) -> str | None:
+    """Why ``src.arch`` is below what its compiler supports, naming the lowest it can compile for; ``None`` if it is
+    not (or the compiler cannot say)."""
+    supported = supported_archs(src.tool)
+    if not supported:
+        return None
+    plain = src.arch.rstrip("af")
+    lowest = supported[0]
+    if plain in supported or _number(plain) >= _number(lowest):
+        return None
+    release = re.search(r"release (\d+\.\d+)", tool_version(src.tool))
+    toolkit = f"CUDA {release.group(1)}" if release else "its CUDA toolkit"
+    return f"{src.arch} is below what this {Path(src.tool).name} ({toolkit}) compiles for: the lowest is {lowest}"
+
+
+def _number(arch: str) -> int:
+    digits = "".join(ch for ch in arch[3:] if ch.isdigit())
+    return int(digits or 0)
+
+
+def compile_for_device(src: Source, cancel: CancelFn | None = None) -> DeviceCompile:
+    """Compile for ``src.arch``; where ptxas rejects the plain target because the source uses instructions of the
+    arch-specific one (``setmaxnreg`` on sm_90), compile for ``sm_XYa`` instead and say so.  Below the compiler's
+    lowest arch: ``CompileError`` naming it, in one line."""
+    refusal = arch_refusal(src)
+    if refusal is not None:
+        raise CompileError(refusal)
+    try:
+        return DeviceCompile(compile_resources(src, cancel=cancel), src.arch)
+    except CompileError as exc:
+        specific = next((m for m in map(_ARCH_SPECIFIC.search, exc.lines) if m), None)
+        if specific is None or src.arch.endswith(("a", "f")) or specific.group(1) != src.arch:
+            raise
+        first = next(line.strip() for line in exc.lines if _ARCH_SPECIFIC.search(line))
+        retry = replace(src, arch=src.arch + "a")
+        note = (f"Compiled for {retry.arch}: {src.arch} cannot hold this source's arch-specific instructions "
+                f"({first.split('error', 1)[-1].lstrip(' :')})")
+        return DeviceCompile(compile_resources(retry, cancel=cancel), retry.arch, note)

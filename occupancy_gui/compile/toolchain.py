@@ -68,3 +68,23 @@ def tool_version(tool: Path) -> str:
         raise CompilerNotFound(f"{tool}: cannot run: {exc}") from None
     lines = [line.strip() for line in proc.stdout.splitlines() if "release" in line or line.startswith("Build")]
     return " ".join(lines) or proc.stdout.strip()[-200:]
+
+
+@functools.lru_cache(maxsize=16)
+def supported_archs(tool: Path) -> tuple[str, ...]:
+    """The real architectures the toolkit of ``tool`` compiles for (``sm_75``, ``sm_80``, ...), lowest first, from
+    ``nvcc --list-gpu-code`` beside it; empty where there is no nvcc there to ask (a bare ptxas)."""
+    nvcc = tool.with_name(_exe("nvcc"))
+    if not _runnable(nvcc):
+        return ()
+    try:
+        proc = subprocess.run([str(nvcc), "--list-gpu-code"], check=False, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    found = {line.strip() for line in proc.stdout.splitlines() if line.strip().startswith("sm_")}
+    return tuple(sorted(found, key=_arch_key))
+
+
+def _arch_key(arch: str) -> tuple[int, str]:
+    digits = "".join(ch for ch in arch[3:] if ch.isdigit())
+    return (int(digits or 0), arch)

@@ -129,9 +129,14 @@ def initial_inputs(args: argparse.Namespace, catalog: Catalog, saved: dict[str, 
     inputs: dict[str, Any] = dict(DEFAULT_INPUTS)
     inputs["device"] = DEFAULT_DEVICE if DEFAULT_DEVICE in {p.name for p in catalog.profiles} else catalog.profiles[0].name
     inputs.update({k: v for k, v in saved.items() if k not in RANGES or v is None or RANGES[k][0] <= v <= RANGES[k][1]})
-    if args.device is not None:
+    device = args.device
+    if device is None and args.arch and args.file and args.file.lower().endswith((".ptx", ".cu")):
+        device = args.arch.strip().lower().rstrip("af")  # compiled for sm_90: the sm_90 device, as an import does
+        if device not in {p.name for p in catalog.profiles}:
+            device = None
+    if device is not None:
         try:
-            inputs["device"] = catalog.get(args.device).name
+            inputs["device"] = catalog.get(device).name
         except KeyError as exc:
             raise UsageError(str(exc.args[0]) if exc.args else str(exc)) from None
     options = dict(threads=args.threads, registers=args.registers, static_smem=args.static_smem,
@@ -277,7 +282,9 @@ def _session_file(args: argparse.Namespace, catalog: Catalog) -> tuple[SessionSt
 
 
 def _finish_import(window: MainWindow) -> None:
-    """Screenshot mode: wait for FILE's import, and say on stderr if it failed."""
+    """Screenshot mode: wait for FILE's import or compile, and say on stderr if it failed."""
+    if window.source.busy:
+        window.source.wait()
     panel = window.import_panel
     if panel.loading:
         panel.wait_for_import()

@@ -181,7 +181,7 @@ class MainWindow(QMainWindow):
         self.session_io = SessionIO(self, self.compare, self.import_panel, self.plots)
         self.advisor_dock, self.heatmap_dock, self.waves_dock = install_analysis_docks(self)
         self.kernel_dock, self.import_action = install_import_panel(self, self.import_panel)
-        self.source = install_source_view(self, self.import_panel)
+        self.source = install_source_view(self, self.import_panel, self.kernel_panel.set_origin_note)
         self.detect_gpu: DetectGpuAction = install_detect_action(self, self.device_panel)
         self.history: HistoryActions = install_history_actions(self, self.kernel_panel.threads_slider)
         install_window_layout(self)  # last: it sees every dock

@@ -135,6 +135,9 @@ def test_real_wheel_event_steps(qtbot, panel, session):
     from PySide6.QtWidgets import QApplication
 
     spin = panel.spins["barriers"]
+    panel.show()
+    spin.setFocus()  # the wheel steps the field that has the focus (see test_the_wheel_scrolls_past_fields...)
+    qtbot.waitUntil(spin.hasFocus, timeout=3000)
     centre = QPointF(spin.rect().center())
     event = QWheelEvent(centre, QPointF(spin.mapToGlobal(spin.rect().center())), QPoint(0, 0), QPoint(0, 120),
                         Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase,

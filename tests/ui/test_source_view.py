@@ -104,3 +104,87 @@ def test_gui_command_line_opens_a_source(qtbot, monkeypatch, cuda_bin, tmp_path)
     assert view.path == str(DATA / "pressure.ptx") and view.arch_combo.currentText() == "sm_86"
     qtbot.waitUntil(lambda: not view.runner.busy and bool(view.records), timeout=TIMEOUT)
     assert view.records[0].arch == "sm_86"
+
+
+SETMAXNREG = """extern "C" __global__ void k(float *x) {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+  x[threadIdx.x] += 1.0f;
+}
+"""
+
+
+def test_the_arch_follows_the_selected_device(qtbot, window, view, tmp_path):
+    """With H100 selected the source is compiled for sm_90, not for the dock's first device (sm_100 gave 32
+    registers where sm_90 gives 34); a new device recompiles; a chosen arch is named beside the inputs."""
+    src = tmp_path / "pressure.cu"
+    shutil.copy(DATA / "pressure.cu", src)
+    window.session.replace(device="H100 SXM5")
+    with qtbot.waitSignal(view.compiled, timeout=TIMEOUT):
+        view.open(str(src))
+    assert view.follows_device and view.arch_combo.currentText() == "Device's (sm_90)"
+    assert {r.arch for r in view.records} == {"sm_90"}
+    assert window.session.inputs.registers == next(r for r in view.records if r.name == view.kernel_combo.currentText()).registers
+    assert window.kernel_panel.origin_note.isHidden()  # the device's own arch: nothing to say
+    with qtbot.waitSignal(view.compiled, timeout=TIMEOUT):
+        window.session.replace(device="sm_86")
+        flush_all(window)
+    assert {r.arch for r in view.records} == {"sm_86"} and view.arch_combo.itemText(0) == "Device's (sm_86)"
+    view.choose_arch("sm_80")
+    with qtbot.waitSignal(view.compiled, timeout=TIMEOUT):
+        view.compile()
+    note = window.kernel_panel.origin_note
+    assert not note.isHidden() and "compiled for sm_80" in note.text() and "sm_86" in note.text()
+    assert "compiled for sm_80" in view.status.text()
+    window.session.replace(registers=window.session.inputs.registers + 1)  # edited: no longer the compile's
+    flush_all(window)
+    assert note.isHidden()
+
+
+def test_arch_specific_source_is_compiled_for_the_a_target_and_says_so(qtbot, window, view, tmp_path):
+    src = tmp_path / "wg.cu"
+    src.write_text(SETMAXNREG)
+    window.session.replace(device="sm_90")
+    with qtbot.waitSignal(view.compiled, timeout=TIMEOUT):
+        view.open(str(src))
+    assert view.compiled_arch == "sm_90a" and view.records[0].arch == "sm_90a"
+    assert "Compiled for sm_90a" in view.status.text() and "setmaxnreg" in view.status.text()
+    assert "Compiled for sm_90a" in window.kernel_panel.origin_note.text()
+
+
+def test_an_arch_below_the_compilers_is_refused_in_one_line(qtbot, window, view, tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text('extern "C" __global__ void k(float *o) { o[threadIdx.x] = 1.0f; }\n')
+    with qtbot.waitSignal(view.compiled, timeout=TIMEOUT):
+        view.open(str(src), "sm_70")
+    text = view.status.text()
+    assert "sm_70 is below" in text and "the lowest is sm_75" in text and "\n" not in text
+    assert view.output.isHidden()
+
+
+def test_screenshot_of_a_source_waits_for_the_compile_and_cleans_up(tmp_path, cuda_bin, monkeypatch, qapp):
+    """``occupancy-gui k.cu --arch sm_90 --screenshot`` captured "Compiling… 0 %", ended in a traceback and left
+    its temporary build folder: now it shows the compiled kernel, exits 0 and leaves nothing."""
+    import tempfile
+
+    from occupancy_gui.ui.app import main
+
+    monkeypatch.setenv("PATH", cuda_bin + ":" + __import__("os").environ["PATH"])
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    src = tmp_path / "k.cu"
+    src.write_text('extern "C" __global__ void __launch_bounds__(128) k(float *o) { o[threadIdx.x] = 1.0f; }\n')
+    out = tmp_path / "shot.png"
+    import occupancy_gui.ui.app as app_module
+
+    shown = []
+    real = app_module.take_screenshot
+
+    def take(window, *args, **kwargs):
+        shown.append((window.source.view().status.text(), window.session.inputs.device))
+        real(window, *args, **kwargs)
+
+    monkeypatch.setattr(app_module, "take_screenshot", take)
+    assert main([str(src), "--arch", "sm_90", "--screenshot", str(out), "--docks", "source"]) == 0
+    assert shown == [("1 kernel compiled for sm_90.", "sm_90")]  # --arch sm_90 without --device: the sm_90 device
+    assert out.is_file() and list((tmp_path / "tmp").iterdir()) == []

@@ -87,6 +87,12 @@ class KernelPanel(QGroupBox):
         self.arch_note.setWordWrap(True)
         self.arch_note.hide()
         form.addRow(self.arch_note)
+        self.origin_note = QLabel(self)  # figures from a compile for another arch than the device's
+        self.origin_note.setObjectName("origin_note")
+        self.origin_note.setWordWrap(True)
+        self.origin_note.hide()
+        self._origin_figures: tuple[int, int] | None = None
+        form.addRow(self.origin_note)
         for name in OPTIONAL_COUNTS:
             self.spins[name].setSpecialValueText("none")
         self.setTabOrder(self.threads_slider, self.spins["threads"])
@@ -155,9 +161,24 @@ class KernelPanel(QGroupBox):
             self.arch_note.setText(arch_note or "")
         self.arch_note.setVisible(bool(arch_note))
 
+    def set_origin_note(self, note: str | None, figures: tuple[int, int] | None) -> None:
+        """Say where the registers and static shared memory came from (a compile for an arch other than the
+        device's), for as long as the inputs hold ``figures`` (registers, static shared memory)."""
+        self._origin_figures = figures if note else None
+        if self.origin_note.text() != (note or ""):
+            self.origin_note.setText(note or "")
+        self._update_origin_note()
+
+    def _update_origin_note(self) -> None:
+        i = self.session.inputs
+        shown = self._origin_figures is not None and (i.registers, i.static_smem) == self._origin_figures
+        if self.origin_note.isHidden() == shown:
+            self.origin_note.setVisible(shown)
+
     # ----------------------------------------------------------------------------- session -> widgets
     def on_session_changed(self, changed: frozenset[str]) -> None:
         self.sync_from_session()
+        self._update_origin_note()
 
     def sync_from_session(self) -> None:
         s = self.session

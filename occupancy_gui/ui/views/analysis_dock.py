@@ -39,6 +39,11 @@ class AnalysisDock(QDockWidget):
         self.setWidget(QWidget())  # a placeholder until the dock is first shown
         self.visibilityChanged.connect(self._on_visibility_changed)
 
+    @property
+    def built_view(self) -> QWidget | None:
+        """The dock's view if it has been built (first shown), else ``None``."""
+        return self._view
+
     def view(self) -> QWidget:
         """The dock's view, built now if it does not exist yet."""
         if self._view is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QWidget
 
@@ -18,21 +19,30 @@ if TYPE_CHECKING:
     from ...session import Session
     from ..window_api import WindowApi
     from .import_panel import ImportPanel
-    from .source_view import SourceView
+    from .source_view import OriginNote, SourceView
 
 
-def _source_view(session: Session) -> QWidget:
-    from .source_view import SourceView  # noqa: PLC0415 - lazy: the module loads when the dock is first shown
+class _SourceViewFactory:
+    """Builds the view when the dock is first shown, with the kernel panel's note beside the inputs."""
 
-    return SourceView(session)
+    def __init__(self, origin_note: OriginNote) -> None:
+        self.origin_note = origin_note
+
+    def __call__(self, session: Session) -> QWidget:
+        from .source_view import SourceView  # noqa: PLC0415 - lazy: the module loads when the dock is first shown
+
+        return SourceView(session, self.origin_note)
 
 
-class SourceFeature:
+class SourceFeature(QObject):
     """The dock (tabbed beside the Advisor, its view built when first shown) and the two File actions."""
 
-    def __init__(self, window: WindowApi, import_panel: ImportPanel) -> None:
+    def __init__(self, window: WindowApi, import_panel: ImportPanel, origin_note: OriginNote) -> None:
+        super().__init__(window.frame)
         self.window, self.import_panel = window, import_panel
-        self.dock: AnalysisDock = add_analysis_dock(window, _source_view, "source_dock", "Source and register caps")
+        self.dock: AnalysisDock = add_analysis_dock(window, _SourceViewFactory(origin_note), "source_dock",
+                                                    "Source and register caps")  # fmt: skip
+        window.frame.installEventFilter(self)
         frame = window.frame
         self.source_action = QAction("Open PTX / CUDA &source…", frame)
         self.source_action.setToolTip("Compile a .ptx (ptxas -v) or .cu (nvcc) file for an arch; sweep register caps")
@@ -50,8 +60,33 @@ class SourceFeature:
         return cast("SourceView", self.dock.view())
 
     def open(self, path: str, arch: str | None = None) -> None:
-        """Compile ``path`` (for ``arch``, else the chosen one) and watch it."""
+        """Compile ``path`` (for ``arch``, else the selected device's) and watch it."""
         self.view().open(path, arch)
+
+    @property
+    def busy(self) -> bool:
+        """A compile or a sweep is running."""
+        view = self.dock.built_view
+        return view is not None and cast("SourceView", view).runner.busy
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Block until the running compile is done and its outcome shown (screenshots)."""
+        view = self.dock.built_view
+        if view is None:
+            return True
+        runner = cast("SourceView", view).runner
+        if not runner.wait(msecs):
+            return False
+        QCoreApplication.sendPostedEvents(runner)
+        QCoreApplication.sendPostedEvents(runner)  # the emitter's queued outcome, then the runner's own
+        return not runner.busy
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if watched is self.window.frame and event.type() == QEvent.Type.Close:
+            view = self.dock.built_view
+            if view is not None:  # the compiler is killed and its temporary folder removed before the window goes
+                cast("SourceView", view).shutdown()
+        return False
 
     def open_dialog(self) -> None:
         self.view().open_dialog()
@@ -63,5 +98,5 @@ class SourceFeature:
             self.import_panel.load(folder)
 
 
-def install_source_view(window: WindowApi, import_panel: ImportPanel) -> SourceFeature:
-    return SourceFeature(window, import_panel)
+def install_source_view(window: WindowApi, import_panel: ImportPanel, origin_note: OriginNote) -> SourceFeature:
+    return SourceFeature(window, import_panel, origin_note)

@@ -9,6 +9,7 @@ thread (right axis) over one cap axis, with the sweet spot marked and named belo
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,12 +28,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...compile import CompileCancelled, CompileError, CompilerNotFound, compile_resources, make_source
+from ...compile import CompileCancelled, CompileError, CompilerNotFound, DeviceCompile, compile_for_device, make_source
 from ...compile.regcap import ResultCache, Sweep, sweep
 from ...importers.records import KernelRecord
 from ...record_launch import record_inputs
 from ...session import Session
 from ..import_worker import TaskOutcome, TaskRunner
+from ..plots.plot_style import plot_style
 from ..qt_utils import signals_blocked
 from .file_watch import FileWatch
 from .import_tasks import file_stamp
@@ -49,9 +51,9 @@ class CompileFailure:
 
 
 def _compile_task(path: str, arch: str, cuda_bin: str | None) -> Any:
-    def run(cancelled: Any, _progress: Any) -> list[KernelRecord] | CompileFailure:
+    def run(cancelled: Any, _progress: Any) -> DeviceCompile | CompileFailure:
         try:
-            return compile_resources(make_source(path, arch, cuda_bin), cancel=cancelled)
+            return compile_for_device(make_source(path, arch, cuda_bin), cancel=cancelled)
         except CompileError as exc:
             return CompileFailure(str(exc), exc.lines)
 
@@ -78,15 +80,33 @@ def arch_choices(session: Session) -> list[str]:
     return [f"sm_{major}{minor}" for major, minor in sorted(ccs) if major >= 5]
 
 
+def device_arch(session: Session) -> str:
+    """The selected device's architecture, ``sm_90`` for CC 9.0."""
+    major, minor = session.device.compute_capability
+    return f"sm_{major}{minor}"
+
+
+OriginNote = Callable[[str | None, tuple[int, int] | None], None]
+"""Shows a note beside the inputs while they hold the given (registers, static shared memory): the kernel
+panel's ``set_origin_note``."""
+
+
 class SourceView(QWidget):
-    """Compile a source, pick its kernel (its registers and shared memory go to the inputs), sweep caps."""
+    """Compile a source, pick its kernel (its registers and shared memory go to the inputs), sweep caps.
+
+    The architecture follows the selected device unless the user chose one: a compile for another device's
+    architecture gives other registers (sm_100's 32 against sm_90's 34 for one kernel), so a choice other
+    than the device's is said beside the figures it produced (``origin_note``)."""
 
     compiled = Signal()
     """A compile or a sweep finished (shown, failed or cancelled): tests wait on it."""
 
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Session, origin_note: OriginNote | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
+        self.origin_note = origin_note
+        self.compiled_arch: str | None = None  # the arch of the records shown
+        self.compile_note: str | None = None
         self.path: str | None = None
         self.cuda_bin: str | None = None  # --cuda-bin; None: CUDA_HOME, PATH, the pip wheel
         self.records: list[KernelRecord] = []
@@ -112,10 +132,10 @@ class SourceView(QWidget):
         self.open_button = QPushButton("&Open…")
         self.arch_combo = QComboBox()
         self.arch_combo.setEditable(True)
+        self.arch_combo.addItem(self._follow_text())
         self.arch_combo.addItems(arch_choices(self.session))
-        cc = self.session.device.compute_capability
-        self.arch_combo.setCurrentText(f"sm_{cc[0]}{cc[1]}")
-        self.arch_combo.setToolTip("The architecture to compile for (ptxas -arch / nvcc -arch)")
+        self.arch_combo.setToolTip("The architecture to compile for (ptxas -arch / nvcc -arch): the selected\n"
+                                   "device's by default; another choice is named beside the inputs it sets.")
         self.compile_button = QPushButton("&Compile")
         self.kernel_combo = QComboBox()
         self.kernel_combo.setToolTip("The kernel whose registers and shared memory go to the inputs")
@@ -134,6 +154,16 @@ class SourceView(QWidget):
         self.output.setVisible(False)
         self.plot = self._build_plot()
         self.plot.setMinimumHeight(220)
+        self.plot.hide()  # until a sweep: an empty plot says nothing
+        self.empty_hint = QLabel("No sweep yet. Open a .ptx or .cu file (Open… or File → Open PTX / CUDA source…): its "
+                                 "kernels are compiled for the selected device's architecture and the chosen kernel's "
+                                 "registers and shared memory go to the inputs. Then Sweep register caps: each "
+                                 "-maxrregcount is compiled, and its occupancy and spill bytes per thread are "
+                                 "plotted here, with the sweet spot marked.")  # fmt: skip
+        self.empty_hint.setObjectName("source_empty_hint")
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.empty_hint.setEnabled(False)
         self.sweet_label = QLabel("")
         self.sweet_label.setWordWrap(True)
         self.sweet_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -151,6 +181,7 @@ class SourceView(QWidget):
         layout.addLayout(row)
         layout.addLayout(grid)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.empty_hint, 1)
         layout.addWidget(self.sweet_label)
         layout.addWidget(self.output)
         self.open_button.clicked.connect(self.open_dialog)
@@ -163,6 +194,7 @@ class SourceView(QWidget):
 
     def _build_plot(self) -> pg.PlotWidget:
         plot = pg.PlotWidget()
+        plot.setBackground(plot_style().background)
         item = plot.getPlotItem()
         item.setLabel("bottom", "-maxrregcount (registers per thread)")
         item.setLabel("left", "occupancy", units="%")
@@ -194,11 +226,32 @@ class SourceView(QWidget):
         if path:
             self.open(path)
 
+    # ----------------------------------------------------------------------------- the arch
+    def _follow_text(self) -> str:
+        return f"Device's ({device_arch(self.session)})"
+
+    @property
+    def follows_device(self) -> bool:
+        """Whether the compile's arch is the selected device's (the first entry, the default)."""
+        return self.arch_combo.currentIndex() == 0 and self.arch_combo.currentText() == self.arch_combo.itemText(0)
+
+    def arch(self) -> str:
+        """The arch the next compile is for."""
+        return device_arch(self.session) if self.follows_device else self.arch_combo.currentText().strip()
+
+    def choose_arch(self, arch: str | None) -> None:
+        """Compile for ``arch`` from now on (``None``: follow the device)."""
+        with signals_blocked(self.arch_combo):
+            if arch is None:
+                self.arch_combo.setCurrentIndex(0)
+            else:
+                self.arch_combo.setCurrentText(arch)
+
     def open(self, path: str, arch: str | None = None) -> None:
         """Show ``path`` (compiled now, for ``arch`` or the chosen one) and watch it for saves."""
         self.path = os.path.abspath(path)
         if arch:
-            self.arch_combo.setCurrentText(arch)
+            self.choose_arch(arch)
         self.file_label.setText(self.path)
         self.result = None
         self._show_sweep()
@@ -208,7 +261,7 @@ class SourceView(QWidget):
     def compile(self) -> None:
         if self.path is None:
             return
-        self._start("compile", _compile_task(self.path, self.arch_combo.currentText(), self.cuda_bin))
+        self._start("compile", _compile_task(self.path, self.arch(), self.cuda_bin))
 
     def start_sweep(self) -> None:
         kernel = self.kernel_combo.currentText()
@@ -216,7 +269,7 @@ class SourceView(QWidget):
             return
         s = self.session
         self._request = (s.inputs.device, s.inputs.threads, s.inputs.dynamic_smem)
-        self._start("sweep", _sweep_task(self.path, self.arch_combo.currentText(), self.cuda_bin, kernel,
+        self._start("sweep", _sweep_task(self.path, self.compiled_arch or self.arch(), self.cuda_bin, kernel,
                                          self.session, self.cache))
 
     def cancel(self) -> None:
@@ -276,8 +329,9 @@ class SourceView(QWidget):
         self.output.setPlainText("\n".join(failure.lines))
         self.output.setVisible(bool(failure.lines))
 
-    def _show_records(self, records: list[KernelRecord]) -> None:
-        kernels = [r for r in records if r.is_kernel]
+    def _show_records(self, compiled: DeviceCompile) -> None:
+        self.compiled_arch, self.compile_note = compiled.arch, compiled.note
+        kernels = [r for r in compiled.records if r.is_kernel]
         self.records = kernels
         self.output.setVisible(False)
         current = self.kernel_combo.currentText()
@@ -288,15 +342,32 @@ class SourceView(QWidget):
             # The kept choice, else the kernel with the most registers (the one a cap sweep is for).
             heaviest = max(range(len(kernels)), key=lambda i: kernels[i].registers, default=0)
             self.kernel_combo.setCurrentIndex(names.index(current) if current in names else heaviest)
-        self.status.setText(f"{len(kernels)} kernel{'s' if len(kernels) != 1 else ''} compiled for "
-                            f"{self.arch_combo.currentText()}." if kernels else "No kernels in this file.")
+        count = f"{len(kernels)} kernel{'s' if len(kernels) != 1 else ''}"
+        status = f"{count} compiled for {compiled.arch}." if kernels else "No kernels in this file."
+        self.status.setText(" ".join(filter(None, [status, compiled.note, self._choice_note()])))
         self._on_kernel_chosen(self.kernel_combo.currentIndex())
+
+    def _choice_note(self) -> str | None:
+        """The arch of the figures shown, where it is not the selected device's own."""
+        arch, device = self.compiled_arch, device_arch(self.session)
+        if arch is None or arch.rstrip("af") == device:
+            return None
+        name = self.session.profile.name
+        shown = device if name == device else f"{name} ({device})"
+        return f"Registers and shared memory compiled for {arch}; the selected device is {shown}: they may differ on it."
 
     def _on_kernel_chosen(self, index: int) -> None:
         if 0 <= index < len(self.records):
+            rec = self.records[index]
             with self.session.batch():
-                self.session.replace(**record_inputs(self.records[index], self.session.device,
-                                                     self.session.inputs.threads))
+                self.session.replace(**record_inputs(rec, self.session.device, self.session.inputs.threads))
+            self._show_origin(rec)
+
+    def _show_origin(self, rec: KernelRecord) -> None:
+        if self.origin_note is None:
+            return
+        note = " ".join(filter(None, [self.compile_note, self._choice_note()]))
+        self.origin_note(note or None, (rec.registers, rec.static_smem or 0))
 
     def _on_arch_chosen(self, _index: int) -> None:
         self.result = None  # a sweep for another arch no longer applies
@@ -316,8 +387,20 @@ class SourceView(QWidget):
         self._resweep = self.result is not None  # the kernel list first (a kernel may be renamed), then the sweep
         self.compile()
 
-    def on_session_changed(self, _changed: object = None) -> None:
-        """A new block size or device: the same compiles, rescored (the analysis dock calls this)."""
+    def on_session_changed(self, changed: frozenset[str] = frozenset()) -> None:
+        """A new block size or device: the same compiles, rescored (the analysis dock calls this); a new device's
+        arch compiled anew where the arch follows the device."""
+        if "device" in changed:
+            with signals_blocked(self.arch_combo):
+                self.arch_combo.setItemText(0, self._follow_text())
+            if self.follows_device and self.path is not None and self.compiled_arch is not None and \
+                    self.compiled_arch.rstrip("af") != device_arch(self.session):
+                self.result = None
+                self._show_sweep()
+                self.compile()
+                return
+            if self.records and 0 <= self.kernel_combo.currentIndex() < len(self.records):
+                self._show_origin(self.records[self.kernel_combo.currentIndex()])
         s = self.session
         wanted = (s.inputs.device, s.inputs.threads, s.inputs.dynamic_smem)
         if self.result is not None and wanted != self._scored_for:
@@ -328,6 +411,8 @@ class SourceView(QWidget):
     # ----------------------------------------------------------------------------- the plot
     def _show_sweep(self) -> None:
         result = self.result
+        self.plot.setVisible(result is not None)
+        self.empty_hint.setVisible(result is None)
         if result is None:
             self.occ_curve.setData([], [])
             self.spill_curve.setData([], [])
