@@ -80,6 +80,22 @@ def test_views_update_on_session_change(qtbot, window):
     assert waves.analysis.blocks_per_wave == 8 * 132 and "<b>1</b> wave" in waves.summary.text()
 
 
+def test_waves_say_an_assumed_sm_count_until_one_is_entered(qtbot, window):
+    """A compute-capability profile has no SM count: every figure that depends on one says it is assumed."""
+    waves = show_dock(qtbot, window, "waves")
+    assert window.session.profile.sm_count is None and waves.sm_count.isEnabled()
+    assert waves.sm_label.text() == "SMs (assumed):" and "Assumes 132 SMs" in waves.summary.text()
+    waves.sm_count.setValue(108)
+    assert waves.sm_label.text() == "SMs (entered):" and "Assumes" not in waves.summary.text()
+    assert waves.analysis.sm_count == 108
+    window.session.replace(device="H100 SXM5")
+    settle(qtbot, window)
+    assert waves.sm_label.text() == "SMs:" and waves.analysis.sm_count == 132 and "Assumes" not in waves.summary.text()
+    window.session.replace(device="sm_100")
+    settle(qtbot, window)
+    assert waves.sm_count.value() == 108 and waves.sm_label.text() == "SMs (entered):"  # the user's count again
+
+
 def test_waves_sm_count_follows_a_gpu_profile(qtbot, window):
     waves = show_dock(qtbot, window, "waves")
     assert waves.sm_count.isEnabled()

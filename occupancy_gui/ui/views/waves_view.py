@@ -24,6 +24,9 @@ MAX_BARS = 48
 """Waves drawn at most; a longer grid shows its first waves and the last one."""
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
 """``gridDim`` limits: x up to 2^31 - 1, y and z up to 65535."""
+ASSUMED_SMS = 132
+"""The SM count shown for a compute-capability profile until the user enters one (an H100 SXM5's), always
+labelled as an assumption wherever a figure depends on it."""
 
 
 def _spin(maximum: int, value: int, tip: str) -> QSpinBox:
@@ -46,9 +49,14 @@ class WavesView(RefreshWhenVisible, QWidget):
         self._span = (0.0, 0.0)
         self._dirty = True
         self.dims = [_spin(m, v, f"gridDim.{a}") for m, v, a in zip(GRID_LIMITS, (1000, 1, 1), "xyz", strict=True)]
-        self.sm_count = _spin(100_000, 132, "SMs on the GPU: a compute capability profile has no count, so choose one")
-        for spin in (*self.dims, self.sm_count):
+        self.sm_count = _spin(100_000, ASSUMED_SMS, "SMs on the GPU: a compute capability profile has no count")
+        self.sm_label = QLabel("SMs:")
+        self.sm_label.setBuddy(self.sm_count)
+        self.entered_sms: int | None = None
+        """The SM count the user entered for a profile that has none; ``None``: none entered (assumed)."""
+        for spin in self.dims:
             spin.valueChanged.connect(self._on_spin_value_changed)
+        self.sm_count.valueChanged.connect(self._on_sm_count_value_changed)
         self.summary = QLabel()
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setWordWrap(True)
@@ -66,7 +74,7 @@ class WavesView(RefreshWhenVisible, QWidget):
         form = QFormLayout()
         form.addRow("Grid (x × y × z):", dims)
         dims.addStretch(1)
-        form.addRow("SMs:", self.sm_count)
+        form.addRow(self.sm_label, self.sm_count)
         inputs = QVBoxLayout()
         inputs.addLayout(form)
         inputs.addWidget(self.summary, 1)
@@ -95,16 +103,29 @@ class WavesView(RefreshWhenVisible, QWidget):
     def _on_spin_value_changed(self, value: int) -> None:
         self.refresh()
 
+    def _on_sm_count_value_changed(self, value: int) -> None:
+        self.entered_sms = value  # the user's own count: no longer an assumption
+        self.refresh()
+
+    @property
+    def assumed(self) -> bool:
+        """Whether the SM count is an assumption (a profile with none, and none entered)."""
+        return self.session.profile.sm_count is None and self.entered_sms is None
+
     def refresh(self) -> None:
         self._dirty = False
         s = self.session
         known = s.profile.sm_count
+        count = known if known is not None else self.entered_sms or ASSUMED_SMS
         with signals_blocked(self.sm_count):
-            if known is not None:
-                self.sm_count.setValue(known)
+            if self.sm_count.value() != count:
+                self.sm_count.setValue(count)
             self.sm_count.setEnabled(known is None)
-        self.sm_count.setToolTip(f"{s.profile.name} has {known} SMs" if known is not None
-                                 else "A compute capability has no SM count: enter your GPU's")  # fmt: skip
+        label = "SMs:" if known is not None else "SMs (assumed):" if self.assumed else "SMs (entered):"
+        if self.sm_label.text() != label:
+            self.sm_label.setText(label)
+        tip = "A compute capability has no SM count: enter your GPU's (or choose its profile)"
+        self.sm_count.setToolTip(f"{s.profile.name} has {known} SMs" if known is not None else tip)
         per_sm = s.result.active_blocks if s.result is not None else 0
         try:
             self.analysis = analyse_waves(self.grid(), per_sm, self.sm_count.value())
@@ -113,7 +134,11 @@ class WavesView(RefreshWhenVisible, QWidget):
             self.summary.setText(f"<b>No waves:</b> {exc}")
             self.bars.setOpts(x=[1], height=[0])
             return
-        self.summary.setText(self.describe(self.analysis))
+        text = self.describe(self.analysis)
+        if self.assumed:
+            text = (f"<b>⚠ Assumes {ASSUMED_SMS} SMs</b>: {s.profile.name} is a compute capability, which has no SM "
+                    "count. Enter your GPU's SM count, or choose your GPU's profile.<br>" + text)  # fmt: skip
+        self.summary.setText(text)
         self._show_bars(self.analysis)
 
     @staticmethod
