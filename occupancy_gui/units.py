@@ -76,12 +76,26 @@ def count(value: int, word: str, plural: str | None = None) -> str:
 
 
 def kib(value: int) -> str:
-    """Shared memory for display: ``"24 KiB"``, ``"23.44 KiB"``, ``"512 B"`` below 1 KiB."""
-    if value < KIB:
-        return f"{value} B"
-    return f"{value // KIB} KiB" if value % KIB == 0 else f"{value / KIB:.2f} KiB"
+    """A size for display, exact: whole KiB (MiB) as ``"24 KiB"``, any other size in bytes, grouped
+    (``"24,577 B"``, ``"512 B"``) - never a rounded ``"24.00 KiB"`` beside an exact figure."""
+    if value >= KIB * KIB and value % (KIB * KIB) == 0:
+        return f"{value // (KIB * KIB)} MiB"
+    if value >= KIB and value % KIB == 0:
+        return f"{value // KIB} KiB"
+    return f"{group(value)} B"
 
 
 def bytes_tooltip(value: int) -> str:
     """The exact figure behind :func:`kib`: ``"24,576 bytes"``."""
     return f"{value:,} bytes" if value != 1 else "1 byte"
+
+
+_BYTES_IN_TEXT = re.compile(r"\b(\d+) B\b")
+_LARGE_IN_TEXT = re.compile(r"(?<![\d,.])\d{5,}(?![\d,.])")
+
+
+def quantities(text: str) -> str:
+    """An engine sentence in the display convention: byte figures as :func:`kib` ("49,153 B", "24 KiB"), other
+    large counts grouped ("65,536 regs")."""
+    text = _BYTES_IN_TEXT.sub(lambda m: kib(int(m.group(1))), text)
+    return _LARGE_IN_TEXT.sub(lambda m: group(int(m.group(0))), text)

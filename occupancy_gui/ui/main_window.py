@@ -32,6 +32,7 @@ from .views.compare_view import CompareView
 from .views.import_dock import install_import_panel
 from .views.import_panel import ImportPanel
 from .views.source_dock import install_source_view
+from .widgets.fit_scroll import FitScrollWidth
 from .widgets.quantity import ErrorLabel
 from .widgets.wheel_guard import install_wheel_guard
 from .window_layout import install_window_layout
@@ -84,9 +85,7 @@ class MainWindow(QMainWindow):
         self.inputs_scroll = QScrollArea()
         self.inputs_scroll.setWidget(inputs)
         self.inputs_scroll.setWidgetResizable(True)
-        self.inputs_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll_bar = self.inputs_scroll.verticalScrollBar().sizeHint().width()
-        self.inputs_scroll.setMinimumWidth(inputs.minimumSizeHint().width() + scroll_bar + 4)
+        self.inputs_width = FitScrollWidth(self.inputs_scroll)  # never cut at the side, whatever the notes say
 
     def _build_results(self) -> None:
         self.summary = SummaryPanel(self.session)

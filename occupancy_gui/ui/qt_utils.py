@@ -77,7 +77,16 @@ def blend(a: QColor, b: QColor, t: float) -> QColor:
     )
 
 
+BINDING_ACCENT_LIGHT, BINDING_ACCENT_DARK = "#f59f00", "#fcc419"
+"""The binding limit's accent (amber, as Nsight Compute's and the spreadsheet's users know a limiter marked): never
+the palette's highlight, which is what a selected row looks like."""
+
+
+def binding_accent() -> QColor:
+    """The binding limit's accent colour for the current palette."""
+    return QColor(BINDING_ACCENT_DARK if is_dark() else BINDING_ACCENT_LIGHT)
+
+
 def binding_row_color() -> QColor:
-    """Background of binding rows: the palette's highlight, softened toward the base colour."""
-    pal = palette()
-    return blend(pal.color(QPalette.ColorRole.Base), pal.color(QPalette.ColorRole.Highlight), 0.35)
+    """Background of binding rows: the amber accent softened toward the base colour (text stays readable)."""
+    return blend(palette().color(QPalette.ColorRole.Base), binding_accent(), 0.3)

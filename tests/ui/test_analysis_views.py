@@ -57,8 +57,8 @@ def test_advisor_dynamic_smem_modes(qtbot, window):
     view.smem_mode.setCurrentIndex(1)
     view.smem_bytes.setValue(64)  # 64 B per thread: 1024 threads need 64 KiB, beyond the 24 KiB attribute
     rows = {r[0]: r for r in cells(view.ranking_model)}
-    assert rows["1024"][1] == "65536 B" and rows["1024"][2] == "0"
-    assert rows["256"][1] == "16384 B"
+    assert rows["1024"][1] == "64 KiB" and rows["1024"][2] == "0"  # one convention: whole KiB, else exact bytes
+    assert rows["256"][1] == "16 KiB"
 
 
 def test_views_update_on_session_change(qtbot, window):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF, QSettings
+from PySide6.QtCore import QPointF, QRectF, QSettings
 from PySide6.QtGui import QGuiApplication
 
 from occupancy_gui.engine import Limit
@@ -99,24 +99,54 @@ def test_cliffs_marked(window):
     assert sorted(m.pos().x() for m in plot.cliff_markers) == sorted([above.x, below.x])
 
 
-@pytest.mark.parametrize("size", [(1400, 520), (1400, 1000), (900, 600)])
-def test_cliff_labels_stay_inside_the_plot_and_apart(qtbot, window, size):
-    """Near 100 % in a short plot a label goes below its point, near an edge to the other side, and the
-    two labels of a plot never cover each other."""
-    window.session.replace(device="sm_90", threads=256, registers=32, static_smem=0)
+def assert_labels_placed(plot, where: str) -> None:
+    """The cliff labels of ``plot``: inside the plot area, apart, clear of the current point and of any "cannot
+    launch" region, each on its own side of the point it names ("→ N" right of it, "N ←" left of it)."""
+    vb = plot.plot.getViewBox()
+    area = QRectF(0, 0, vb.width(), vb.height()).adjusted(-0.5, -0.5, 0.5, 0.5)
+    rects = plot.label_rects()
+    obstacles = plot.obstacles()
+    for name, rect in rects.items():
+        assert area.contains(rect), (where, name, rect, area)
+        assert not any(rect.intersects(o) for o in obstacles), (where, name, rect, obstacles)
+        marker = plot.cliff_markers[0 if name == "above" else 1]
+        px, _py = plot._to_pixels(marker.pos().x(), marker.pos().y())
+        if name == "above":
+            assert rect.left() >= px - 0.5, (where, name, rect, px)
+        else:
+            assert rect.right() <= px + 0.5, (where, name, rect, px)
+    if len(rects) == 2:
+        assert not rects["above"].intersects(rects["below"]), where
+
+
+@pytest.mark.parametrize("size", [(1400, 520), (1400, 1000), (1024, 700), (900, 600)])
+def test_cliff_labels_stay_inside_the_plot_apart_and_beside_their_points(qtbot, window, size):
+    """Near 100 % in a short plot a label goes below its point; labels never cover one another, the current point
+    or a "cannot launch" region, and each stays on the side of the point it names (it used to flip sides)."""
     window.resize(*size)
+    cases = [dict(device="sm_90", threads=256, registers=32, static_smem=0),
+             dict(device="sm_100", threads=256, registers=64, static_smem=24 * 1024),
+             dict(device="sm_86", threads=96, registers=40, static_smem=4096),
+             dict(device="sm_90", threads=128, registers=8, static_smem=0, max_threads_per_block=128),
+             dict(device="sm_90", threads=1024, registers=16, static_smem=0),
+             dict(device="sm_100", threads=32, registers=255, static_smem=40 * 1024),
+             dict(device="sm_90", threads=64, registers=32, static_smem=0, required_block_size=64)]
+    for case in cases:
+        window.session.replace(max_threads_per_block=None, required_block_size=None)
+        window.session.replace(**case)
+        settle(qtbot, window)
+        qtbot.wait(10)
+        for name, plot in window.plots.plots.items():
+            if plot.plot.getViewBox().isVisible() and plot.plot.getViewBox().width() > 0:
+                assert_labels_placed(plot, f"{name} {case} {size}")
+
+
+def test_no_label_for_the_step_into_cannot_launch(qtbot, window):
+    """At a launch bound the step to 0 blocks is the shaded region's, which says why: no "→ 0 blocks" on top."""
+    window.session.replace(device="sm_90", threads=128, registers=8, static_smem=0, max_threads_per_block=128)
     settle(qtbot, window)
-    qtbot.wait(20)
     plot = window.plots.plots["threads"]
-    view = plot.plot.getViewBox().sceneBoundingRect()
-    shown = [text for text in (plot.cliff_above, plot.cliff_below) if text.isVisible()]
-    assert len(shown) == 2
-    for text in shown:
-        rect = text.sceneBoundingRect()
-        label = text.textItem.toPlainText()
-        assert rect.top() >= view.top() - 0.5, label
-        assert rect.left() >= view.left() - 0.5 and rect.right() <= view.right() + 0.5, label
-    assert not shown[0].sceneBoundingRect().intersects(shown[1].sceneBoundingRect())
+    assert plot.cannot_launch.isVisible() and not plot.cliff_above.isVisible()
 
 
 def test_shared_memory_plot_in_kib(window):

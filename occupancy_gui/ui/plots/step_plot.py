@@ -18,6 +18,8 @@ PERCENT, WARPS = "percent", "warps"
 KIB = 1024.0
 LABEL_MARGIN_PX = 2
 """Room kept between a cliff label above its point and the top of the plot."""
+CURRENT_CLEARANCE_PX = 7
+"""Half the side of the square around the current point that no label may cover (its dot is 10 px wide)."""
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -228,6 +230,10 @@ class StepCurvePlot:
         self.message.setPos((x0 + x1) / 2, (y0 + y1) / 2)
 
     def _show_cliffs(self, above: Cliff | None, below: Cliff | None) -> None:
+        curve = self.curve_model
+        limit = None if curve is None else curve.reqntid if curve.reqntid is not None else curve.launch_bound
+        if above is not None and limit is not None and above.x > limit:
+            above = None  # the step into "cannot launch": the shaded region says it, with its reason
         pairs = ((above, self.cliff_above, self.cliff_markers[0], "→ {} blocks"),
                  (below, self.cliff_below, self.cliff_markers[1], "{} blocks ←"))  # fmt: skip
         for cliff, text, marker, label in pairs:
@@ -245,41 +251,81 @@ class StepCurvePlot:
             marker.show()
         self._place_labels()
 
-    def _place_labels(self) -> None:
-        """Each cliff label beside its point: "→ N" to the right, "N ←" to the left, above the point.
+    def _to_pixels(self, x: float, y: float) -> tuple[float, float]:
+        vb = self.plot.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        return (x - x0) / (x1 - x0) * vb.width(), (y1 - y) / (y1 - y0) * vb.height()
 
-        Where the plot's edges or the other label are in the way (a short or narrow plot, a point near
-        the top), the first of these that fits is taken: below the point, the other side above, the
-        other side below, then one line lower still.
+    def obstacles(self) -> list[QRectF]:
+        """What a cliff label must not cover, in pixels of the plot area: the current point, and the "cannot
+        launch" region with its words."""
+        out = []
+        if self.current_point.isVisible():
+            px, py = self._to_pixels(self.current_point.pos().x(), self.current_point.pos().y())
+            r = CURRENT_CLEARANCE_PX
+            out.append(QRectF(px - r, py - r, 2 * r, 2 * r))
+        vb = self.plot.getViewBox()
+        for region in (self.cannot_launch, self.cannot_launch_below):
+            if region.isVisible():
+                lo, hi = region.getRegion()
+                left, right = self._to_pixels(lo, 0.0)[0], self._to_pixels(hi, 0.0)[0]
+                out.append(QRectF(left, 0.0, right - left, vb.height()))
+        return out
+
+    def label_rects(self) -> dict[str, QRectF]:
+        """Each shown cliff label's rectangle in pixels of the plot area (for the placement and its tests)."""
+        out = {}
+        for name, text in (("above", self.cliff_above), ("below", self.cliff_below)):
+            if text.isVisible():
+                px, py = self._to_pixels(text.pos().x(), text.pos().y())
+                w, h = text.boundingRect().width(), text.boundingRect().height()
+                out[name] = QRectF(px - text.anchor.x() * w, py - text.anchor.y() * h, w, h)
+        return out
+
+    def _place_labels(self) -> None:
+        """Each cliff label on its own side of its point: "→ N" to the right, "N ←" to the left (the arrow
+        starts at the point it names), above the point, else below it, else a line further up or down.
+
+        A place must lie inside the plot and clear of the other label, the current point and the "cannot
+        launch" region; a label with no such place is hidden (its point stays, and hovering it tells).
         """
         vb = self.plot.getViewBox()
         (x0, x1), (y0, y1) = vb.viewRange()
         width, height = vb.width(), vb.height()
         if x1 <= x0 or y1 <= y0 or width <= 0 or height <= 0:
             return
-        key = (x0, x1, y0, y1, width, height, *((t.isVisible(), t.pos().x(), t.pos().y(), t.textItem.toPlainText())
-                                                for t in (self.cliff_above, self.cliff_below)))  # fmt: skip
+        key = (x0, x1, y0, y1, width, height, self.current_point.pos().x(), self.current_point.pos().y(),
+               self.cannot_launch.isVisible(), self.cannot_launch.getRegion(),
+               *((m.isVisible(), t.pos().x(), t.pos().y(), t.textItem.toPlainText())
+                 for t, m in zip((self.cliff_above, self.cliff_below), self.cliff_markers)))  # fmt: skip
         if key == self._labels_placed_for:
             return  # most edits move the current point, not the cliffs
         self._labels_placed_for = key
         bounds = QRectF(0.0, LABEL_MARGIN_PX, width, height - LABEL_MARGIN_PX)
-        placed: list[QRectF] = []
-        for text, home_x in ((self.cliff_above, 0.0), (self.cliff_below, 1.0)):
-            if not text.isVisible():
+        if self.cannot_launch.isVisible():  # its words only where the region holds them whole
+            lo, hi = self.cannot_launch.getRegion()
+            room = self._to_pixels(hi, 0.0)[0] - self._to_pixels(lo, 0.0)[0]
+            fits = self.cannot_launch_text.boundingRect().width() <= min(room, width - self._to_pixels(lo, 0.0)[0])
+            self.cannot_launch_text.setVisible(fits)
+        blocked = self.obstacles()
+        for text, marker, side in ((self.cliff_above, self.cliff_markers[0], 0.0),
+                                   (self.cliff_below, self.cliff_markers[1], 1.0)):  # fmt: skip
+            if not marker.isVisible():
                 continue
-            px = (text.pos().x() - x0) / (x1 - x0) * width  # the point, in pixels from the top left
-            py = (y1 - text.pos().y()) / (y1 - y0) * height
+            px, py = self._to_pixels(text.pos().x(), text.pos().y())
             w, h = text.boundingRect().width(), text.boundingRect().height()
-            other_x = 1.0 - home_x
-            candidates = [(home_x, 1.0), (home_x, 0.0), (other_x, 1.0), (other_x, 0.0), (home_x, -1.0),
-                          (other_x, -1.0)]  # fmt: skip
-            rects = [QRectF(px - ax * w, py - ay * h, w, h) for ax, ay in candidates]
-            inside = [i for i, r in enumerate(rects) if bounds.contains(r)]
-            free = [i for i in inside if not any(rects[i].intersects(p) for p in placed)]
-            best = (free or inside or [0])[0]
-            placed.append(rects[best])
-            if (text.anchor.x(), text.anchor.y()) != candidates[best]:
-                text.setAnchor(candidates[best])
+            best = None
+            for ay in (1.0, 0.0, 2.0, -1.0):
+                rect = QRectF(px - side * w, py - ay * h, w, h)
+                if bounds.contains(rect) and not any(rect.intersects(b) for b in blocked):
+                    best = (side, ay, rect)
+                    break
+            text.setVisible(best is not None)
+            if best is None:
+                continue
+            blocked.append(best[2])
+            if (text.anchor.x(), text.anchor.y()) != best[:2]:
+                text.setAnchor(best[:2])
 
     def _on_view_resized(self) -> None:
         self._place_labels()

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
@@ -49,15 +48,7 @@ def _count(value: int | None) -> str:
     return "—" if value is None else str(value)
 
 
-_BYTES = re.compile(r"\b(\d+) B\b")
-_LARGE = re.compile(r"\b\d{5,}\b")
-
-
-def _quantities(text: str) -> str:
-    """The window's convention for an engine figure: bytes as KiB, large counts grouped ("65,536 regs")."""
-    text = _BYTES.sub(lambda m: units.kib(int(m.group(1))), text)
-    return _LARGE.sub(lambda m: units.group(int(m.group(0))), text)
-
+_quantities = units.quantities
 
 class ConstraintTableModel(ReadOnlyTableModel):
     """Read-only adapter over an :class:`OccupancyResult` (``None`` shows an empty table)."""
@@ -137,7 +128,8 @@ class ConstraintTableModel(ReadOnlyTableModel):
 
     def tooltip(self, row_index: int) -> str:
         row = self._rows[row_index]
-        lines = [f"{ROW_TITLES[row.limit]}: {_count(row.blocks)} blocks per SM ({row.calculation})"]
+        lines = [f"{ROW_TITLES[row.limit]}: {_count(row.blocks)} blocks per SM ({row.calculation}); per block "
+                 f"{_quantities(row.per_block_nominal)}, first-pass estimate {_count(row.estimate_blocks)}"]
         if row.limit == Limit.SHARED_MEMORY:  # the cells show KiB; the exact bytes are here
             lines.append(f"Per block {row.per_block_nominal}, allocated {row.per_block_allocated}, "
                          f"SM {row.sm_capacity} (exact bytes)")  # fmt: skip

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from .constraint_model import COLUMNS, HEADER_LABELS, ConstraintTableModel
 
 CELL_PADDING = 12
 """Horizontal room around a cell's text (margins, grid line); Qt's own value is about 2 × 6 + 1."""
+HIDE_ORDER = tuple(COLUMNS.index(name) for name in ("Note", "First-pass estimate", "Calculation", "Per block (nominal)"))
+"""Columns a narrow window hides first (never cut): each row's tooltip still says what they hold."""
 
 
 class ConstraintTableView(QTableView):
@@ -24,12 +26,19 @@ class ConstraintTableView(QTableView):
         super().__init__(parent)
         self.setModel(model)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        # Nothing to select: a selected row would look like the binding one (Copy table copies it all).
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setWordWrap(False)
+        self._natural: list[int] = [0] * len(COLUMNS)
+        self.hidden_columns: tuple[int, ...] = ()
+        """Columns hidden because the window is too narrow for them (see :data:`HIDE_ORDER`)."""
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.verticalHeader().hide()
         # Compact rows: the table holds the answer and must stay in sight on a 700 px screen with docks open.
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # columns are hidden, never cut
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the height holds every row
         header = self.horizontalHeader()
         header.setHighlightSections(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -53,21 +62,44 @@ class ConstraintTableView(QTableView):
         bold = QFontMetrics(bold_font)
         head = QFontMetrics(self.horizontalHeader().font())
         header = self.horizontalHeader()
-        for column in range(len(COLUMNS) - 1):  # the last one stretches
+        for column in range(len(COLUMNS)):
             width = max(head.horizontalAdvance(line) for line in HEADER_LABELS[column].split("\n"))
             for row in range(model.rowCount()):
                 metrics = bold if model.is_binding(row) else plain
                 width = max(width, metrics.horizontalAdvance(model.display_text(row, column)))
             width += CELL_PADDING
-            if header.sectionSize(column) != width:
+            self._natural[column] = width
+            if column < len(COLUMNS) - 1 and header.sectionSize(column) != width:  # the last one stretches
                 header.resizeSection(column, width)
+        self._fit_width()
+
+    def _fit_width(self) -> None:
+        """Hide the columns of :data:`HIDE_ORDER` that the view's width cannot hold whole, first ones first."""
+        room = self.viewport().width()
+        hidden: list[int] = []
+        for column in HIDE_ORDER:
+            if sum(w for c, w in enumerate(self._natural) if c not in hidden) <= room:
+                break
+            hidden.append(column)
+        hidden_now = tuple(sorted(hidden))
+        if hidden_now == self.hidden_columns:
+            return
+        self.hidden_columns = hidden_now
+        for column in range(len(COLUMNS)):
+            self.setColumnHidden(column, column in hidden_now)
+        names = ", ".join(COLUMNS[c] for c in hidden_now)
+        self.horizontalHeader().setToolTip(f"Hidden at this width: {names} (each row's tooltip has them; widen the "
+                                           "window to show them)" if hidden_now else "")  # fmt: skip
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._fit_width()
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         return QSize(super().sizeHint().width(), self.fitting_height())
 
     def fitting_height(self) -> int:
-        """Height that shows five rows (every limit that applies) and a horizontal scroll bar."""
+        """Height that shows five rows (every limit that applies); the columns always fit the width."""
         rows = max(5, self.model().rowCount())
         header = self.horizontalHeader().sizeHint().height()
-        scroll = self.horizontalScrollBar().sizeHint().height()
-        return header + rows * self.verticalHeader().defaultSectionSize() + 2 * self.frameWidth() + scroll
+        return header + rows * self.verticalHeader().defaultSectionSize() + 2 * self.frameWidth()

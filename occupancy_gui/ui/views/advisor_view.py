@@ -10,28 +10,34 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
+from ... import units
 from ...engine import Advice, DynamicSmem, OccupancyError, advise, suggest_launch_bounds
 from ...session import Session
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import QuantitySpinBox
+from ..widgets.wrap_columns import WrapColumns
 from .refresh import RefreshWhenVisible
 
 INPUT_NAMES = {"registers": "Registers", "shared_memory": "Shared memory", "threads": "Block size"}
 SMEM_MODES = ("as launched (constant)", "bytes per thread", "bytes per warp")
 SIZE_T_WRAP = 1 << 62
 """Header figures above this are a wrapped ``size_t`` subtraction, not a size."""
+GROUP_MIN_WIDTH = 260
+"""A group narrower than this would squeeze its table's columns."""
+ONE_ROW_WIDTH = 1700
+"""From this width the four groups stand in one row; below it, two rows of two."""
 
 
 class RowsModel(QAbstractTableModel):
@@ -74,17 +80,22 @@ class RowsModel(QAbstractTableModel):
         return None
 
 
-def _table(model: RowsModel) -> QTableView:
+def _table(model: RowsModel, wrapping: set[int]) -> QTableView:
+    """A read-only table whose ``wrapping`` columns wrap to the view's width (nothing cut, no side scroll)."""
     view = QTableView()
     view.setModel(model)
     view.verticalHeader().hide()
-    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().lineSpacing() + 6)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    view.horizontalHeader().setStretchLastSection(True)
+    view.verticalHeader().setMinimumSectionSize(view.fontMetrics().lineSpacing() + 6)
     view.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
     view.setSelectionMode(QTableView.SelectionMode.NoSelection)
-    view.setWordWrap(False)
+    WrapColumns(view, wrapping)  # the view's child: it lives as long as the view
     return view
+
+
+def _least_width(view: QTableView) -> int:
+    """The narrowest ``view`` can be with nothing cut (its ``WrapColumns`` knows)."""
+    fit = view.findChild(WrapColumns)
+    return fit.least_width() if fit is not None else view.minimumWidth()
 
 
 def _group(title: str, *widgets: QWidget) -> QGroupBox:
@@ -110,13 +121,14 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         self._dirty = True
         self.ranking_model = RowsModel(("threads", "dyn. smem", "blocks/SM", "warps", "occupancy", ""), self)
         self.cliffs_model = RowsModel(("input", "nearest change", "cost"), self)
-        self.headroom_model = RowsModel(("blocks/SM", "max dynamic (exact)", "header's figure", "note"), self)
+        self.headroom_model = RowsModel(("blocks/SM", "max dynamic\n(exact)", "header's\nfigure", "note"), self)
         self._build()
         self.refresh()
 
     def _build(self) -> None:
         self.smem_mode = QComboBox()
         self.smem_mode.addItems(SMEM_MODES)
+        self.smem_mode.setMinimumWidth(self.smem_mode.sizeHint().width())  # its longest choice whole
         self.smem_mode.setToolTip("Dynamic shared memory for the block size search: the launch's bytes, "
                                   "or bytes that grow with the block")
         self.smem_bytes = QuantitySpinBox("bytes", 0, 1 << 20)
@@ -133,9 +145,9 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         modes = QWidget()
         modes.setLayout(row)
         row.setContentsMargins(0, 0, 0, 0)
-        self.ranking = _table(self.ranking_model)
-        self.cliffs = _table(self.cliffs_model)
-        self.headroom = _table(self.headroom_model)
+        self.ranking = _table(self.ranking_model, {5})
+        self.cliffs = _table(self.cliffs_model, {1, 2})
+        self.headroom = _table(self.headroom_model, {1, 2, 3})
         self.target = QComboBox()
         self.target.setToolTip("Resident blocks per SM to reach by capping registers at the current block size")
         self.target.currentIndexChanged.connect(self._on_target_changed)
@@ -143,12 +155,40 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         self.bounds.setWordWrap(True)
         self.bounds.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.bounds.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(_group("Block size", modes, self.heuristic, self.ranking), 3)
-        layout.addWidget(_group("Cliffs: the nearest value that gains / loses a block", self.cliffs), 5)
-        layout.addWidget(_group("Shared memory headroom", self.headroom), 2)
-        layout.addWidget(_group("Register cap for a target occupancy", self.target, self.bounds), 2)
+        self.groups = (_group("Block size", modes, self.heuristic, self.ranking),
+                       _group("Cliffs: the nearest value that gains / loses a block", self.cliffs),
+                       _group("Shared memory headroom", self.headroom),
+                       _group("Register cap for a target occupancy", self.target, self.bounds))  # fmt: skip
+        self._tables = ((self.ranking,), (self.cliffs,), (self.headroom,), ())
+        for group in self.groups:
+            group.setMinimumWidth(GROUP_MIN_WIDTH)
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(4, 4, 4, 4)
+        self.per_row = 0
+        self._arrange(len(self.groups))
+
+    def _arrange(self, per_row: int) -> None:
+        """The four groups in one row on a wide dock, two rows of two on a narrow one (nothing squeezed)."""
+        if per_row == self.per_row:
+            return
+        self.per_row = per_row
+        for group in self.groups:
+            self.grid.removeWidget(group)
+        stretch = (3, 5, 3, 2) if per_row == 4 else (1, 1)
+        for i, group in enumerate(self.groups):
+            self.grid.addWidget(group, i // per_row, i % per_row)
+        for column in range(4):
+            self.grid.setColumnStretch(column, stretch[column] if column < len(stretch) else 0)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        # The room the dock gives (its scroll area's viewport), not this view's own width, which the groups'
+        # minimums may have widened.
+        parent = self.parentWidget()
+        room = parent.width() if parent is not None else event.size().width()
+        needed = sum(max(GROUP_MIN_WIDTH, max((_least_width(t) for t in self._tables[i]), default=0) + 30)
+                     for i in range(len(self.groups))) + 40  # group frames and the grid's spacing
+        self._arrange(4 if room >= max(ONE_ROW_WIDTH, needed) else 2)
+        super().resizeEvent(event)
 
     # ----------------------------------------------------------------------------- behaviour
     def dynamic_smem(self) -> DynamicSmem:
@@ -210,7 +250,7 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         for i, r in enumerate(bs.ranking):
             marks = (("★ heuristic", r.block_size == chosen), ("◀ current", r.block_size == bs.current))
             mark = " ".join(m for m, on in marks if on)
-            rows.append((str(r.block_size), f"{r.dynamic_smem} B", str(r.active_blocks), str(r.active_warps),
+            rows.append((str(r.block_size), units.kib(r.dynamic_smem), str(r.active_blocks), str(r.active_warps),
                          _pct(r.occupancy), mark))
             if r.active_warps == best:
                 bold.add(i)
@@ -227,8 +267,8 @@ class AdvisorView(RefreshWhenVisible, QWidget):
                     tips.append("")
                     continue
                 arrow = "↓" if cliff.value < cliff.current else "↑"
-                rows.append((title, f"{arrow} {cliff.describe()}", cliff.cost))
-                tips.append(cliff.cost)
+                rows.append((title, units.quantities(f"{arrow} {cliff.describe()}"), units.quantities(cliff.cost)))
+                tips.append(units.quantities(cliff.cost))
                 if gains:
                     bold.add(len(rows) - 1)
         self.cliffs_model.set_rows(rows, bold, tips)
@@ -237,13 +277,13 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         rows, bold = [], set()
         now = self.session.result.active_blocks if self.session.result else 0
         for h in advice.headroom:
-            exact = "none" if h.exact is None else f"{h.exact} B"
+            exact = "none" if h.exact is None else units.kib(h.exact)
             if h.header is None:
                 header = "refused"
             elif h.header >= SIZE_T_WRAP:
                 header = "wraps (size_t)"
             else:
-                header = f"{h.header} B"
+                header = units.kib(h.header)
             notes = []
             if h.capped:
                 notes.append("capped by the max dynamic attribute")

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QFontMetrics
 from PySide6.QtWidgets import QWidget
 
 from ...engine import Limit, LimitGrid, OccupancyError, grid_block_size_registers, grid_block_size_shared_memory
@@ -36,6 +37,8 @@ SMEM_MARGIN = 1.25
 """The shared memory map runs to this multiple of the largest launchable size (beyond it every launch fails)."""
 MIN_LABELLED_SHARE = 0.03
 """Regions smaller than this share of the map are outlined but not named (the labels would pile up)."""
+LABEL_TRIES = 400
+"""Cells of a region tried for its name, nearest the centroid first."""
 
 
 def boundary_segments(codes: np.ndarray, x_edges: np.ndarray, y_edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -54,24 +57,31 @@ def boundary_segments(codes: np.ndarray, x_edges: np.ndarray, y_edges: np.ndarra
 class HeatMap:
     """One map: image, region outlines, region names and the current-point marker, all created once."""
 
-    def __init__(self, cell: PlotCell, y_label: str, scale: float) -> None:
+    def __init__(self, cell: PlotCell, y_labels: tuple[str, str], scale: float) -> None:
         self.cell, self.scale = cell, scale
+        self.y_labels = y_labels
+        """The y axis title, long and short: the long one where the plot is tall enough to hold it."""
         self.grid: LimitGrid | None = None
         self.launch_bound: int | None = None
         self.reqntid: int | None = None
         self.x_edges = self.y_edges = np.zeros(1)
         self._rect: tuple[float, ...] = ()
         cell.setLabel("bottom", "threads per block")
-        cell.setLabel("left", y_label)
+        cell.setLabel("left", y_labels[0])
         for name in ("left", "bottom"):
             cell.getAxis(name).enableAutoSIPrefix(False)
         cell.view.setDefaultPadding(0.0)
+        # Cells that cannot launch are drawn as nothing over a hatched ground: unlike 0 % ones (no block fits).
+        self.cannot_launch = pg.QtWidgets.QGraphicsRectItem(0.0, 0.0, 1.0, 1.0)
+        self.cannot_launch.setZValue(-10)
         self.image = pg.ImageItem(axisOrder="col-major")
         self.outline = pg.PlotCurveItem(connect="pairs", antialias=False)
         self.marker = pg.ScatterPlotItem(size=13, symbol="o")
         self.labels = [pg.TextItem(REGION_NAMES[code], anchor=(0.5, 0.5)) for code in REGION_CODES]
+        cell.addItem(self.cannot_launch, ignoreBounds=True)
         for item in (self.image, self.outline, self.marker, *self.labels):
             cell.addItem(item)
+        cell.view.sigResized.connect(self._on_view_resized)
         self.outline.setZValue(5)
         self.marker.setZValue(10)
         for label in self.labels:
@@ -85,6 +95,9 @@ class HeatMap:
         self.outline.setPen(pg.mkPen("w", width=1.5))
         self.marker.setPen(pg.mkPen("w", width=2))
         self.marker.setBrush(style.current_brush)
+        hatch = QBrush(style.disabled_text, Qt.BrushStyle.BDiagPattern)
+        self.cannot_launch.setBrush(hatch)
+        self.cannot_launch.setPen(pg.mkPen(None))
         for label in self.labels:
             label.setColor("w")
             label.fill = pg.mkBrush(0, 0, 0, 110)
@@ -99,10 +112,12 @@ class HeatMap:
         y0 = grid.values[0] - (step_y if self.scale != 1.0 else step_y / 2)
         self.x_edges = grid.block_sizes[0] - step_x / 2 + step_x * np.arange(len(grid.block_sizes) + 1)
         self.y_edges = (y0 + step_y * np.arange(len(grid.values) + 1)) / self.scale
-        self.image.setImage(grid.occupancy * 100.0, autoLevels=False, levels=(0.0, 100.0))
+        shown = np.where(grid.binding == CANNOT_LAUNCH, np.nan, grid.occupancy * 100.0)  # NaN: transparent
+        self.image.setImage(shown, autoLevels=False, levels=(0.0, 100.0))
         rect = tuple(float(v) for v in (self.x_edges[0], self.y_edges[0], self.x_edges[-1] - self.x_edges[0],
                                         self.y_edges[-1] - self.y_edges[0]))  # fmt: skip
         self.image.setRect(*rect)
+        self.cannot_launch.setRect(*rect)
         if rect != self._rect:  # the span changes only with the device or the static size
             self._rect = rect
             self.cell.view.setRange(xRange=(rect[0], rect[0] + rect[2]), yRange=(rect[1], rect[1] + rect[3]), padding=0.0)
@@ -111,17 +126,47 @@ class HeatMap:
         self._place_labels(grid)
 
     def _place_labels(self, grid: LimitGrid) -> None:
+        """Name each region large enough where its name fits whole: on the region's cell nearest its centroid whose
+        label lies inside the map and clear of the marker and the other names; a region with no such cell is
+        outlined but not named (hovering it tells)."""
         codes = grid.binding
+        vb = self.cell.view
+        if vb.width() <= 0 or vb.height() <= 0:
+            return
+        area = vb.sceneBoundingRect()
+        marker = vb.mapViewToScene(QPointF(float(self.marker.data["x"][0]), float(self.marker.data["y"][0]))) \
+            if len(self.marker.data) else None
+        taken = [QRectF(marker.x() - 8, marker.y() - 8, 16, 16)] if marker is not None else []
         for code, label in zip(REGION_CODES, self.labels):
             i, j = np.nonzero(codes == code)
             if i.size < MIN_LABELLED_SHARE * codes.size:
                 label.hide()
                 continue
-            # The region's cell nearest its centroid (the centroid itself may lie outside a bent region).
-            near = int(np.argmin((i - i.mean()) ** 2 / codes.shape[0] ** 2 + (j - j.mean()) ** 2 / codes.shape[1] ** 2))
-            label.setPos((self.x_edges[i[near]] + self.x_edges[i[near] + 1]) / 2,
-                         (self.y_edges[j[near]] + self.y_edges[j[near] + 1]) / 2)  # fmt: skip
-            label.show()
+            near = np.argsort((i - i.mean()) ** 2 / codes.shape[0] ** 2 + (j - j.mean()) ** 2 / codes.shape[1] ** 2)
+            w, h = label.boundingRect().width(), label.boundingRect().height()
+            spot = None
+            for k in near[:LABEL_TRIES]:
+                x = (self.x_edges[i[k]] + self.x_edges[i[k] + 1]) / 2
+                y = (self.y_edges[j[k]] + self.y_edges[j[k] + 1]) / 2
+                centre = vb.mapViewToScene(QPointF(x, y))
+                rect = QRectF(centre.x() - w / 2, centre.y() - h / 2, w, h)
+                if area.contains(rect) and not any(rect.intersects(t) for t in taken):
+                    spot = (x, y, rect)
+                    break
+            label.setVisible(spot is not None)
+            if spot is not None:
+                label.setPos(spot[0], spot[1])
+                taken.append(spot[2])
+
+    def _on_view_resized(self) -> None:
+        vb = self.cell.view
+        long_label, short_label = self.y_labels
+        fits = QFontMetrics(self.cell.getAxis("left").label.font()).horizontalAdvance(long_label) <= vb.height()
+        wanted = long_label if fits else short_label
+        if self.cell.getAxis("left").labelText != wanted:
+            self.cell.setLabel("left", wanted)
+        if self.grid is not None:
+            self._place_labels(self.grid)
 
     def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
         """(block size, column value) of the cell at view position ``pos``, or ``None`` outside the map."""
@@ -158,8 +203,8 @@ class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):
         self._dirty = True
         self.setBackground(plot_style().background)
         self.ci.layout.setSpacing(6)
-        self.registers = HeatMap(PlotCell(self.ci, 0, 0), "registers per thread", 1.0)
-        self.shared_memory = HeatMap(PlotCell(self.ci, 0, 1), "shared memory per block (KiB)", KIB)
+        self.registers = HeatMap(PlotCell(self.ci, 0, 0), ("registers per thread", "registers"), 1.0)
+        self.shared_memory = HeatMap(PlotCell(self.ci, 0, 1), ("shared memory per block (KiB)", "smem (KiB)"), KIB)
         self.color_bar = pg.ColorBarItem(values=(0, 100), colorMap=pg.colormap.get("viridis"), label="occupancy (%)",
                                          interactive=False, width=14)  # fmt: skip
         self.color_bar.setImageItem([self.registers.image, self.shared_memory.image])

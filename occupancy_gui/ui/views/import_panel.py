@@ -50,7 +50,7 @@ from .import_tasks import ImportRequest, file_stamp, release_task
 from .kernel_filter import KernelFilter
 from .kernel_inputs import Notes, kernel_changes, kernel_notes
 from .kernel_table_model import KernelSortFilterProxy, KernelTableModel
-from .kernel_table_view import kernel_table_view
+from .kernel_table_view import fit_figure_columns, kernel_table_view
 
 if TYPE_CHECKING:
     from ...importers import KernelRecord
@@ -304,6 +304,7 @@ class ImportPanel(QWidget):
         self._selected = None
         old = self.model.table
         self.model.set_table(table, self._occupancy(table), self.session.inputs.threads)
+        fit_figure_columns(self.view)
         self.filter_edit.table_replaced()
         if old is not None and len(old) > 10_000:
             # Freeing 10^5 records takes ~0.1 s: on a pool thread, once the new table has painted.

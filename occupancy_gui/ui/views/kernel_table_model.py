@@ -58,6 +58,9 @@ class KernelTableModel(ReadOnlyTableModel):
 
     HEADERS = HEADERS
     HEADER_TIPS = HEADER_TIPS
+    ELIDED_COLUMNS = frozenset({NAME})
+    """Elided on purpose where the column is narrower than a name (C++ names run to 1,865 characters): the whole
+    name, mangled name and source are the cell's tooltip.  Every other column is sized to its figures."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)

@@ -3,9 +3,40 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from .kernel_table_model import NAME
+from .kernel_table_model import HEADERS, NAME
+
+SAMPLE_ROWS = 2000
+"""Rows measured when the figures' columns are sized (the first ones shown): 10^5 rows are not all measured."""
+PADDING = 18
+"""Room around a cell's text (margins, grid line, a sort arrow in the header)."""
+
+
+def fit_figure_columns(view: QTableView) -> None:
+    """Size every column but the name to its header and figures (measured on the first rows shown), so the name,
+    which stretches, gets the rest: the figures are never cut, a long name is elided with the whole of it in
+    its tooltip."""
+    model = view.model()
+    header = view.horizontalHeader()
+    head = QFontMetrics(header.font())
+    plain = view.fontMetrics()
+    italic_font = QFont(view.font())
+    italic_font.setItalic(True)
+    italic = QFontMetrics(italic_font)
+    rows = min(model.rowCount(), SAMPLE_ROWS)
+    for column in range(len(HEADERS)):
+        if column == NAME:
+            continue
+        width = head.horizontalAdvance(HEADERS[column])
+        for row in range(rows):
+            text = model.index(row, column).data()
+            if text:
+                width = max(width, italic.horizontalAdvance(str(text)), plain.horizontalAdvance(str(text)))
+        width += PADDING
+        if header.sectionSize(column) != width:
+            header.resizeSection(column, width)
 
 
 def kernel_table_view(model: QSortFilterProxyModel, parent: QWidget) -> QTableView:

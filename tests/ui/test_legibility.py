@@ -1,0 +1,112 @@
+"""Every text the window shows fits its widget, at 1024×700, 1400×900 and 1920×1080, docks open and closed,
+and at a 1.5× scale factor; the answer, the binding limit and the inputs stay in reach at the smallest size.
+
+The walk is ``tests.ui.text_fit.cut_texts``: labels, buttons, combo and spin boxes, headers, table cells,
+tab and dock titles, and the plots' own texts (axis titles, region and cliff labels).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QAbstractSpinBox
+
+from tests.ui.flush import flush_all
+from tests.ui.text_fit import cut_texts
+
+ROOT = Path(__file__).resolve().parents[2]
+GEN = ROOT / "tests" / "data" / "importers" / "gen"
+SIZES = [(1024, 700), (1400, 900), (1920, 1080)]
+
+
+def _settle(qtbot, window) -> None:
+    flush_all(window)
+    qtbot.wait(60)
+    flush_all(window)
+
+
+@pytest.fixture
+def loaded(qtbot, window):
+    """The window as a user leaves it: a binary's kernels in the table, one chosen, a pinned A to compare."""
+    panel = window.import_panel
+    with qtbot.waitSignal(panel.importFinished, timeout=15000):
+        panel.load(GEN / "a_sm80.cubin")
+    window.compare.pin()
+    window.session.replace(registers=48)
+    _settle(qtbot, window)
+    return window
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_no_text_is_cut_docks_closed(qtbot, loaded, size):
+    from occupancy_gui.ui.window_layout import show_docks
+
+    loaded.resize(*size)
+    show_docks(loaded, [])
+    _settle(qtbot, loaded)
+    assert cut_texts(loaded) == []
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_no_text_is_cut_in_any_dock(qtbot, loaded, size):
+    from occupancy_gui.ui.window_layout import docks_by_name, show_docks
+
+    loaded.resize(*size)
+    docks = list(docks_by_name(loaded).values())
+    show_docks(loaded, docks)
+    _settle(qtbot, loaded)  # the docks' own raise-when-opened timers first
+    found = []
+    for dock in docks:
+        dock.raise_()
+        _settle(qtbot, loaded)
+        assert not dock.visibleRegion().isEmpty(), dock.objectName()  # the walk below sees it
+        found += [f"[{dock.objectName()}] {line}" for line in cut_texts(loaded, dock)]
+    assert found == []
+
+
+@pytest.mark.parametrize("size", ["1024x700", "1400x900", "1920x1080"])
+@pytest.mark.parametrize("docks", ["none", "all"])
+def test_no_text_is_cut_at_a_1_5_scale_factor(size, docks, tmp_path):
+    """``QT_SCALE_FACTOR`` is read when the application starts: a process of its own."""
+    env = {**os.environ, "QT_SCALE_FACTOR": "1.5", "QT_QPA_PLATFORM": "offscreen",
+           "XDG_CONFIG_HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)}  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", "tests.ui.text_fit", size, docks], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == ""
+
+
+def test_every_input_in_sight_at_1400x900_without_docks(qtbot, window):
+    from occupancy_gui.ui.window_layout import show_docks
+
+    window.resize(1400, 900)
+    show_docks(window, [])
+    _settle(qtbot, window)
+    fields = [*window.kernel_panel.spins.values(), window.device_panel.selector]
+    for field in fields:
+        seen = field.visibleRegion().boundingRect()
+        assert seen.size() == field.rect().size(), field.objectName()
+
+
+def test_answer_binding_and_inputs_in_reach_at_1024x700_with_every_dock(qtbot, loaded):
+    from occupancy_gui.ui.window_layout import docks_by_name, show_docks
+
+    loaded.resize(1024, 700)
+    show_docks(loaded, list(docks_by_name(loaded).values()))
+    _settle(qtbot, loaded)
+    summary = loaded.summary
+    assert summary.visibleRegion().boundingRect().size() == summary.rect().size()
+    table = loaded.table
+    binding = [r for r in range(loaded.table_model.rowCount()) if loaded.table_model.is_binding(r)]
+    assert binding
+    for row in binding:
+        rect = table.visualRect(loaded.table_model.index(row, 1))
+        assert table.viewport().rect().contains(rect)  # the binding row and its answer, in sight
+    for spin in loaded.kernel_panel.findChildren(QAbstractSpinBox):
+        loaded.inputs_scroll.ensureWidgetVisible(spin)
+        qtbot.wait(5)
+        assert not spin.visibleRegion().isEmpty(), spin.objectName()
