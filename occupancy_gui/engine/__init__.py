@@ -6,6 +6,7 @@ suite proves it against that header on every run.  No Qt, no file I/O.
 
 from typing import TYPE_CHECKING
 
+from .arch_facts import FACT_SPECS, DeviceFact, device_facts
 from .architecture import KNOWN_COMPUTE_CAPABILITIES
 from .block_size import BlockSizeSuggestion, DynamicSmem, max_potential_block_size
 from .compute import compute_occupancy
@@ -40,18 +41,22 @@ from .types import (
     FunctionAttributes,
     Limit,
     LimitRow,
+    LimitUsage,
     OccError,
     OccupancyResult,
     PartitionedGCConfig,
 )
+from .utilization import ResourceUtilization, split_usage, utilization
 
 __all__ = [
-    "CARVEOUT_DEFAULT", "INT_MAX", "KNOWN_COMPUTE_CAPABILITIES", "BlockSizeSuggestion", "CacheConfig", "Cliff",
+    "CARVEOUT_DEFAULT", "FACT_SPECS", "DeviceFact", "device_facts",
+    "INT_MAX", "KNOWN_COMPUTE_CAPABILITIES", "BlockSizeSuggestion", "CacheConfig", "Cliff",
     "DeviceProperties", "DeviceState", "DynamicSmem", "DynamicSmemHeadroom", "FirstPassEstimate", "FuncShmemConfig",
-    "FunctionAttributes", "Launch", "Limit", "LimitRow", "OccError", "OccupancyError", "OccupancyGrid",
-    "OccupancyResult", "PartitionedGCConfig", "Query", "ResultArrays", "StepCurve", "available_dynamic_smem_per_block",
+    "FunctionAttributes", "Launch", "Limit", "LimitRow", "LimitUsage", "OccError", "OccupancyError", "OccupancyGrid",
+    "OccupancyResult", "PartitionedGCConfig", "Query", "ResourceUtilization", "ResultArrays", "StepCurve",
+    "available_dynamic_smem_per_block",
     "build_query", "compute_occupancy", "dynamic_smem_headroom", "exact_dynamic_smem_for_blocks", "max_active_blocks",
-    "max_potential_block_size", "min_blocks_shortfall",
+    "max_potential_block_size", "min_blocks_shortfall", "split_usage", "utilization",
     "sweep_barriers", "sweep_block_size", "sweep_block_size_registers", "sweep_registers",
     "sweep_shared_memory",
 ]  # fmt: skip
