@@ -32,6 +32,7 @@ from .views.compare_view import CompareView
 from .views.import_dock import install_import_panel
 from .views.import_panel import ImportPanel
 from .views.source_dock import install_source_view
+from .views.utilization_dock import install_utilization_dock
 from .widgets.quantity import ErrorLabel
 from .window_layout import install_window_layout
 
@@ -176,6 +177,7 @@ class MainWindow(QMainWindow):
         self.compare = CompareView(self, self.plots, self.mode_group)
         self.session_io = SessionIO(self, self.compare, self.import_panel, self.plots)
         self.advisor_dock, self.heatmap_dock, self.waves_dock = install_analysis_docks(self)
+        self.utilization_dock = install_utilization_dock(self)
         self.kernel_dock, self.import_action = install_import_panel(self, self.import_panel)
         self.source = install_source_view(self, self.import_panel)
         self.detect_gpu: DetectGpuAction = install_detect_action(self, self.device_panel)
