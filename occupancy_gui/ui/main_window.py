@@ -29,6 +29,7 @@ from .table.constraint_model import ConstraintTableModel
 from .table.constraint_view import ConstraintTableView
 from .views.analysis_dock import install_analysis_docks
 from .views.compare_view import CompareView
+from .views.gpu_data_dock import install_gpu_data_dock
 from .views.import_dock import install_import_panel
 from .views.import_panel import ImportPanel
 from .views.source_dock import install_source_view
@@ -178,6 +179,7 @@ class MainWindow(QMainWindow):
         self.session_io = SessionIO(self, self.compare, self.import_panel, self.plots)
         self.advisor_dock, self.heatmap_dock, self.waves_dock = install_analysis_docks(self)
         self.utilization_dock = install_utilization_dock(self)
+        self.gpu_data_dock = install_gpu_data_dock(self)
         self.kernel_dock, self.import_action = install_import_panel(self, self.import_panel)
         self.source = install_source_view(self, self.import_panel)
         self.detect_gpu: DetectGpuAction = install_detect_action(self, self.device_panel)
