@@ -30,6 +30,7 @@ from .table.constraint_view import ConstraintTableView
 from .views.analysis_dock import install_analysis_docks
 from .views.compare_view import CompareView
 from .views.gpu_data_dock import install_gpu_data_dock
+from .views.help_menu import TourTargets, install_help
 from .views.import_dock import install_import_panel
 from .views.import_panel import ImportPanel
 from .views.source_dock import install_source_view
@@ -184,6 +185,8 @@ class MainWindow(QMainWindow):
         self.source = install_source_view(self, self.import_panel)
         self.detect_gpu: DetectGpuAction = install_detect_action(self, self.device_panel)
         self.history: HistoryActions = install_history_actions(self, self.kernel_panel.threads_slider)
+        self.help = install_help(self, self.help_menu, TourTargets(self.inputs_scroll, self.summary, self.table,
+                                                                   self.plot_area))  # fmt: skip
         install_window_layout(self)  # last: it sees every dock
 
     # ----------------------------------------------------------------------------- WindowApi
