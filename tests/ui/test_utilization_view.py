@@ -74,8 +74,10 @@ def test_nothing_fits_and_no_result(qtbot, window, monkeypatch):
     window.session.replace(threads=1024, registers=128)  # 131,072 registers per block > 65,536
     settle(qtbot, window)
     assert "No block fits" in view.caption.text() and "registers per block" in view.caption.text()
-    registers = next(r for r in rows(view.model) if r[0].endswith("Registers"))
+    registers = rows(view.model)[2]
+    assert registers[0] == "Registers" and not view.model.is_binding(2)  # no ★ where nothing resides (as the table)
     assert registers[2:5] == ("0", "0", "65,536 registers (100 %)")
+    assert "Not even one block fits" in view.model.index(2, 0).data(Qt.ItemDataRole.ToolTipRole)
     # A query the engine refuses (an unknown architecture, say) leaves the session with an error, no result.
     monkeypatch.setattr(window.session, "result", None)
     monkeypatch.setattr(window.session, "error", "compute capability 4.0 is unknown to the occupancy model")

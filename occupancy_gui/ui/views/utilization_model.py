@@ -51,6 +51,12 @@ def percent(fraction: float) -> str:
     return f"{value:.0f} %" if abs(value - round(value)) < 0.05 else f"{value:.1f} %"
 
 
+def marked(item: ResourceUtilization) -> bool:
+    """Whether the row is marked binding (★, bold, tinted): as in the constraint table, only where blocks
+    reside; where none fit, the resources that cannot hold one show it as a whole-capacity remainder."""
+    return item.binding and item.resident_blocks > 0
+
+
 def _share(item: ResourceUtilization, part: int) -> str:
     """``"32 warps (50 %)"``; a plain ``"0"`` for an empty part, so that the parts that exist stand out."""
     return f"{quantity(part, item.usage.unit)} ({percent(item.fraction(part))})" if part else "0"
@@ -92,7 +98,7 @@ class UtilizationModel(ReadOnlyTableModel):
         return self._items[row]
 
     def is_binding(self, row: int) -> bool:
-        return self._items[row].binding
+        return marked(self._items[row])
 
     def display_text(self, row: int, column: int) -> str:
         return self._texts[row][column]
@@ -100,7 +106,7 @@ class UtilizationModel(ReadOnlyTableModel):
     @staticmethod
     def _row_texts(item: ResourceUtilization) -> tuple[str, ...]:
         unit = item.usage.unit
-        return ((BINDING_MARK if item.binding else "") + item.usage.resource, "",
+        return ((BINDING_MARK if marked(item) else "") + item.usage.resource, "",
                 _share(item, item.allocated), _share(item, item.unusable), _share(item, item.remainder),
                 quantity(item.capacity, unit), quantity(item.usage.per_block, unit))  # fmt: skip
 
@@ -120,9 +126,9 @@ class UtilizationModel(ReadOnlyTableModel):
         if role == Qt.ItemDataRole.AccessibleTextRole and column == BAR_COLUMN:
             return (f"{percent(item.fraction(item.allocated))} allocated, {percent(item.fraction(item.unusable))} "
                     f"unusable, {percent(item.fraction(item.remainder))} remainder")  # fmt: skip
-        if role == Qt.ItemDataRole.BackgroundRole and item.binding:
+        if role == Qt.ItemDataRole.BackgroundRole and marked(item):
             return binding_row_color()
-        if role == Qt.ItemDataRole.FontRole and item.binding:
+        if role == Qt.ItemDataRole.FontRole and marked(item):
             return self._bold
         if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMBER_COLUMNS:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -141,6 +147,8 @@ class UtilizationModel(ReadOnlyTableModel):
                  f"Allocated to {units.count(item.resident_blocks, 'resident block')}: {exact(item.allocated, unit)}.",
                  f"Unusable, because another limit binds: {exact(item.unusable, unit)}.",
                  f"Remainder, too little for one more block: {exact(item.remainder, unit)}."]  # fmt: skip
-        if item.binding:
+        if marked(item):
             lines.append("★ Binding: this resource's ceiling is the number of resident blocks.")
+        elif item.usage.blocks == 0:
+            lines.append("Not even one block fits in this resource: the launch would fail.")
         return "\n".join(lines)

@@ -159,7 +159,7 @@ class UtilizationView(RefreshWhenVisible, QWidget):
         binding = [item.usage.resource.lower() for item in
                    (self.model.item(r) for r in range(self.model.rowCount())) if item.binding]  # fmt: skip
         if result.active_blocks == 0:
-            return ("<b>No block fits on an SM.</b> The resource marked ★ cannot hold even one block: all of it "
-                    f"is a remainder too small for one. ({'; '.join(result.reasons)})")  # fmt: skip
+            return (f"<b>No block fits on an SM</b> ({'; '.join(result.reasons)}): a resource that cannot hold "
+                    "one block is all remainder.")  # fmt: skip
         blocks = units.count(result.active_blocks, "resident block")
-        return f"One SM with <b>{blocks}</b>, limited by <b>{' + '.join(binding)}</b> ★. Each resource of it:"
+        return f"One SM with <b>{blocks}</b>, limited by <b>{' + '.join(binding)}</b> ★: how each of its resources is used"
