@@ -147,6 +147,7 @@ def test_parts_add_up_on_random_launches(bundled_catalog: Catalog) -> None:
             assert usage[Limit.REGISTERS].per_block == r.allocated_registers_per_block
             assert usage[Limit.SHARED_MEMORY].per_block == r.allocated_shared_memory_per_block
             assert usage[Limit.SHARED_MEMORY].capacity == r.shared_mem_per_multiprocessor
-            assert usage[Limit.WARPS].per_block * usage[Limit.WARPS].blocks <= device.max_warps_per_multiprocessor  # type: ignore[operator]
+            warps = usage[Limit.WARPS]
+            assert warps.blocks is not None and warps.per_block * warps.blocks <= device.max_warps_per_multiprocessor
             checked += 1
     assert checked > 5000
