@@ -6,7 +6,6 @@ suite proves it against that header on every run.  No Qt, no file I/O.
 
 from typing import TYPE_CHECKING
 
-from .arch_facts import FACT_SPECS, DeviceFact, device_facts
 from .architecture import KNOWN_COMPUTE_CAPABILITIES
 from .block_size import BlockSizeSuggestion, DynamicSmem, max_potential_block_size
 from .compute import compute_occupancy
@@ -17,6 +16,7 @@ from .dynamic_smem import (
     exact_dynamic_smem_for_blocks,
 )
 from .errors import OccupancyError
+from .facts import FACT_SPECS, DeviceFact, device_facts
 from .launch import Launch, build_query
 from .min_blocks import min_blocks_shortfall
 from .occupancy import Query, ResultArrays, max_active_blocks
@@ -49,17 +49,16 @@ from .types import (
 from .utilization import ResourceUtilization, split_usage, utilization
 
 __all__ = [
-    "CARVEOUT_DEFAULT", "FACT_SPECS", "DeviceFact", "device_facts",
-    "INT_MAX", "KNOWN_COMPUTE_CAPABILITIES", "BlockSizeSuggestion", "CacheConfig", "Cliff",
+    "CARVEOUT_DEFAULT", "INT_MAX", "KNOWN_COMPUTE_CAPABILITIES", "BlockSizeSuggestion", "CacheConfig", "Cliff",
     "DeviceProperties", "DeviceState", "DynamicSmem", "DynamicSmemHeadroom", "FirstPassEstimate", "FuncShmemConfig",
-    "FunctionAttributes", "Launch", "Limit", "LimitRow", "LimitUsage", "OccError", "OccupancyError", "OccupancyGrid",
-    "OccupancyResult", "PartitionedGCConfig", "Query", "ResourceUtilization", "ResultArrays", "StepCurve",
-    "available_dynamic_smem_per_block",
+    "FunctionAttributes", "Launch", "Limit", "LimitRow", "OccError", "OccupancyError", "OccupancyGrid",
+    "OccupancyResult", "PartitionedGCConfig", "Query", "ResultArrays", "StepCurve", "available_dynamic_smem_per_block",
     "build_query", "compute_occupancy", "dynamic_smem_headroom", "exact_dynamic_smem_for_blocks", "max_active_blocks",
-    "max_potential_block_size", "min_blocks_shortfall", "split_usage", "utilization",
+    "max_potential_block_size", "min_blocks_shortfall",
     "sweep_barriers", "sweep_block_size", "sweep_block_size_registers", "sweep_registers",
     "sweep_shared_memory",
 ]  # fmt: skip
+__all__ += ["FACT_SPECS", "DeviceFact", "LimitUsage", "ResourceUtilization", "device_facts", "split_usage", "utilization"]
 # The analysis views' rules load with their first use (the window's start-up does not need them).
 _LAZY = {
     **dict.fromkeys(("Advice", "HeadroomRow", "InputCliff", "LimitGrid", "RegisterTarget", "advise",
