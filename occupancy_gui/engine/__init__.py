@@ -16,6 +16,7 @@ from .dynamic_smem import (
     exact_dynamic_smem_for_blocks,
 )
 from .errors import OccupancyError
+from .facts import FACT_SPECS, DeviceFact, device_facts
 from .launch import Launch, build_query
 from .min_blocks import min_blocks_shortfall
 from .occupancy import Query, ResultArrays, max_active_blocks
@@ -40,11 +41,13 @@ from .types import (
     FunctionAttributes,
     Limit,
     LimitRow,
+    LimitUsage,
     OccError,
     OccupancyResult,
     PartitionedGCConfig,
     default_max_dynamic_smem,
 )
+from .utilization import ResourceUtilization, split_usage, utilization
 
 __all__ = [
     "CARVEOUT_DEFAULT", "INT_MAX", "KNOWN_COMPUTE_CAPABILITIES", "BlockSizeSuggestion", "CacheConfig", "Cliff",
@@ -56,6 +59,7 @@ __all__ = [
     "supports_cache_config", "sweep_barriers", "sweep_block_size", "sweep_block_size_registers", "sweep_registers",
     "sweep_shared_memory",
 ]  # fmt: skip
+__all__ += ["FACT_SPECS", "DeviceFact", "LimitUsage", "ResourceUtilization", "device_facts", "split_usage", "utilization"]
 # The analysis views' rules load with their first use (the window's start-up does not need them).
 _LAZY = {
     **dict.fromkeys(("Advice", "HeadroomRow", "InputCliff", "LimitGrid", "RegisterTarget", "advise",

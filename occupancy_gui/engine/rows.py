@@ -1,7 +1,8 @@
 """The constraint table and the reasons a launch cannot fit, written with the actual numbers.
 
 Every figure here comes from the same rule modules the engine uses, so the table explains the
-answer rather than recomputing it.
+answer rather than recomputing it.  Each row also carries its numbers (``LimitUsage``: allocation per
+block, the SM's capacity, blocks allowed), which the utilization view splits without a rule of its own.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .types import (
     FunctionAttributes,
     Limit,
     LimitRow,
+    LimitUsage,
     default_max_dynamic_smem,
 )
 from .warps import reqntid_allows
@@ -64,7 +66,8 @@ def _warps_row(device: DeviceProperties, func: FunctionAttributes, launch: Launc
     else:
         calculation = SUBSCRIPT_FLOOR.format(max_warps, warps)
     return LimitRow(Limit.WARPS, blocks, f"{launch.block_size} threads", f"{warps} warps",
-                    f"{max_warps} warps", calculation, estimate)  # fmt: skip
+                    f"{max_warps} warps", calculation, estimate,
+                    LimitUsage("Warps", "warp", warps, max_warps, blocks))  # fmt: skip
 
 
 def _registers_row(
@@ -84,7 +87,8 @@ def _registers_row(
         calculation = f"⌊⌊{per_sub} / {per_warp}⌋ × {sub} / {warps}⌋"
     return LimitRow(Limit.REGISTERS, blocks, f"{func.num_regs * launch.block_size} regs ({func.num_regs}/thread)",
                     f"{per_block} regs ({per_warp}/warp)", f"{device.regs_per_multiprocessor} regs",
-                    calculation, estimate)  # fmt: skip
+                    calculation, estimate,
+                    LimitUsage("Registers", "register", per_block, device.regs_per_multiprocessor, blocks))  # fmt: skip
 
 
 def _shared_memory_row(
@@ -102,7 +106,8 @@ def _shared_memory_row(
         calculation = "does not fit (see reasons)"
     else:
         calculation = SUBSCRIPT_FLOOR.format(sm_smem, allocated)
-    return LimitRow(Limit.SHARED_MEMORY, blocks, f"{nominal} B", allocated_text, f"{sm_smem} B", calculation, estimate)
+    return LimitRow(Limit.SHARED_MEMORY, blocks, f"{nominal} B", allocated_text, f"{sm_smem} B", calculation, estimate,
+                    LimitUsage("Shared memory", "byte", allocated, sm_smem, blocks))
 
 
 def constraint_rows(
@@ -118,7 +123,8 @@ def constraint_rows(
     slots = arch.max_blocks_per_multiprocessor(cc)
     rows = [
         LimitRow(Limit.BLOCKS, limits[Limit.BLOCKS], "1 block", "1 slot", f"{slots} blocks",
-                 f"{slots} (architecture limit)", estimate.limits[Limit.BLOCKS]),  # fmt: skip
+                 f"{slots} (architecture limit)", estimate.limits[Limit.BLOCKS],
+                 LimitUsage("Block slots", "block", 1, slots, limits[Limit.BLOCKS])),  # fmt: skip
         _warps_row(device, func, launch, limits[Limit.WARPS], estimate.limits[Limit.WARPS]),
         _registers_row(device, func, launch, limits[Limit.REGISTERS], estimate.limits[Limit.REGISTERS]),
         _shared_memory_row(device, func, launch, arrays, limits[Limit.SHARED_MEMORY],
@@ -129,13 +135,17 @@ def constraint_rows(
         needed = f"{func.num_block_barriers} barrier" + ("s" if func.num_block_barriers != 1 else "")
         rows.append(LimitRow(Limit.BARRIERS, limits[Limit.BARRIERS], needed, needed, f"{available} barriers",
                              SUBSCRIPT_FLOOR.format(available, func.num_block_barriers),
-                             estimate.limits[Limit.BARRIERS]))  # fmt: skip
+                             estimate.limits[Limit.BARRIERS],
+                             LimitUsage("Block barriers", "barrier", func.num_block_barriers, available,
+                                        limits[Limit.BARRIERS])))  # fmt: skip
     per_sm = arch.max_virtual_resource_count_per_sm(cc)
     if per_sm and func.virtual_resource_count > 0:
         rows.append(LimitRow(Limit.VIRTUAL_RESOURCES, limits[Limit.VIRTUAL_RESOURCES],
                              f"{func.virtual_resource_count}", f"{func.virtual_resource_count}", f"{per_sm}",
                              SUBSCRIPT_FLOOR.format(per_sm, func.virtual_resource_count),
-                             estimate.limits[Limit.VIRTUAL_RESOURCES]))  # fmt: skip
+                             estimate.limits[Limit.VIRTUAL_RESOURCES],
+                             LimitUsage("Virtual resources", "resource", func.virtual_resource_count, per_sm,
+                                        limits[Limit.VIRTUAL_RESOURCES])))  # fmt: skip
     return tuple(rows)
 
 

@@ -150,11 +150,36 @@ class DeviceState:
 
 
 @dataclass(frozen=True)
+class LimitUsage:
+    """One limit as numbers: a resource of one SM of which each resident block is allocated a share.
+
+    Vendor-neutral on purpose: NVIDIA's limits (warps, block slots, registers, shared memory, block
+    barriers) fill it here, another vendor's (waves, VGPRs, SGPRs, LDS) fill the same fields, and a view
+    that draws them (the utilization dock) needs no vendor's field names.  ``per_block`` and
+    ``capacity`` are in the same unit, both as the allocation rules count them: per block after the
+    allocation granularity (whole warps, registers per warp rounded up, shared memory with the reserved
+    bytes rounded up to the unit), per SM as configured for this launch (the shared memory carveout).
+    """
+
+    resource: str
+    """What is allocated, for display: ``"Registers"``, ``"Shared memory"``."""
+    unit: str
+    """The singular unit of ``per_block`` and ``capacity``: ``"register"``, ``"byte"``, ``"warp"``."""
+    per_block: int
+    """Allocated to one block (0 where the kernel uses none)."""
+    capacity: int
+    """What one SM has of it for this launch."""
+    blocks: int | None
+    """Blocks this limit alone allows on one SM; ``None`` where it does not apply."""
+
+
+@dataclass(frozen=True)
 class LimitRow:
     """One row of the constraint table: what a block needs against what an SM has.
 
     ``blocks`` is ``None`` where the limit does not apply (the header's ``INT_MAX``), for example the
-    register limit of a kernel that uses no registers.
+    register limit of a kernel that uses no registers.  The text fields explain the row; ``usage`` is
+    the same row as numbers.
     """
 
     limit: Limit
@@ -164,6 +189,7 @@ class LimitRow:
     sm_capacity: str
     calculation: str
     estimate_blocks: int | None
+    usage: LimitUsage
 
     @property
     def rounding_changed_ceiling(self) -> bool:

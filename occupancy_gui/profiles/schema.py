@@ -30,31 +30,41 @@ class Field:
     unit: str
     description: str
     minimum: int = 1
+    label: str = ""
+    """A short name for column headers (the GPU data table); the description says the rest."""
 
 
 LIMIT_FIELDS: tuple[Field, ...] = (
-    Field("warp_size", int, "threads", "Threads per warp (cudaDeviceProp.warpSize); 32 on every NVIDIA GPU."),
-    Field("max_threads_per_block", int, "threads", "Largest block a kernel may launch (maxThreadsPerBlock)."),
+    Field("warp_size", int, "threads", "Threads per warp (cudaDeviceProp.warpSize); 32 on every NVIDIA GPU.",
+          label="Warp size"),
+    Field("max_threads_per_block", int, "threads", "Largest block a kernel may launch (maxThreadsPerBlock).",
+          label="Max threads per block"),
     Field(
         "max_threads_per_multiprocessor",
         int,
         "threads",
         "Resident threads per SM (maxThreadsPerMultiProcessor); resident warps times warp size.",
+        label="Max threads per SM",
     ),
-    Field("regs_per_block", int, "registers", "32-bit registers one block may use (regsPerBlock)."),
-    Field("regs_per_multiprocessor", int, "registers", "32-bit registers in one SM's file (regsPerMultiprocessor)."),
-    Field("shared_mem_per_block", int, "bytes", "Shared memory per block without opt-in (sharedMemPerBlock)."),
+    Field("regs_per_block", int, "registers", "32-bit registers one block may use (regsPerBlock).",
+          label="Registers per block"),
+    Field("regs_per_multiprocessor", int, "registers", "32-bit registers in one SM's file (regsPerMultiprocessor).",
+          label="Registers per SM"),
+    Field("shared_mem_per_block", int, "bytes", "Shared memory per block without opt-in (sharedMemPerBlock).",
+          label="Shared memory per block"),
     Field(
         "shared_mem_per_multiprocessor",
         int,
         "bytes",
         "Shared memory per SM at the largest carveout (sharedMemPerMultiprocessor).",
+        label="Shared memory per SM",
     ),
     Field(
         "shared_mem_per_block_optin",
         int,
         "bytes",
         "Shared memory per block with the opt-in attribute (sharedMemPerBlockOptin).",
+        label="Shared memory per block (opt-in)",
     ),
     Field(
         "reserved_shared_mem_per_block",
@@ -62,6 +72,7 @@ LIMIT_FIELDS: tuple[Field, ...] = (
         "bytes",
         "Shared memory the driver reserves per block (reservedSharedMemPerBlock); 0 before CC 8.0.",
         minimum=0,
+        label="Reserved shared memory per block",
     ),
 )
 LIMIT_NAMES: tuple[str, ...] = tuple(f.name for f in LIMIT_FIELDS)

@@ -88,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--docks", metavar="all|none|NAME,...", default=None,
                         help="with --screenshot: the docks to open (advisor, heatmap, waves, kernel_table, compare, "
                              "every_gpu, ...); default: as the session left them")  # fmt: skip
+    parser.add_argument("--tour", type=int, metavar="STEP", default=None,
+                        help="with --screenshot: show step STEP of Help → Take the tour (0: the first-launch offer)")
     parser.add_argument("--self-test", action="store_true",
                         help="load every bundled profile, check a worked example, render the window offscreen; exit 0 or 1")
     parser.add_argument("--print-state", action="store_true",
@@ -306,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.screenshot:
         try:
             _finish_import(window)
+            if args.tour is not None:
+                window.help.start_tour(args.tour, welcome=True)  # step 0 is the welcome offer
             take_screenshot(window, args.screenshot, args.size, args.docks)
         except ValueError as exc:  # --docks named a dock this window does not have
             print(f"occupancy-gui: error: {exc}", file=sys.stderr)
@@ -329,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     quit_after = os.environ.get(QUIT_AFTER_ENV, "")
     if quit_after.isdigit():
         QTimer.singleShot(int(quit_after), lambda: close_without_asking(window))
+    else:  # an interactive start: the first one offers the tour (a timed smoke run has nobody to offer it to)
+        window.help.offer_tour_once()
     if sys.excepthook is sys.__excepthook__:
         sys.excepthook = _excepthook  # from here on, errors in slots show a dialog instead of vanishing
     try:

@@ -29,9 +29,12 @@ from .table.constraint_model import ConstraintTableModel
 from .table.constraint_view import ConstraintTableView
 from .views.analysis_dock import install_analysis_docks
 from .views.compare_view import CompareView
+from .views.gpu_data_dock import install_gpu_data_dock
+from .views.help_menu import TourTargets, install_help
 from .views.import_dock import install_import_panel
 from .views.import_panel import ImportPanel
 from .views.source_dock import install_source_view
+from .views.utilization_dock import install_utilization_dock
 from .widgets.fit_scroll import FitScrollWidth
 from .widgets.quantity import ErrorLabel
 from .widgets.wheel_guard import install_wheel_guard
@@ -179,10 +182,14 @@ class MainWindow(QMainWindow):
         self.compare = CompareView(self, self.plots, self.mode_group)
         self.session_io = SessionIO(self, self.compare, self.import_panel, self.plots)
         self.advisor_dock, self.heatmap_dock, self.waves_dock = install_analysis_docks(self)
+        self.utilization_dock = install_utilization_dock(self)
+        self.gpu_data_dock = install_gpu_data_dock(self)
         self.kernel_dock, self.import_action = install_import_panel(self, self.import_panel)
         self.source = install_source_view(self, self.import_panel, self.kernel_panel.set_origin_note)
         self.detect_gpu: DetectGpuAction = install_detect_action(self, self.device_panel)
         self.history: HistoryActions = install_history_actions(self, self.kernel_panel.threads_slider)
+        self.help = install_help(self, self.help_menu, TourTargets(self.inputs_scroll, self.summary, self.table,
+                                                                   self.plot_area))  # fmt: skip
         install_window_layout(self)  # last: it sees every dock
 
     # ----------------------------------------------------------------------------- WindowApi

@@ -24,6 +24,7 @@ from ...engine import CARVEOUT_DEFAULT, CacheConfig
 from ...engine import architecture as arch
 from ...session import Session
 from ..qt_utils import signals_blocked
+from ..terms import tip
 from ..widgets.quantity import ErrorLabel
 
 if TYPE_CHECKING:
@@ -192,7 +193,7 @@ class DevicePanel(QGroupBox):
         self.carveout_percent.setKeyboardTracking(False)
         self.carveout_percent.setToolTip("Carveout as a percentage of the SM's maximum shared memory (0..100)")
         self.carveout.setToolTip("Shared memory carveout preference (cudaFuncAttributePreferredSharedMemoryCarveout);\n"
-                                 "applies from compute capability 7.0 (Volta).")  # fmt: skip
+                                 "applies from compute capability 7.0 (Volta).\n\n" + tip("carveout"))  # fmt: skip
         row = QHBoxLayout()
         row.addWidget(self.carveout, 1)
         row.addWidget(self.carveout_percent)

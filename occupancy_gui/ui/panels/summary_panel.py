@@ -18,6 +18,7 @@ from ...engine import Limit
 from ...engine.rows import launch_bound_reason
 from ...session import Session
 from ..qt_utils import banner_colors
+from ..terms import tip
 
 LIMIT_NAMES = {
     Limit.WARPS: "warps / threads per SM", Limit.BLOCKS: "blocks per SM", Limit.REGISTERS: "registers",
@@ -120,14 +121,15 @@ class SummaryPanel(QWidget):
         big.setBold(True)
         self.occupancy.setFont(big)
         self.occupancy.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.occupancy.setToolTip("Theoretical occupancy: resident warps ÷ the SM's maximum resident warps")
+        self.occupancy.setToolTip("Theoretical occupancy: resident warps ÷ the SM's maximum resident warps\n\n"
+                                  + tip("occupancy"))
         self.occupancy.setFixedWidth(self.occupancy.fontMetrics().horizontalAdvance("100.0 %") + 8)
         self.caption = QLabel("theoretical\noccupancy", self)
         self.counts = SummaryLine(self)
-        self.limited_by = SummaryLine(self)
+        self.limited_by = SummaryLine(self, tip("binding"))
         self.estimate = SummaryLine(self, "First-pass estimate: min(B_max, ⌊T_SM/T⌋, ⌊W_SM/W_B⌋, ⌊R_SM/(T·R)⌋, "
                                           "⌊S_SM/S⌋)\nwith no allocation rounding; the exact figure is the one on "
-                                          "the left.")  # fmt: skip
+                                          "the left.\n\n" + tip("estimate"))  # fmt: skip
         self.hint = SummaryLine(self)  # its tip: the engine's sentence on __launch_bounds__' min blocks
         self.hint.setObjectName("min_blocks_hint")
         details = QWidget(self)

@@ -11,6 +11,7 @@ from PySide6.QtGui import QFont
 from ... import units
 from ...engine import Limit, LimitRow, OccupancyResult
 from ..qt_utils import binding_row_color
+from ..terms import tip
 from .read_only_model import ReadOnlyTableModel
 
 COLUMNS = ("Limit", "Blocks allowed", "Per block (nominal)", "Allocated", "SM capacity", "Calculation",
@@ -33,13 +34,13 @@ BINDING_MARK = "★ "
 ROUNDING_NOTE = "≠ estimate"
 
 HEADER_TIPS = (
-    "The resource that caps resident blocks per SM; ★ marks the binding one(s), ties all marked",
+    "The resource that caps resident blocks per SM; ★ marks the binding one(s), ties all marked\n\n" + tip("binding"),
     "Blocks per SM this resource alone allows (— where it does not apply)",
     "What one block asks for",
     "What one block is given after allocation rounding",
     "What one SM has (for shared memory: the configuration this launch runs under)",
     "How the ceiling is computed from the allocated figures",
-    "The same ceiling with no allocation rounding: T·R registers, S bytes",
+    "The same ceiling with no allocation rounding: T·R registers, S bytes\n\n" + tip("estimate"),
     "≠ estimate: allocation rounding moved this ceiling away from the first-pass estimate",
 )
 
@@ -133,6 +134,10 @@ class ConstraintTableModel(ReadOnlyTableModel):
         if row.limit == Limit.SHARED_MEMORY:  # the cells show KiB; the exact bytes are here
             lines.append(f"Per block {row.per_block_nominal}, allocated {row.per_block_allocated}, "
                          f"SM {row.sm_capacity} (exact bytes)")  # fmt: skip
+            if "reserved" in row.per_block_allocated:
+                lines.append(tip("reserved"))
+        if row.limit == Limit.BARRIERS:
+            lines.append(tip("barriers"))
         if row.limit in self._binding:
             lines.append("Binding: this ceiling equals the number of resident blocks.")
         if row.rounding_changed_ceiling:
