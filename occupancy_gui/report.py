@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from . import units
 from .compatibility import mismatch_message
 from .engine import (
     CARVEOUT_DEFAULT,
@@ -108,7 +109,7 @@ def describe(profile: DeviceProfile, inputs: Inputs, result: OccupancyResult | N
             "active_threads": str(result.active_threads), "occupancy": f"{result.occupancy * 100:.4g} %",
             "binding": binding_text(result),
             "blocks_per_gpu": "—" if sms is None else str(result.active_blocks * sms),
-            "estimate": f"{result.estimate.active_blocks} blocks, {result.estimate.occupancy * 100:.4g} %",
+            "estimate": f"{units.count(result.estimate.active_blocks, 'block')}, {result.estimate.occupancy * 100:.4g} %",
         }  # fmt: skip
         limit_texts = {lim: "—" if result.limits.get(lim) is None else str(result.limits[lim]) for lim in LIMIT_TITLES}
     labels = {"active_blocks": "Active blocks per SM", "active_warps": "Active warps per SM",
@@ -302,7 +303,8 @@ def summary_rows(data: ReportData) -> list[tuple[str, str, str]]:
         ("occupancy", "Theoretical occupancy", f"{r.occupancy * 100:.4g} %"),
         ("binding", "Binding limit", binding_text(r)),
         ("blocks_per_gpu", "Blocks per GPU at once", "—" if sms is None else f"{r.active_blocks * sms} ({sms} SMs)"),
-        ("estimate", "First-pass estimate", f"{r.estimate.active_blocks} blocks, {r.estimate.occupancy * 100:.4g} %"
+        ("estimate", "First-pass estimate",
+         f"{units.count(r.estimate.active_blocks, 'block')}, {r.estimate.occupancy * 100:.4g} %"
          + ("" if r.estimate.active_blocks == r.active_blocks else " (≠ exact: allocation rounding)")),
         *_min_blocks_rows(data),
     ]  # fmt: skip
@@ -313,8 +315,8 @@ def table_rows(result: OccupancyResult | None) -> list[tuple[bool, list[str]]]:
         return []
     binding = set(result.binding) if result.active_blocks > 0 else set()
     return [(row.limit in binding,
-             [LIMIT_TITLES[row.limit], row.per_block_nominal, row.per_block_allocated, row.sm_capacity,
-              row.calculation, "—" if row.blocks is None else str(row.blocks),
+             [LIMIT_TITLES[row.limit], units.quantities(row.per_block_nominal), units.quantities(row.per_block_allocated),
+              units.quantities(row.sm_capacity), row.calculation, "—" if row.blocks is None else str(row.blocks),
               "—" if row.estimate_blocks is None else str(row.estimate_blocks),
               "≠ estimate" if row.rounding_changed_ceiling else ""])
             for row in result.rows]  # fmt: skip
@@ -328,6 +330,6 @@ def advisor_text(data: ReportData) -> str:
     s = data.suggestion
     if s is None:
         return f"No suggestion: {data.suggestion_error or 'unavailable'}"
-    grid = f"{s.min_grid_size} blocks" + ("" if data.profile.sm_count is not None else " per SM")
-    return (f"{s.block_size} threads per block ({s.blocks_per_sm} blocks per SM); minimum grid to fill the GPU "
+    grid = units.count(s.min_grid_size, "block") + ("" if data.profile.sm_count is not None else " per SM")
+    return (f"{s.block_size} threads per block ({units.count(s.blocks_per_sm, 'block')} per SM); minimum grid to fill the GPU "
             f"once: {grid} (cudaOccupancyMaxPotentialBlockSize)")  # fmt: skip

@@ -13,7 +13,7 @@ import io
 import os
 from collections.abc import Callable
 
-from . import REFERENCE_HEADER, __version__
+from . import REFERENCE_HEADER, __version__, units
 from .report import (
     BINDING_MARK,
     CSV_COLUMNS,
@@ -86,8 +86,8 @@ def to_html(data: ReportData) -> str:
             parts.append(f'<tr{" class=binding" if binding else ""}>' + "".join(tds) + "</tr>")
         parts.append("</table>")
         est = r.estimate
-        parts.append(f'<h2>First-pass estimate</h2><p id="estimate">{est.active_blocks} blocks, {est.active_warps} '
-                     f"warps, {est.occupancy * 100:.4g} % — "
+        parts.append(f'<h2>First-pass estimate</h2><p id="estimate">{units.count(est.active_blocks, "block")}, '
+                     f"{units.count(est.active_warps, 'warp')}, {est.occupancy * 100:.4g} % — "
                      + ("agrees with the exact result." if est.active_blocks == r.active_blocks
                         else "differs from the exact result: allocation granularity moved the boundary.")
                      + "</p>")  # fmt: skip
@@ -136,7 +136,8 @@ def to_markdown(data: ReportData) -> str:
         out += _md_table(TABLE_HEADERS, rows)
         est = r.estimate
         out += ["", "## First-pass estimate", "",
-                f"{est.active_blocks} blocks, {est.active_warps} warps, {est.occupancy * 100:.4g} % "
+                f"{units.count(est.active_blocks, 'block')}, {units.count(est.active_warps, 'warp')}, "
+                f"{est.occupancy * 100:.4g} % "
                 "(no allocation rounding)."]  # fmt: skip
     out += ["", "## Block size advisor", "", advisor_text(data), "", "## Inputs", ""]
     sources = input_sources_shown(data)

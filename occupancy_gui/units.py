@@ -71,7 +71,8 @@ def group(value: int) -> str:
 
 
 def count(value: int, word: str, plural: str | None = None) -> str:
-    """``"1 block"``, ``"2 blocks"``, ``"1 SM"``, ``"132 SMs"``: grouped, with the plural where it belongs."""
+    """``"1 block"``, ``"2 blocks"``, ``"1 SM"``, ``"132 SMs"``: grouped, with the plural where it belongs (the
+    engine's ``words.count`` with digit grouping)."""
     return f"{group(value)} {word if value == 1 else (plural or word + 's')}"
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..engine import INT_MAX, Limit, OccupancyResult
 from ..engine.types import LIMIT_FLAGS
+from ..units import count, quantities
 
 JSON_LIMITS = (Limit.WARPS, Limit.BLOCKS, Limit.REGISTERS, Limit.SHARED_MEMORY, Limit.BARRIERS)
 
@@ -48,21 +49,23 @@ def result_to_text(result: OccupancyResult, device_title: str) -> str:
     """The constraint table and summary, as a terminal reader wants them."""
     binding = set(result.binding)
     rows = [
-        [("* " if row.limit in binding else "  ") + row.limit.value, row.per_block_nominal, row.per_block_allocated,
-         row.sm_capacity, row.calculation, "-" if row.blocks is None else str(row.blocks),
+        [("* " if row.limit in binding else "  ") + row.limit.value, quantities(row.per_block_nominal),
+         quantities(row.per_block_allocated), quantities(row.sm_capacity), row.calculation,
+         "-" if row.blocks is None else str(row.blocks),
          "-" if row.estimate_blocks is None
          else str(row.estimate_blocks) + (" (differs)" if row.rounding_changed_ceiling else "")]
         for row in result.rows
     ]  # fmt: skip
     table = _table(["limit", "per block", "allocated", "SM capacity", "calculation", "blocks", "estimate"], rows)
     summary = (
-        f"{device_title}: {result.active_blocks} blocks, {result.active_warps} warps, "
-        f"{result.active_threads} threads per SM; occupancy {result.occupancy:.1%} "
+        f"{device_title}: {count(result.active_blocks, 'block')}, {count(result.active_warps, 'warp')}, "
+        f"{count(result.active_threads, 'thread')} per SM; occupancy {result.occupancy:.1%} "
         f"({result.active_warps}/{result.max_warps_per_multiprocessor} warps)"
     )
     limited = ", ".join(limit.value for limit in result.binding)
     lines = [summary, f"limited by: {limited}  (* marks the binding limit)",
-             f"first-pass estimate: {result.estimate.active_blocks} blocks, {result.estimate.occupancy:.1%}", "", table]
+             f"first-pass estimate: {count(result.estimate.active_blocks, 'block')}, {result.estimate.occupancy:.1%}",
+             "", table]
     if result.reasons:
         lines += ["", "The launch cannot fit a single block:", *(f"  - {r}" for r in result.reasons)]
     return "\n".join(lines)

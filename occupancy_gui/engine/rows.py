@@ -30,6 +30,7 @@ from .types import (
     default_max_dynamic_smem,
 )
 from .warps import reqntid_allows
+from .words import count
 
 SUBSCRIPT_FLOOR = "⌊{} / {}⌋"
 
@@ -65,8 +66,8 @@ def _warps_row(device: DeviceProperties, func: FunctionAttributes, launch: Launc
         calculation = f"{launch.block_size} ≠ {func.reqntid} threads (kernel's required block size, .reqntid)"
     else:
         calculation = SUBSCRIPT_FLOOR.format(max_warps, warps)
-    return LimitRow(Limit.WARPS, blocks, f"{launch.block_size} threads", f"{warps} warps",
-                    f"{max_warps} warps", calculation, estimate,
+    return LimitRow(Limit.WARPS, blocks, count(launch.block_size, "thread"), count(warps, "warp"),
+                    count(max_warps, "warp"), calculation, estimate,
                     LimitUsage("Warps", "warp", warps, max_warps, blocks))  # fmt: skip
 
 
@@ -132,7 +133,7 @@ def constraint_rows(
     ]
     if arch.applies_barrier_limit(cc) and func.num_block_barriers > 0:
         available = barriers_available_per_sm(device)
-        needed = f"{func.num_block_barriers} barrier" + ("s" if func.num_block_barriers != 1 else "")
+        needed = count(func.num_block_barriers, "barrier")
         rows.append(LimitRow(Limit.BARRIERS, limits[Limit.BARRIERS], needed, needed, f"{available} barriers",
                              SUBSCRIPT_FLOOR.format(available, func.num_block_barriers),
                              estimate.limits[Limit.BARRIERS],
@@ -260,8 +261,8 @@ def zero_block_reasons_many(device: DeviceProperties, r: ReasonInputs) -> list[t
         reasons[i] += (f"{barriers} block barriers per block > {barriers_available_per_sm(device)} available per SM",)
     virtual_rows = np.flatnonzero(r.limits[Limit.VIRTUAL_RESOURCES] == 0)
     per_sm = arch.max_virtual_resource_count_per_sm(device.compute_capability) if virtual_rows.size else 0
-    for i, count in zip(virtual_rows.tolist(), r.virtual_resource_count[virtual_rows].tolist()):
-        reasons[i] += (f"{count} virtual resources per block > {per_sm} per SM",)
+    for i, needed in zip(virtual_rows.tolist(), r.virtual_resource_count[virtual_rows].tolist()):
+        reasons[i] += (f"{needed} virtual resources per block > {per_sm} per SM",)
     return reasons
 
 

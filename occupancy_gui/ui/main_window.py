@@ -190,7 +190,7 @@ class MainWindow(QMainWindow):
         self.history: HistoryActions = install_history_actions(self, self.kernel_panel.threads_slider)
         self.help = install_help(self, self.help_menu, TourTargets(self.inputs_scroll, self.summary, self.table,
                                                                    self.plot_area))  # fmt: skip
-        install_window_layout(self)  # last: it sees every dock
+        install_window_layout(self, self.analysis_menu)  # last: it sees every dock
 
     # ----------------------------------------------------------------------------- WindowApi
     @property

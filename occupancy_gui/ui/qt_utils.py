@@ -63,6 +63,11 @@ def error_color() -> QColor:
     return QColor("#ff7b72") if is_dark() else QColor("#b3261e")
 
 
+def disabled_text_color() -> QColor:
+    """The palette's text colour for what does not apply (a kernel that cannot launch at a block size)."""
+    return palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+
+
 def banner_colors() -> tuple[QColor, QColor]:
     """(background, text) of the red "launch would fail" banner, for light and dark palettes."""
     return (QColor("#5c1a1a"), QColor("#ffdcd8")) if is_dark() else (QColor("#fde7e5"), QColor("#8c1d18"))

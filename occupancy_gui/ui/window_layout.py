@@ -8,7 +8,7 @@ Docks are named by their object name without ``_dock`` (``advisor``, ``heatmap``
 from __future__ import annotations
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QDockWidget, QMainWindow
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu
 
 ALL, NONE = "all", "none"
 
@@ -57,7 +57,35 @@ def raise_when_opened(dock: QDockWidget) -> None:
     dock.toggleViewAction().toggled.connect(on_toggled)
 
 
-def install_window_layout(window: QMainWindow) -> None:
-    """Extension entry point (installed last, so it sees every dock)."""
+DOCK_ORDER = ("kernel_table", "source", "advisor", "heatmap", "waves", "utilization", "compare", "every_gpu",
+              "gpu_data")
+"""The docks' order in the one menu that opens them all: the inputs' sources, then the analyses, then the
+comparisons and the data sheet; any other dock after these."""
+
+
+def gather_dock_toggles(window: QMainWindow, menu: QMenu) -> None:
+    """Every dock's toggle in ``menu`` and nowhere else (they were split between View and Analysis, one in
+    both), in :data:`DOCK_ORDER`, above the menu's other actions."""
+    docks = docks_by_name(window)
+    ordered = [docks[n] for n in DOCK_ORDER if n in docks] + [d for n, d in docks.items() if n not in DOCK_ORDER]
+    toggles = [dock.toggleViewAction() for dock in ordered]
+    for other in window.findChildren(QMenu):
+        for action in toggles:
+            other.removeAction(action)
+    rest = list(menu.actions())
+    for action in rest:
+        menu.removeAction(action)
+    menu.addSection("Docks")
+    menu.addActions(toggles)
+    if rest:
+        menu.addSeparator()
+        menu.addActions(rest)
+
+
+def install_window_layout(window: QMainWindow, dock_menu: QMenu | None = None) -> None:
+    """Extension entry point (installed last, so it sees every dock): each dock comes to the front when opened,
+    and ``dock_menu`` holds every dock's toggle."""
     for dock in docks_by_name(window).values():
         raise_when_opened(dock)
+    if dock_menu is not None:
+        gather_dock_toggles(window, dock_menu)

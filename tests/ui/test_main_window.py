@@ -99,6 +99,21 @@ def test_cliffs_marked(window):
     assert sorted(m.pos().x() for m in plot.cliff_markers) == sorted([above.x, below.x])
 
 
+def test_one_convention_for_counts(qtbot, window):
+    """'1 block', '1 warp', never '1 blocks' (a cliff label read "1 blocks ←")."""
+    window.session.replace(threads=32, registers=255, static_smem=0)
+    settle(qtbot, window)
+    warps_row = next(r for r in range(window.table_model.rowCount())
+                     if window.table_model.row(r).limit == Limit.WARPS)  # fmt: skip
+    assert window.table_model.display_text(warps_row, 3) == "1 warp"
+    assert window.table_model.display_text(warps_row, 2) == "32 threads"
+    window.session.replace(threads=512, registers=64)  # 2 blocks; one thread more leaves 1
+    settle(qtbot, window)
+    labels = [t.textItem.toPlainText() for p in window.plots.plots.values() for t in (p.cliff_above, p.cliff_below)]
+    assert not any(label.startswith(("1 blocks", "→ 1 blocks")) for label in labels)
+    assert any(label in ("1 block ←", "→ 1 block") for label in labels), labels
+
+
 def assert_labels_placed(plot, where: str) -> None:
     """The cliff labels of ``plot``: inside the plot area, apart, clear of the current point and of any "cannot
     launch" region, each on its own side of the point it names ("→ N" right of it, "N ←" left of it)."""

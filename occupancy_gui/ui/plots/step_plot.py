@@ -234,15 +234,15 @@ class StepCurvePlot:
         limit = None if curve is None else curve.reqntid if curve.reqntid is not None else curve.launch_bound
         if above is not None and limit is not None and above.x > limit:
             above = None  # the step into "cannot launch": the shaded region says it, with its reason
-        pairs = ((above, self.cliff_above, self.cliff_markers[0], "→ {} blocks"),
-                 (below, self.cliff_below, self.cliff_markers[1], "{} blocks ←"))  # fmt: skip
+        pairs = ((above, self.cliff_above, self.cliff_markers[0], "→ {}"),
+                 (below, self.cliff_below, self.cliff_markers[1], "{} ←"))  # fmt: skip
         for cliff, text, marker, label in pairs:
             if cliff is None:
                 text.hide()
                 marker.hide()
                 continue
             x, y = cliff.x / self.scale, self.y_of(cliff.occupancy)
-            words = label.format(cliff.active_blocks)
+            words = label.format(units.count(cliff.active_blocks, "block"))
             if text.textItem.toPlainText() != words:
                 text.setText(words)
             text.setPos(x, y)

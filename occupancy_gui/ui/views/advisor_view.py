@@ -288,7 +288,7 @@ class AdvisorView(RefreshWhenVisible, QWidget):
             if h.capped:
                 notes.append("capped by the max dynamic attribute")
             if h.blocks_at_exact > h.num_blocks:
-                notes.append(f"{h.blocks_at_exact} blocks there")
+                notes.append(f"{units.count(h.blocks_at_exact, 'block')} there")
             if h.differs:
                 notes.append("header's figure differs")
             rows.append((str(h.num_blocks), exact, header if h.differs else "same", "; ".join(notes)))
@@ -302,7 +302,7 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         with signals_blocked(self.target):
             self.target.clear()
             for t in advice.targets:
-                self.target.addItem(f"{t.min_blocks} blocks · {_pct(t.occupancy)}", t.min_blocks)
+                self.target.addItem(f"{units.count(t.min_blocks, 'block')} · {_pct(t.occupancy)}", t.min_blocks)
             keep = self.target.findData(wanted) if wanted is not None else -1
             above = next((i for i, t in enumerate(advice.targets) if t.min_blocks > now), len(advice.targets) - 1)
             self.target.setCurrentIndex(keep if keep >= 0 else above)

@@ -214,7 +214,7 @@ class CompareView(QObject):
         self.gpus_action.triggered.connect(self.show_every_gpu)
         self.window.toolbar.addSeparator()
         self.window.toolbar.addAction(self.pin_action)
-        for action in (self.pin_action, self.clear_action, self.gpus_action):
+        for action in (self.pin_action, self.clear_action):  # the every-GPU dock's toggle opens it there
             self.window.analysis_menu.addAction(action)
 
     def _build_docks(self) -> None:

@@ -15,6 +15,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QFontMetrics
 from PySide6.QtWidgets import QWidget
 
+from ... import units
 from ...engine import Limit, LimitGrid, OccupancyError, grid_block_size_registers, grid_block_size_shared_memory
 from ...engine.advisor import BINDING_ORDER, CANNOT_LAUNCH, NO_BLOCK_FITS
 from ...session import InputRefused, Session
@@ -190,7 +191,7 @@ class HeatMap:
             return f"{where}\ncannot launch: the kernel requires exactly {self.reqntid} threads per block (.reqntid)"
         if code == CANNOT_LAUNCH and self.launch_bound is not None:
             return f"{where}\ncannot launch: above the kernel's launch bound of {self.launch_bound}"
-        return (f"{found[0]} threads · {found[1]} {unit}\n{int(self.grid.active_blocks[i, j])} blocks · "
+        return (f"{found[0]} threads · {found[1]} {unit}\n{units.count(int(self.grid.active_blocks[i, j]), 'block')} · "
                 f"{self.grid.occupancy[i, j] * 100:.4g} % · limited by {REGION_NAMES[code]}\nclick to use these inputs")
 
 

@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QFont
 
 from ... import units
 from ...kernel_table import FilterMasks, KernelTable, RowLaunch, record_notes, record_tags
-from ..qt_utils import error_color
+from ..qt_utils import disabled_text_color, error_color
 from ..table.read_only_model import ReadOnlyTableModel
 
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ HEADER_TIPS = (
     "allows instead (its required size, its launch bound, the launch a Triton cache records). Choosing the\n"
     "row puts exactly these inputs in the calculator.",
     "Theoretical occupancy on the selected device at the row's threads per block: the calculator's answer\n"
-    "once the row is chosen; — where the launch would fail.",
+    "once the row is chosen; 'cannot launch' where no block of that size can start (0 % where it could, but\n"
+    "no block fits the SM's resources).",
 )  # fmt: skip
 RECORD_ROLE = Qt.ItemDataRole.UserRole + 1
 """The row's index into :attr:`KernelTable.records`."""
@@ -242,6 +243,9 @@ class KernelTableModel(ReadOnlyTableModel):
             column == LOCAL and t.local_bytes[i] > 0)
         if role == Qt.ItemDataRole.ForegroundRole and spilling:
             return error_color()
+        if role == Qt.ItemDataRole.ForegroundRole and column == OCCUPANCY and i < self.occupancy.size and \
+                np.isnan(self.occupancy[i]):
+            return disabled_text_color()
         if role == Qt.ItemDataRole.BackgroundRole and spilling:
             tint = QColor(error_color())
             tint.setAlpha(40)
@@ -276,7 +280,9 @@ class KernelTableModel(ReadOnlyTableModel):
         if column == THREADS:
             return str(int(self.launch.threads[i])) if i < self.launch.threads.size else "—"
         occ = self.occupancy[i] if i < self.occupancy.size else np.nan
-        return "—" if np.isnan(occ) else f"{occ * 100:.1f}".rstrip("0").rstrip(".") + " %"  # as the summary: 12.5 %
+        if np.isnan(occ):
+            return "cannot launch"  # not 0 %: no block of this size can start at all
+        return f"{occ * 100:.1f}".rstrip("0").rstrip(".") + " %"  # as the summary: 12.5 %
 
     def _tooltip(self, t: KernelTable, i: int, column: int) -> str | None:
         if column == NAME:

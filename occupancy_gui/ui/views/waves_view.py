@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
+from ... import units
 from ...engine import OccupancyError, WaveAnalysis, analyse_waves
 from ...session import Session
 from ..plots.plot_cell import PlotCell
@@ -144,7 +145,8 @@ class WavesView(RefreshWhenVisible, QWidget):
     @staticmethod
     def describe(w: WaveAnalysis) -> str:
         lines = [
-            f"<b>{w.blocks_per_wave}</b> blocks at once ({w.blocks_per_sm} per SM × {w.sm_count} SMs)",
+            f"<b>{units.count(w.blocks_per_wave, 'block')}</b> at once ({w.blocks_per_sm} per SM × "
+            f"{units.count(w.sm_count, 'SM')})",
             f"Grid of <b>{w.total_blocks}</b> blocks → <b>{w.waves}</b> wave{'s' if w.waves != 1 else ''}"
             + (f" ({w.full_waves} full + a last one)" if not w.fills_whole_waves else " (all full)"),
             f"Last wave: <b>{w.last_wave_blocks}/{w.blocks_per_wave}</b> = {w.last_wave_utilisation * 100:.1f} % of the GPU; "
@@ -153,7 +155,8 @@ class WavesView(RefreshWhenVisible, QWidget):
         if not w.fills_whole_waves:
             plural = "s" if w.full_waves != 1 else ""
             below = f"{w.grid_below} ({w.full_waves} wave{plural})" if w.grid_below else "none below one wave"
-            lines.append(f"Whole waves: <b>{w.grid_above}</b> blocks ({w.waves} waves) or {below}")
+            lines.append(f"Whole waves: <b>{units.count(w.grid_above, 'block')}</b> ({units.count(w.waves, 'wave')}) "
+                         f"or {below}")
             rest = math.prod(w.grid[1:])
             if rest > 1:
                 x_below = f"x = {w.x_below}" if w.x_below else "no smaller x"
