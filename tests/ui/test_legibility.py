@@ -110,3 +110,30 @@ def test_answer_binding_and_inputs_in_reach_at_1024x700_with_every_dock(qtbot, l
         loaded.inputs_scroll.ensureWidgetVisible(spin)
         qtbot.wait(5)
         assert not spin.visibleRegion().isEmpty(), spin.objectName()
+
+
+def test_every_bundled_device_name_fits_the_selector(qtbot):
+    """The closed selector shows each profile's name whole at the inputs panel's width (it cut the longer names
+    short: "NVIDIA RTX PRO 6000 Blackwell Workstation Edition — Ho"); the list and the search keep the aliases."""
+    from occupancy_gui.paths import data_dir
+    from occupancy_gui.profiles import default_catalog
+    from occupancy_gui.session import Session
+    from occupancy_gui.ui.main_window import MainWindow
+    from tests.ui.text_fit import _combo_problem
+
+    catalog = default_catalog(data_dir("device_profiles"))
+    win = MainWindow(Session(catalog), None)
+    qtbot.addWidget(win)
+    win.resize(1024, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    selector = win.device_panel.selector
+    cut = []
+    for profile in catalog.profiles:
+        win.session.replace(device=profile.name)
+        flush_all(win)
+        problem = _combo_problem(selector)
+        if problem is not None or selector.currentText() != selector.shown[profile.name]:
+            cut.append(f"{profile.name}: {problem}")
+    assert cut == []
+    win.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtCore import QSize, QSortFilterProxyModel, Qt, QTimer
 from PySide6.QtGui import QFocusEvent, QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QSpinBox,
+    QStyle,
+    QStyleOptionComboBox,
     QVBoxLayout,
     QWidget,
 )
@@ -45,6 +47,15 @@ def _group(profile: DeviceProfile) -> str:
     return "cc" if profile.kind == "compute_capability" else "gpu"
 
 
+def shown_label(profile: DeviceProfile) -> str:
+    """What the closed selector shows: a GPU's name, a compute capability's name, architecture and CC (the panel's
+    rows below give the rest; the list and the search keep the whole :func:`profile_label`)."""
+    if profile.kind == "compute_capability":
+        major, minor = profile.compute_capability
+        return f"{profile.name} — {profile.architecture}, CC {major}.{minor}"
+    return profile.name
+
+
 def profile_label(profile: DeviceProfile) -> str:
     """One line per profile, searchable by name, alias, architecture and compute capability.
 
@@ -58,6 +69,9 @@ def profile_label(profile: DeviceProfile) -> str:
         return f"{name} — {profile.architecture}, CC {major}.{minor}"
     return f"{name} — {profile.architecture}, CC {major}.{minor}, {units.count(profile.sm_count or 0, 'SM')}"
 
+
+SELECTOR_TIP = ("Device profile: a compute capability (sm_90) or a named GPU.\n"
+                "Type any part of a name, alias, architecture or \"CC 9.0\" to search.")
 
 SMEM_ROWS = {
     "Shared mem / SM": lambda d: d.shared_mem_per_multiprocessor, "Shared mem / block": lambda d: d.shared_mem_per_block,
@@ -103,6 +117,8 @@ class DeviceSelector(QComboBox):
     def populate(self, catalog: Catalog) -> None:
         """(Re)fill the list from ``catalog``, grouped; the caller blocks signals if it must."""
         self.labels: dict[str, str] = {}
+        self.shown: dict[str, str] = {}
+        """Profile name -> what the closed selector shows (:func:`shown_label`)."""
         self.by_label: dict[str, str] = {}
         model = QStandardItemModel(self)
         header_font = QFont(self.font())
@@ -122,10 +138,22 @@ class DeviceSelector(QComboBox):
                 item.setToolTip(profile.title)
                 model.appendRow(item)
                 self.labels[profile.name] = label
+                self.shown[profile.name] = shown_label(profile)
                 self.by_label[label.casefold()] = profile.name
+                self.by_label.setdefault(self.shown[profile.name].casefold(), profile.name)
         self.setModel(model)  # QComboBox deletes the model it replaces when it owned it
+        self._fit_width()
         if getattr(self, "choices", None) is not None:
             self.choices.setSourceModel(model)
+
+    def _fit_width(self) -> None:
+        """Wide enough for the longest name it can show closed (the panel widens with it, never cuts it)."""
+        longest = max((self.fontMetrics().horizontalAdvance(text) for text in self.shown.values()), default=0)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        size = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option, QSize(longest + 8, 0), self)
+        if self.minimumWidth() != size.width():
+            self.setMinimumWidth(size.width())
 
     def index_of_name(self, name: str) -> int:
         return self.findData(name, NAME_ROLE)
@@ -156,8 +184,7 @@ class DevicePanel(QGroupBox):
     # ----------------------------------------------------------------------------- build
     def _build_selector(self) -> None:
         self.selector = DeviceSelector(self.session, self)
-        self.selector.setToolTip("Device profile: a compute capability (sm_90) or a named GPU.\n"
-                                 "Type any part of a name, alias, architecture or \"CC 9.0\" to search.")  # fmt: skip
+        self.selector.setToolTip(SELECTOR_TIP)
         self.selector_error = ErrorLabel(self)
         self.selector.activated.connect(self._on_selector_activated)
         # PySide6's stubs do not model a signal overloaded by argument type (QString / QModelIndex).
@@ -230,7 +257,9 @@ class DevicePanel(QGroupBox):
 
     def _on_selector_edited(self) -> None:
         text = self.selector.currentText().strip()
-        if text.casefold() == self.selector.labels.get(self.session.inputs.device, "").casefold():
+        device = self.session.inputs.device
+        if text.casefold() in (self.selector.labels.get(device, "").casefold(),
+                               self.selector.shown.get(device, "").casefold()):  # fmt: skip
             return
         name = self.selector.by_label.get(text.casefold())
         try:
@@ -261,7 +290,8 @@ class DevicePanel(QGroupBox):
         inputs, cc = s.inputs, s.device.compute_capability
         with signals_blocked(self.selector, self.carveout, self.carveout_percent, self.cache_config):
             self.selector.setCurrentIndex(self.selector.index_of_name(inputs.device))
-            self.selector.setEditText(self.selector.labels.get(inputs.device, inputs.device))
+            self.selector.setEditText(self.selector.shown.get(inputs.device, inputs.device))
+            self.selector.setToolTip(f"{self.selector.labels.get(inputs.device, inputs.device)}\n\n{SELECTOR_TIP}")
             self.selector.editor.setCursorPosition(0)
             preset = next((i for i, (_t, v) in enumerate(CARVEOUT_CHOICES) if v == inputs.carveout), None)
             self.carveout.setCurrentIndex(len(CARVEOUT_CHOICES) - 1 if preset is None else preset)
