@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import units
@@ -29,7 +30,7 @@ from .engine import (
     min_blocks_shortfall,
 )
 from .engine import architecture as arch
-from .profiles import LIMIT_NAMES
+from .profiles import LIMIT_FIELDS
 from .record_launch import record_inputs as _record_inputs
 from .record_launch import threads_reason
 from .session import Inputs, function_attributes
@@ -269,14 +270,19 @@ def input_sources_shown(data: ReportData) -> dict[str, str]:
 
 
 def device_rows(data: ReportData) -> list[tuple[str, str, str]]:
+    """The device's figures with readable names, each with its source; the profile named by its file, never by
+    the path it was installed at (a report travels)."""
     p = data.profile
-    rows = [("Profile", f"{p.name} ({p.title})", p.path), ("Compute capability", p.cc_string, "profile"),
+    title = p.name if p.title in ("", p.name) else f"{p.name} ({p.title})"
+    origin = f"{'your' if p.user else 'bundled'} profile {Path(p.path).name}" if p.path else "profile"
+    rows = [("Profile", title, origin), ("Compute capability", p.cc_string, "profile"),
             ("Architecture", p.architecture, "profile"),
             ("SMs", "—" if p.sm_count is None else str(p.sm_count), p.sources.get("sm_count", "profile"))]  # fmt: skip
-    for name in LIMIT_NAMES:
-        value = p.values[name]
-        text = format_bytes_long(value) if "shared_mem" in name else str(value)
-        rows.append((name, text, p.sources.get(name, "")))
+    for spec in LIMIT_FIELDS:
+        value = p.values[spec.name]
+        text = units.kib(value) + (f" ({units.bytes_tooltip(value)})" if value >= 1024 else "") \
+            if spec.unit == "bytes" else units.group(value)
+        rows.append((spec.label or spec.name, text, p.sources.get(spec.name, "")))
     return rows
 
 

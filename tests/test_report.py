@@ -177,3 +177,18 @@ def test_cli_report_errors_are_one_line(tmp_path, capsys, monkeypatch, args, mes
     err = capsys.readouterr().err
     assert err.startswith("occupancy report: error:") and message in err and err.count("\n") == 1
     assert not (tmp_path / "r.html").exists()
+
+
+def test_device_table_is_readable_and_names_no_install_path(tmp_path):
+    """The device table says "Warp size", not "warp_size", names a profile once, and gives its file name, not
+    the folder it was installed at (a report travels)."""
+    out = tmp_path / "r.html"
+    assert cli_main(["report", "--device", "H100", "--threads", "256", "--registers", "64", "-o", str(out)]) == 0
+    text = out.read_text()
+    table = text[text.index('<table id="device">'):]
+    table = table[: table.index("</table>")]
+    names = [cell.split("</th>")[0] for cell in table.split("<tr><th>")[2:]]
+    assert "Warp size" in names and not any("_" in name for name in names), names
+    assert "device_profiles/" not in table and "bundled profile gpu_h100_sxm5.yaml" in table
+    assert "(NVIDIA H100 80GB HBM3 (NVIDIA H100 80GB HBM3)" not in table
+    assert "228 KiB (233,472 bytes)" in table
