@@ -6,12 +6,16 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QSlider, QWidget
 
 from ...session import INPUT_RANGES, InputRefused, Session
+from .. import terms
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import ErrorLabel, QuantityField, QuantitySpinBox
 
 KIB = 1024
 MAX_THREADS = INPUT_RANGES["threads"][1]
 OPTIONAL_COUNTS = ("max_threads_per_block", "required_block_size", "min_blocks_per_sm")
+TERM_OF = {"barriers": "barriers", "max_threads_per_block": "launch_bounds", "required_block_size": "launch_bounds",
+           "min_blocks_per_sm": "launch_bounds"}
+"""Fields whose tooltip ends with the plain-words explanation of a term (Help → Occupancy terms)."""
 """Fields whose 0 reads "none": the session holds ``None`` for them."""
 
 # (session field, label with mnemonic, kind, minimum, maximum (the session's INPUT_RANGES), step, tooltip)
@@ -62,6 +66,8 @@ class KernelPanel(QGroupBox):
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         for name, label, kind, low, high, step, tip in FIELDS:
+            term = TERM_OF.get(name)
+            tip = f"{tip}\n\n{terms.tip(term)}" if term else tip
             spin = QuantitySpinBox(kind, low, high, step, self)
             spin.setToolTip(tip)
             spin.setObjectName(f"{name}_spin")

@@ -19,6 +19,7 @@ from ...session import Session
 from ..plots.plot_cell import PlotCell
 from ..plots.plot_style import plot_style
 from ..qt_utils import signals_blocked
+from ..terms import tip
 from .refresh import RefreshWhenVisible
 
 MAX_BARS = 48
@@ -63,6 +64,7 @@ class WavesView(RefreshWhenVisible, QWidget):
         self.summary.setWordWrap(True)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setToolTip(tip("waves"))
         self._build()
         self.refresh()
 
