@@ -145,7 +145,8 @@ def test_cliff_labels_stay_inside_the_plot_apart_and_beside_their_points(qtbot, 
              dict(device="sm_90", threads=128, registers=8, static_smem=0, max_threads_per_block=128),
              dict(device="sm_90", threads=1024, registers=16, static_smem=0),
              dict(device="sm_100", threads=32, registers=255, static_smem=40 * 1024),
-             dict(device="sm_90", threads=64, registers=32, static_smem=0, required_block_size=64)]
+             dict(device="sm_90", threads=64, registers=32, static_smem=0, required_block_size=64),
+             dict(device="H100 SXM5", threads=256, registers=80, static_smem=8448, max_threads_per_block=256)]
     for case in cases:
         window.session.replace(max_threads_per_block=None, required_block_size=None)
         window.session.replace(**case)
@@ -154,6 +155,12 @@ def test_cliff_labels_stay_inside_the_plot_apart_and_beside_their_points(qtbot, 
         for name, plot in window.plots.plots.items():
             if plot.plot.getViewBox().isVisible() and plot.plot.getViewBox().width() > 0:
                 assert_labels_placed(plot, f"{name} {case} {size}")
+        window.session.replace(min_blocks_per_sm=3)  # moves no cliff: the labels keep their places (and hiding)
+        settle(qtbot, window)
+        for name, plot in window.plots.plots.items():
+            if plot.plot.getViewBox().isVisible() and plot.plot.getViewBox().width() > 0:
+                assert_labels_placed(plot, f"{name} {case} {size}, again")
+        window.session.replace(min_blocks_per_sm=None)
 
 
 def test_no_label_for_the_step_into_cannot_launch(qtbot, window):

@@ -67,6 +67,8 @@ class StepCurvePlot:
         self._x_range: tuple[float, float] | None = None
         self._visible = True
         self._labels_placed_for: tuple = ()
+        self._placed: dict[pg.TextItem, tuple[bool, tuple[float, float]]] = {}
+        """Each cliff label's place for :attr:`_labels_placed_for`: shown or not, and its anchor."""
         self._build_axes(label, style)
         self._build_items(style)
         self.set_mode(PERCENT, 64)
@@ -298,9 +300,14 @@ class StepCurvePlot:
                self.cannot_launch.isVisible(), self.cannot_launch.getRegion(),
                *((m.isVisible(), t.pos().x(), t.pos().y(), t.textItem.toPlainText())
                  for t, m in zip((self.cliff_above, self.cliff_below), self.cliff_markers)))  # fmt: skip
-        if key == self._labels_placed_for:
-            return  # most edits move the current point, not the cliffs
+        if key == self._labels_placed_for:  # most edits move the current point, not the cliffs: the same places
+            for text, (visible, anchor) in self._placed.items():
+                text.setVisible(visible)
+                if visible and (text.anchor.x(), text.anchor.y()) != anchor:
+                    text.setAnchor(anchor)
+            return
         self._labels_placed_for = key
+        self._placed = {}
         bounds = QRectF(0.0, LABEL_MARGIN_PX, width, height - LABEL_MARGIN_PX)
         if self.cannot_launch.isVisible():  # its words only where the region holds them whole
             lo, hi = self.cannot_launch.getRegion()
@@ -321,6 +328,7 @@ class StepCurvePlot:
                     best = (side, ay, rect)
                     break
             text.setVisible(best is not None)
+            self._placed[text] = (best is not None, best[:2] if best is not None else (0.0, 0.0))
             if best is None:
                 continue
             blocked.append(best[2])
