@@ -40,6 +40,7 @@ class CompilerBudget:
     vgprs: int
     """VGPRs for occupancy before padding: max(total VGPRs, the descriptor's allocation, 1)."""
     sgprs: int
+    """SGPRs for occupancy before padding: max(``.sgpr_count``, the descriptor's allocation, 1)."""
     waves_per_eu: tuple[int, int]
     """The (min, max) waves per EU LLVM budgets registers for (``getWavesPerEU``)."""
     padded_vgprs: int
@@ -78,7 +79,7 @@ def total_vgprs(target: AmdTarget, kernel: AmdKernel) -> int:
 
 
 def _check(target: AmdTarget, kernel: AmdKernel) -> tuple[int, int]:
-    for name in ("vgprs", "sgprs", "agprs", "allocated_vgprs", "static_lds"):
+    for name in ("vgprs", "sgprs", "agprs", "allocated_vgprs", "allocated_sgprs", "static_lds"):
         if getattr(kernel, name) < 0:
             raise AmdInputError(f"{name} must not be negative, got {getattr(kernel, name)}")
     low, high = kernel.flat_workgroup_sizes(target)
@@ -96,7 +97,7 @@ def compiler_occupancy(target: AmdTarget, kernel: AmdKernel) -> CompilerResult:
     lds = kernel.static_lds
     waves_per_eu = isa.effective_waves_per_eu(kernel.waves_per_eu, sizes, lds)
     vgprs = max(total_vgprs(target, kernel), kernel.allocated_vgprs, 1)
-    sgprs = max(kernel.sgprs, 1)
+    sgprs = max(kernel.sgprs, kernel.allocated_sgprs, 1)
     pad_vgprs, pad_sgprs = isa.min_vgprs(waves_per_eu[1]), isa.min_sgprs(waves_per_eu[1])
     padding = None
     if pad_vgprs > vgprs or pad_sgprs > sgprs:

@@ -151,7 +151,8 @@ class AmdKernel:
     ``vgprs`` is ``.vgpr_count`` (gfx908: max(arch, acc); gfx90a+: arch aligned to 4 plus acc);
     ``agprs`` is ``.agpr_count``; ``allocated_vgprs`` is what the kernel descriptor allocates
     (``GRANULATED_WORKITEM_VGPR_COUNT``), 0 where unknown: LLVM pads it past ``.vgpr_count`` to honour
-    ``amdgpu-waves-per-eu``.  ``wave_size`` / ``wgp_mode`` None mean the target's default,
+    ``amdgpu-waves-per-eu``; ``allocated_sgprs`` likewise from ``GRANULATED_WAVEFRONT_SGPR_COUNT`` (gfx9 only:
+    LLVM pads SGPRs for the same reason).  ``wave_size`` / ``wgp_mode`` None mean the target's default,
     ``max_threads`` None the default flat workgroup size (1024), ``required_block`` 0 none.
     ``waves_per_eu`` is ``amdgpu-waves-per-eu`` as (min, max); max None when only the minimum is given.
     """
@@ -167,6 +168,7 @@ class AmdKernel:
     max_threads: int | None = None
     required_block: int = 0
     waves_per_eu: tuple[int, int | None] | None = None
+    allocated_sgprs: int = 0
 
     def resolved_wave_size(self, target: AmdTarget) -> int:
         wave = target.default_wave_size if self.wave_size is None else self.wave_size
