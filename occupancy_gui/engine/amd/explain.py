@@ -38,7 +38,7 @@ def explain_difference(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch, 
                 f"{target.max_workgroup_size}); the compiler answers for the kernel's launch bound.")
     runtime = runtime_waves_per_simd(hip)
     if runtime == comp:
-        return f"Both answers agree: {comp} waves per SIMD."
+        return f"Both answers agree: {comp} wave{'s' if comp != 1 else ''} per SIMD."
     head = f"The runtime gives {_num(runtime)} waves per SIMD and the compiler {comp}: "
     return head + (_runtime_lower(device, kernel, launch, hip, compiler) if runtime < comp
                    else _compiler_lower(device, kernel, launch, hip, compiler))  # fmt: skip
@@ -46,27 +46,34 @@ def explain_difference(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch, 
 
 def _runtime_lower(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch, hip: HipRuntimeResult,
                    compiler: CompilerResult) -> str:  # fmt: skip
-    b, target = hip.budget, device.target
+    b = hip.budget
     binding = hip.binding
+    if "lds" in binding and hip.limits["lds"] == 0:
+        return f"the block's {b.lds_per_block} B of LDS exceed the {b.lds_per_workgroup} B a workgroup may use."
     if "lds" in binding and launch.dynamic_lds:
         return (f"the runtime counts the {launch.dynamic_lds} B of dynamic LDS, which the compiler cannot see, "
                 f"so only {hip.limits['lds']} blocks fit.")
-    if "lds" in binding:
+    if "lds" in binding and b.lds_per_workgroup < compiler.budget.lds_pool:
         return (f"the runtime gives a workgroup {b.lds_per_workgroup} B of LDS to share, "
                 f"LLVM {compiler.budget.lds_pool} B per {'WGP' if compiler.budget.wgp_mode else 'CU'}.")
-    if "vgprs" in binding:
-        if target.agpr_file == "separate" and kernel.agprs > kernel.vgprs:
-            return "the runtime counts .vgpr_count only, LLVM max(VGPRs, AGPRs)."
-        return (f"the runtime rounds {kernel.vgprs} VGPRs to {b.vgprs_allocated} of {b.vgprs_per_simd} per SIMD "
-                f"({b.vgpr_waves} waves), LLVM to a granule of {compiler.budget.vgpr_granule} of "
-                f"{compiler.budget.total_vgprs} ({compiler.limits['vgprs']} waves).")
-    if "sgprs" in binding:
+    if "sgprs" in binding and b.sgpr_waves is not None and b.sgpr_waves < compiler.waves_per_simd:
         return (f"the runtime shares {b.sgprs_per_simd} SGPRs per SIMD among waves of {b.sgprs_allocated}, "
                 f"which allows {b.sgpr_waves}.")
+    vgpr_waves, compiler_vgprs = b.vgpr_waves, compiler.limits["vgprs"]
+    if "vgprs" in binding and vgpr_waves is not None and compiler_vgprs is not None and vgpr_waves < compiler_vgprs:
+        if device.target.agpr_file == "separate" and kernel.agprs > kernel.vgprs:
+            return "the runtime counts .vgpr_count only, LLVM max(VGPRs, AGPRs)."
+        return (f"the runtime rounds {kernel.vgprs} VGPRs to {b.vgprs_allocated} of {b.vgprs_per_simd} per SIMD "
+                f"({vgpr_waves} waves), LLVM to a granule of {compiler.budget.vgpr_granule} of "
+                f"{compiler.budget.total_vgprs} ({compiler_vgprs} waves).")
     if "waves" in binding and compiler.waves_per_simd > b.cap:
         return f"the runtime caps a SIMD at {b.cap} waves where LLVM allows {compiler.max_waves_per_simd}."
-    return (f"the runtime fits whole blocks of {hip.waves_per_block} waves: {hip.active_blocks} blocks on "
-            f"{b.simds} SIMDs leave wave slots empty.")
+    slots = b.simds * min([b.cap] + [w for w in (b.vgpr_waves, b.sgpr_waves) if w is not None])
+    if hip.active_blocks == 0:
+        return (f"a block of {hip.waves_per_block} waves does not fit in the {slots} wave slots its registers "
+                f"leave on {b.simds} SIMDs.")
+    return (f"the runtime fits whole blocks of {hip.waves_per_block} waves: {hip.active_blocks} of them fill "
+            f"{hip.active_waves} of the {slots} wave slots on {b.simds} SIMDs.")
 
 
 def _compiler_lower(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch, hip: HipRuntimeResult,
@@ -76,7 +83,7 @@ def _compiler_lower(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch, hip
     if "waves_per_eu" in binding and kernel.waves_per_eu is not None:
         return (f"LLVM pads the registers to {cb.padded_vgprs} VGPRs to honour amdgpu-waves-per-eu "
                 f"{kernel.waves_per_eu}; the runtime reads the kernel's {kernel.vgprs}.")
-    if "vgprs" in binding:
+    if "vgprs" in binding and compiler.limits["vgprs"] != hip.budget.vgpr_waves:
         if kernel.allocated_vgprs > total_vgprs(target, kernel):
             return (f"the kernel descriptor allocates {kernel.allocated_vgprs} VGPRs, which LLVM counts; the runtime "
                     f"reads .vgpr_count, {kernel.vgprs}.")

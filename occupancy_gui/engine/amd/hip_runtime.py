@@ -24,6 +24,7 @@ name at the top of the file.  What it does, in the order it does it:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -201,8 +202,16 @@ def _failed(budget: HipBudget, block_size: int, error: str) -> HipRuntimeResult:
 
 
 def hip_occupancy(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch) -> HipRuntimeResult:
-    """``hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, dynamicLDS)`` with its grid size."""
-    return max_active_blocks(device, kernel, launch.threads_per_block, launch.dynamic_lds)
+    """``hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, dynamicLDS)`` with its grid size.
+
+    ``best_block_size`` is what ``hipOccupancyMaxPotentialBlockSize`` suggests for the same kernel and
+    dynamic LDS (the block the call above uses internally is the launched one, rounded to whole waves).
+    """
+    result = max_active_blocks(device, kernel, launch.threads_per_block, launch.dynamic_lds)
+    if result.error is not None:
+        return result
+    best = max_active_blocks(device, kernel, 0, launch.dynamic_lds, potential=True).best_block_size
+    return dataclasses.replace(result, best_block_size=best)
 
 
 def hip_potential_block_size(device: AmdDevice, kernel: AmdKernel, dynamic_lds: int = 0,

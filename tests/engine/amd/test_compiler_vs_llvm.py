@@ -125,16 +125,16 @@ def triton_results() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     for arch, warp in TRITON_TARGETS:
         for rows in (2, 8, 32, 64):
             jobs.append({"kind": "triton", "kernel": "pressure", "arch": arch, "warp": warp,
-                         "constexprs": {"R": rows, "BLOCK": 1024}, "options": {"num_warps": 4}})  # fmt: skip
+                         "constexprs": {"rows": rows, "block": 1024}, "options": {"num_warps": 4}})  # fmt: skip
         for warps in (1, 8):
             jobs.append({"kind": "triton", "kernel": "pressure", "arch": arch, "warp": warp,
-                         "constexprs": {"R": 8, "BLOCK": 512}, "options": {"num_warps": warps}})  # fmt: skip
+                         "constexprs": {"rows": 8, "block": 512}, "options": {"num_warps": warps}})  # fmt: skip
         for waves in (0, 2, 4):
             jobs.append({"kind": "triton", "kernel": "dot", "arch": arch, "warp": warp,
-                         "constexprs": {"M": 128, "N": 128, "K": 64},
+                         "constexprs": {"size_m": 128, "size_n": 128, "size_k": 64},
                          "options": {"num_warps": 4, "waves_per_eu": waves}})  # fmt: skip
         jobs.append({"kind": "triton", "kernel": "dot", "arch": arch, "warp": warp,
-                     "constexprs": {"M": 64, "N": 64, "K": 32}, "options": {"num_warps": 2}})  # fmt: skip
+                     "constexprs": {"size_m": 64, "size_n": 64, "size_k": 32}, "options": {"num_warps": 2}})  # fmt: skip
     results = run_oracle(jobs)
     return [(job["arch"], job, records[0]) for job, records in zip(jobs, results, strict=True)]
 
@@ -148,7 +148,8 @@ def test_model_equals_llvm_on_triton_kernels(triton_results: list[tuple[str, dic
         kernel = kernel_of(record, target, (waves, waves) if waves else None)
         model = compiler_occupancy(target, kernel).waves_per_simd
         if model != record["Occupancy"]:
-            mismatches.append(f"{arch} {job['kernel']} {job['constexprs']} {job['options']}: {model} != {record['Occupancy']}")
+            mismatches.append(f"{arch} {job['kernel']} {job['constexprs']} {job['options']}: "
+                              f"{model} != {record['Occupancy']}")
     assert mismatches == [], mismatches
     # The sweep reaches what it is meant to: register limits, AGPRs, spills to scratch, several launch bounds.
     assert any(r.get("agpr_count", 0) > 0 for _a, _j, r in triton_results)
