@@ -5,8 +5,9 @@ blocks per multiprocessor, active waves (in ``active_warps``) and occupancy.  Th
 so its curve's ``active_blocks`` and ``active_warps`` hold waves per SIMD and its occupancy is over LLVM's
 wave cap; a change of ``active_blocks`` is still where a cliff is.
 
-Every point is one call of the scalar rule (the rules are a dozen integer operations; the 1024-point
-block-size sweep of both rules takes about 15 ms), so each point equals the calculator's answer.
+Every point is one call of the scalar rules, so each point equals the calculator's answer; that costs about
+25 µs per rule and point (the 1024-point block-size sweep of both rules takes about 50 ms on a 2-core machine,
+``tests/benchmarks/bench_amd.py``), which an edit can afford, so no second, vectorised copy of the rules exists.
 """
 
 from __future__ import annotations
