@@ -36,6 +36,11 @@ def explain_difference(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch, 
     if hip.limits.get("workgroup_size") == 0:
         return (f"The runtime fits no block of {launch.threads_per_block} threads (the limit is "
                 f"{target.max_workgroup_size}); the compiler answers for the kernel's launch bound.")
+    bound = compiler.budget.flat_workgroup_sizes[1]
+    if launch.threads_per_block > bound:
+        return (f"The launch itself fails: a block of {launch.threads_per_block} threads is above the kernel's "
+                f"launch bound of {bound} (hipErrorLaunchFailure), though the occupancy call still answers "
+                f"{hip.active_blocks} blocks.")
     runtime = runtime_waves_per_simd(hip)
     if runtime == comp:
         return f"Both answers agree: {comp} wave{'s' if comp != 1 else ''} per SIMD."

@@ -49,6 +49,10 @@ EXPLAINED = [
     ("MI300X", AmdKernel(vgprs=600), AmdLaunch(256),
      "The runtime refuses the kernel (hipErrorUnknown: 600 VGPRs exceed the 512 per SIMD); the compiler still "
      "reports 1 wave per SIMD, because LLVM never counts fewer than one."),
+    # hipModuleLaunchKernel refuses a block above the kernel's launch bound; the occupancy API does not look.
+    ("MI300X", AmdKernel(vgprs=32, max_threads=256), AmdLaunch(512),
+     "The launch itself fails: a block of 512 threads is above the kernel's launch bound of 256 "
+     "(hipErrorLaunchFailure), though the occupancy call still answers 4 blocks."),
     ("MI300X", AmdKernel(vgprs=32), AmdLaunch(2048),
      "The runtime fits no block of 2048 threads (the limit is 1024); the compiler answers for the kernel's launch bound."),
 ]  # fmt: skip
@@ -72,8 +76,14 @@ def test_explanation_is_one_line_and_agrees_only_when_equal(amd_catalog: AmdCata
         launch = AmdLaunch(rng.randrange(1, 1025), rng.choice((0, rng.randrange(0, 30000))))
         text = explain_difference(profile.device(), kernel, launch)
         hip, comp = hip_occupancy(profile.device(), kernel, launch), compiler_occupancy(target, kernel)
-        agree = hip.error is None and hip.active_waves == comp.waves_per_simd * hip.budget.simds
         assert "\n" not in text and text.endswith(".")
+        if hip.error is not None:
+            assert text.startswith("The runtime refuses the kernel"), text
+            continue
+        if launch.threads_per_block > (kernel.max_threads or 1024):
+            assert text.startswith("The launch itself fails"), text
+            continue
+        agree = hip.active_waves == comp.waves_per_simd * hip.budget.simds
         assert text.startswith("Both answers agree") == agree, text
         if not agree and text.startswith("The runtime gives"):
             seen.add(" ".join(text.split(": ", 1)[1].split()[:4]))
