@@ -14,6 +14,8 @@ from .errors import ProfileError
 from .schema import INFO_FIELDS, LIMIT_FIELDS, LIMIT_NAMES, SCHEMA_VERSION, Field
 
 __all__ = [
+    "AmdCatalog",
+    "AmdProfile",
     "PROFILE_DIR_ENV",
     "Catalog",
     "DeviceProfile",
@@ -26,12 +28,16 @@ __all__ = [
     "SCHEMA_VERSION",
     "Sourced",
     "default_catalog",
+    "load_amd_profile",
     "load_profile",
+    "parse_amd_profile",
     "parse_profile",
     "user_profile_dir",
 ]
 
 if TYPE_CHECKING:  # loaded lazily by __getattr__ below
+    from .amd_catalog import AmdCatalog, AmdProfile
+    from .amd_loader import load_amd_profile, parse_amd_profile
     from .loader import RawProfile, Sourced, load_profile, parse_profile
 
 
@@ -41,4 +47,8 @@ def __getattr__(name: str) -> object:
         from . import loader  # noqa: PLC0415 - lazy: a catalog read from the cache needs no YAML
 
         return getattr(loader, name)
+    if name in ("AmdCatalog", "AmdProfile", "load_amd_profile", "parse_amd_profile"):
+        from . import amd_catalog, amd_loader  # noqa: PLC0415 - lazy: AMD profiles are read only when asked for
+
+        return getattr(amd_catalog if name.startswith("Amd") else amd_loader, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

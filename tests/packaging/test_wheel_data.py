@@ -26,8 +26,9 @@ def test_wheel_contains_data_and_paths_resolve_from_it(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     wheel = next(tmp_path.glob("occupancy_gui-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    profiles = sorted(p.name for p in (ROOT / "device_profiles").glob("*.yaml"))
-    assert all(f"occupancy_gui/_data/device_profiles/{name}" in names for name in profiles)
+    profiles = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "device_profiles").rglob("*.yaml"))
+    assert any("/amd/" in name for name in profiles)  # the AMD profiles' sub-folder travels too
+    assert all(f"occupancy_gui/_data/{name}" in names for name in profiles)
     resources = [p.relative_to(ROOT).as_posix() for p in (ROOT / "resources").rglob("*") if p.is_file()]
     assert all(f"occupancy_gui/_data/{r}" in names for r in resources)
     site = tmp_path / "site"

@@ -1,0 +1,38 @@
+"""The AMD engine: the HIP runtime's occupancy answer and LLVM's, side by side.
+
+Two rules answer "how many blocks / waves fit" on an AMD GPU, and they disagree:
+
+* ``hip_runtime``: ``hipOccupancyMaxActiveBlocksPerMultiprocessor`` as ROCm 7.x computes it (pools a CU's
+  waves, caps them at 8 or 16 per SIMD, ignores the LDS granule), with ``hipOccupancyMaxPotentialBlockSize``
+  and, in ``hip_search``, the header template that searches block sizes;
+* ``compiler``: LLVM's AMDGPU model, the ``; Occupancy: N`` waves per SIMD the compiler prints.
+
+``explain`` says in one line why they differ; ``sweeps`` and ``advisor`` draw step curves and find the VGPR
+counts where waves per SIMD change; ``rows`` turns either answer into vendor-neutral limit rows.  Pure Python:
+no Qt, no I/O; targets come from ``profiles.amd_catalog``.
+"""
+
+from .advisor import VgprStep, vgpr_steps
+from .compiler import COMPILER_LIMITS, CompilerBudget, CompilerResult, compiler_occupancy
+from .errors import AmdInputError
+from .explain import explain_difference
+from .hip_runtime import (
+    HIP_LIMITS,
+    HipBudget,
+    HipRuntimeResult,
+    hip_occupancy,
+    hip_potential_block_size,
+    max_active_blocks,
+)
+from .hip_search import HipBlockSizeSearch, hip_block_size_search
+from .rows import AmdLimitRow, compiler_rows, hip_rows
+from .sweeps import sweep_block_size, sweep_lds, sweep_vgprs
+from .types import AGPR_FILES, AmdDevice, AmdKernel, AmdLaunch, AmdTarget, gfx_version
+
+__all__ = [
+    "AGPR_FILES", "COMPILER_LIMITS", "HIP_LIMITS", "AmdDevice", "AmdInputError", "AmdKernel", "AmdLaunch",
+    "AmdLimitRow", "AmdTarget", "CompilerBudget", "CompilerResult", "HipBlockSizeSearch", "HipBudget",
+    "HipRuntimeResult", "VgprStep", "compiler_occupancy", "compiler_rows", "explain_difference", "gfx_version",
+    "hip_block_size_search", "hip_occupancy", "hip_potential_block_size", "hip_rows", "max_active_blocks",
+    "sweep_block_size", "sweep_lds", "sweep_vgprs", "vgpr_steps",
+]  # fmt: skip
