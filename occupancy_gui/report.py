@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import units
+from . import fields, units
 from .compatibility import mismatch_message
 from .engine import (
     CARVEOUT_DEFAULT,
@@ -47,24 +47,16 @@ LIMIT_TITLES = {
     Limit.SHARED_MEMORY: "Shared memory", Limit.BARRIERS: "Block barriers",
     Limit.VIRTUAL_RESOURCES: "Virtual resources",
 }  # fmt: skip
-INPUT_LABELS = {
-    "threads": "Threads per block", "registers": "Registers per thread", "static_smem": "Static shared memory",
-    "dynamic_smem": "Dynamic shared memory", "max_dynamic_smem": "Max dynamic shared memory attribute",
-    "barriers": "Block barriers", "carveout": "Shared memory carveout", "cache_config": "Cache preference (CC 3.x)",
-    "max_threads_per_block": "Launch bound (max threads per block)",
-    "required_block_size": "Required block size (.reqntid)", "min_blocks_per_sm": "Min blocks per SM (__launch_bounds__)",
-}  # fmt: skip
-BYTE_INPUTS = frozenset({"static_smem", "dynamic_smem", "max_dynamic_smem"})
+INPUT_LABELS = {f.name: f.label for f in fields.FIELDS}
+BYTE_INPUTS = fields.BYTE_FIELDS
 CSV_COLUMNS = ("limit", "binding", "per_block_nominal", "allocated", "sm_capacity", "calculation", "blocks",
                "first_pass_estimate", "rounding_changed")  # fmt: skip
 
 
 def format_input(name: str, value: object) -> str:
     """An input value as a reader wants it (bytes with KiB, carveout and cache preference by meaning)."""
-    if name == "max_dynamic_smem" and value is None:
-        return "runtime default"
-    if name in ("max_threads_per_block", "required_block_size", "min_blocks_per_sm") and value is None:
-        return "none"
+    if value is None and fields.FIELD[name].optional:
+        return fields.FIELD[name].none_text
     if name in BYTE_INPUTS and isinstance(value, int):
         return format_bytes_long(value)
     if name == "carveout":

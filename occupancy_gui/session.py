@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from . import fields
 from .engine import (
     CARVEOUT_DEFAULT,
     INT_MAX,
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 CURVE_NAMES: tuple[str, ...] = ("threads", "registers", "shared_memory", "barriers")
 """Keys of :attr:`Session.curves`, in display order."""
 
-MAX_BLOCK_BARRIERS = 16
+MAX_BLOCK_BARRIERS = fields.FIELD["barriers"].high
 """PTX named barriers are numbered 0..15 (``bar.sync 0..15``): a block can use at most 16."""
 
 BARRIER_SWEEP = MAX_BLOCK_BARRIERS
@@ -64,14 +65,14 @@ class Inputs:
     """
 
     device: str
-    threads: int = 256
-    registers: int = 32
-    static_smem: int = 0
-    dynamic_smem: int = 0
+    threads: int = fields.default("threads")
+    registers: int = fields.default("registers")
+    static_smem: int = fields.default("static_smem")
+    dynamic_smem: int = fields.default("dynamic_smem")
     max_dynamic_smem: int | None = None
-    barriers: int = 1
-    carveout: int = CARVEOUT_DEFAULT
-    cache_config: CacheConfig = CacheConfig.PREFER_NONE
+    barriers: int = fields.default("barriers")
+    carveout: int = fields.default("carveout")
+    cache_config: CacheConfig = CacheConfig(fields.default("cache_config"))
     max_threads_per_block: int | None = None
     """The kernel's launch bound (``__launch_bounds__``, ``.maxntid``); ``None``: none."""
     required_block_size: int | None = None
@@ -81,8 +82,9 @@ class Inputs:
     """``__launch_bounds__``'s minimum blocks per SM (a compiler hint, not a launch rule); ``None``: none."""
 
 
-INPUT_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Inputs))
-OPTIONAL_FIELDS = ("max_dynamic_smem", "max_threads_per_block", "required_block_size", "min_blocks_per_sm")
+INPUT_FIELDS: tuple[str, ...] = ("device", *fields.NAMES)
+"""``device`` and every input of the field table (a test holds :class:`Inputs` to it, field for field)."""
+OPTIONAL_FIELDS = fields.OPTIONAL
 """Inputs where ``None`` means "the runtime's default" / "no bound"."""
 
 
@@ -126,19 +128,7 @@ def input_problem(inputs: Inputs) -> str | None:
     return None
 
 KIB = 1024
-_MIB = KIB * KIB
-INPUT_RANGES: dict[str, tuple[int, int]] = {
-    "threads": (1, 16384),  # beyond any device's limit, so that an oversized block is explained, not refused
-    "registers": (0, 1024),
-    "static_smem": (0, 4 * _MIB),
-    "dynamic_smem": (0, 4 * _MIB),
-    "max_dynamic_smem": (0, 4 * _MIB),
-    "barriers": (0, MAX_BLOCK_BARRIERS),
-    "carveout": (-1, 100),
-    "max_threads_per_block": (1, 16384),  # the kernel's __launch_bounds__ (optional)
-    "required_block_size": (1, 16384),  # the kernel's .reqntid, x·y·z (optional)
-    "min_blocks_per_sm": (1, 1024),  # __launch_bounds__'s minimum blocks per SM (optional)
-}
+INPUT_RANGES: dict[str, tuple[int, int]] = fields.RANGES
 """The values each integer input can take in the window (its fields' ranges), on the command line and
 in a session file: wider than any device allows, so that an oversized block is explained by the
 engine rather than refused; a session file outside them is refused, never clamped or defaulted."""

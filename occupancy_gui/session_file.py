@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import fields
 from .engine import CacheConfig
 from .session import INPUT_FIELDS, INPUT_RANGES, OPTIONAL_FIELDS, Inputs, input_problem
 
@@ -56,10 +57,11 @@ YAML_SUFFIXES = (".yaml", ".yml")
 MAX_BYTES = 1 << 20
 """A session is a few hundred bytes; anything larger is not one (and is refused before parsing)."""
 
-CACHE_NAMES = {CacheConfig.PREFER_NONE: "none", CacheConfig.PREFER_SHARED: "shared",
-               CacheConfig.PREFER_L1: "l1", CacheConfig.PREFER_EQUAL: "equal"}  # fmt: skip
+CACHE_NAMES = {CacheConfig(i): name for i, name in enumerate(fields.CACHE_NAMES)}
 TOP_KEYS = (FORMAT_KEY, "device", "inputs", "import", "compare")
-VALUE_RANGES: dict[str, tuple[int, int]] = INPUT_RANGES  # carveout (-1..100) included
+VALUE_RANGES: dict[str, tuple[int, int]] = {name: span for name, span in INPUT_RANGES.items()
+                                             if fields.FIELD[name].kind != fields.CACHE}  # fmt: skip
+"""Every number's range (carveout's -1..100 included); a cache preference is read by name."""
 MAX_DEVICE_NAME = 256
 """Longest device name looked up (profile names are far shorter); a longer one is refused unread."""
 

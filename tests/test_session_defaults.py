@@ -21,5 +21,23 @@ def test_the_window_fields_use_the_session_ranges() -> None:
     optional = ("max_threads_per_block", "required_block_size", "min_blocks_per_sm")
     for name in optional:
         assert fields.pop(name) == (0, INPUT_RANGES[name][1]), name
-    ranges = {name: span for name, span in INPUT_RANGES.items() if name not in ("carveout", *optional)}
-    assert fields == ranges  # carveout is a device-panel choice, not a kernel field
+    ranges = {name: span for name, span in INPUT_RANGES.items() if name not in ("carveout", "cache_config", *optional)}
+    assert fields == ranges  # carveout and cache config are device-panel choices, not kernel fields
+
+
+def test_inputs_are_the_field_table() -> None:
+    """``Inputs`` holds exactly the table's inputs (and the device), with the table's defaults; a field added to one
+    and not the other fails here."""
+    import dataclasses
+    import typing
+
+    from occupancy_gui import fields as table
+    from occupancy_gui.session import Inputs
+
+    declared = [f for f in dataclasses.fields(Inputs) if f.name != "device"]
+    assert [f.name for f in declared] == list(table.NAMES)
+    hints = typing.get_type_hints(Inputs)
+    for f in declared:
+        spec = table.FIELD[f.name]
+        assert f.default == spec.default, f.name
+        assert (type(None) in typing.get_args(hints[f.name])) == spec.optional, f.name

@@ -38,6 +38,7 @@ from ..engine.launch import build_query
 from ..engine.occupancy import device_is_valid, sm_model
 from ..engine.rows import ReasonInputs, zero_block_reasons_many
 from ..engine.types import default_max_dynamic_smem
+from ..fields import QUERY_KEYS as QUERY_FIELDS
 from ..profiles import Catalog
 from .batch_input import CHUNK_LINES, FIRST_CHUNK_LINES, MAX_LINE_CHARS, Line, read_chunks
 from .batch_output import ResultRows, chunk_to_csv, chunk_to_jsonl
@@ -56,9 +57,8 @@ _SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type] 
 _JSON_SPACE = " \t\n\r"
 _ERRORS = (QueryError, OccupancyError, DeviceLookupError)
 _DEFAULT_FUNC = FunctionAttributes(num_regs=0)
-_COLUMN_KEYS = ("threads", "registers", "static_smem", "dynamic_smem", "barriers", "max_dynamic_smem",
-                "carveout", "cache_config", "max_threads_per_block", "required_block_size")  # fmt: skip
-"""The query keys the fast path reads itself; everything else ``kernel_query`` decides."""
+_COLUMN_KEYS = QUERY_FIELDS
+"""The query keys the fast path reads itself (the field table's); everything else ``kernel_query`` decides."""
 
 
 class _Recorder(dict[str, Any]):

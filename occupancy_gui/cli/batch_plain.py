@@ -27,7 +27,9 @@ import msgspec
 import msgspec.json
 import numpy as np
 
+from .. import fields
 from ..engine import INT_MAX
+from ..fields import BYTES, CACHE, CARVEOUT, COUNT, FIELD
 from .inputs import QueryError, parse_cache_config, parse_carveout
 
 MAX_PLAIN_CHARS = 2048
@@ -36,21 +38,15 @@ MAX_SHALLOW_CHARS = 512
 """Lines up to this long skip the nesting screen (it cost a sixth of the decoding: 1M lines ~0.1 s)."""
 
 
-class PlainQuery(msgspec.Struct, gc=False):
-    """The keys of a plain query line as msgspec decodes them; keys it does not name are skipped."""
-
-    device: str | None = None
-    threads: int | None = None
-    registers: int | None = None
-    static_smem: int | None = None
-    dynamic_smem: int | None = None
-    barriers: int | None = None
-    max_dynamic_smem: int | None = None
-    carveout: int | str | None = None
-    cache_config: int | str | None = None
-    max_threads_per_block: int | None = None
-    required_block_size: int | None = None
-
+_PLAIN_TYPES: dict[str, Any] = {COUNT: int | None, BYTES: int | None, CARVEOUT: int | str | None,
+                                CACHE: int | str | None}  # fmt: skip
+"""What a plain line may hold for each kind of input: an int or ``null`` (a carveout and a cache preference also
+by name)."""
+PlainQuery = msgspec.defstruct(
+    "PlainQuery", [("device", str | None, None), *((name, _PLAIN_TYPES[FIELD[name].kind], None) for name in
+                                                   fields.QUERY_KEYS)], gc=False)  # fmt: skip
+"""The keys of a plain query line as msgspec decodes them (the field table's query keys and the device); keys it
+does not name are skipped."""
 
 QUERY_KEYS = frozenset(PlainQuery.__struct_fields__) - {"device"}
 _decode = msgspec.json.Decoder(PlainQuery).decode
@@ -69,7 +65,7 @@ def _shallow_chars() -> int:
     return max(0, min(MAX_SHALLOW_CHARS, sys.getrecursionlimit() // 2 - 100))
 
 
-def decode_plain(texts: Sequence[str | None]) -> tuple[list[int], list[PlainQuery]]:
+def decode_plain(texts: Sequence[str | None]) -> tuple[list[int], list[msgspec.Struct]]:
     """The positions of the lines that decode as plain queries, and their queries.
 
     The screens and the decoding run as ``map`` calls, so a line costs no Python bytecode of its own;
@@ -84,7 +80,7 @@ def decode_plain(texts: Sequence[str | None]) -> tuple[list[int], list[PlainQuer
     for i in deep.tolist():
         screened[i] = lines[i].count("{") == 1 and "[" not in lines[i]
     candidates = np.flatnonzero(screened)
-    decoded: list[PlainQuery | None] = []
+    decoded: list[msgspec.Struct | None] = []
     pending = compress(lines, screened.tolist())
     while True:
         try:
@@ -93,7 +89,7 @@ def decode_plain(texts: Sequence[str | None]) -> tuple[list[int], list[PlainQuer
         except (msgspec.DecodeError, RecursionError, ValueError):
             decoded.append(None)
     kept = np.fromiter(map(is_not, decoded, repeat(None)), dtype=np.bool_, count=len(decoded))
-    return candidates[kept].tolist(), cast(list[PlainQuery], list(compress(decoded, kept.tolist())))
+    return candidates[kept].tolist(), cast(list[msgspec.Struct], list(compress(decoded, kept.tolist())))
 
 
 def _is_none(values: list[Any]) -> np.ndarray:
@@ -159,7 +155,7 @@ _CACHE_PARSE: _Parse = _parse_cache
 _CARVEOUT_PARSE: _Parse = parse_carveout
 
 
-def plain_columns(queries: list[PlainQuery]) -> tuple[list[str | None], dict[str, np.ndarray], np.ndarray]:
+def plain_columns(queries: list[msgspec.Struct]) -> tuple[list[str | None], dict[str, np.ndarray], np.ndarray]:
     """The queries' devices, their fields as the batch's int64 columns, and the mask of those to defer.
 
     The fields read as ``batch._plain`` reads a dict: absent and ``null`` are the defaults, a carveout

@@ -10,6 +10,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from .. import fields
 from ..engine import (
     DynamicSmem,
     OccupancyError,
@@ -27,13 +28,21 @@ USER_ERRORS = (QueryError, OccupancyError, DeviceLookupError)
 """Errors a user's input causes: one line, exit 2."""
 
 
+def _cache_code(value: Any) -> int:
+    return int(parse_cache_config(value))
+
+
+_READ: dict[str, Any] = {fields.CARVEOUT: parse_carveout, fields.CACHE: _cache_code}
+"""A flag's text as a query value, for the kinds given by name (a carveout, a cache preference)."""
+
+
 def _query_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "threads": args.threads, "registers": args.registers, "static_smem": args.static_smem,
-        "dynamic_smem": args.dynamic_smem, "barriers": args.barriers, "max_dynamic_smem": args.max_dynamic_smem,
-        "carveout": parse_carveout(args.carveout), "cache_config": int(parse_cache_config(args.cache_config)),
-        "max_threads_per_block": args.max_threads_per_block, "required_block_size": args.required_block_size,
-    }  # fmt: skip
+    """The batch query the flags make (the field table's query keys)."""
+    return {name: _READ.get(fields.FIELD[name].kind, _same)(getattr(args, name)) for name in fields.QUERY_KEYS}
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def _min_blocks(args: argparse.Namespace) -> int | None:
@@ -46,8 +55,7 @@ def _min_blocks(args: argparse.Namespace) -> int | None:
 
 def _kernel_bounds(args: argparse.Namespace) -> dict[str, int]:
     """The kernel's own limits given on the command line, as JSON keys (absent where not given)."""
-    given = {"max_threads_per_block": args.max_threads_per_block, "required_block_size": args.required_block_size,
-             "min_blocks_per_sm": args.min_blocks_per_sm}  # fmt: skip
+    given = {name: getattr(args, name) for name in fields.KERNEL_LIMITS}
     return {k: v for k, v in given.items() if v is not None}
 
 
@@ -173,9 +181,7 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
         except KeyError as exc:
             return fail("occupancy report", str(exc.args[0]) if exc.args else str(exc))
         inputs.update({k: v for k, v in record_inputs(record, device, args.threads).items() if k != "threads"})
-    explicit = {"registers": args.registers, "static_smem": args.static_smem, "barriers": args.barriers,
-                "max_threads_per_block": args.max_threads_per_block, "required_block_size": args.required_block_size,
-                "min_blocks_per_sm": args.min_blocks_per_sm}  # fmt: skip
+    explicit = {name: getattr(args, name) for name in fields.NAMES if fields.FIELD[name].kernel}
     inputs.update({k: v for k, v in explicit.items() if v is not None})
     typed = frozenset({"threads", *(k for k, v in explicit.items() if v is not None)} | (
         {"dynamic_smem"} if args.dynamic_smem else set()))  # fmt: skip

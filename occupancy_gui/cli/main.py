@@ -9,30 +9,28 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
-from .. import REFERENCE_HEADER, __version__
+from .. import REFERENCE_HEADER, __version__, fields
+from ..fields import BYTES, CACHE, CARVEOUT, COUNT
 from .common import Parser, fail
 from .common import byte_size as _bytes
 
+_ARG_TYPES: dict[str, Any] = {COUNT: int, BYTES: _bytes, CARVEOUT: str, CACHE: str}
+_CLI_DEFAULTS: dict[str, Any] = {CARVEOUT: "default", CACHE: "none"}
+"""How a kind reads on the command line (a carveout and a cache preference by name) and its default's words."""
+
 
 def _add_kernel_arguments(p: argparse.ArgumentParser, *, threads_required: bool) -> None:
+    """The device and every input of the field table with a flag (``fields.FIELDS``), then ``--json``."""
     p.add_argument("--device", required=True, help="profile name, alias, sm_XY or X.Y")
-    p.add_argument("--threads", type=int, required=threads_required, help="threads per block")
-    p.add_argument("--registers", type=int, required=True, help="registers per thread")
-    p.add_argument("--static-smem", type=_bytes, default=0, help="static shared memory per block (bytes or KiB)")
-    p.add_argument("--dynamic-smem", type=_bytes, default=0, help="dynamic shared memory per block")
-    p.add_argument("--barriers", type=int, default=1, help="block barriers per block (default 1)")
-    p.add_argument("--carveout", default="default", help="shared memory carveout: default or 0..100 (percent)")
-    p.add_argument("--cache-config", default="none", help="CC 3.x cache preference: none, shared, l1, equal")
-    p.add_argument("--max-dynamic-smem", type=_bytes, default=None,
-                   help="cudaFuncAttributeMaxDynamicSharedMemorySize (default: 48 KiB minus static, no opt-in)")
-    p.add_argument("--max-threads-per-block", type=int, default=None, metavar="N",
-                   help="the kernel's launch bound (__launch_bounds__ / cudaFuncAttributes.maxThreadsPerBlock)")
-    p.add_argument("--required-block-size", type=int, default=None, metavar="N",
-                   help="the kernel's required block size (PTX .reqntid, x*y*z): any other block cannot launch")
-    p.add_argument("--min-blocks-per-sm", type=int, default=None, metavar="N",
-                   help="__launch_bounds__'s minimum blocks per SM (a compiler hint): say when the launch has fewer")
+    for f in fields.FIELDS:
+        if f.flag is None:
+            continue
+        required = f.name == "registers" or (f.name == "threads" and threads_required)
+        default = None if f.optional or f.name == "threads" else _CLI_DEFAULTS.get(f.kind, f.default)
+        p.add_argument(f.flag, type=_ARG_TYPES[f.kind], required=required, default=default,
+                       metavar="N" if f.optional and f.kind == COUNT else None, help=f.help)  # fmt: skip
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -110,20 +108,13 @@ def _add_report_arguments(p: argparse.ArgumentParser) -> None:
                    help="compiler output: registers, static smem and barriers from its first kernel")
     p.add_argument("--kernel", metavar="NAME", help="with FILE: the first kernel whose name contains NAME")
     p.add_argument("--device", required=True, help="profile name, alias, sm_XY or X.Y")
-    p.add_argument("--threads", type=int, required=True, help="threads per block")
-    p.add_argument("--registers", type=int, help="registers per thread (required without FILE; overrides FILE)")
-    p.add_argument("--static-smem", type=_bytes, help="static shared memory per block (overrides FILE)")
-    p.add_argument("--dynamic-smem", type=_bytes, default=0, help="dynamic shared memory per block")
-    p.add_argument("--barriers", type=int, help="block barriers per block (default: FILE's, else 1)")
-    p.add_argument("--carveout", default="default", help="shared memory carveout: default or 0..100 (percent)")
-    p.add_argument("--cache-config", default="none", help="CC 3.x cache preference: none, shared, l1, equal")
-    p.add_argument("--max-dynamic-smem", type=_bytes, default=None, help="cudaFuncAttributeMaxDynamicSharedMemorySize")
-    p.add_argument("--max-threads-per-block", type=int, default=None, metavar="N",
-                   help="the kernel's launch bound (default: FILE's __launch_bounds__, else none)")
-    p.add_argument("--required-block-size", type=int, default=None, metavar="N",
-                   help="the kernel's required block size (default: FILE's .reqntid, else none)")
-    p.add_argument("--min-blocks-per-sm", type=int, default=None, metavar="N",
-                   help="__launch_bounds__'s minimum blocks per SM (default: FILE's, else none)")
+    for f in fields.FIELDS:  # a kernel's own figures come from FILE unless given
+        assert f.flag is not None  # every input has a flag
+        default = None if f.kernel or f.optional else _CLI_DEFAULTS.get(f.kind, f.default)
+        words = f"{f.help} (default: FILE's" + (f", else {f.none_text or f.default})" if f.name != "registers" else
+                                                 "; required without FILE)") if f.kernel else f.help
+        p.add_argument(f.flag, type=_ARG_TYPES[f.kind], required=f.name == "threads", default=default,
+                       metavar="N" if f.optional and f.kind == COUNT else None, help=words)  # fmt: skip
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="report file: .html, .md or .csv")
 
 

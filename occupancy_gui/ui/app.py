@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from .. import __version__, units
+from .. import __version__, fields, units
 from ..session import DEFAULT_DEVICE, DEFAULT_INPUTS, INPUT_RANGES, InputRefused, Session
 from .qt_utils import app_icon
-from .settings import load_inputs
+from .settings import WINDOW_OPTIONS, load_inputs
 
 if TYPE_CHECKING:
     from ..profiles import Catalog
@@ -27,6 +27,7 @@ ORGANIZATION = "occupancy_gui"
 APPLICATION = "occupancy-gui"
 SCREENSHOT_SIZE = (1400, 900)
 RANGES = INPUT_RANGES
+
 
 
 class UsageError(Exception):
@@ -78,10 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "cache folder, ...), or a .ptx/.cu source to compile (with --arch)")
     parser.add_argument("--device", metavar="NAME", help="device profile: sm_90, 9.0, H100, ...")
     parser.add_argument("--arch", metavar="sm_XY", help="with a .ptx or .cu FILE: the architecture to compile for")
-    parser.add_argument("--threads", type=_count("threads"), metavar="N", help="threads per block")
-    parser.add_argument("--registers", type=_count("registers"), metavar="N", help="registers per thread")
-    parser.add_argument("--static-smem", type=_bytes("static_smem"), metavar="B", help="static shared memory (bytes or KiB)")
-    parser.add_argument("--dynamic-smem", type=_bytes("dynamic_smem"), metavar="B", help="dynamic shared memory (bytes or KiB)")
+    for name in WINDOW_OPTIONS:  # the field table's flags, as `occupancy calc` spells them
+        f = fields.FIELD[name]
+        kind = _bytes(name) if f.kind == fields.BYTES else _count(name)
+        assert f.flag is not None  # each of WINDOW_OPTIONS has one
+        parser.add_argument(f.flag, type=kind, metavar="B" if f.kind == fields.BYTES else "N", help=f.help)
     parser.add_argument("--screenshot", type=Path, metavar="OUT.png", help="render the window to a PNG and exit")
     parser.add_argument("--size", type=_size, metavar="WxH", default=SCREENSHOT_SIZE,
                         help=f"with --screenshot: the window size (default {SCREENSHOT_SIZE[0]}x{SCREENSHOT_SIZE[1]})")
@@ -141,10 +143,13 @@ def initial_inputs(args: argparse.Namespace, catalog: Catalog, saved: dict[str, 
             inputs["device"] = catalog.get(device).name
         except KeyError as exc:
             raise UsageError(str(exc.args[0]) if exc.args else str(exc)) from None
-    options = dict(threads=args.threads, registers=args.registers, static_smem=args.static_smem,
-                   dynamic_smem=args.dynamic_smem)  # fmt: skip
-    inputs.update({k: v for k, v in options.items() if v is not None})
+    inputs.update(explicit_options(args))
     return inputs
+
+
+def explicit_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The inputs the command line set (:data:`WINDOW_OPTIONS` given a value)."""
+    return {name: getattr(args, name) for name in WINDOW_OPTIONS if getattr(args, name) is not None}
 
 
 def _excepthook(kind: type[BaseException], value: BaseException, tb: Any) -> None:
@@ -263,10 +268,7 @@ def _import_in_window(window: MainWindow, args: argparse.Namespace) -> None:
     if args.file.lower().endswith((".ptx", ".cu")):
         window.source.open(args.file, args.arch)  # compiled, then watched: a save recompiles
         return
-    options = dict(threads=args.threads, registers=args.registers, static_smem=args.static_smem,
-                   dynamic_smem=args.dynamic_smem)  # fmt: skip
-    overrides = {k: v for k, v in options.items() if v is not None}
-    window.import_panel.load(args.file, match_device=args.device is None, overrides=overrides)
+    window.import_panel.load(args.file, match_device=args.device is None, overrides=explicit_options(args))
 
 
 def _session_file(args: argparse.Namespace, catalog: Catalog) -> tuple[SessionState | None, Path | None]:

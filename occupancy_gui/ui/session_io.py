@@ -21,6 +21,7 @@ from .. import session_file as sf
 from ..session import DEFAULT_INPUTS, Inputs
 from .autosave import Autosave
 from .file_drop import DROP_EVENTS, accept_drop, dropped_session
+from .settings import WINDOW_OPTIONS
 
 if TYPE_CHECKING:
     from .views.compare_view import CompareView
@@ -357,7 +358,7 @@ class SessionIO(QObject):
         return False
 
 
-INPUT_OPTIONS = ("device", "threads", "registers", "static_smem", "dynamic_smem")
+INPUT_OPTIONS = ("device", *WINDOW_OPTIONS)
 """``occupancy-gui`` options that set inputs: with any of them, an autosave is not restored over them."""
 
 

@@ -6,11 +6,15 @@ from typing import Any
 
 from PySide6.QtCore import QSettings
 
+from .. import fields
 from ..engine import CacheConfig
 from ..session import INPUT_FIELDS, OPTIONAL_FIELDS, Inputs
 
 GROUP = "inputs"
-KERNEL_FIELDS = frozenset({"max_threads_per_block", "required_block_size", "min_blocks_per_sm"})
+WINDOW_OPTIONS = ("threads", "registers", "static_smem", "dynamic_smem")
+"""The inputs ``occupancy-gui`` takes as command-line options (flags and help from the field table); with any of
+them, an autosave is not restored over them."""
+KERNEL_FIELDS = frozenset(fields.KERNEL_LIMITS)
 """A kernel's own limits: remembered with the kernel in a session file, never alone across starts (the next
 start has no kernel loaded, and a bound without its kernel would limit every launch typed then)."""
 

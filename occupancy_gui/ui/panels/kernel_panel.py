@@ -5,52 +5,29 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QSlider, QWidget
 
-from ...session import INPUT_RANGES, InputRefused, Session
+from ... import fields
+from ...session import InputRefused, Session
 from .. import terms
 from ..qt_utils import signals_blocked
 from ..widgets.quantity import ErrorLabel, QuantityField, QuantitySpinBox
 
 KIB = 1024
-MAX_THREADS = INPUT_RANGES["threads"][1]
-OPTIONAL_COUNTS = ("max_threads_per_block", "required_block_size", "min_blocks_per_sm")
+MAX_THREADS = fields.FIELD["threads"].high
+OPTIONAL_COUNTS = fields.KERNEL_LIMITS
 TERM_OF = {"barriers": "barriers", "max_threads_per_block": "launch_bounds", "required_block_size": "launch_bounds",
            "min_blocks_per_sm": "launch_bounds"}
 """Fields whose tooltip ends with the plain-words explanation of a term (Help → Occupancy terms)."""
 """Fields whose 0 reads "none": the session holds ``None`` for them."""
 
-# (session field, label with mnemonic, kind, minimum, maximum (the session's INPUT_RANGES), step, tooltip)
-FIELDS = (
-    ("threads", "&Threads / block:", "count", *INPUT_RANGES["threads"], 32,
-     "Threads per block (blockDim.x × y × z). Arrows and the slider step by one warp;\n"
-     "type any value and press Enter."),
-    ("registers", "&Registers / thread:", "count", *INPUT_RANGES["registers"], 1,
-     "Registers per thread, as reported by ptxas -v or nvcc --resource-usage\n"
-     "(cudaFuncAttributes.numRegs)."),
-    ("static_smem", "&Static shared mem:", "bytes", *INPUT_RANGES["static_smem"], KIB,
-     "Static shared memory per block (__shared__ variables; cudaFuncAttributes.sharedSizeBytes).\n"
-     "Type bytes (24576) or KiB (24 KiB); K and KB also mean 1024 bytes."),
-    ("dynamic_smem", "D&ynamic shared mem:", "bytes", *INPUT_RANGES["dynamic_smem"], KIB,
-     "Dynamic shared memory per block: the third <<<grid, block, bytes>>> launch parameter.\n"
-     "Type bytes (24576) or KiB (24 KiB)."),
-    ("max_dynamic_smem", "&Max dynamic attr.:", "bytes", *INPUT_RANGES["max_dynamic_smem"], KIB,
-     "cudaFuncAttributeMaxDynamicSharedMemorySize: opt in to more than the default per-block\n"
-     "shared memory. Unset, the runtime uses shared memory per block − static shared memory."),
-    ("barriers", "Block &barriers:", "count", *INPUT_RANGES["barriers"], 1,
-     "Named barriers a block uses (1 for __syncthreads alone; PTX has barriers 0-15, so at most 16).\n"
-     "Limits resident blocks from compute capability 9.0."),
-    ("max_threads_per_block", "Ma&x threads (bound):", "count", 0, INPUT_RANGES["max_threads_per_block"][1], 32,
-     "The kernel's own limit on threads per block (cudaFuncAttributes.maxThreadsPerBlock):\n"
-     "__launch_bounds__(N) or .maxntid. A larger block cannot launch.\n"
-     "'none' (0): no bound beyond the device's. Set by choosing an imported kernel."),
-    ("required_block_size", "Re&quired size:", "count", 0, INPUT_RANGES["required_block_size"][1], 32,
-     "The kernel's required block size (PTX .reqntid x, y, z: x·y·z threads). A block of any other\n"
-     "size cannot launch, so threads per block must equal it. 'none' (0): no required size.\n"
-     "Set by choosing an imported kernel that has one; setting it moves threads per block there."),
-    ("min_blocks_per_sm", "Min blocks &per SM:", "count", 0, INPUT_RANGES["min_blocks_per_sm"][1], 1,
-     "__launch_bounds__(maxThreads, minBlocksPerMultiprocessor): the compiler caps registers so that\n"
-     "this many blocks could reside per SM. Not a launch rule: the summary says when the launch\n"
-     "leaves fewer blocks resident, which defeats the hint. 'none' (0): no hint."),
-)  # fmt: skip
+PANEL_FIELDS = ("threads", "registers", "static_smem", "dynamic_smem", "max_dynamic_smem", "barriers",
+                "max_threads_per_block", "required_block_size", "min_blocks_per_sm")
+"""The field table's inputs this panel edits, in order (the device panel edits carveout and cache config)."""
+FIELDS = tuple(
+    (f.name, f.form_label, f.kind, 0 if f.optional and f.kind == "count" else f.low, f.high, f.step, f.tip)
+    for f in (fields.FIELD[name] for name in PANEL_FIELDS)
+)
+"""(session field, label with mnemonic, kind, minimum, maximum, step, tooltip) from ``fields``: an optional
+count's 0 reads "none"."""
 
 
 class KernelPanel(QGroupBox):

@@ -1,0 +1,141 @@
+"""The calculator's question, described once: every input's name, kind, range, default, words and flag.
+
+The session's :class:`~occupancy_gui.session.Inputs`, the window's input fields (their ranges, steps, labels and
+tooltips), the command line's flags, ``occupancy batch``'s query keys, the session-file schema and the report's
+input rows all read :data:`FIELDS`; a test holds ``Inputs`` to it field for field.  Adding an input is a row here
+plus its rule in the engine.  Pure data (no Qt, no I/O): the layer of ``units``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .engine import CARVEOUT_DEFAULT
+
+KIB = 1024
+_MIB = KIB * KIB
+
+COUNT, BYTES, CARVEOUT, CACHE = "count", "bytes", "carveout", "cache"
+"""Kinds: a whole number; a byte size (typed as bytes or KiB); a carveout (``default`` or a percentage); a cache
+preference (``none``, ``shared``, ``l1``, ``equal``)."""
+NVIDIA, AMD = "nvidia", "amd"
+
+CACHE_NAMES = ("none", "shared", "l1", "equal")
+"""The cache preferences by name, in the order of the header's enum (``cudaOccCacheConfig``)."""
+
+
+@dataclass(frozen=True)
+class InputField:
+    """One input of the question."""
+
+    name: str
+    """The ``Inputs`` attribute, and the key in a batch query and in a session file."""
+    kind: str
+    label: str
+    """What a reader calls it (report rows, error messages): "Threads per block"."""
+    form_label: str
+    """The window's field label, with its mnemonic: "&Threads / block:"."""
+    low: int
+    high: int
+    """The values it can take, in the window, on the command line and in a session file: wider than any device
+    allows, so an oversized block is explained by the engine rather than refused."""
+    default: int | None
+    help: str
+    """The command line's help, one line."""
+    tip: str
+    """The window's tooltip."""
+    flag: str | None = None
+    """The command line's option (``--threads``); ``None``: none."""
+    optional: bool = False
+    """``None`` is a value: ``none_text`` ("none": no such limit; "runtime default")."""
+    none_text: str = ""
+    step: int = 1
+    """The window's arrow step."""
+    kernel: bool = False
+    """A kernel's own attribute (set by choosing an imported kernel), not a choice about the launch."""
+    query: bool = True
+    """A key of ``occupancy batch``'s queries (the engine's question); a hint such as the minimum blocks per SM is
+    not."""
+    vendors: frozenset[str] = frozenset({NVIDIA})
+
+    @property
+    def range_text(self) -> str:
+        return f"{self.low}..{self.high}"
+
+
+FIELDS: tuple[InputField, ...] = (
+    InputField("threads", COUNT, "Threads per block", "&Threads / block:", 1, 16384, 256,
+               "threads per block", "Threads per block (blockDim.x × y × z). Arrows and the slider step by one warp;\n"
+               "type any value and press Enter.", flag="--threads", step=32),
+    InputField("registers", COUNT, "Registers per thread", "&Registers / thread:", 0, 1024, 32,
+               "registers per thread", "Registers per thread, as reported by ptxas -v or nvcc --resource-usage\n"
+               "(cudaFuncAttributes.numRegs).", flag="--registers", kernel=True),
+    InputField("static_smem", BYTES, "Static shared memory", "&Static shared mem:", 0, 4 * _MIB, 0,
+               "static shared memory per block (bytes or KiB)",
+               "Static shared memory per block (__shared__ variables; cudaFuncAttributes.sharedSizeBytes).\n"
+               "Type bytes (24576) or KiB (24 KiB); K and KB also mean 1024 bytes.", flag="--static-smem", step=KIB,
+               kernel=True),
+    InputField("dynamic_smem", BYTES, "Dynamic shared memory", "D&ynamic shared mem:", 0, 4 * _MIB, 0,
+               "dynamic shared memory per block (bytes or KiB)",
+               "Dynamic shared memory per block: the third <<<grid, block, bytes>>> launch parameter.\n"
+               "Type bytes (24576) or KiB (24 KiB).", flag="--dynamic-smem", step=KIB),
+    InputField("max_dynamic_smem", BYTES, "Max dynamic shared memory attribute", "&Max dynamic attr.:", 0, 4 * _MIB,
+               None, "cudaFuncAttributeMaxDynamicSharedMemorySize (default: 48 KiB minus static, no opt-in)",
+               "cudaFuncAttributeMaxDynamicSharedMemorySize: opt in to more than the default per-block\n"
+               "shared memory. Unset, the runtime uses shared memory per block − static shared memory.",
+               flag="--max-dynamic-smem", optional=True, none_text="runtime default", step=KIB),
+    InputField("barriers", COUNT, "Block barriers", "Block &barriers:", 0, 16, 1,
+               "named block barriers per block (1: __syncthreads alone)",
+               "Named barriers a block uses (1 for __syncthreads alone; PTX has barriers 0-15, so at most 16).\n"
+               "Limits resident blocks from compute capability 9.0.", flag="--barriers", kernel=True),
+    InputField("carveout", CARVEOUT, "Shared memory carveout", "Carveout:", -1, 100, CARVEOUT_DEFAULT,
+               "shared memory carveout: default or 0..100 (percent)",
+               "cudaFuncAttributePreferredSharedMemoryCarveout: the share of the unified L1/shared memory to\n"
+               "configure as shared memory (-1: no preference).", flag="--carveout"),
+    InputField("cache_config", CACHE, "Cache preference (CC 3.x)", "Cache config:", 0, 3, 0,
+               "CC 3.x cache preference: none, shared, l1, equal",
+               "cudaFuncSetCacheConfig: the L1/shared memory split preference of compute capability 3.x.",
+               flag="--cache-config"),
+    InputField("max_threads_per_block", COUNT, "Launch bound (max threads per block)", "Ma&x threads (bound):", 1,
+               16384, None, "the kernel's launch bound (__launch_bounds__ / cudaFuncAttributes.maxThreadsPerBlock)",
+               "The kernel's own limit on threads per block (cudaFuncAttributes.maxThreadsPerBlock):\n"
+               "__launch_bounds__(N) or .maxntid. A larger block cannot launch.\n"
+               "'none': no bound beyond the device's. Set by choosing an imported kernel.",
+               flag="--max-threads-per-block", optional=True, none_text="none", step=32, kernel=True),
+    InputField("required_block_size", COUNT, "Required block size (.reqntid)", "Re&quired size:", 1, 16384, None,
+               "the kernel's required block size (PTX .reqntid, x*y*z): any other block cannot launch",
+               "The kernel's required block size (PTX .reqntid x, y, z: x·y·z threads). A block of any other\n"
+               "size cannot launch, so threads per block must equal it. 'none': no required size.\n"
+               "Set by choosing an imported kernel that has one; setting it moves threads per block there.",
+               flag="--required-block-size", optional=True, none_text="none", step=32, kernel=True),
+    InputField("min_blocks_per_sm", COUNT, "Min blocks per SM (__launch_bounds__)", "Min blocks &per SM:", 1, 1024,
+               None, "__launch_bounds__'s minimum blocks per SM (a compiler hint): say when the launch has fewer",
+               "__launch_bounds__(maxThreads, minBlocksPerMultiprocessor): the compiler caps registers so that\n"
+               "this many blocks could reside per SM. Not a launch rule: the summary says when the launch\n"
+               "leaves fewer blocks resident, which defeats the hint. 'none': no hint.",
+               flag="--min-blocks-per-sm", optional=True, none_text="none", kernel=True, query=False),
+)  # fmt: skip
+"""Every input but the device, in the order a reader meets them."""
+
+FIELD: dict[str, InputField] = {f.name: f for f in FIELDS}
+NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
+RANGES: dict[str, tuple[int, int]] = {f.name: (f.low, f.high) for f in FIELDS}
+OPTIONAL: tuple[str, ...] = tuple(f.name for f in FIELDS if f.optional)
+KERNEL_FIELDS: frozenset[str] = frozenset(f.name for f in FIELDS if f.kernel)
+KERNEL_LIMITS: tuple[str, ...] = tuple(f.name for f in FIELDS if f.kernel and f.optional)
+"""A kernel's own launch limits (launch bound, required size, minimum blocks): "none" unless a kernel says."""
+BYTE_FIELDS: frozenset[str] = frozenset(f.name for f in FIELDS if f.kind == BYTES)
+QUERY_KEYS: tuple[str, ...] = tuple(f.name for f in FIELDS if f.query)
+"""The input keys of a batch query (besides ``device``)."""
+
+
+def default(name: str) -> int:
+    """The default of a field that always has a value."""
+    value = FIELD[name].default
+    assert value is not None, name  # an optional field's default is None: ask FIELD for it
+    return value
+
+
+def for_vendor(vendor: str) -> tuple[InputField, ...]:
+    """The inputs that apply to ``vendor``'s devices."""
+    return tuple(f for f in FIELDS if vendor in f.vendors)
