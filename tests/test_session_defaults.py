@@ -14,7 +14,7 @@ def test_defaults_lie_inside_the_ranges() -> None:
 
 
 def test_the_window_fields_use_the_session_ranges() -> None:
-    from occupancy_gui.ui.panels.kernel_panel import FIELDS
+    from occupancy_gui.ui.calculator.kernel_panel import FIELDS
 
     fields = {name: (low, high) for name, _label, _kind, low, high, _step, _tip in FIELDS}
     # The bound's field shows 0 as "none" (no bound): the session holds None for it.

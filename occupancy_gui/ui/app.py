@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from .. import __version__, fields, units
 from ..session import DEFAULT_DEVICE, DEFAULT_INPUTS, INPUT_RANGES, InputRefused, Session
-from .qt_utils import app_icon
-from .settings import WINDOW_OPTIONS, load_inputs
+from .support.qt_utils import app_icon
+from .support.settings import WINDOW_OPTIONS, load_inputs
 
 if TYPE_CHECKING:
     from ..profiles import Catalog
@@ -106,7 +106,7 @@ def _load_catalog(use_cache: bool = True) -> Catalog:
 
     from ..paths import data_dir  # noqa: PLC0415 - see above
     from ..profiles import ProfileError, user_profile_dir  # noqa: PLC0415 - see above
-    from .catalog_cache import CACHE_NAME, load_catalog  # noqa: PLC0415 - see above
+    from .support.catalog_cache import CACHE_NAME, load_catalog  # noqa: PLC0415 - see above
 
     _set_application_names()
     cache = None
@@ -187,7 +187,7 @@ def process_events_until_idle(app: QCoreApplication, rounds: int = 5) -> None:
 def take_screenshot(window: MainWindow, path: Path, size: tuple[int, int] = SCREENSHOT_SIZE,
                     docks: str | None = None) -> None:
     """Render the window at ``size`` with ``docks`` open (``all``, ``none``, names; ``None``: as they are)."""
-    from .window_layout import parse_docks, show_docks  # noqa: PLC0415 - lazy: only for screenshots
+    from .support.window_layout import parse_docks, show_docks  # noqa: PLC0415 - lazy: only for screenshots
 
     app = QApplication.instance()
     assert app is not None  # the window exists, so the application does
@@ -249,7 +249,7 @@ def create_window(argv: list[str] | None = None) -> tuple[QApplication, MainWind
         raise UsageError(str(exc)) from None
     # The window's modules load after the command line and the catalog: a bad option answers at once.
     from .main_window import MainWindow  # noqa: PLC0415 - see above
-    from .session_io import start_session  # noqa: PLC0415 - see above
+    from .session_files.session_io import start_session  # noqa: PLC0415 - see above
 
     window = MainWindow(session, settings)
     start_session(window.session_io, args, state)
@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.screenshot}")
         return 0
     if args.print_state:
-        from .session_io import print_state  # noqa: PLC0415 - loaded with the window already
+        from .session_files.session_io import print_state  # noqa: PLC0415 - loaded with the window already
 
         print_state(window.session_io)
         close_without_asking(window)

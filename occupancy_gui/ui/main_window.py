@@ -12,33 +12,33 @@ from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, Q
 from PySide6.QtWidgets import QApplication, QMainWindow, QScrollArea, QSplitter, QToolBar, QVBoxLayout, QWidget
 
 from ..session import Session
-from .about import AboutDialog
-from .detect_action import DetectGpuAction, install_detect_action
-from .history_actions import HistoryActions, install_history_actions
-from .panels.device_panel import DevicePanel
-from .panels.kernel_panel import KernelPanel
-from .panels.summary_panel import SummaryPanel
-from .plots.plot_area import PlotArea
-from .plots.plot_grid import PlotGrid
-from .plots.step_plot import PERCENT, WARPS
-from .qt_utils import app_icon, icon
-from .session_bridge import SessionBridge
-from .session_io import UNTITLED, SessionIO
-from .settings import forget_inputs, save_inputs
-from .table.constraint_model import ConstraintTableModel
-from .table.constraint_view import ConstraintTableView
-from .views.analysis_dock import install_analysis_docks
-from .views.compare_view import CompareView
-from .views.gpu_data_dock import install_gpu_data_dock
-from .views.help_menu import TourTargets, install_help
-from .views.import_dock import install_import_panel
-from .views.import_panel import ImportPanel
-from .views.source_dock import install_source_view
-from .views.utilization_dock import install_utilization_dock
-from .widgets.fit_scroll import FitScrollWidth
-from .widgets.quantity import ErrorLabel
-from .widgets.wheel_guard import install_wheel_guard
-from .window_layout import install_window_layout
+from .analysis.docks import install_analysis_docks
+from .analysis.gpu_data_dock import install_gpu_data_dock
+from .analysis.utilization_dock import install_utilization_dock
+from .calculator.constraint_model import ConstraintTableModel
+from .calculator.constraint_view import ConstraintTableView
+from .calculator.device_panel import DevicePanel
+from .calculator.kernel_panel import KernelPanel
+from .calculator.plots.plot_area import PlotArea
+from .calculator.plots.plot_grid import PlotGrid
+from .calculator.plots.step_plot import PERCENT, WARPS
+from .calculator.summary_panel import SummaryPanel
+from .compare.compare_view import CompareView
+from .detect.detect_action import DetectGpuAction, install_detect_action
+from .help.about import AboutDialog
+from .help.help_menu import TourTargets, install_help
+from .kernels.import_dock import install_import_panel
+from .kernels.import_panel import ImportPanel
+from .session_files.history_actions import HistoryActions, install_history_actions
+from .session_files.session_io import UNTITLED, SessionIO
+from .source.source_dock import install_source_view
+from .support.fit_scroll import FitScrollWidth
+from .support.qt_utils import app_icon, icon
+from .support.quantity import ErrorLabel
+from .support.session_bridge import SessionBridge
+from .support.settings import forget_inputs, save_inputs
+from .support.wheel_guard import install_wheel_guard
+from .support.window_layout import install_window_layout
 
 TITLE = "Occupancy calculator"
 

@@ -107,7 +107,7 @@ def _colours(image: object) -> int:
 
 def check_icons() -> None:
     """Every bundled icon renders to a non-empty pixmap (needs the SVG icon engine plugin)."""
-    from .qt_utils import ICON_NAMES, icon  # noqa: PLC0415 - see the module docstring
+    from .support.qt_utils import ICON_NAMES, icon  # noqa: PLC0415 - see the module docstring
 
     for name in ICON_NAMES:
         pixmap = icon(name).pixmap(32, 32)
@@ -189,7 +189,8 @@ def check_on_demand_modules() -> int:
     """Import what the window loads only on first use (a bundle that lacks one fails only then)."""
     from .. import engine  # noqa: PLC0415 - see the module docstring
     from ..importers import cuobjdump_text, ncu_csv, ptxas_log  # noqa: PLC0415 - see the module docstring
-    from .views import advisor_view, heatmap_view, import_dock, waves_view  # noqa: PLC0415 - see the module docstring
+    from .analysis import advisor_view, heatmap_view, waves_view  # noqa: PLC0415 - see the module docstring
+    from .kernels import import_dock  # noqa: PLC0415 - see the module docstring
 
     modules = (cuobjdump_text, ncu_csv, ptxas_log, advisor_view, heatmap_view, import_dock, waves_view)
     names = ("advise", "analyse_waves", "grid_blocks", "suggest_launch_bounds")

@@ -190,7 +190,7 @@ class ReferenceWindow:
         from PySide6.QtGui import QStandardItem, QStandardItemModel
         from PySide6.QtWidgets import QMainWindow, QSplitter, QTableView
 
-        from occupancy_gui.ui.table.constraint_model import COLUMNS
+        from occupancy_gui.ui.calculator.constraint_model import COLUMNS
 
         self.session = session
         self.window = QMainWindow()
@@ -215,7 +215,7 @@ class ReferenceWindow:
         self.update()
 
     def update(self) -> None:
-        from occupancy_gui.ui.plots.step_plot import merge_steps
+        from occupancy_gui.ui.calculator.plots.step_plot import merge_steps
 
         result = self.session.result  # type: ignore[attr-defined]  # the reference's Session
         rows = result.rows if result is not None else ()
@@ -264,7 +264,7 @@ def edit_latency(edits: int, seed: int, size: tuple[int, int] = (1400, 900),
 
     from occupancy_gui.session import Session
     from occupancy_gui.ui.app import application, close_without_asking, create_window
-    from occupancy_gui.ui.window_layout import parse_docks, show_docks
+    from occupancy_gui.ui.support.window_layout import parse_docks, show_docks
 
     application()
     app, window, _ = create_window(["--screenshot", "/dev/null"])  # no settings read or written

@@ -34,7 +34,7 @@ start = time.perf_counter()
 import occupancy_gui.ui  # Qt and pyqtgraph, as the window imports them before the catalog
 from pathlib import Path
 from occupancy_gui.paths import data_dir
-from occupancy_gui.ui.catalog_cache import load_catalog
+from occupancy_gui.ui.support.catalog_cache import load_catalog
 qt = time.perf_counter()
 catalog = load_catalog(data_dir("device_profiles"), Path({user!r}), {cache})
 done = time.perf_counter()

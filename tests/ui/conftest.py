@@ -84,7 +84,7 @@ def unsaved_changes_discarded(monkeypatch):
 
     ``answers`` records each question (what was being done) so tests can assert that it was asked.
     """
-    from occupancy_gui.ui.session_io import SessionIO
+    from occupancy_gui.ui.session_files.session_io import SessionIO
 
     asked: list[str] = []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def flush_all(window) -> None:
     """The bridge's coalesced signal, then every view that follows the main results a turn later."""
-    from occupancy_gui.ui.deferred import DeferredUpdate
+    from occupancy_gui.ui.support.deferred import DeferredUpdate
 
     window.bridge.flush()
     for follower in window.findChildren(DeferredUpdate):

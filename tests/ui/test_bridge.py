@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from occupancy_gui.ui.session_bridge import SessionBridge
+from occupancy_gui.ui.support.session_bridge import SessionBridge
 
 
 def test_pyqtgraph_uses_pyside6():

@@ -6,7 +6,7 @@ import os
 
 from occupancy_gui.paths import data_dir
 from occupancy_gui.profiles import Catalog
-from occupancy_gui.ui import catalog_cache
+from occupancy_gui.ui.support import catalog_cache
 
 USER_PROFILE = """\
 schema: 1

@@ -14,10 +14,10 @@ from PySide6.QtWidgets import QApplication
 
 from occupancy_gui import session_file as sf
 from occupancy_gui.session import Inputs, Session
-from occupancy_gui.ui.autosave import PENDING_KEY, new_autosave_path
+from occupancy_gui.ui.compare.compare_view import DIFF_MARK, SORT_ROLE
 from occupancy_gui.ui.main_window import MainWindow
-from occupancy_gui.ui.session_io import MAX_RECENT, RECENT_KEY, read_recent
-from occupancy_gui.ui.views.compare_view import DIFF_MARK, SORT_ROLE
+from occupancy_gui.ui.session_files.autosave import PENDING_KEY, new_autosave_path
+from occupancy_gui.ui.session_files.session_io import MAX_RECENT, RECENT_KEY, read_recent
 from tests.ui.flush import settle
 
 SEED_EXAMPLE = dict(device="sm_100", threads=256, registers=64, static_smem=24 * 1024)
@@ -282,7 +282,7 @@ def test_autosave_writes_after_a_pause_and_restores(qtbot, tmp_path, catalog):
 
 
 def test_corrupt_settings_fall_back_to_defaults(qtbot, isolated_settings, catalog):
-    from occupancy_gui.ui.settings import load_inputs
+    from occupancy_gui.ui.support.settings import load_inputs
 
     settings = QSettings()
     for key, value in (("inputs/device", "no such gpu"), ("inputs/threads", "lots"), ("inputs/registers", [1, 2]),

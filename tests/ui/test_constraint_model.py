@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from occupancy_gui.engine import Limit
-from occupancy_gui.ui.table.constraint_model import (
+from occupancy_gui.ui.calculator.constraint_model import (
     BINDING_MARK,
     BLOCKS_COLUMN,
     COLUMNS,

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from occupancy_gui.engine import CacheConfig
-from occupancy_gui.ui.panels.device_panel import NAME_ROLE, DevicePanel
+from occupancy_gui.ui.calculator.device_panel import NAME_ROLE, DevicePanel
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def test_search_matches_aliases(qtbot, typed, found):
     from occupancy_gui.paths import data_dir
     from occupancy_gui.profiles import Catalog
     from occupancy_gui.session import Session
-    from occupancy_gui.ui.panels.device_panel import DevicePanel
+    from occupancy_gui.ui.calculator.device_panel import DevicePanel
 
     panel = DevicePanel(Session(Catalog.load([data_dir("device_profiles")]), "sm_90"))
     qtbot.addWidget(panel)

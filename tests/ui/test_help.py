@@ -6,8 +6,8 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtGui import QImage
 
-from occupancy_gui.ui.terms import TERMS, TERMS_BY_KEY
-from occupancy_gui.ui.views.help_menu import TOUR_OFFERED_KEY
+from occupancy_gui.ui.help.help_menu import TOUR_OFFERED_KEY
+from occupancy_gui.ui.support.terms import TERMS, TERMS_BY_KEY
 from tests.ui.flush import settle
 from tests.ui.text_fit import cut_texts
 

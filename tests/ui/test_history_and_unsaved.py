@@ -6,7 +6,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
-from occupancy_gui.ui.session_io import SessionIO
+from occupancy_gui.ui.session_files.session_io import SessionIO
 from tests.ui.test_kernel_panel import commit_text
 
 
@@ -89,7 +89,7 @@ def test_discarded_work_does_not_come_back(qtbot, session, catalog, unsaved_chan
     """Discard at quit: the next start restores none of the discarded inputs (launch bound 256, min blocks 2)."""
     from PySide6.QtCore import QSettings
 
-    from occupancy_gui.ui.settings import load_inputs
+    from occupancy_gui.ui.support.settings import load_inputs
 
     win = _window_with_settings(qtbot, session)
     session.replace(threads=128, registers=40, max_threads_per_block=256, min_blocks_per_sm=2)
@@ -104,7 +104,7 @@ def test_kernel_limits_are_not_remembered_without_their_kernel(qtbot, session, c
     no kernel loaded (earlier versions' saved limits are ignored too)."""
     from PySide6.QtCore import QSettings
 
-    from occupancy_gui.ui.settings import load_inputs
+    from occupancy_gui.ui.support.settings import load_inputs
 
     win = _window_with_settings(qtbot, session)
     session.replace(threads=128, registers=40, max_threads_per_block=256, min_blocks_per_sm=2)

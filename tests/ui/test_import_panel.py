@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 from occupancy_gui.engine import DeviceState, FunctionAttributes, Launch, OccupancyError, compute_occupancy
 from occupancy_gui.importers import import_file
 from occupancy_gui.kernel_table import KernelTable, occupancy_column
-from occupancy_gui.ui.views.kernel_table_model import (
+from occupancy_gui.ui.kernels.kernel_table_model import (
     BARRIERS,
     NAME,
     NAME_ROLE,

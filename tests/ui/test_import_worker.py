@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from occupancy_gui.ui import import_worker
-from occupancy_gui.ui.import_worker import (
+from occupancy_gui.ui.support import tasks as import_worker
+from occupancy_gui.ui.support.tasks import (
     SHORT_SWITCH_INTERVAL_S,
     TaskCancelled,
     TaskFailed,
@@ -61,7 +61,7 @@ def test_outcomes_of_failed_cancelled_and_broken_tasks(qtbot):
 
 
 def test_only_the_import_that_opens_the_dock_waits_for_the_repaint(qtbot, tmp_path, window, monkeypatch):
-    import occupancy_gui.ui.views.import_tasks as module
+    import occupancy_gui.ui.kernels.import_tasks as module
 
     log = tmp_path / "a.log"
     log.write_text("ptxas info    : Compiling entry function 'k' for 'sm_80'\n"
@@ -120,7 +120,7 @@ def test_a_replaced_table_is_freed_then_its_memory_handed_back(monkeypatch):
     this Linux has): trimmed before the strings were freed, nothing would come back."""
     from occupancy_gui.importers import import_file
     from occupancy_gui.kernel_table import KernelTable
-    from occupancy_gui.ui.views import import_tasks
+    from occupancy_gui.ui.kernels import import_tasks
     from tests.test_kernel_table import GEN
 
     table = KernelTable.from_records("b_host.o", import_file(GEN / "b_host.o") * 3)

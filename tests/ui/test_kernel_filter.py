@@ -11,9 +11,9 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QObject
 
 from occupancy_gui.kernel_table import FilterMasks
-from occupancy_gui.ui import idle_steps
-from occupancy_gui.ui.idle_steps import IdleSteps
-from occupancy_gui.ui.views.kernel_table_model import NAME, NAME_ROLE
+from occupancy_gui.ui.kernels.kernel_table_model import NAME, NAME_ROLE
+from occupancy_gui.ui.support import idle_steps
+from occupancy_gui.ui.support.idle_steps import IdleSteps
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
 TIMEOUT = 15000
@@ -162,7 +162,7 @@ def test_find_is_the_first_of_the_name_preferring_the_arch(qtbot) -> None:
     table shown, prefers the arch, and answers ``None`` for a name the table lacks."""
     from occupancy_gui.importers.records import KernelRecord
     from occupancy_gui.kernel_table import KernelTable
-    from occupancy_gui.ui.views.kernel_table_model import KernelTableModel
+    from occupancy_gui.ui.kernels.kernel_table_model import KernelTableModel
 
     def table(names_archs):
         return KernelTable.from_records("x", [KernelRecord(name=n, arch=a, registers=8) for n, a in names_archs])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPointF
 
-from occupancy_gui.ui.views.kernel_table_model import LOCAL, NAME, NAME_ROLE
+from occupancy_gui.ui.kernels.kernel_table_model import LOCAL, NAME, NAME_ROLE
 from tests.ui.test_import_panel import load, select
 from tests.ui.test_kernel_panel import commit_text
 
@@ -109,7 +109,7 @@ TRITON_ADD = (Path(__file__).resolve().parents[1] / "data" / "importers" / "trit
 
 def test_a_required_block_size_is_the_only_one_the_window_launches(qtbot, window):
     """Triton's add_kernel cubin records .reqntid 64, 1, 1 (EIATTR_REQNTID)."""
-    from occupancy_gui.ui.views.heatmap_view import HeatmapView
+    from occupancy_gui.ui.analysis.heatmap_view import HeatmapView
     from tests.ui.flush import settle
 
     panel, s = window.import_panel, window.session

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from occupancy_gui.ui.panels.kernel_panel import KernelPanel
+from occupancy_gui.ui.calculator.kernel_panel import KernelPanel
 
 
 @pytest.fixture

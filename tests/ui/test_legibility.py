@@ -43,7 +43,7 @@ def loaded(qtbot, window):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_no_text_is_cut_docks_closed(qtbot, loaded, size):
-    from occupancy_gui.ui.window_layout import show_docks
+    from occupancy_gui.ui.support.window_layout import show_docks
 
     loaded.resize(*size)
     show_docks(loaded, [])
@@ -53,7 +53,7 @@ def test_no_text_is_cut_docks_closed(qtbot, loaded, size):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_no_text_is_cut_in_any_dock(qtbot, loaded, size):
-    from occupancy_gui.ui.window_layout import docks_by_name, show_docks
+    from occupancy_gui.ui.support.window_layout import docks_by_name, show_docks
 
     loaded.resize(*size)
     docks = list(docks_by_name(loaded).values())
@@ -81,7 +81,7 @@ def test_no_text_is_cut_at_a_1_5_scale_factor(size, docks, tmp_path):
 
 
 def test_every_input_in_sight_at_1400x900_without_docks(qtbot, window):
-    from occupancy_gui.ui.window_layout import show_docks
+    from occupancy_gui.ui.support.window_layout import show_docks
 
     window.resize(1400, 900)
     show_docks(window, [])
@@ -93,7 +93,7 @@ def test_every_input_in_sight_at_1400x900_without_docks(qtbot, window):
 
 
 def test_answer_binding_and_inputs_in_reach_at_1024x700_with_every_dock(qtbot, loaded):
-    from occupancy_gui.ui.window_layout import docks_by_name, show_docks
+    from occupancy_gui.ui.support.window_layout import docks_by_name, show_docks
 
     loaded.resize(1024, 700)
     show_docks(loaded, list(docks_by_name(loaded).values()))

@@ -8,8 +8,8 @@ from PySide6.QtCore import QPointF, QRectF, QSettings
 from PySide6.QtGui import QGuiApplication
 
 from occupancy_gui.engine import Limit
+from occupancy_gui.ui.calculator.plots.step_plot import WARPS
 from occupancy_gui.ui.main_window import MainWindow
-from occupancy_gui.ui.plots.step_plot import WARPS
 
 
 def settle(qtbot, window):
@@ -261,7 +261,7 @@ def test_settings_round_trip(qtbot, session, catalog):
     session.replace(threads=384, registers=48, max_dynamic_smem=64 * 1024)
     first.set_plot_mode(WARPS)
     first.close()
-    from occupancy_gui.ui.settings import load_inputs
+    from occupancy_gui.ui.support.settings import load_inputs
 
     saved = load_inputs(QSettings(), catalog)
     assert saved["threads"] == 384 and saved["registers"] == 48 and saved["max_dynamic_smem"] == 64 * 1024
@@ -340,7 +340,7 @@ def test_each_kind_of_edit_is_one_recompute_and_one_emission(qtbot, window, resu
 def test_follows_a_dark_palette(qtbot, window, qapp):
     from PySide6.QtGui import QColor, QPalette
 
-    from occupancy_gui.ui.qt_utils import is_dark
+    from occupancy_gui.ui.support.qt_utils import is_dark
 
     old = qapp.palette()
     dark = QPalette(old)

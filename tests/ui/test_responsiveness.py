@@ -49,7 +49,7 @@ def test_big_log_is_imported_while_the_event_loop_runs(qtbot, tmp_path, window):
     timer.setInterval(5)
     timer.timeout.connect(lambda: ticks.append(panel.loading))
     worker_threads = set()
-    import occupancy_gui.ui.views.import_tasks as module
+    import occupancy_gui.ui.kernels.import_tasks as module
 
     original = module.import_task
 

@@ -10,7 +10,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from occupancy_gui.engine import CacheConfig
-from occupancy_gui.ui.views.kernel_table_model import NAME, NAME_ROLE
+from occupancy_gui.ui.kernels.kernel_table_model import NAME, NAME_ROLE
 
 CACHE = Path(__file__).resolve().parents[1] / "data" / "importers" / "triton" / "cache"
 TIMEOUT = 15000

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from occupancy_gui.ui.views.utilization_model import BAR_COLUMN, FRACTIONS_ROLE, UtilizationModel
+from occupancy_gui.ui.analysis.utilization_model import BAR_COLUMN, FRACTIONS_ROLE, UtilizationModel
 from tests.ui.flush import settle
 from tests.ui.text_fit import cut_texts
 

@@ -7,9 +7,9 @@ import pytest
 from PySide6.QtCore import QPoint, QSettings
 from PySide6.QtGui import QImage
 
-from occupancy_gui.ui.plots.plot_area import GRID, MARGINS, MIN_PLOT_HEIGHT, SINGLE, arrangement_for
-from occupancy_gui.ui.table.constraint_model import BLOCKS_COLUMN
-from occupancy_gui.ui.window_layout import docks_by_name, parse_docks, show_docks
+from occupancy_gui.ui.calculator.constraint_model import BLOCKS_COLUMN
+from occupancy_gui.ui.calculator.plots.plot_area import GRID, MARGINS, MIN_PLOT_HEIGHT, SINGLE, arrangement_for
+from occupancy_gui.ui.support.window_layout import docks_by_name, parse_docks, show_docks
 from tests.ui.flush import settle
 
 SIZES = [(1024, 700), (1400, 900), (1920, 1080)]

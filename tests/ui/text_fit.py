@@ -365,7 +365,7 @@ def cut_texts(root: QWidget, dock: QDockWidget | None = None) -> list[str]:
 def main(argv: list[str]) -> int:
     """``WxH DOCKS``: build the window as the application does, show it at WxH with DOCKS open, print findings."""
     from occupancy_gui.ui.app import close_without_asking, create_window, process_events_until_idle
-    from occupancy_gui.ui.window_layout import parse_docks, show_docks
+    from occupancy_gui.ui.support.window_layout import parse_docks, show_docks
 
     size, docks = argv[0], argv[1]
     width, height = (int(v) for v in size.split("x"))

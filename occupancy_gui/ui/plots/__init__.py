@@ -1,1 +1,0 @@
-"""Step curves of occupancy against each input (pyqtgraph)."""

@@ -1,1 +1,0 @@
-"""The constraint table: an item model over ``OccupancyResult.rows``."""

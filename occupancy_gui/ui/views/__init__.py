@@ -1,1 +1,0 @@
-"""The window's docks and their views; the main window builds them (see ``main_window.py``)."""

@@ -1,1 +1,0 @@
-"""Reusable input widgets."""
