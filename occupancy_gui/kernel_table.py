@@ -3,7 +3,7 @@
 Qt-free (the view-model layer): :class:`KernelTable` is built on the import thread, so the GUI thread
 never demangles 10^5 names or walks 10^5 records; :func:`occupancy_column` answers every row in one
 engine call; :func:`record_tags` and :func:`record_notes` are the words a row carries beside its
-figures.  ``ui.views.kernel_table_model`` adapts the table to Qt.
+figures.  ``ui.kernels.kernel_table_model`` adapts the table to Qt.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The advisor dock: what to change — block size, the nearest cliffs, shared memory headroom, a register cap.
 
 Every number comes from :func:`occupancy_gui.engine.advise`; the view only lays the answer out.
-Installed by ``analysis_dock.install_analysis_docks``.
+Installed by ``analysis.docks.install_analysis_docks``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The current point is marked, the regions where one limit binds are outlined and named, and a click
 on a cell moves the session's inputs there.  Items are created once; updates call ``setImage`` /
-``setData``.  Installed by ``analysis_dock.install_analysis_docks``.
+``setData``.  Installed by ``analysis.docks.install_analysis_docks``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Grid, waves and the whole GPU: how a grid runs in waves of ``resident blocks × SMs``.
 
 The figures come from :func:`occupancy_gui.engine.analyse_waves`; the bar chart shows each wave's
-fill (items created once, updated with ``setOpts``).  Installed by ``analysis_dock.install_analysis_docks``.
+fill (items created once, updated with ``setOpts``).  Installed by ``analysis.docks.install_analysis_docks``.
 """
 
 from __future__ import annotations
