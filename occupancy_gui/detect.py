@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine import architecture as arch
+from .engine import max_blocks_per_multiprocessor
 from .profiles import LIMIT_NAMES
 
 DEVICE_PROP_FIELDS = {
@@ -160,7 +160,7 @@ def profile_document(device: DetectedDevice, today: _dt.date | None = None) -> d
 
 def _table_blocks(cc: tuple[int, int]) -> int | None:
     try:
-        return arch.max_blocks_per_multiprocessor(cc)
+        return max_blocks_per_multiprocessor(cc)
     except Exception:  # noqa: BLE001 - a compute capability newer than the model: say nothing
         return None
 

@@ -28,8 +28,9 @@ from .engine import (
     compute_occupancy,
     max_potential_block_size,
     min_blocks_shortfall,
+    supports_cache_config,
+    supports_carveout,
 )
-from .engine import architecture as arch
 from .profiles import LIMIT_FIELDS
 from .record_launch import record_inputs as _record_inputs
 from .record_launch import threads_reason
@@ -146,8 +147,8 @@ def every_gpu(catalog: Catalog, inputs: Inputs) -> list[GpuRow]:
             continue
         cc = profile.compute_capability
         state = DeviceState(
-            cache_config=inputs.cache_config if arch.supports_cache_config(cc) else CacheConfig.PREFER_NONE,
-            carveout_config=inputs.carveout if arch.supports_carveout(cc) else CARVEOUT_DEFAULT,
+            cache_config=inputs.cache_config if supports_cache_config(cc) else CacheConfig.PREFER_NONE,
+            carveout_config=inputs.carveout if supports_carveout(cc) else CARVEOUT_DEFAULT,
         )
         sms = profile.sm_count or 1
         try:

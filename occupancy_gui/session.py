@@ -26,14 +26,16 @@ from .engine import (
     OccupancyError,
     OccupancyResult,
     StepCurve,
+    applies_barrier_limit,
     compute_occupancy,
     min_blocks_shortfall,
+    supports_cache_config,
+    supports_carveout,
     sweep_barriers,
     sweep_block_size,
     sweep_registers,
     sweep_shared_memory,
 )
-from .engine import architecture as arch
 
 if TYPE_CHECKING:
     from .profiles import Catalog, DeviceProfile
@@ -364,14 +366,14 @@ class Session:
     @property
     def device_state(self) -> DeviceState:
         cc = self._device.compute_capability
-        carveout = self._inputs.carveout if arch.supports_carveout(cc) else CARVEOUT_DEFAULT
-        cache = self._inputs.cache_config if arch.supports_cache_config(cc) else CacheConfig.PREFER_NONE
+        carveout = self._inputs.carveout if supports_carveout(cc) else CARVEOUT_DEFAULT
+        cache = self._inputs.cache_config if supports_cache_config(cc) else CacheConfig.PREFER_NONE
         return DeviceState(cache_config=cache, carveout_config=carveout)
 
     @property
     def barriers_apply(self) -> bool:
         """Whether the block-barrier limit exists on this device (compute capability 9.0 and later)."""
-        return arch.applies_barrier_limit(self._device.compute_capability)
+        return applies_barrier_limit(self._device.compute_capability)
 
     @property
     def resolved_max_dynamic_smem(self) -> int:

@@ -29,15 +29,27 @@ from typing import Any, BinaryIO, TextIO
 
 import numpy as np
 
-from ..engine import INT_MAX, DeviceProperties, DeviceState, FunctionAttributes, Limit, OccupancyError
-from ..engine import architecture as arch
-from ..engine.columns import occupancy_columns
-from ..engine.compute import compute_occupancy, status_error
-from ..engine.domain import DomainInputs, first_violation, violation_message
-from ..engine.launch import build_query
-from ..engine.occupancy import device_is_valid, sm_model
-from ..engine.rows import ReasonInputs, zero_block_reasons_many
-from ..engine.types import default_max_dynamic_smem
+from ..engine import (
+    INT_MAX,
+    KNOWN_MAJORS,
+    DeviceProperties,
+    DeviceState,
+    DomainInputs,
+    FunctionAttributes,
+    Limit,
+    OccupancyError,
+    ReasonInputs,
+    build_query,
+    compute_occupancy,
+    default_max_dynamic_smem,
+    device_is_valid,
+    first_violation,
+    occupancy_columns,
+    sm_model,
+    status_error,
+    violation_message,
+    zero_block_reasons_many,
+)
 from ..fields import QUERY_KEYS as QUERY_FIELDS
 from ..profiles import Catalog
 from .batch_input import CHUNK_LINES, FIRST_CHUNK_LINES, MAX_LINE_CHARS, Line, read_chunks
@@ -386,7 +398,7 @@ class BatchAnswerer:
         for rows in np.split(order, bounds):
             device = self.models[int(models[rows[0]])]
             sub = {name: a[rows] for name, a in arrays.items()}
-            if not device_is_valid(device) or device.compute_major not in arch.KNOWN_MAJORS:
+            if not device_is_valid(device) or device.compute_major not in KNOWN_MAJORS:
                 self._to_scalar(lines, sub, scalar)
                 continue
             try:

@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import INT_MAX, Limit
-from ..engine.types import LIMIT_FLAGS
+from ..engine import INT_MAX, LIMIT_FLAGS, Limit
 from .serialize import (
     CSV_FIELDS,
     LIMITS_JSON,

@@ -5,8 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..engine import DeviceProperties
-from ..engine import architecture as arch
+from ..engine import (
+    DeviceProperties,
+    max_blocks_per_multiprocessor,
+    reg_allocation_granularity,
+    reg_allocation_max_per_thread,
+    smem_allocation_granularity,
+    sub_partitions_per_multiprocessor,
+)
 from ..paths import data_dir
 from ..profiles import Catalog, DeviceProfile, ProfileError, default_catalog, parse_profile
 
@@ -51,11 +57,11 @@ def profile_to_json(profile: DeviceProfile) -> dict[str, Any]:
         "user": profile.user,
         "limits": dict(profile.values),
         "architecture_limits": {
-            "max_blocks_per_multiprocessor": arch.max_blocks_per_multiprocessor(cc),
-            "register_allocation_unit": arch.reg_allocation_granularity(cc),
-            "max_registers_per_thread": arch.reg_allocation_max_per_thread(cc),
-            "shared_memory_allocation_unit": arch.smem_allocation_granularity(cc),
-            "sub_partitions": arch.sub_partitions_per_multiprocessor(cc),
+            "max_blocks_per_multiprocessor": max_blocks_per_multiprocessor(cc),
+            "register_allocation_unit": reg_allocation_granularity(cc),
+            "max_registers_per_thread": reg_allocation_max_per_thread(cc),
+            "shared_memory_allocation_unit": smem_allocation_granularity(cc),
+            "sub_partitions": sub_partitions_per_multiprocessor(cc),
         },
         "sources": dict(profile.sources),
     }
@@ -70,7 +76,7 @@ def profiles_to_text(profiles: list[DeviceProfile]) -> str:
         sms = "-" if p.sm_count is None else str(p.sm_count)
         lines.append(
             f"{p.name[:34]:34} {p.cc_string:>5} {sms:>4} {v['max_threads_per_multiprocessor']:>6} "
-            f"{arch.max_blocks_per_multiprocessor(p.compute_capability):>6} {v['regs_per_multiprocessor']:>7} "
+            f"{max_blocks_per_multiprocessor(p.compute_capability):>6} {v['regs_per_multiprocessor']:>7} "
             f"{v['shared_mem_per_multiprocessor']:>8} {v['shared_mem_per_block_optin']:>15}"
             + ("  (user)" if p.user else "")
         )

@@ -8,8 +8,7 @@ import json
 from json.encoder import encode_basestring_ascii  # json.dumps's own string encoder (in C)
 from typing import Any
 
-from ..engine import INT_MAX, Limit, OccupancyResult
-from ..engine.types import LIMIT_FLAGS
+from ..engine import INT_MAX, LIMIT_FLAGS, Limit, OccupancyResult
 from ..units import count, quantities
 
 JSON_LIMITS = (Limit.WARPS, Limit.BLOCKS, Limit.REGISTERS, Limit.SHARED_MEMORY, Limit.BARRIERS)

@@ -33,8 +33,8 @@ from ..engine import (
     FunctionAttributes,
     Launch,
     compute_occupancy,
+    reg_allocation_granularity,
 )
-from ..engine import architecture as arch
 from ..importers.records import KernelRecord
 from .build import (
     CancelFn,
@@ -216,7 +216,7 @@ def sweep(src: Source, device: DeviceProperties, kernel: str | None = None, thre
         first = [pool.submit(compiled_output, src, cap, cache, cancel) for cap in (None, 1)]
         base = pick_kernel(parse_log(src, first[0].result()), kernel, src.path)
         lower = _lower_bound(first[1])
-        step = arch.reg_allocation_granularity(device.compute_capability) // device.warp_size
+        step = reg_allocation_granularity(device.compute_capability) // device.warp_size
         caps = candidate_caps(base.registers, lower, step)
         total, done = len(caps) + 2, 2
         if progress is not None:

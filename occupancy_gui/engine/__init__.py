@@ -6,9 +6,22 @@ suite proves it against that header on every run.  No Qt, no file I/O.
 
 from typing import TYPE_CHECKING
 
-from .architecture import KNOWN_COMPUTE_CAPABILITIES, supports_cache_config
+from .architecture import (
+    KNOWN_COMPUTE_CAPABILITIES,
+    KNOWN_MAJORS,
+    applies_barrier_limit,
+    max_blocks_per_multiprocessor,
+    reg_allocation_granularity,
+    reg_allocation_max_per_thread,
+    smem_allocation_granularity,
+    sub_partitions_per_multiprocessor,
+    supports_cache_config,
+    supports_carveout,
+)
 from .block_size import BlockSizeSuggestion, DynamicSmem, max_potential_block_size
-from .compute import compute_occupancy
+from .columns import occupancy_columns
+from .compute import compute_occupancy, status_error
+from .domain import DomainInputs, first_violation, violation_message
 from .dynamic_smem import (
     DynamicSmemHeadroom,
     available_dynamic_smem_per_block,
@@ -19,7 +32,9 @@ from .errors import OccupancyError
 from .facts import FACT_SPECS, DeviceFact, device_facts
 from .launch import Launch, build_query
 from .min_blocks import min_blocks_shortfall
-from .occupancy import Query, ResultArrays, max_active_blocks
+from .occupancy import Query, ResultArrays, device_is_valid, max_active_blocks, sm_model
+from .resource_use import ResourceUtilization, split_usage, utilization
+from .rows import ReasonInputs, launch_bound_reason, zero_block_reasons_many
 from .sweeps import (
     Cliff,
     OccupancyGrid,
@@ -33,6 +48,7 @@ from .sweeps import (
 from .types import (
     CARVEOUT_DEFAULT,
     INT_MAX,
+    LIMIT_FLAGS,
     CacheConfig,
     DeviceProperties,
     DeviceState,
@@ -47,9 +63,13 @@ from .types import (
     PartitionedGCConfig,
     default_max_dynamic_smem,
 )
-from .utilization import ResourceUtilization, split_usage, utilization
 
 __all__ = [
+    "KNOWN_MAJORS", "LIMIT_FLAGS", "DomainInputs", "ReasonInputs",
+    "applies_barrier_limit", "device_is_valid", "first_violation", "launch_bound_reason",
+    "max_blocks_per_multiprocessor", "occupancy_columns", "reg_allocation_granularity",
+    "reg_allocation_max_per_thread", "sm_model", "smem_allocation_granularity", "status_error",
+    "sub_partitions_per_multiprocessor", "supports_carveout", "violation_message", "zero_block_reasons_many",
     "CARVEOUT_DEFAULT", "INT_MAX", "KNOWN_COMPUTE_CAPABILITIES", "BlockSizeSuggestion", "CacheConfig", "Cliff",
     "DeviceProperties", "DeviceState", "DynamicSmem", "DynamicSmemHeadroom", "FirstPassEstimate", "FuncShmemConfig",
     "FunctionAttributes", "Launch", "Limit", "LimitRow", "OccError", "OccupancyError", "OccupancyGrid",
@@ -62,7 +82,8 @@ __all__ = [
 __all__ += ["FACT_SPECS", "DeviceFact", "LimitUsage", "ResourceUtilization", "device_facts", "split_usage", "utilization"]
 # The analysis views' rules load with their first use (the window's start-up does not need them).
 _LAZY = {
-    **dict.fromkeys(("Advice", "HeadroomRow", "InputCliff", "LimitGrid", "RegisterTarget", "advise",
+    **dict.fromkeys(("BINDING_ORDER", "CANNOT_LAUNCH", "NO_BLOCK_FITS",
+                     "Advice", "HeadroomRow", "InputCliff", "LimitGrid", "RegisterTarget", "advise",
                      "advise_block_size", "grid_block_size_registers", "grid_block_size_shared_memory",
                      "input_cliffs", "register_targets", "smem_headroom", "suggest_launch_bounds"), "advisor"),
     **dict.fromkeys(("WaveAnalysis", "analyse_waves", "grid_blocks"), "waves"),
@@ -70,6 +91,15 @@ _LAZY = {
 __all__ += sorted(_LAZY)
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors; a test keeps the two lists equal
+    from .advisor import (
+        BINDING_ORDER as BINDING_ORDER,
+    )
+    from .advisor import (
+        CANNOT_LAUNCH as CANNOT_LAUNCH,
+    )
+    from .advisor import (
+        NO_BLOCK_FITS as NO_BLOCK_FITS,
+    )
     from .advisor import (
         Advice as Advice,
     )

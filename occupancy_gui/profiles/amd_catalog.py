@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..engine.amd.types import AmdDevice, AmdTarget
+from ..engine.amd import AmdDevice, AmdTarget
 from .amd_loader import RawAmdProfile, load_amd_profile
 from .amd_schema import TARGET_FIELD_NAMES
 from .errors import ProfileError

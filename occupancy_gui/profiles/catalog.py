@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
-from ..engine.types import DeviceProperties
+from ..engine import DeviceProperties
 from . import schema as S
 from .errors import ProfileError
 

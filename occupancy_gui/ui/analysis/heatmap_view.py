@@ -16,8 +16,16 @@ from PySide6.QtGui import QBrush, QFontMetrics
 from PySide6.QtWidgets import QWidget
 
 from ... import units
-from ...engine import Limit, LimitGrid, OccupancyError, grid_block_size_registers, grid_block_size_shared_memory
-from ...engine.advisor import BINDING_ORDER, CANNOT_LAUNCH, NO_BLOCK_FITS
+from ...engine import (
+    BINDING_ORDER,
+    CANNOT_LAUNCH,
+    NO_BLOCK_FITS,
+    Limit,
+    LimitGrid,
+    OccupancyError,
+    grid_block_size_registers,
+    grid_block_size_shared_memory,
+)
 from ...session import InputRefused, Session
 from ..calculator.plots.plot_cell import PlotCell
 from ..calculator.plots.plot_style import plot_style

@@ -1,6 +1,6 @@
 """``UtilizationModel``: one row per resource of one SM, split into allocated + unusable + remainder.
 
-The figures are the engine's (``engine.utilization``): the model only words them, in the window's one
+The figures are the engine's (``engine.utilization()``): the model only words them, in the window's one
 convention for sizes and counts (``units``).  Nothing here names a vendor's resources: the rows are
 whatever limits the engine lists, with the names and units it gives.
 """

@@ -22,8 +22,15 @@ from PySide6.QtWidgets import (
 )
 
 from ... import units
-from ...engine import CARVEOUT_DEFAULT, CacheConfig
-from ...engine import architecture as arch
+from ...engine import (
+    CARVEOUT_DEFAULT,
+    CacheConfig,
+    max_blocks_per_multiprocessor,
+    reg_allocation_granularity,
+    smem_allocation_granularity,
+    supports_cache_config,
+    supports_carveout,
+)
 from ...session import Session
 from ..support.qt_utils import signals_blocked
 from ..support.quantity import ErrorLabel
@@ -298,7 +305,7 @@ class DevicePanel(QGroupBox):
             if preset is None:
                 self.carveout_percent.setValue(inputs.carveout)
             self.cache_config.setCurrentIndex(self.cache_config.findData(int(inputs.cache_config)))
-        carveout_ok, cache_ok = arch.supports_carveout(cc), arch.supports_cache_config(cc)
+        carveout_ok, cache_ok = supports_carveout(cc), supports_cache_config(cc)
         self.carveout.setEnabled(carveout_ok)
         self.carveout_percent.setEnabled(carveout_ok and preset is None)
         self.cache_config.setEnabled(cache_ok)
@@ -317,18 +324,18 @@ class DevicePanel(QGroupBox):
             "Threads / SM": (count(device.max_threads_per_multiprocessor), src.get("max_threads_per_multiprocessor")),
             "Warps / SM": (str(device.max_warps_per_multiprocessor), "Threads per SM ÷ warp size "
                            f"({device.warp_size}); warp size: {src.get('warp_size', '')}"),
-            "Blocks / SM": (str(arch.max_blocks_per_multiprocessor(cc)),
+            "Blocks / SM": (str(max_blocks_per_multiprocessor(cc)),
                             "cudaOccMaxBlocksPerMultiprocessor: the architecture table of cuda_occupancy.h"),
             "Threads / block": (str(device.max_threads_per_block), src.get("max_threads_per_block")),
             "Registers / SM": (count(device.regs_per_multiprocessor), src.get("regs_per_multiprocessor")),
             "Registers / block": (count(device.regs_per_block), src.get("regs_per_block")),
-            "Register unit": (f"{arch.reg_allocation_granularity(cc)} / warp",
+            "Register unit": (f"{reg_allocation_granularity(cc)} / warp",
                               "cudaOccRegAllocationGranularity: registers are allocated per warp in these units"),
             "Shared mem / SM": (kib(device.shared_mem_per_multiprocessor), src.get("shared_mem_per_multiprocessor")),
             "Shared mem / block": (kib(device.shared_mem_per_block), src.get("shared_mem_per_block")),
             "Opt-in / block": (kib(device.shared_mem_per_block_optin), src.get("shared_mem_per_block_optin")),
             "Reserved / block": (kib(device.reserved_shared_mem_per_block), src.get("reserved_shared_mem_per_block")),
-            "Shared mem unit": (f"{arch.smem_allocation_granularity(cc)} B",
+            "Shared mem unit": (f"{smem_allocation_granularity(cc)} B",
                                 "cudaOccSMemAllocationGranularity: shared memory is allocated in these units"),
         }  # fmt: skip
         for name, (value, source) in rows.items():

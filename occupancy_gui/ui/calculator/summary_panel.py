@@ -14,8 +14,7 @@ from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 from ... import units
-from ...engine import Limit
-from ...engine.rows import launch_bound_reason
+from ...engine import Limit, launch_bound_reason
 from ...session import Session
 from ..support.qt_utils import banner_colors
 from ..support.terms import tip
