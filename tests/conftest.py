@@ -65,6 +65,18 @@ def catalog():
     return make_fake_catalog()
 
 
+SEED_EXAMPLE = dict(device="sm_100", threads=256, registers=64, static_smem=24 * 1024)
+"""The Programming Guide's worked example: 4 blocks of 256 threads, 50 %, limited by registers."""
+
+
+@pytest.fixture
+def session(catalog):
+    """A session on the test catalog holding the worked example (the one fixture of the concept)."""
+    from occupancy_gui.session import Session
+
+    return Session(catalog, **SEED_EXAMPLE)
+
+
 @pytest.fixture(autouse=True)
 def _workers_exec(monkeypatch: pytest.MonkeyPatch) -> None:
     """Worker processes start as fresh interpreters in every test run in this process, whichever tests ran

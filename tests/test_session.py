@@ -11,11 +11,6 @@ SEED = dict(threads=256, registers=64, static_smem=24 * 1024)
 
 
 @pytest.fixture
-def session(catalog):
-    return Session(catalog, "sm_100", **SEED)
-
-
-@pytest.fixture
 def events(session):
     received: list[frozenset[str]] = []
     session.subscribe(received.append)

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from occupancy_gui.session import HISTORY_LIMIT, MAX_BLOCK_BARRIERS, InputRefused, Session
+from occupancy_gui.session import HISTORY_LIMIT, MAX_BLOCK_BARRIERS, InputRefused
 
 SEED = dict(threads=256, registers=64, static_smem=24 * 1024)
-
-
-@pytest.fixture
-def session(catalog):
-    return Session(catalog, "sm_100", **SEED)
 
 
 def test_each_edit_is_one_step_and_undo_redo_walk_them(session):

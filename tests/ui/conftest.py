@@ -7,10 +7,6 @@ import gc
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QStandardPaths
 
-from occupancy_gui.session import Session
-
-SEED_EXAMPLE = dict(device="sm_100", threads=256, registers=64, static_smem=24 * 1024)
-
 OFFSCREEN_NOISE = r"^This plugin does not support (propagateSizeHints|raise|grabbing the keyboard)"
 """The offscreen platform plugin warns when a window gets size constraints or a popup (the device
 completer) raises itself and grabs the keyboard; that is the plugin saying it has no window manager,
@@ -50,11 +46,6 @@ def isolated_settings(tmp_path, monkeypatch):
         QSettings.setPath(QSettings.Format.IniFormat, scope, str(tmp_path / "settings"))
     monkeypatch.setenv("OCCUPANCY_GUI_PROFILE_DIR", str(tmp_path / "user_profiles"))
     yield tmp_path / "settings"
-
-
-@pytest.fixture
-def session(catalog):
-    return Session(catalog, **SEED_EXAMPLE)
 
 
 @pytest.fixture

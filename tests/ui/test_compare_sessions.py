@@ -18,9 +18,8 @@ from occupancy_gui.ui.compare.compare_view import DIFF_MARK, SORT_ROLE
 from occupancy_gui.ui.main_window import MainWindow
 from occupancy_gui.ui.session_files.autosave import PENDING_KEY, new_autosave_path
 from occupancy_gui.ui.session_files.session_io import MAX_RECENT, RECENT_KEY, read_recent
+from tests.conftest import SEED_EXAMPLE
 from tests.ui.flush import settle
-
-SEED_EXAMPLE = dict(device="sm_100", threads=256, registers=64, static_smem=24 * 1024)
 
 
 @pytest.fixture

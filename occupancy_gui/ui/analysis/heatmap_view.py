@@ -203,7 +203,7 @@ class HeatMap:
                 f"{self.grid.occupancy[i, j] * 100:.4g} % · limited by {REGION_NAMES[code]}\nclick to use these inputs")
 
 
-class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):
+class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph is untyped
     """Both maps and one colour bar; a click moves ``threads`` and ``registers`` / ``dynamic_smem``."""
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:

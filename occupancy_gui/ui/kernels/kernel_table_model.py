@@ -176,13 +176,15 @@ class KernelTableModel(ReadOnlyTableModel):
         if column == ARCH:
             if self._arch_rank is None:
                 self._arch_rank = _rank(t.arch)
-            return np.where(t.arch_number >= 0, t.arch_number * 1e6, 1e12) + self._arch_rank
-        columns = {REGISTERS: t.registers, LOCAL: t.local_bytes, STATIC_SMEM: t.static_smem,
+            ranked: np.ndarray = np.where(t.arch_number >= 0, t.arch_number * 1e6, 1e12) + self._arch_rank
+            return ranked
+        columns: dict[int, np.ndarray] = {REGISTERS: t.registers, LOCAL: t.local_bytes, STATIC_SMEM: t.static_smem,
                    SPILLS: t.spill_stores + t.spill_loads, BARRIERS: t.barriers,
                    LAUNCH_BOUND: np.where(t.required > 0, t.required, t.max_threads), THREADS: self.launch.threads}  # fmt: skip
         if column in columns:
             return columns[column]
-        return np.nan_to_num(self.occupancy, nan=-1.0)
+        occupancy: np.ndarray = np.nan_to_num(self.occupancy, nan=-1.0)
+        return occupancy
 
     def _ordered_rows(self) -> np.ndarray:
         t = self.table

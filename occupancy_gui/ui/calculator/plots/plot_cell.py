@@ -45,4 +45,5 @@ class PlotCell:
         self.items.append(item)
 
     def sceneBoundingRect(self) -> QRectF:  # noqa: N802
-        return self.layout.sceneBoundingRect()
+        rect: QRectF = self.layout.sceneBoundingRect()  # pyqtgraph is untyped: the Qt call's own type
+        return rect

@@ -22,7 +22,7 @@ SWEEPS = (
 NO_BARRIERS = "Block barriers do not\nlimit residency before\ncompute capability 9.0"
 
 
-class PlotGrid(pg.GraphicsLayoutWidget):
+class PlotGrid(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph is untyped
     """Reads the session's curves; the hover text follows the mouse over any of the four plots."""
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:

@@ -66,7 +66,7 @@ class StepCurvePlot:
         self._shown: tuple[FloatArray, FloatArray] | None = None
         self._x_range: tuple[float, float] | None = None
         self._visible = True
-        self._labels_placed_for: tuple = ()
+        self._labels_placed_for: tuple[object, ...] = ()
         self._placed: dict[pg.TextItem, tuple[bool, tuple[float, float]]] = {}
         """Each cliff label's place for :attr:`_labels_placed_for`: shown or not, and its anchor."""
         self._build_axes(label, style)
