@@ -181,7 +181,7 @@ def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | No
 
         result.notes.extend(window_notes(name, result.records))
     _checked(name, fmt, result)
-    if cache is not None and key is not None:
+    if cache is not None and key is not None and result.records:  # (an empty listing's note is not kept)
         cache.put(name, key, result.records, result.notes)
     return result
 
@@ -203,7 +203,7 @@ PARALLEL_MIN_BYTES = 32 << 20
 
 def _checked(name: str, fmt: str, result: ImportResult) -> ImportResult:
     """``result``, unless it holds no records: then the failure that explains why."""
-    if not result.records:
+    if not result.records and not result.no_functions:
         if result.notes:
             raise ImportFailure(name, result.notes[0].split(": ", 1)[-1])
         if fmt == "ptxas_log":

@@ -13,10 +13,10 @@ import msgspec
 from . import ImportCancelled, ImportFailure, KernelRecord, import_file_detailed
 from .collector import collection_paused
 from .json_rows import json_records
-from .records import impossible_figures
+from .records import STACK_UNKNOWN, impossible_figures
 
 _COLUMNS = (
-    ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("local_bytes", "local"),
+    ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("stack_bytes", "stack"),
     ("spill_stores", "spill st"), ("spill_loads", "spill ld"), ("barriers", "bars"),
     ("const_bytes", "cmem[0]"), ("max_threads", "max thr"), ("note", "note"), ("demangled", "kernel"),
 )
@@ -48,8 +48,10 @@ _LAUNCH_COLUMNS = (("threads_per_block", "threads"), ("dynamic_smem", "dyn smem"
 
 
 def _row(rec: KernelRecord, row: Any, columns: tuple[tuple[str, str], ...]) -> list[str]:
-    """One table row from the record's JSON row (:func:`json_records`)."""
-    return [_note(rec, row.impossible) if key == "note" else _cell(getattr(row, key)) for key, _ in columns]
+    """One table row from the record's JSON row (:func:`json_records`); a stack that cannot be bounded
+    reads "unknown" (its reason is a note)."""
+    return [_note(rec, row.impossible) if key == "note" else
+            "unknown" if key == "stack_bytes" and row.stack_note else _cell(getattr(row, key)) for key, _ in columns]
 
 
 def format_table(records: Iterable[KernelRecord]) -> str:
@@ -104,6 +106,16 @@ def _write_json(records: list[KernelRecord], reasons: list[str | None]) -> None:
     sys.stdout.flush()
 
 
+def _stack_notes(records: list[KernelRecord]) -> None:
+    """Say which listed functions have a stack no bound is known for (cuobjdump's ``STACK:UNKNOWN``)."""
+    unknown = [rec for rec in records if rec.stack_bytes is None]
+    if unknown:
+        named = ", ".join(f"{rec.name} ({rec.arch})" for rec in unknown[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        print(f"occupancy import: note: stack {STACK_UNKNOWN}, so no figure is given (\"stack_bytes\": null): "
+              f"{named}{more}", file=sys.stderr)
+
+
 def run_import(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="occupancy import",
                                      description="List kernel resource usage from a build log, "
@@ -146,6 +158,7 @@ def _listed(args: argparse.Namespace) -> int:
         if flag is not None:
             print(f"occupancy import: note: {rec.name} ({rec.arch}): {flag}; its figures are damaged",
                   file=sys.stderr)
+    _stack_notes(records)
     hidden = len(result.records) - len(records)
     if hidden:
         print(f"occupancy import: note: {hidden} device function{'s' if hidden != 1 else ''} not listed "

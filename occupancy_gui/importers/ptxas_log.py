@@ -199,7 +199,7 @@ def _block_fields(name: str, arch: str, tail: bytes, line: int, source: str) -> 
         local += items.get("lmem", 0)
     return {
         "name": name, "arch": arch, "registers": registers, "is_kernel": True,
-        "static_smem": smem, "local_bytes": local, "spill_stores": int(g[1]),
+        "static_smem": smem, "stack_bytes": local, "spill_stores": int(g[1]),
         "spill_loads": int(g[2]), "barriers": barriers, "const_bytes": c0, "const_banks": banks,
         "max_threads": None, "min_blocks": None, "req_threads": None, "cluster_dims": None,
         "max_registers": None, "reserved_smem": 0, "relocatable": False, "embedded": False, "copies": 1,
@@ -416,7 +416,7 @@ class PtxasLogParser:
     def _emit_device_function(self, entry: _Entry) -> None:
         rec = KernelRecord(
             name=entry.name, arch=entry.arch or "unknown", registers=0, is_kernel=False,
-            local_bytes=entry.stack or 0, spill_stores=entry.spill_st, spill_loads=entry.spill_ld,
+            stack_bytes=entry.stack or 0, spill_stores=entry.spill_st, spill_loads=entry.spill_ld,
             source=f"{self.source_name}:{entry.line}",
         )
         self.records[rec.key] = rec
@@ -438,7 +438,7 @@ class PtxasLogParser:
         local += items.get("lmem", 0)
         rec = KernelRecord(
             name=entry.name, arch=entry.arch, registers=items.get("registers", 0), is_kernel=True,
-            static_smem=items.get("smem", 0), local_bytes=local,
+            static_smem=items.get("smem", 0), stack_bytes=local,
             spill_stores=entry.spill_st, spill_loads=entry.spill_ld,
             barriers=items.get("barriers"), const_bytes=banks.get(0), const_banks=banks,
             source=f"{self.source_name}:{entry.line}",
@@ -479,7 +479,7 @@ class PtxasLogParser:
         local = max(items.get("stack", 0), items.get("lmem", 0))
         rec = KernelRecord(
             name=name, arch=arch, registers=items.get("registers", 0), is_kernel=True,
-            static_smem=static, reserved_smem=reserved, local_bytes=local,
+            static_smem=static, reserved_smem=reserved, stack_bytes=local,
             spill_stores=prior.spill_stores if prior else None,
             spill_loads=prior.spill_loads if prior else None,
             barriers=items.get("barriers", prior.barriers if prior else None),
