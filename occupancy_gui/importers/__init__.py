@@ -24,6 +24,7 @@ from .elf import ELF_MAGIC
 from .elf_cubin import import_cubin, is_cuda_elf
 from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
 from .line_chunks import CancelFn, ImportCancelled, ProgressFn, sniff_utf16
+from .names import printable
 from .offload_binary import MAGIC as OFFLOAD_MAGIC
 from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
@@ -175,6 +176,8 @@ def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | No
         result = _binary(name, fmt, progress, cancel)
     else:
         result = ImportResult(records=IMPORTERS[fmt](name, progress=progress, cancel=cancel))
+    if fmt == "ptxas_log":
+        _log_notes(name, result)
     if fmt == "cuobjdump_text":  # binaries are merged as they are read; a log lists each launch/line
         result.records = merge_records(result.records)
         from .cuobjdump_text import window_notes  # noqa: PLC0415 - lazy: binaries need no text parser
@@ -199,6 +202,33 @@ def _binary(name: str, fmt: str, progress: ProgressFn | None, cancel: CancelFn |
 
 PARALLEL_MIN_BYTES = 32 << 20
 """Smaller binaries are read serially: starting worker processes costs more than they save."""
+
+
+def _log_notes(name: str, result: ImportResult) -> None:
+    """What a log's records cannot say, as notes and typed fields of ``result``: the build's first error (the
+    failure itself where it printed no figures), the kernels it never finished, and that no log records a
+    launch bound."""
+    from .log_text import LogRecords, failure_reason  # noqa: PLC0415 - lazy: loaded with the log parser
+
+    records = result.records
+    if not isinstance(records, LogRecords):
+        return
+    error = records.findings.first_error
+    if error is not None and not records:
+        raise ImportFailure(name, failure_reason(error), line=error[0])
+    if error is not None:
+        result.notes.append(f"{name}:{error[0]}: the build failed; kernels it could not compile are not in the log: "
+                            f"{error[1]}")
+    result.incomplete = list(records.incomplete)
+    for cut in result.incomplete:
+        result.notes.append(f"{name}:{cut.line}: the log ends inside kernel {printable(cut.name)} ({cut.arch}): "
+                            "its figures are not in it, so it is not listed (the log was cut off)")
+    if records:
+        result.launch_bounds_unknown = True
+        result.notes.append(f"{name}: a build log does not record launch bounds (__launch_bounds__, .maxntid, "
+                            ".reqntid) or cluster shapes: the object, cubin or executable the build wrote, or the "
+                            "source (occupancy import FILE.cu --arch sm_XY), carries them")
+    result.records = list(records)
 
 
 def _checked(name: str, fmt: str, result: ImportResult) -> ImportResult:

@@ -34,6 +34,7 @@ from .collector import collection_paused
 from .elf import ELF_MAGIC, SHT_NOBITS, Elf, Section
 from .elf_cubin import EM_CUDA, read_cubin
 from .line_chunks import ImportCancelled
+from .log_text import IncompleteKernel
 from .pe import pe_sections
 from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
@@ -70,15 +71,6 @@ class ImportResult:
     """Records from a text that never states launch bounds (a build log): ``max_threads`` ``None`` there
     means "not recorded", not "no bound"; a note says where the bound is (the object, cubin or source)."""
 
-
-@dataclass(frozen=True)
-class IncompleteKernel:
-    """A kernel a build log starts to describe and never finishes (the log was cut off)."""
-
-    name: str
-    arch: str
-    line: int
-    """The 1-based line of its ``Compiling entry function``."""
 
 
 def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, number: int | str = 1,

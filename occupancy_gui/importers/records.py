@@ -20,6 +20,7 @@ from itertools import repeat
 from typing import Any
 
 from .demangle import demangle
+from .names import printable
 
 STACK_UNKNOWN = "unknown — recursion or indirect calls"
 """What a stack that cannot be bounded is called wherever it is shown (``stack_bytes`` is ``None``)."""
@@ -31,14 +32,15 @@ driver's reserved shared memory.  ``cuobjdump`` counts them, ``nvlink -v`` only 
 
 
 class ImportFailure(ValueError):
-    """A file that cannot be imported.  The message is one line that names the file and the place.
+    """A file that cannot be imported.  The message is one line that names the file and the place (control
+    characters of the path or of a name in the reason escaped: see ``names``).
 
     ``line`` is a 1-based line number for text formats, ``offset`` a byte offset for binaries.
     """
 
     def __init__(self, path: str, reason: str, *, line: int | None = None, offset: int | None = None):
-        self.path = str(path)
-        self.reason = " ".join(str(reason).split())
+        self.path = printable(str(path))
+        self.reason = printable(" ".join(str(reason).split()))
         self.line = line
         self.offset = offset
         where = self.path
