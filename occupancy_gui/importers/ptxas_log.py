@@ -32,7 +32,7 @@ from typing import Any
 
 from .collector import collection_paused
 from .line_chunks import CHUNK_SIZE, CancelFn, ImportCancelled, ProgressFn, feed_stream, sniff_utf16
-from .log_text import IncompleteKernel, LogFindings, LogRecords, needs_repair, repair, restore_underscore
+from .log_text import PASTE_MAX, IncompleteKernel, LogFindings, LogRecords, needs_repair, repair, restore_underscore
 from .records import ImportFailure, KernelRecord, new_lazy_records, open_regular, split_nvlink_smem
 
 __all__ = ["CHUNK_SIZE", "ImportCancelled", "PtxasLogParser", "import_ptxas_log", "parse_bytes", "parse_stream",
@@ -251,7 +251,7 @@ class PtxasLogParser:
         if chunk.find(b"\x1b", 0, end) >= 0:
             chunk = _ANSI.sub(b"", chunk[:end])
             end = len(chunk)
-        if needs_repair(chunk, end):  # pasted from a forum or a chat (see log_text)
+        if end <= PASTE_MAX and needs_repair(chunk, end):  # pasted from a forum or a chat (see log_text)
             chunk = repair(chunk[:end])
             end = len(chunk)
         self.findings.scan(chunk, end, self.line_base)
