@@ -114,5 +114,6 @@ def test_windows_dll_reads_as_the_linux_library():
     linux = Counter()
     for rec in import_file_detailed(toolchains.library_file("curand", "libcurand.so")).records:
         linux[_portable(rec)] += rec.copies
-    assert sum(ours.values()) > 3000 and sum(n for key, n in ours.items() if key[-1]) > 1000  # .data's LTO fatbins
+    # (every function cuobjdump lists, not ptxas's local copies: 3,043 records with them)
+    assert sum(ours.values()) > 1700 and sum(n for key, n in ours.items() if key[-1]) > 1000  # .data's LTO fatbins
     assert ours == linux, (sorted(ours - linux)[:2], sorted(linux - ours)[:2])
