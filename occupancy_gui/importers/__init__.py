@@ -29,7 +29,8 @@ from .offload_binary import MAGIC as OFFLOAD_MAGIC
 from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
 __all__ = [
-    "IMPORTERS", "ImportCancelled", "ImportFailure", "ImportResult", "KernelRecord", "RecordCache", "demangle",
+    "IMPORTERS", "LAUNCH_BOUNDS_NOTE", "ImportCancelled", "ImportFailure", "ImportResult", "KernelRecord",
+    "RecordCache", "demangle",
     "detect_format", "import_file", "import_file_detailed", "merge_records",
 ]
 
@@ -204,10 +205,16 @@ PARALLEL_MIN_BYTES = 32 << 20
 """Smaller binaries are read serially: starting worker processes costs more than they save."""
 
 
+LAUNCH_BOUNDS_NOTE = ("a build log does not record launch bounds (__launch_bounds__, .maxntid, .reqntid) or cluster "
+                      "shapes: the object, cubin or executable the build wrote, or the source (occupancy import "
+                      "FILE.cu --arch sm_XY), carries them")
+"""What to say of an import whose ``launch_bounds_unknown`` is set (its table shows "?" for the bound)."""
+
+
 def _log_notes(name: str, result: ImportResult) -> None:
     """What a log's records cannot say, as notes and typed fields of ``result``: the build's first error (the
-    failure itself where it printed no figures), the kernels it never finished, and that no log records a
-    launch bound."""
+    failure itself where it printed no figures), the kernels it never finished (``incomplete``), and that no
+    log records a launch bound (``launch_bounds_unknown``: no note, see :data:`LAUNCH_BOUNDS_NOTE`)."""
     from .log_text import LogRecords, failure_reason  # noqa: PLC0415 - lazy: loaded with the log parser
 
     records = result.records
@@ -223,11 +230,7 @@ def _log_notes(name: str, result: ImportResult) -> None:
     for cut in result.incomplete:
         result.notes.append(f"{name}:{cut.line}: the log ends inside kernel {printable(cut.name)} ({cut.arch}): "
                             "its figures are not in it, so it is not listed (the log was cut off)")
-    if records:
-        result.launch_bounds_unknown = True
-        result.notes.append(f"{name}: a build log does not record launch bounds (__launch_bounds__, .maxntid, "
-                            ".reqntid) or cluster shapes: the object, cubin or executable the build wrote, or the "
-                            "source (occupancy import FILE.cu --arch sm_XY), carries them")
+    result.launch_bounds_unknown = bool(records)  # said by occupancy import (LAUNCH_BOUNDS_NOTE) and the window
     result.records = list(records)
 
 

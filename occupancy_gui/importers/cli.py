@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from . import ImportCancelled, ImportFailure, KernelRecord, import_file_detailed
+from . import LAUNCH_BOUNDS_NOTE, ImportCancelled, ImportFailure, KernelRecord, import_file_detailed
 from .collector import collection_paused
 from .json_rows import json_records
 from .names import printable
@@ -165,6 +165,8 @@ def _listed(args: argparse.Namespace) -> int:
         return 2
     for note in result.notes:
         print(f"occupancy import: note: {printable(note)}", file=sys.stderr)
+    if result.launch_bounds_unknown:
+        print(f"occupancy import: note: {printable(args.file)}: {LAUNCH_BOUNDS_NOTE}", file=sys.stderr)
     records = result.records if args.all_functions else [rec for rec in result.records if rec.is_kernel]
     reasons = impossible_figures(records)
     for rec, flag in zip(records, reasons):
