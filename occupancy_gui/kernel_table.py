@@ -56,6 +56,10 @@ class KernelTable:
     max_threads: np.ndarray  # 0: no launch bound (__launch_bounds__, .maxntid)
     is_kernel: np.ndarray
     local_bytes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """Stack per thread (``stack_bytes``), 0 where unknown: kept for the window until it reads :attr:`stack_bytes`."""
+    stack_bytes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """Stack per thread as cuobjdump prints it; -1 where no bound is known (recursion or indirect calls:
+    show ``importers.records.STACK_UNKNOWN``, "unknown — recursion or indirect calls")."""
     required: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     """The required block size (.reqntid x·y·z); 0: none."""
     launch_block: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -92,7 +96,7 @@ class KernelTable:
         demangled: list[str] = []
         hay: list[str] = []
         archs: list[str] = []
-        columns: list[list[int]] = [[] for _ in range(12)]
+        columns: list[list[int]] = [[] for _ in range(13)]
         impossible: dict[int, str] = {}
         numbers: dict[str, int] = {}
         for at in range(0, n, SLICE):
@@ -120,8 +124,8 @@ class KernelTable:
         ints = _int64(columns)
         table = cls(os.fspath(path), records, names, demangled, hay, archs, arch_number=ints[0], registers=ints[1],
                     static_smem=ints[2], spill_stores=ints[3], spill_loads=ints[4], barriers=ints[5],
-                    max_threads=ints[6], is_kernel=ints[7].astype(bool), local_bytes=ints[8], required=ints[9],
-                    launch_block=ints[10], launch_dynamic=ints[11], impossible=impossible)
+                    max_threads=ints[6], is_kernel=ints[7].astype(bool), local_bytes=ints[8], stack_bytes=ints[9],
+                    required=ints[10], launch_block=ints[11], launch_dynamic=ints[12], impossible=impossible)
         if n:
             table.combos, table.combo_inverse = _distinct(
                 np.stack([table.max_threads, table.required, table.registers, table.static_smem,
@@ -212,16 +216,19 @@ def _or(values: list[Any], default: int) -> list[Any]:
 
 def _int_columns(states: list[dict[str, Any]], archs: list[str], numbers: dict[str, int]) -> list[list[Any]]:
     """The table's integer columns of built records: arch number, registers, static shared memory, spill
-    stores and loads, barriers (-1 where not reported), launch bound (0: none), kernel or not, local bytes,
-    required block size, launch block size and launch dynamic shared memory (0: none)."""
+    stores and loads, barriers (-1 where not reported), launch bound (0: none), kernel or not, stack bytes (0 where
+    unknown: the window's local column), stack bytes (-1: unknown), required block size, launch block size and
+    launch dynamic shared memory (0: none)."""
     required = [req[0] * req[1] * req[2] if req else 0 for req in map(_get("req_threads"), states)]
     zero_for_none = [_or([state.get(name) for state in states], 0)
-                     for name in ("static_smem", "local_bytes", "max_threads", "block_size", "dynamic_smem")]
+                     for name in ("max_threads", "block_size", "dynamic_smem")]
+    stacks = list(map(_get("stack_bytes"), states))
     return [
-        list(map(numbers.__getitem__, archs)), list(map(_get("registers"), states)), zero_for_none[0],
+        list(map(numbers.__getitem__, archs)), list(map(_get("registers"), states)),
+        _or(list(map(_get("static_smem"), states)), 0),
         *(_or(list(map(_get(name), states)), -1) for name in ("spill_stores", "spill_loads", "barriers")),
-        zero_for_none[2], list(map(int, map(_get("is_kernel"), states))), zero_for_none[1], required,
-        zero_for_none[3], zero_for_none[4],
+        zero_for_none[0], list(map(int, map(_get("is_kernel"), states))), _or(stacks, 0), _or(stacks, -1), required,
+        zero_for_none[1], zero_for_none[2],
     ]  # fmt: skip
 
 
@@ -312,9 +319,12 @@ def record_tags(rec: KernelRecord) -> list[str]:
 
 def record_notes(rec: KernelRecord) -> list[str]:
     """What a reader of a row should know beyond its figures, one line each."""
-    from .importers.records import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
+    from .importers.records import STACK_UNKNOWN, impossible_figure  # noqa: PLC0415 - lazy: loaded by then
 
     notes = [] if rec.is_kernel else ["(device function, not a kernel)"]
+    if rec.stack_bytes is None:
+        notes.append(f"Stack: {STACK_UNKNOWN} (cuobjdump: STACK:UNKNOWN); the figure the GPU needs is set at "
+                     "launch (cudaDeviceSetLimit cudaLimitStackSize)")
     reason = impossible_figure(rec)
     if reason is not None:
         notes.append(f"⚠ {reason[0].upper()}{reason[1:]}: the file is damaged or crafted; not loaded into the inputs")

@@ -26,8 +26,8 @@ def _reference(records: list) -> dict:
         row = (-1 if rec.arch_number is None else rec.arch_number, rec.registers, rec.static_smem or 0,
                -1 if rec.spill_stores is None else rec.spill_stores, -1 if rec.spill_loads is None else rec.spill_loads,
                -1 if rec.barriers is None else rec.barriers, rec.max_threads or 0, int(rec.is_kernel),
-               rec.local_bytes or 0, req[0] * req[1] * req[2] if req else 0, rec.block_size or 0,
-               rec.dynamic_smem or 0)  # fmt: skip
+               rec.local_bytes or 0, -1 if rec.stack_bytes is None else rec.stack_bytes,
+               req[0] * req[1] * req[2] if req else 0, rec.block_size or 0, rec.dynamic_smem or 0)  # fmt: skip
         reason = impossible_figure(rec)
         if reason is not None:
             impossible[i] = reason
@@ -37,7 +37,7 @@ def _reference(records: list) -> dict:
     return {"names": [r.name for r in records], "demangled": pretty, "arch": [r.arch for r in records],
             "haystack": [f"{p}\n{r.name}".casefold() for p, r in zip(pretty, records)],
             "ints": np.array([[min(max(v, -1), 1 << 40) for v in row] for row in rows],  # a hostile arch number
-                             dtype=np.int64).reshape(-1, 12).T, "impossible": impossible}  # fmt: skip
+                             dtype=np.int64).reshape(-1, 13).T, "impossible": impossible}  # fmt: skip
 
 
 @pytest.mark.parametrize("source", ["random", "b_host.o", "a.fatbin"])
@@ -50,7 +50,7 @@ def test_columns_equal_the_records_read_one_by_one(source: str) -> None:
         assert getattr(table, name) == ref[name], name
     ints = np.stack([table.arch_number, table.registers, table.static_smem, table.spill_stores, table.spill_loads,
                      table.barriers, table.max_threads, table.is_kernel.astype(np.int64), table.local_bytes,
-                     table.required, table.launch_block, table.launch_dynamic])  # fmt: skip
+                     table.stack_bytes, table.required, table.launch_block, table.launch_dynamic])  # fmt: skip
     assert np.array_equal(ints, ref["ints"])
     assert source != "random" or len(table.impossible) > 50
 

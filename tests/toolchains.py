@@ -125,6 +125,31 @@ def wheel_tree(spec: str, platform: str | None = None) -> Path:
     return tree
 
 
+def wheel_file(spec: str) -> Path:
+    """A pinned wheel itself (``name==version``, no dependencies), downloaded once and not unpacked: for a
+    test that reads a few of its members (flashinfer-cubin: 458 MB of 15,970 cubins)."""
+    folder = CACHE / "wheels" / _slug(spec)
+    found = sorted(folder.glob("*.whl"))
+    if found:
+        return found[0]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        found = sorted(folder.glob("*.whl"))
+        if found:
+            return found[0]
+        partial = folder.with_name(folder.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(partial), spec],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            if _UNREACHABLE.search(proc.stderr):
+                pytest.skip(f"the package registry is unreachable, {spec} not fetched")
+            raise RuntimeError(f"pip download {spec} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        partial.rename(folder)
+    return sorted(folder.glob("*.whl"))[0]
+
+
 def _find(tree: Path, pattern: str) -> Path:
     found = sorted(tree.glob(pattern))
     if not found:

@@ -24,11 +24,13 @@ from .elf import ELF_MAGIC
 from .elf_cubin import import_cubin, is_cuda_elf
 from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
 from .line_chunks import CancelFn, ImportCancelled, ProgressFn, sniff_utf16
+from .names import printable
 from .offload_binary import MAGIC as OFFLOAD_MAGIC
 from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
 __all__ = [
-    "IMPORTERS", "ImportCancelled", "ImportFailure", "ImportResult", "KernelRecord", "RecordCache", "demangle",
+    "IMPORTERS", "LAUNCH_BOUNDS_NOTE", "ImportCancelled", "ImportFailure", "ImportResult", "KernelRecord",
+    "RecordCache", "demangle",
     "detect_format", "import_file", "import_file_detailed", "merge_records",
 ]
 
@@ -175,13 +177,15 @@ def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | No
         result = _binary(name, fmt, progress, cancel)
     else:
         result = ImportResult(records=IMPORTERS[fmt](name, progress=progress, cancel=cancel))
+    if fmt == "ptxas_log":
+        _log_notes(name, result)
     if fmt == "cuobjdump_text":  # binaries are merged as they are read; a log lists each launch/line
         result.records = merge_records(result.records)
         from .cuobjdump_text import window_notes  # noqa: PLC0415 - lazy: binaries need no text parser
 
         result.notes.extend(window_notes(name, result.records))
     _checked(name, fmt, result)
-    if cache is not None and key is not None:
+    if cache is not None and key is not None and result.records:  # (an empty listing's note is not kept)
         cache.put(name, key, result.records, result.notes)
     return result
 
@@ -201,9 +205,38 @@ PARALLEL_MIN_BYTES = 32 << 20
 """Smaller binaries are read serially: starting worker processes costs more than they save."""
 
 
+LAUNCH_BOUNDS_NOTE = ("a build log does not record launch bounds (__launch_bounds__, .maxntid, .reqntid) or cluster "
+                      "shapes: the object, cubin or executable the build wrote, or the source (occupancy import "
+                      "FILE.cu --arch sm_XY), carries them")
+"""What to say of an import whose ``launch_bounds_unknown`` is set (its table shows "?" for the bound)."""
+
+
+def _log_notes(name: str, result: ImportResult) -> None:
+    """What a log's records cannot say, as notes and typed fields of ``result``: the build's first error (the
+    failure itself where it printed no figures), the kernels it never finished (``incomplete``), and that no
+    log records a launch bound (``launch_bounds_unknown``: no note, see :data:`LAUNCH_BOUNDS_NOTE`)."""
+    from .log_text import LogRecords, failure_reason  # noqa: PLC0415 - lazy: loaded with the log parser
+
+    records = result.records
+    if not isinstance(records, LogRecords):
+        return
+    error = records.findings.first_error
+    if error is not None and not records:
+        raise ImportFailure(name, failure_reason(error), line=error[0])
+    if error is not None:
+        result.notes.append(f"{name}:{error[0]}: the build failed; kernels it could not compile are not in the log: "
+                            f"{error[1]}")
+    result.incomplete = list(records.incomplete)
+    for cut in result.incomplete:
+        result.notes.append(f"{name}:{cut.line}: the log ends inside kernel {printable(cut.name)} ({cut.arch}): "
+                            "its figures are not in it, so it is not listed (the log was cut off)")
+    result.launch_bounds_unknown = bool(records)  # said by occupancy import (LAUNCH_BOUNDS_NOTE) and the window
+    result.records = list(records)
+
+
 def _checked(name: str, fmt: str, result: ImportResult) -> ImportResult:
     """``result``, unless it holds no records: then the failure that explains why."""
-    if not result.records:
+    if not result.records and not result.no_functions:
         if result.notes:
             raise ImportFailure(name, result.notes[0].split(": ", 1)[-1])
         if fmt == "ptxas_log":

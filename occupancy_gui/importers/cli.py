@@ -10,13 +10,14 @@ from typing import Any
 
 import msgspec
 
-from . import ImportCancelled, ImportFailure, KernelRecord, import_file_detailed
+from . import LAUNCH_BOUNDS_NOTE, ImportCancelled, ImportFailure, KernelRecord, import_file_detailed
 from .collector import collection_paused
 from .json_rows import json_records
-from .records import impossible_figures
+from .names import printable
+from .records import STACK_UNKNOWN, impossible_figures
 
 _COLUMNS = (
-    ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("local_bytes", "local"),
+    ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("stack_bytes", "stack"),
     ("spill_stores", "spill st"), ("spill_loads", "spill ld"), ("barriers", "bars"),
     ("const_bytes", "cmem[0]"), ("max_threads", "max thr"), ("note", "note"), ("demangled", "kernel"),
 )
@@ -40,24 +41,38 @@ def _note(rec: KernelRecord, impossible: str | None) -> str:
 
 
 def _cell(value: object) -> str:
-    return "-" if value is None else str(value)
+    return "-" if value is None else printable(str(value))
 
 
 _LAUNCH_COLUMNS = (("threads_per_block", "threads"), ("dynamic_smem", "dyn smem"))
 """Shown when a record carries its launch (a Triton cache)."""
 
 
-def _row(rec: KernelRecord, row: Any, columns: tuple[tuple[str, str], ...]) -> list[str]:
-    """One table row from the record's JSON row (:func:`json_records`)."""
-    return [_note(rec, row.impossible) if key == "note" else _cell(getattr(row, key)) for key, _ in columns]
+def _row(rec: KernelRecord, row: Any, columns: tuple[tuple[str, str], ...], bounds_unknown: bool) -> list[str]:
+    """One table row from the record's JSON row (:func:`json_records`); a stack that cannot be bounded reads
+    "unknown", and a launch bound the source does not record "?" (the reasons are notes)."""
+    cells = []
+    for key, _ in columns:
+        value = getattr(row, key) if key != "note" else None
+        if key == "note":
+            cells.append(_note(rec, row.impossible))
+        elif key == "stack_bytes" and row.stack_note:
+            cells.append("unknown")
+        elif key == "max_threads" and value is None and bounds_unknown:
+            cells.append("?")
+        else:
+            cells.append(_cell(value))
+    return cells
 
 
-def format_table(records: Iterable[KernelRecord]) -> str:
+def format_table(records: Iterable[KernelRecord], bounds_unknown: bool = False) -> str:
+    """``occupancy import``'s table; ``bounds_unknown``: the source does not record launch bounds (a build
+    log), so a missing one reads "?" rather than "-" (none)."""
     records = list(records)
     columns: tuple[tuple[str, str], ...] = _COLUMNS
     if any(rec.block_size is not None for rec in records):
         columns = _COLUMNS[:-2] + _LAUNCH_COLUMNS + _COLUMNS[-2:]
-    rows = [_row(rec, row, columns) for rec, row in zip(records, json_records(records))]
+    rows = [_row(rec, row, columns, bounds_unknown) for rec, row in zip(records, json_records(records))]
     heads = [title for _, title in columns]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
     lines = []
@@ -104,6 +119,16 @@ def _write_json(records: list[KernelRecord], reasons: list[str | None]) -> None:
     sys.stdout.flush()
 
 
+def _stack_notes(records: list[KernelRecord]) -> None:
+    """Say which listed functions have a stack no bound is known for (cuobjdump's ``STACK:UNKNOWN``)."""
+    unknown = [rec for rec in records if rec.stack_bytes is None]
+    if unknown:
+        named = ", ".join(f"{printable(rec.name)} ({printable(rec.arch)})" for rec in unknown[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        print(f"occupancy import: note: stack {STACK_UNKNOWN}, so no figure is given (\"stack_bytes\": null): "
+              f"{named}{more}", file=sys.stderr)
+
+
 def run_import(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="occupancy import",
                                      description="List kernel resource usage from a build log, "
@@ -133,19 +158,22 @@ def _listed(args: argparse.Namespace) -> int:
             reason = f"line {exc.line}: {reason}"
         elif exc.offset is not None:
             reason = f"byte {exc.offset}: {reason}"
-        print(f"occupancy import: error: {args.file}: {reason}", file=sys.stderr)
+        print(f"occupancy import: error: {printable(args.file)}: {reason}", file=sys.stderr)
         return 2
     except ImportCancelled:
-        print(f"occupancy import: error: {args.file}: cancelled", file=sys.stderr)
+        print(f"occupancy import: error: {printable(args.file)}: cancelled", file=sys.stderr)
         return 2
     for note in result.notes:
-        print(f"occupancy import: note: {note}", file=sys.stderr)
+        print(f"occupancy import: note: {printable(note)}", file=sys.stderr)
+    if result.launch_bounds_unknown:
+        print(f"occupancy import: note: {printable(args.file)}: {LAUNCH_BOUNDS_NOTE}", file=sys.stderr)
     records = result.records if args.all_functions else [rec for rec in result.records if rec.is_kernel]
     reasons = impossible_figures(records)
     for rec, flag in zip(records, reasons):
         if flag is not None:
-            print(f"occupancy import: note: {rec.name} ({rec.arch}): {flag}; its figures are damaged",
+            print(f"occupancy import: note: {printable(rec.name)} ({printable(rec.arch)}): {flag}; its figures are damaged",
                   file=sys.stderr)
+    _stack_notes(records)
     hidden = len(result.records) - len(records)
     if hidden:
         print(f"occupancy import: note: {hidden} device function{'s' if hidden != 1 else ''} not listed "
@@ -153,7 +181,7 @@ def _listed(args: argparse.Namespace) -> int:
     if args.json:
         _write_json(records, reasons)
     else:
-        print(format_table(records))
+        print(format_table(records, result.launch_bounds_unknown))
     return 0
 
 

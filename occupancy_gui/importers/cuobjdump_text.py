@@ -72,9 +72,13 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
         elif function is not None and ":" in line:
             values: dict[str, int] = {}
             banks: dict[int, int] = {}
+            unbounded = False
             for m in _PAIR.finditer(line):
                 key, bank, value = m.groups()
                 if key not in _READ:
+                    continue
+                if key == "STACK" and value == "UNKNOWN":  # recursion, indirect calls: no static bound
+                    unbounded = True
                     continue
                 for text in (value, bank) if bank is not None else (value,):
                     if not _FIGURE.fullmatch(text):
@@ -90,7 +94,7 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
             rec = KernelRecord(
                 name=function, arch=arch, registers=values["REG"],
                 static_smem=static, reserved_smem=reserved,
-                local_bytes=max(values.get("STACK", 0), values.get("LOCAL", 0)),
+                stack_bytes=None if unbounded else max(values.get("STACK", 0), values.get("LOCAL", 0)),
                 const_bytes=banks.get(0), const_banks=banks,
                 source=f"{source_name}:{function_line}",
             )

@@ -1,21 +1,22 @@
 """A small pure-Python Itanium C++ ABI demangler: the fallback of :mod:`.demangle`.
 
-:mod:`.demangle` calls the C++ runtime's ``__cxa_demangle``; this module is used only where that
-cannot answer: on Windows (no Itanium demangler in the C runtime), and for names longer than 1024
-characters, which libiberty's ``__cxa_demangle`` refuses (its recursion limit, which ``c++filt``
-lifts with ``--no-recurse-limit``).
+:mod:`.demangle` calls libiberty (binutils' libbfd, else the C++ runtime's ``__cxa_demangle``); this
+module is used only where that cannot answer: on Windows (no Itanium demangler in the C runtime), for
+names longer than 1024 characters where only libstdc++'s ``__cxa_demangle`` is there (its recursion
+limit, which ``c++filt`` lifts with ``--no-recurse-limit``), and for names longer than binutils' safe
+length (``demangle._BINUTILS_MAX_LEN``).
 
 It covers what kernels are made of: namespaces and nested classes, templates with type, integer and
 boolean arguments, template parameter references, substitutions, pointers, references, cv and
-``__restrict`` qualifiers, function pointer parameters and ``extern "C"`` names.  Anything beyond
-that (lambdas' closure types, expressions in template arguments, ...) makes :func:`demangle` return
-its input unchanged, never raise; so do pack expansions (``Dp``), which it cannot print the way
-``c++filt`` does.  The output follows ``c++filt --no-recurse-limit``'s spelling (``DMGL_VERBOSE``:
-``Ss`` is printed in full, not as ``std::string``).  Measured on the 15,422 distinct ``_Z`` names of
-libcurand, libcublas, libcublasLt, libcufft and libcusparse (see ``tests/importers/test_demangle.py``):
-it never prints a name differently from ``c++filt``, leaves 2,860 mangled (about one in five:
-expressions in template arguments, dependent names such as ``T_::value_type``, pack expansions),
-and prints all 414 names longer than 1024 characters exactly.
+``__restrict`` qualifiers, function pointer parameters, lambdas' closure types (``{lambda(int)#2}``) and
+``extern "C"`` names, in c++filt's spelling: ``DMGL_VERBOSE``'s ``std::basic_string<...>`` for ``Ss``, and
+libiberty's ``>>`` after an empty trailing pack (``A<B<int>>``; "> >" elsewhere).  Anything beyond that
+(expressions in template arguments, dependent names such as ``T_::value_type``, operator names, a
+substitution whose meaning depends on where it is used) makes :func:`demangle` return its input
+unchanged, never raise.  Measured on the 21,573 distinct ``_Z`` names of every library the suite reads
+(see ``tests/importers/test_demangle.py``): it never prints a name differently from ``c++filt
+--no-recurse-limit``, leaves 2,910 mangled (one in seven), and prints all 438 names longer than 1024
+characters exactly.
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ _LITERAL_SUFFIX = {"j": "u", "l": "l", "m": "ul", "x": "ll", "y": "ull"}
 
 class _Fail(Exception):
     pass
+
+
+class _Contextual:
+    """A substitution whose meaning depends on where it is used (see ``_Parser.local_name``)."""
+
+    def __init__(self, printed: object):
+        self.printed = printed
 
 
 _NESTING = re.compile(r"[<(]|[>)]|::")
@@ -90,6 +98,7 @@ class _Parser:
         self.i = 0
         self.subs: list[object] = []
         self.template_args: list[str] = []
+        self.param_refs = 0  # template parameters read so far (see local_name)
 
     # -- helpers ---------------------------------------------------------------------------
     def peek(self, k: int = 0) -> str:
@@ -128,7 +137,9 @@ class _Parser:
         return int(digits, 36) + 1
 
     # -- grammar ---------------------------------------------------------------------------
-    def encoding(self) -> str:
+    def encoding(self, top_level: bool = True) -> str:
+        """A function or data name; a function's return type is printed at the top level only (c++filt names
+        the function a local entity lives in without it: "f<int>(int)::{lambda()#1}")."""
         name, is_template, is_ctor = self.name()
         if self.i >= len(self.s) or self.peek() == "E":
             return name  # a data object, or a name without a signature
@@ -137,7 +148,7 @@ class _Parser:
             ret = str(self.type())
         params = self.bare_params()
         sig = f"{name}({params})"
-        return f"{ret} {sig}" if ret else sig
+        return f"{ret} {sig}" if ret and top_level else sig
 
     def bare_params(self) -> str:
         params = []
@@ -177,16 +188,28 @@ class _Parser:
         return base, False, is_ctor
 
     def local_name(self) -> tuple[str, bool, bool]:
+        """``Z <function> E <entity>``: the function's own template arguments are its own, so the ones a later
+        ``T_`` names are those in force before it (a lambda of ``f<int>`` inside a kernel's template argument)."""
         self.take("Z")
-        outer = self.encoding()
+        enclosing_args = self.template_args
+        first_sub, refs = len(self.subs), self.param_refs
+        outer = self.encoding(top_level=False)
+        if self.param_refs != refs:
+            # libiberty keeps a substitution that holds a template parameter as the parameter, printed with
+            # the arguments in force where it is used: one made in this function's signature means the
+            # outer template's argument when a later S_ names it.  Printed text cannot: such a use gives up.
+            self.subs[first_sub:] = map(_Contextual, self.subs[first_sub:])
         self.take("E")
         if self.peek() == "s":
             self.i += 1
+            self.template_args = enclosing_args
             return outer + "::string literal", False, False
         inner, is_template, is_ctor = self.name()
         if self.peek() == "_":  # discriminator
             self.i += 1
             self.number()
+        if not is_template:
+            self.template_args = enclosing_args
         return f"{outer}::{inner}", is_template, is_ctor
 
     def nested_name(self) -> tuple[str, bool, bool]:
@@ -254,6 +277,19 @@ class _Parser:
         if ch == "L":  # internal linkage marker before a source name
             self.i += 1
             return self.source_name(), False
+        if ch == "U" and self.peek(1) == "l":  # a lambda's closure type: {lambda(int, float)#2}
+            self.i += 2
+            params = []
+            while self.peek() != "E":
+                if self.i >= len(self.s):
+                    raise _Fail
+                params.append(str(self.type()))
+            self.take("E")
+            n = 1
+            if self.peek() != "_":
+                n = self.number() + 2
+            self.take("_")
+            return f"{{lambda({'' if params == ['void'] else ', '.join(params)})#{n}}}", False
         if ch == "U" and self.peek(1) == "t":  # unnamed type
             self.i += 2
             n = 1
@@ -280,11 +316,12 @@ class _Parser:
             self.i += 1
             return _STD_SUBS[ch]
         idx = self.seq_id()
-        if idx >= len(self.subs):
+        if idx >= len(self.subs) or isinstance(self.subs[idx], _Contextual):
             raise _Fail
         return self.subs[idx]
 
     def template_param(self) -> str:
+        self.param_refs += 1
         self.take("T")
         idx = self.seq_id()
         if idx >= len(self.template_args):
@@ -300,7 +337,10 @@ class _Parser:
             args.append(self.template_arg())
         self.take("E")
         inner = ", ".join(a for a in args if a != "")
-        if inner.endswith(">"):
+        # libiberty writes ", " before each argument after the first and takes it back when the argument
+        # prints nothing (an empty pack), but remembers the blank as the last character written: after a
+        # trailing empty pack it sees no '>' and closes with ">>" ("A<B<int>>"), else with "> >".
+        if inner.endswith(">") and not (len(args) > 1 and args[-1] == ""):
             inner += " "
         return f"<{inner}>", args
 
@@ -357,6 +397,15 @@ class _Parser:
         return neg, value
 
     def type(self) -> object:
+        """A type.  Template arguments met inside it (``A<long, true>``) are the type's, not the function's:
+        a later ``T_`` still names the function's (libiberty keeps them apart likewise)."""
+        function_args = self.template_args
+        try:
+            return self._type()
+        finally:
+            self.template_args = function_args
+
+    def _type(self) -> object:
         ch = self.peek()
         if ch in _BUILTINS:
             self.i += 1

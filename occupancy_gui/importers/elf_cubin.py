@@ -5,7 +5,7 @@ are read as fallbacks):
 
 * registers: ``EIATTR_REGCOUNT`` in ``.nv.info`` (symbol index, count); fallback the top byte of the
   kernel's ``.text`` section ``sh_info``;
-* local memory: ``EIATTR_FRAME_SIZE`` / ``EIATTR_MIN_STACK_SIZE`` / ``EIATTR_MAX_STACK_SIZE``;
+* stack: ``EIATTR_MIN_STACK_SIZE`` (0xffffffff: unbounded) of a linked image, ``EIATTR_FRAME_SIZE`` of a relocatable one;
 * barriers: ``EIATTR_NUM_BARRIERS`` in ``.nv.info.<kernel>``; fallback bits 20-26 of the ``.text``
   section's ``sh_flags`` (pre-Volta toolchains); absent means none;
 * ``__launch_bounds__`` / ``.maxntid``: ``EIATTR_MAX_THREADS``; ``.reqntid``: ``EIATTR_REQNTID``;
@@ -65,6 +65,9 @@ STO_CUDA_ENTRY = 0x10
 STT_FUNC, STT_SECTION = 2, 3
 ET_REL = 1  # a relocatable image (``-rdc`` before nvlink); ET_EXEC = 2 is linked
 EF_CUDA_ARCH_SPECIFIC_V7 = 0x800
+EF_CUDA_ARCH_SPECIFIC_V8 = 0x08
+STACK_UNBOUNDED = 0xFFFFFFFF
+"""``EIATTR_MIN_STACK_SIZE`` of a function whose stack has no static bound: cuobjdump's ``STACK:UNKNOWN``."""
 SHT_CUDA_SHARED = 0x7000000A  # shared-memory sections of relocatable images (NOBITS once linked)
 STT_CUDA_SHARED = 13  # a __shared__ variable's symbol in a relocatable image
 _NOBITS = frozenset((SHT_NOBITS, SHT_CUDA_SHARED))  # occupy no bytes of the image
@@ -150,11 +153,21 @@ def _u32s(payload: bytes | int, count: int, end: str) -> tuple[int, ...] | None:
 
 
 def cubin_arch(elf: Elf) -> str:
-    """The image's target, ``a``/``f`` suffix kept: ``.note.nv.tkinfo`` names it (CUDA 12.8+ and
-    13.x); without the note, the ELF flags.  In the ABI-7 layout of CUDA 11.x-12.x the SM number is
-    the low byte and bit ``0x800`` marks an arch-specific (``a``) target (0x5a0d5a is sm_90a,
-    0x5a055a sm_90; measured on ptxas 12.0-12.9); ABI 8 (CUDA 13) keeps the number in bits 8-15
-    and leaves the suffix to the note."""
+    """The image's target, ``a``/``f`` suffix kept, as cuobjdump names it.
+
+    ``.note.nv.tkinfo`` names it where ptxas wrote it (``-arch sm_100f``; CUDA 12.8+).  Without it (the
+    note of an image from NVIDIA's own assembler carries no ``-arch``: flashinfer-cubin's trtllm-gen
+    kernels), the header, measured on ptxas 11.8, 12.4, 12.8, 12.9, 13.0 and 13.5 against ``cuobjdump
+    -elf``:
+
+    * ABI 7 (CUDA 11.x-12.x up to sm_90a): the SM number is the low byte of ``e_flags``, bit ``0x800``
+      marks an arch-specific target (0x5a0d5a is sm_90a, 0x5a055a sm_90);
+    * ABI 8 (sm_100+ from CUDA 12.8, every target from 13.0): the number is bits 8-15; ptxas 12.8-12.9
+      and NVIDIA's assembler set bit ``0x08`` for an arch-specific target (0x600640a sm_100a), ptxas 13.x
+      leaves the flags alike and says it in ``.nv.compat`` (``EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET``).
+
+    A family target (``f``) is in no flag of either ABI (sm_100f's flags are sm_100's, and cuobjdump
+    then prints sm_100): only the note says it."""
     note = elf.find(".note.nv.tkinfo")
     if note is not None and note.type != SHT_NOBITS:
         m = _ARCH_IN_NOTE.search(elf.data(note))
@@ -163,11 +176,26 @@ def cubin_arch(elf: Elf) -> str:
     suffix = ""
     if elf.osabi == 0x41 or elf.abiversion >= 8:
         number = (elf.flags >> 8) & 0xFF
+        if elf.flags & EF_CUDA_ARCH_SPECIFIC_V8 or _accelerator_target(elf):
+            suffix = "a"
     else:
         number = elf.flags & 0xFF
         if elf.flags & EF_CUDA_ARCH_SPECIFIC_V7:
             suffix = "a"
     return f"sm_{number}{suffix}" if number else "unknown"
+
+
+def _accelerator_target(elf: Elf) -> bool:
+    """Whether ``.nv.compat`` marks an arch-specific target (ABI 8 images of ptxas 13.x)."""
+    compat = elf.find(".nv.compat")
+    if compat is None or compat.type == SHT_NOBITS:
+        return False
+    entries = nv_info_entries(elf.data(compat), elf.end == "<", _COMPAT_WANTED, elf.blob, compat.name,
+                              compat.offset)
+    return any(value == 1 for _attr, _fmt, value in entries)
+
+
+_COMPAT_WANTED = frozenset((0x09,))  # EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET
 
 
 def is_cuda_elf(head: bytes) -> bool:
@@ -192,13 +220,15 @@ def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "
     if elf.machine != EM_CUDA:
         raise blob.fail(f"ELF machine {elf.machine} is not CUDA ({EM_CUDA})", 18)
     module = _Module(elf, source_prefix if source_prefix is not None else os.path.basename(path), embedded)
-    regs, frame = module.regs, module.frame
     symbols, strtab = module.symbols, module.strtab
     owners = module.text_owners
+    # cuobjdump lists the functions that own a .text section (every kernel does): not the local copies
+    # ptxas makes inside a kernel's code ("$kernel$__cuda_sm20_rem_u64", "$__internal_0_$..."), which
+    # carry .nv.info figures but no section of their own.
     functions = [(index, name_at, bool(other & STO_CUDA_ENTRY), shndx)
                  for index, (name_at, st_info, other, shndx, _value, _size) in enumerate(symbols)
                  if st_info & 0xF == 2 and name_at  # STT_FUNC
-                 and (other & STO_CUDA_ENTRY or index in regs or index in frame or index in owners)]
+                 and (other & STO_CUDA_ENTRY or index in owners)]
     names = strtab.get_all([f[1] for f in functions],  # type: ignore[union-attr]  # functions imply a symtab
                            lambda i: f"symbol {functions[i][0]} name") if functions else []
     records: list[KernelRecord] = []
@@ -246,12 +276,28 @@ class _Module:
         # The fields every record of this image shares; a kernel's own figures replace the Nones.
         self.template: dict[str, object] = {
             "name": "", "arch": self.arch, "registers": 0, "is_kernel": False, "static_smem": 0,
-            "reserved_smem": 0, "local_bytes": 0, "spill_stores": None, "spill_loads": None, "barriers": None,
+            "reserved_smem": 0, "stack_bytes": 0, "spill_stores": None, "spill_loads": None, "barriers": None,
             "const_bytes": None, "const_banks": None, "max_threads": None, "min_blocks": None,
             "req_threads": None, "cluster_dims": None, "max_registers": None, "relocatable": self.relocatable,
             "embedded": embedded, "copies": 1, "source": "", **_NO_LAUNCH_FIGURES}
         self._relocations: dict[int, list[int]] | None = None  # section -> its .rel/.rela sections
         self._shared_sections: frozenset[int] = frozenset()
+
+    def stack(self, index: int) -> int | None:
+        """A function's stack as cuobjdump prints it (``None``: ``STACK:UNKNOWN``).
+
+        A linked image states it as ``EIATTR_MIN_STACK_SIZE`` (the function's frame and the deepest
+        chain of calls below it), 0xffffffff where no bound exists (recursion, indirect calls whose
+        targets ptxas cannot see); ``EIATTR_MAX_STACK_SIZE`` is not a bound (CUDA 11.8 writes 0 beside
+        a minimum of 8-24 B) and is not read.  A function with no minimum (device functions of sm_90+
+        images) has none listed: 0.  A relocatable image's stack is decided by nvlink: its record keeps
+        the function's own frame, as ``ptxas -v`` prints it (cuobjdump prints 0 for every function)."""
+        if self.relocatable:
+            return self.frame.get(index, 0)
+        low = self.min_stack.get(index)
+        if low is None:
+            return 0
+        return None if low == STACK_UNBOUNDED else low
 
     @property
     def banks(self) -> dict[int, int]:
@@ -305,25 +351,21 @@ def _function_fields(module: _Module, index: int, name: str, display: str, entry
     elf = module.elf
     rows = elf.rows
     text = rows[shndx] if 0 < shndx < len(rows) else None
-    registers = module.regs.get(index)
-    if registers is None and text is not None and (entry or index in module.text_owners):
-        registers = (text[INFO] >> 24) & 0xFF
-    stack = module.max_stack.get(index)
-    if stack is None:
-        stack = module.min_stack.get(index, 0)
-    frame = module.frame.get(index, 0)
     fields = module.template.copy()
     fields["name"] = display
     fields["is_kernel"] = entry
-    fields["local_bytes"] = stack if stack > frame else frame
+    fields["stack_bytes"] = module.stack(index)
     banks = module.banks.copy()
     fields["const_banks"] = banks
     if not entry:
-        # A device function has no .nv.info of its own; ptxas's copies inside kernels share a
-        # display name ("$kernel$function" -> "function"): the symbol tells them apart.
-        fields["registers"] = registers or 0
+        # As cuobjdump prints it: the top byte of its .text section's sh_info, which sm_90+ images
+        # leave 0 (their EIATTR_REGCOUNT is not read; see the README's "Device functions").
+        fields["registers"] = (text[INFO] >> 24) & 0xFF if text is not None else 0
         fields["source"] = f"{module.prefix}: ELF section .nv.info (symbol {name})"
         return fields
+    registers = module.regs.get(index)
+    if registers is None and text is not None:
+        registers = (text[INFO] >> 24) & 0xFF
     find = elf.index.get
     kinfo = find(".nv.info." + name)
     barriers, max_threads, req_threads, cluster_dims, max_registers, info_registers = \

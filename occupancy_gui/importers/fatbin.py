@@ -29,11 +29,12 @@ from dataclasses import dataclass, field
 from ..child_process import usable_cpus
 from . import offload_binary as offload
 from .binary_data import Blob, FileImage
+from .budget import HELD_LIMIT, BudgetExceeded, InflateBudget, decode
 from .collector import collection_paused
-from .decompress import lz4_block_decompress, zstd_decompress
 from .elf import ELF_MAGIC, SHT_NOBITS, Elf, Section
 from .elf_cubin import EM_CUDA, read_cubin
 from .line_chunks import ImportCancelled
+from .log_text import IncompleteKernel
 from .pe import pe_sections
 from .records import ImportFailure, KernelRecord, merge_records, open_regular
 
@@ -44,10 +45,9 @@ KIND_PTX, KIND_ELF, KIND_LTO_IR = 1, 2, 8
 ``code=lto_90``; libcufft's LTO callbacks): no figures before the device link."""
 FLAG_COMPRESSED_LZ4 = 0x2000
 FLAG_COMPRESSED_ZSTD = 0x8000
-MAX_IMAGE = 1 << 30  # refuse to inflate an entry beyond 1 GiB
-MAX_RATIO = 2048
-"""The most an image (over 1 MiB) may inflate per compressed byte: NVIDIA's libraries reach 134x
-(libcublasLt), a zstd bomb of zeros 30,000x."""
+MAX_IMAGE = HELD_LIMIT
+"""The largest image an import inflates: all it may hold at once (see ``budget``).  No ratio: a kernel's
+large initialised ``__device__`` array honestly inflates thousands of times (NVIDIA's libraries reach 134x)."""
 _FAT_SECTIONS = (".nv_fatbin", "__nv_relfatbin", ".nvFatBinSegment_data")
 NUMBER_LATER = "\0"
 """A container number not known yet (see ``_open_container``): no section or file name holds a NUL."""
@@ -56,8 +56,21 @@ _MAX_CONTAINERS = 100_000
 
 @dataclass
 class ImportResult:
+    """What an import found: its records, and notes (one line each: entries skipped, assumptions made,
+    what a record cannot say)."""
+
     records: list[KernelRecord] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    no_functions: bool = False
+    """The file is valid and holds device code, but no function (its CUDA ELF images hold none, as a
+    translation unit without device functions compiles to): no records is then the answer, not a failure
+    (cuobjdump exits 0 with an empty listing); the first note says so."""
+    incomplete: list[IncompleteKernel] = field(default_factory=list)
+    """Kernels a log names whose figures it never gives (cut off mid-kernel): not listed, each one noted."""
+    launch_bounds_unknown: bool = False
+    """Records from a text that never states launch bounds (a build log): ``max_threads`` ``None`` there
+    means "not recorded", not "no bound"; a note says where the bound is (the object, cubin or source)."""
+
 
 
 def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, number: int | str = 1,
@@ -140,11 +153,11 @@ def _open_container(blob: Blob, at: int, prefix: str, number: int | str, work: D
             else:
                 if not 0 < csize <= size:
                     csize = size
-                if usize <= 0 or usize > MAX_IMAGE:
+                if usize <= 0:
                     raise blob.fail(f"{entry.label}: implausible uncompressed size {usize}", pos + 56)
-                if usize > MAX_RATIO * csize and usize > 1 << 20:
-                    raise blob.fail(f"{entry.label}: {csize} compressed bytes claim to inflate to {usize} "
-                                    f"(more than {MAX_RATIO}x: not a compiled image)", pos + 56)
+                if usize > work.budget.held_limit:
+                    raise blob.fail(f"{entry.label}: declares {usize} uncompressed bytes, more than the import's "
+                                    f"budget of {work.budget.held_limit} bytes held at once", pos + 56)
                 entry.packed = blob.bytes(payload_at, csize, f"{entry.label} payload")
                 work.queue(entry, blob, pos + 56)
             container.entries.append(entry)
@@ -174,10 +187,9 @@ def _without_images(blob: Blob, at: int, end: int) -> dict[str, int] | None:
 
 
 def _inflate(flags: int, packed: bytes, usize: int) -> bytes | None:
-    """An entry's image; ``None`` where this Python has no zstd decoder.  Raises the codec's error."""
-    if flags & FLAG_COMPRESSED_LZ4:
-        return lz4_block_decompress(packed, usize)
-    return zstd_decompress(packed, usize)
+    """An entry's image (claimed from the import's budget by the caller); ``None`` where this Python has no
+    zstd decoder.  Raises the codec's error."""
+    return decode("lz4" if flags & FLAG_COMPRESSED_LZ4 else "zstd", packed, usize)
 
 
 def _read_entries(blob: Blob, container: _Container, result: ImportResult, embedded: bool,
@@ -195,27 +207,25 @@ def _read_entries(blob: Blob, container: _Container, result: ImportResult, embed
         try:
             image_bytes = work.take(entry)
         except Exception as exc:  # noqa: BLE001 - the codec's own error, reported
-            reason = str(exc) if entry.flags & FLAG_COMPRESSED_LZ4 else f"zstd data is corrupt ({exc})"
-            raise blob.fail(f"{label}: {reason}", payload_at) from None
-        if image_bytes is None:
-            result.notes.append(
-                f"{blob.path}: {label} at byte {blob.base + pos} is zstd-compressed and this "
-                "Python has no zstd decoder (Python 3.14+ has one); skipped. Rebuild with "
-                "-Xfatbin -compress-mode=speed or =none, or import `cuobjdump "
-                "--dump-resource-usage` output instead")
-            continue
-        if len(image_bytes) != entry.usize:
-            raise blob.fail(f"{label}: inflated to {len(image_bytes)} bytes, header says "
-                            f"{entry.usize}", pos + 56)
-        result.records.extend(read_cubin(image_bytes, blob.path, blob.base + payload_at,
-                                         f"{label} (decompressed image)", source_prefix=source,
-                                         embedded=embedded))
+            work.budget.release(entry.usize)
+            raise blob.fail(f"{label}: {exc}", pos + 56 if "inflated to" in str(exc) else payload_at) from None
+        try:
+            if image_bytes is None:
+                result.notes.append(
+                    f"{blob.path}: {label} at byte {blob.base + pos} is zstd-compressed and this "
+                    "Python has no zstd decoder (Python 3.14+ has one); skipped. Rebuild with "
+                    "-Xfatbin -compress-mode=speed or =none, or import `cuobjdump "
+                    "--dump-resource-usage` output instead")
+                continue
+            result.records.extend(read_cubin(image_bytes, blob.path, blob.base + payload_at,
+                                             f"{label} (decompressed image)", source_prefix=source,
+                                             embedded=embedded))
+        finally:
+            work.budget.release(entry.usize)  # its records are made: the image is dropped
         work.images += 1
 
 
 _POOL: ThreadPoolExecutor | None = None
-MIN_TOTAL_CAP = 4 << 30
-TOTAL_CAP_PER_BYTE = 16
 INFLIGHT_BUDGET = 256 << 20
 """Bytes of inflated images an import holds at once (beyond the one being read): libcublasLt's
 5,832 images (1.9 GiB inflated, 16 MiB the largest) flow through it."""
@@ -228,9 +238,9 @@ INLINE_INFLATE = 1 << 20
 class Decoding:
     """One import's inflation work and limits: images inflate on ``pool`` (whose threads the
     codecs release the GIL to) in file order, at most :data:`INFLIGHT_BUDGET` bytes of them
-    waiting at once, and at most ``total_cap`` bytes in all (``max(4 GiB, 16 x`` the file; a
-    real library inflates to ~4x its size).  ``step`` polls ``cancel`` and reports progress in
-    bytes of the file reached.
+    waiting at once; what they may inflate in all and hold at once is the import's ``budget``
+    (:class:`.budget.InflateBudget`: ``max(4 GiB, 16 x`` the file in all, 1 GiB held).  ``step`` polls
+    ``cancel`` and reports progress in bytes of the file reached.
     """
 
     def __init__(self, pool: ThreadPoolExecutor | None, file_size: int, cancel: Callable[[], bool] | None = None,
@@ -239,7 +249,8 @@ class Decoding:
         # Bytes of images pending at once: a worker process of several gets its share.
         self.inflight = inflight if inflight is not None else INFLIGHT_BUDGET
         self.file_size = file_size
-        self.total_cap = max(MIN_TOTAL_CAP, TOTAL_CAP_PER_BYTE * file_size)
+        self.budget = InflateBudget.for_input(file_size)
+        self.total_cap = self.budget.total_limit
         self.cancel = cancel
         self.progress = progress
         self.inflated = 0  # bytes queued so far
@@ -251,10 +262,12 @@ class Decoding:
         self.images = 0  # ELF images read (with functions or without)
 
     def queue(self, entry: _Entry, blob: Blob, at: int) -> None:
+        """Claim an image's bytes from the budget (held from now until its records are read) and queue it."""
+        try:
+            self.budget.claim(entry.usize)
+        except BudgetExceeded as exc:
+            raise blob.fail(f"{entry.label}: {exc}", at) from None
         self.inflated += entry.usize
-        if self.inflated > self.total_cap:
-            raise blob.fail(f"the file's compressed images inflate to more than {self.total_cap} bytes "
-                            "in all (the import's limit)", at)
         self.waiting.append(entry)
         self._pump()
 
@@ -294,10 +307,12 @@ class Decoding:
             if entry.packed is not None and entry in self.waiting:
                 self.waiting.remove(entry)
                 entry.packed = None
+                self.budget.release(entry.usize)
             elif entry.inflated is not None:
                 entry.inflated.cancel()
                 entry.inflated = None
                 self.pending -= entry.usize
+                self.budget.release(entry.usize)
         self._pump()
 
     def step(self, offset: int) -> None:
@@ -440,7 +455,7 @@ def read_offload_section(blob: Blob, lo: int, hi: int, result: ImportResult, pre
     cubins as any cubin, fatbinaries as any fatbin; PTX is counted as a fatbin's PTX is, and what has no
     figures yet (LLVM bitcode of ``-foffload-lto``) or is not NVIDIA's gets a note."""
     unread: dict[tuple[int, str], list[str]] = {}  # (image kind, triple) -> archs
-    for image in offload.offload_images(blob, lo, hi):
+    for image in offload.offload_images(blob, lo, hi, work.budget):
         work.step(blob.base + (image.at if image.blob is blob else lo))  # progress, and a cancel is heard
         nvidia = image.triple.startswith("nvptx")
         if nvidia and image.image_kind in (offload.IMAGE_OBJECT, offload.IMAGE_CUBIN, offload.IMAGE_FATBINARY):
@@ -701,9 +716,10 @@ _SKIPPED_HINTS = {
 
 
 def _note_skipped(path: str, result: ImportResult, work: Decoding) -> None:
-    """A fatbin that yields no records fails, saying what it held: ELF images without a function (cuDSS's
-    communication layers hold one each, beside an empty PTX entry), or instead of ELF images PTX, LTO IR
-    (libcufft carries 12,728 such entries) or kinds this reader does not know, skipped as cuobjdump
+    """A fatbin that yields no records says what it held: ELF images without a function (cuDSS's
+    communication layers hold one each, beside an empty PTX entry), a valid file with no kernel, listed as
+    cuobjdump lists it (nothing, exit 0) with a note; or it fails where instead of ELF images it holds PTX,
+    LTO IR (libcufft carries 12,728 such entries) or kinds this reader does not know, skipped as cuobjdump
     skips them."""
     if result.records or result.notes:
         return
@@ -715,7 +731,9 @@ def _note_skipped(path: str, result: ImportResult, work: Decoding) -> None:
     if work.images:
         empty = f"no function in the fatbin's {work.images} CUDA ELF image{'s' if work.images != 1 else ''}"
         beside = f"; beside {'it' if work.images == 1 else 'them'}, {listed} {entries}: {hint}" if skipped else ""
-        raise ImportFailure(path, empty + beside)
+        result.notes.append(f"{path}: {empty}{beside}")
+        result.no_functions = True
+        return
     if not skipped:
         raise ImportFailure(path, "the fatbin holds no entries")
     raise ImportFailure(path, f"the fatbin holds no CUDA ELF image, only {listed} {entries}: {hint}")

@@ -9,18 +9,22 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Iterable
+from itertools import repeat
 from typing import Any
 
-from .records import KernelRecord, built_states, demangled_names, impossible_figures
+from .records import STACK_UNKNOWN, KernelRecord, built_states, demangled_names, impossible_figures
 
-JSON_ALWAYS = ("name", "demangled", "kind", "arch", "registers", "static_smem", "local_bytes", "spill_stores",
-                "spill_loads", "barriers", "const_bytes", "max_threads", "min_blocks", "reserved_smem",
-                "relocatable", "embedded", "copies", "source", "threads_per_block", "dynamic_smem", "launch_source")
+JSON_ALWAYS = ("name", "demangled", "kind", "arch", "registers", "static_smem", "stack_bytes", "local_bytes",
+               "spill_stores", "spill_loads", "barriers", "const_bytes", "max_threads", "min_blocks", "reserved_smem",
+               "relocatable", "embedded", "copies", "source", "threads_per_block", "dynamic_smem", "launch_source")
 JSON_OPTIONAL = ("block_size", "grid_size", "theoretical_occupancy", "achieved_occupancy", "waves_per_sm",
-                  "device_name", "req_threads", "cluster_dims", "max_registers", "impossible")
+                 "device_name", "req_threads", "cluster_dims", "max_registers", "stack_note", "impossible")
 """The keys of a record's JSON, in order: those always written, then those written where not null
 (the launch, which only a Triton cache or a profiler knows; ``.reqntid``, the compile-time cluster and
-the register cap, which only some kernels have; why a figure is impossible)."""
+the register cap, which only some kernels have; why the stack is unknown; why a figure is impossible).
+
+``stack_bytes`` is cuobjdump's STACK (``null``: unknown, ``stack_note`` says why); ``local_bytes`` is the
+same value under its old name, kept for one release (it goes in 0.3)."""
 _KIND = {True: "kernel", False: "device_function"}
 
 
@@ -47,12 +51,15 @@ def json_records(records: list[KernelRecord], reasons: list[str | None] | None =
     def present(key: str) -> Iterable[Any]:  # bulk importers' dicts may leave it out where no kernel has it
         return map(operator.methodcaller("get", key), states)
 
+    stacks = list(column("stack_bytes"))
     columns: list[Iterable[Any]] = [
         column("name"), demangled_names(states), map(_KIND.__getitem__, column("is_kernel")),
-        *(column(key) for key in JSON_ALWAYS[3:18]),
+        *(column(key) for key in JSON_ALWAYS[3:6]), stacks, stacks,
+        *(column(key) for key in JSON_ALWAYS[8:19]),
         column("block_size"), column("dynamic_smem"), present("launch_source"),
-        *(column(key) for key in JSON_OPTIONAL[:-4]),
-        *(present(key) for key in JSON_OPTIONAL[-4:-1]),
+        *(column(key) for key in JSON_OPTIONAL[:6]),
+        *(present(key) for key in JSON_OPTIONAL[6:9]),
+        [STACK_UNKNOWN if stack is None else None for stack in stacks] if None in stacks else repeat(None),
         reasons]
     return list(map(_json_type(), *columns))
 

@@ -194,7 +194,7 @@ def _record(launch: _Launch, source: str, name: str) -> KernelRecord:
     return fast_record({
         "name": launch.name, "arch": _arch(launch),
         "registers": registers if isinstance(registers, int) else 0, "is_kernel": True,
-        "static_smem": v.get("static_smem") or 0, "local_bytes": 0, "spill_stores": None,
+        "static_smem": v.get("static_smem") or 0, "stack_bytes": 0, "spill_stores": None,
         "spill_loads": None, "barriers": None, "const_bytes": None, "const_banks": {},
         "max_threads": None, "min_blocks": None, "req_threads": None, "cluster_dims": None,
         "max_registers": None, "reserved_smem": v.get("reserved_smem") or 0,

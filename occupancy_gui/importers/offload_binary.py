@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .binary_data import Blob
-from .decompress import zlib_decompress, zstd_decompress
+from .budget import BudgetExceeded, InflateBudget, decode
 
 SECTION = ".llvm.offloading"
 SHT_LLVM_OFFLOADING = 0x6FFF4C0B
@@ -37,7 +37,6 @@ _HEADER = struct.Struct("<4sIQQQ")
 _ENTRY = struct.Struct("<HHIQQQQ")
 _MAX_ENTRIES = 4096
 _MAX_STRINGS = 256
-_MAX_INFLATED = 1 << 30
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
@@ -70,22 +69,28 @@ class OffloadImage:
         return f"offload image {self.number} ({self.kind_name} {self.arch or '?'})"
 
 
-def offload_images(blob: Blob, lo: int, hi: int) -> Iterator[OffloadImage]:
+def offload_images(blob: Blob, lo: int, hi: int, budget: InflateBudget | None = None) -> Iterator[OffloadImage]:
     """Every entry of the offload binaries in ``[lo, hi)`` of ``blob``, in order; damage is an
-    ``ImportFailure`` naming the offset."""
+    ``ImportFailure`` naming the offset.  A compressed binary is inflated within ``budget`` (the import's;
+    a fresh one for the blob's size by default) and held until its entries have been read."""
+    budget = budget if budget is not None else InflateBudget.for_input(len(blob.data))
     pos, number = lo, 0
     while pos < hi:
         if blob.skip_zeros(pos, hi) >= hi:
             return  # padding after the last binary
-        binary, start, size = _binary(blob, pos, hi)
-        for image in _entries(binary, start, number):
-            number = image.number
-            yield image
+        binary, start, size, held = _binary(blob, pos, hi, budget)
+        try:
+            for image in _entries(binary, start, number):
+                number = image.number
+                yield image
+        finally:
+            budget.release(held)
         pos += (size + 7) & ~7
 
 
-def _binary(blob: Blob, at: int, hi: int) -> tuple[Blob, int, int]:
-    """The binary at ``at``: (the blob its offsets count in, where it starts there, its size in the section)."""
+def _binary(blob: Blob, at: int, hi: int, budget: InflateBudget) -> tuple[Blob, int, int, int]:
+    """The binary at ``at``: (the blob its offsets count in, where it starts there, its size in the section,
+    the bytes it holds of ``budget``, to release when its entries are read)."""
     magic, version, size, entries_at, _count = blob.unpack(_HEADER.format, at, "offload binary header")
     if magic != MAGIC:
         raise blob.fail(f"no LLVM offload binary here (magic {magic.hex()}, expected {MAGIC.hex()})", at)
@@ -96,25 +101,29 @@ def _binary(blob: Blob, at: int, hi: int) -> tuple[Blob, int, int]:
         raise blob.fail(f"offload binary of {size} bytes does not fit its section ({hi - at} bytes left)", at + 8)
     inflated = blob.unpack("<Q", at + 32, "offload binary header")[0] if version >= 3 else 0
     if not inflated:
-        return blob, at, size
-    if not entries_at <= size <= inflated or inflated > _MAX_INFLATED:
+        return blob, at, size, 0
+    if not entries_at <= size <= inflated:
         raise blob.fail(f"compressed offload binary: implausible sizes (header {entries_at}, {size} bytes "
                         f"inflating to {inflated})", at + 32)
     packed = blob.bytes(at + entries_at, size - entries_at, "compressed offload binary")
-    decode = zstd_decompress if packed.startswith(_ZSTD_MAGIC) else zlib_decompress
+    want = inflated - entries_at
     try:
-        body = decode(packed, inflated - entries_at)
+        budget.claim(want)
+    except BudgetExceeded as exc:
+        raise blob.fail(f"compressed offload binary: {exc}", at + 32) from None
+    try:
+        body = decode("zstd" if packed.startswith(_ZSTD_MAGIC) else "zlib", packed, want)
     except ValueError as exc:
-        raise blob.fail(f"compressed offload binary: {exc}", at + entries_at) from None
+        budget.release(want)
+        where = at + 32 if "inflated to" in str(exc) else at + entries_at
+        raise blob.fail(f"compressed offload binary: {exc}", where) from None
     if body is None:
+        budget.release(want)
         raise blob.fail("compressed offload binary: zstd, and this Python has no zstd decoder", at + entries_at)
-    if entries_at + len(body) != inflated:
-        raise blob.fail(f"compressed offload binary inflated to {entries_at + len(body)} bytes, its header "
-                        f"says {inflated}", at + 32)
     header = bytearray(blob.bytes(at, entries_at, "offload binary header"))
     struct.pack_into("<Q", header, 8, inflated)  # as LLVM restores it: offsets count in the inflated binary
     struct.pack_into("<Q", header, 32, 0)
-    return Blob(bytes(header) + body, blob.path, blob.base + at, "compressed offload binary (inflated)"), 0, size
+    return Blob(bytes(header) + body, blob.path, blob.base + at, "compressed offload binary (inflated)"), 0, size, want
 
 
 def _entries(blob: Blob, at: int, numbered: int) -> Iterator[OffloadImage]:

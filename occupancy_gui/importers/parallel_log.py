@@ -282,6 +282,11 @@ class _TailParser(PtxasLogParser):
     def depends_on_head(self) -> bool:
         # A lazy record's architecture is its block's own, in its dict only once built (an
         # unbuilt one's dict is empty): a record that took the unknown one was made whole.
+        # What the log says beyond its records (an error, a stack ptxas cannot bound, a kernel cut off at the
+        # end) is this process's to say: it reads such a tail itself (rare: a big log is a clean build's).
+        found = self.findings
+        if found.first_error is not None or found.unbounded or any(entry.is_kernel for entry in self.pending):
+            return True
         return self.needs_head or any(vars(rec).get("arch") == UNKNOWN_ARCH for rec in self.records.values())
 
     def sent(self) -> list[tuple[int, Any]]:

@@ -32,6 +32,7 @@ from typing import Any
 
 from .collector import collection_paused
 from .line_chunks import CHUNK_SIZE, CancelFn, ImportCancelled, ProgressFn, feed_stream, sniff_utf16
+from .log_text import PASTE_MAX, IncompleteKernel, LogFindings, LogRecords, needs_repair, repair, restore_underscore
 from .records import ImportFailure, KernelRecord, new_lazy_records, open_regular, split_nvlink_smem
 
 __all__ = ["CHUNK_SIZE", "ImportCancelled", "PtxasLogParser", "import_ptxas_log", "parse_bytes", "parse_stream",
@@ -199,7 +200,7 @@ def _block_fields(name: str, arch: str, tail: bytes, line: int, source: str) -> 
         local += items.get("lmem", 0)
     return {
         "name": name, "arch": arch, "registers": registers, "is_kernel": True,
-        "static_smem": smem, "local_bytes": local, "spill_stores": int(g[1]),
+        "static_smem": smem, "stack_bytes": local, "spill_stores": int(g[1]),
         "spill_loads": int(g[2]), "barriers": barriers, "const_bytes": c0, "const_banks": banks,
         "max_threads": None, "min_blocks": None, "req_threads": None, "cluster_dims": None,
         "max_registers": None, "reserved_smem": 0, "relocatable": False, "embedded": False, "copies": 1,
@@ -240,6 +241,7 @@ class PtxasLogParser:
         self.nvlink_done: set[tuple[str, str]] = set()
         self.line_base = 1
         self._archs: dict[bytes, str] = {}
+        self.findings = LogFindings()
 
     # -- feeding ------------------------------------------------------------------------------
     def feed(self, chunk: bytes | bytearray, end: int | None = None) -> None:
@@ -249,6 +251,10 @@ class PtxasLogParser:
         if chunk.find(b"\x1b", 0, end) >= 0:
             chunk = _ANSI.sub(b"", chunk[:end])
             end = len(chunk)
+        if end <= PASTE_MAX and needs_repair(chunk, end):  # pasted from a forum or a chat (see log_text)
+            chunk = repair(chunk[:end])
+            end = len(chunk)
+        self.findings.scan(chunk, end, self.line_base)
         line = self.line_base
         last = 0  # the offset that `line` is the line of
         follow = -1  # where a standard block right after the previous one starts (past its "ptxas ")
@@ -276,7 +282,8 @@ class PtxasLogParser:
                     last = start
                 gmem, raw_name, raw_arch, tail, _ = m.groups()
                 block_arch = archs.get(raw_arch) or arch_text(raw_arch)
-                if block_arch:  # else (empty, or a carriage return in it) the state machine reads the block
+                if block_arch and raw_name[0] != 0x5A:  # else (no arch, a carriage return in it, or a name that
+                    # may have lost its leading underscore: "Z6kernelPf") the state machine reads the block
                     arch = block_arch
                     if gmem is not None:
                         line += 1
@@ -350,7 +357,7 @@ class PtxasLogParser:
             line += count(b"\n", last, start)
             last = start
             if m.group(1) is not None:
-                entry = _Entry(_text(m.group(1)), _text(m.group(2)), line, True)
+                entry = _Entry(restore_underscore(_text(m.group(1))), _text(m.group(2)), line, True)
                 self.arch = entry.arch
                 self.pending.append(entry)
                 if self.deferred:
@@ -362,7 +369,7 @@ class PtxasLogParser:
                 if is_nvlink:
                     self._nvlink_properties(m.group(3), line)
                 else:
-                    self._properties(_text(m.group(3)).strip("'\":"), line)
+                    self._properties(restore_underscore(_text(m.group(3)).strip("'\":")), line)
             elif m.group(4) is not None:
                 try:
                     if is_nvlink:
@@ -416,7 +423,7 @@ class PtxasLogParser:
     def _emit_device_function(self, entry: _Entry) -> None:
         rec = KernelRecord(
             name=entry.name, arch=entry.arch or "unknown", registers=0, is_kernel=False,
-            local_bytes=entry.stack or 0, spill_stores=entry.spill_st, spill_loads=entry.spill_ld,
+            stack_bytes=entry.stack or 0, spill_stores=entry.spill_st, spill_loads=entry.spill_ld,
             source=f"{self.source_name}:{entry.line}",
         )
         self.records[rec.key] = rec
@@ -438,7 +445,7 @@ class PtxasLogParser:
         local += items.get("lmem", 0)
         rec = KernelRecord(
             name=entry.name, arch=entry.arch, registers=items.get("registers", 0), is_kernel=True,
-            static_smem=items.get("smem", 0), local_bytes=local,
+            static_smem=items.get("smem", 0), stack_bytes=local,
             spill_stores=entry.spill_st, spill_loads=entry.spill_ld,
             barriers=items.get("barriers"), const_bytes=banks.get(0), const_banks=banks,
             source=f"{self.source_name}:{entry.line}",
@@ -479,7 +486,7 @@ class PtxasLogParser:
         local = max(items.get("stack", 0), items.get("lmem", 0))
         rec = KernelRecord(
             name=name, arch=arch, registers=items.get("registers", 0), is_kernel=True,
-            static_smem=static, reserved_smem=reserved, local_bytes=local,
+            static_smem=static, reserved_smem=reserved, stack_bytes=local,
             spill_stores=prior.spill_stores if prior else None,
             spill_loads=prior.spill_loads if prior else None,
             barriers=items.get("barriers", prior.barriers if prior else None),
@@ -493,13 +500,22 @@ class PtxasLogParser:
     def _record(self, key: tuple[str, str]) -> KernelRecord | None:
         return self.records.get(key)
 
-    def finish(self) -> list[KernelRecord]:
+    def finish(self) -> LogRecords:
+        """The records (a list), with the log's findings and the kernels it never finished (see ``log_text``)."""
         for entry in self.deferred + self.await_stack:
             if not entry.is_kernel:
                 self._emit_device_function(entry)
         self.await_stack.clear()
         self.deferred.clear()
-        return list(self.records.values())
+        incomplete = [IncompleteKernel(e.name, e.arch, e.line) for e in self.pending if e.is_kernel]
+        records = list(self.records.values())
+        unbounded = self.findings.unbounded
+        if unbounded:
+            for rec in records:
+                if rec.name in unbounded:
+                    rec.registers  # noqa: B018 - the read builds a lazy record
+                    rec.__dict__["stack_bytes"] = None  # ptxas: "cannot be statically determined"
+        return LogRecords(records, self.findings, incomplete)
 
 
 def parse_stream(
@@ -510,7 +526,7 @@ def parse_stream(
     cancel: CancelFn | None = None,
     chunk_size: int = CHUNK_SIZE,
     path: str | None = None,
-) -> list[KernelRecord]:
+) -> LogRecords:
     """Parse a log from a binary stream in bounded memory: the chunk buffer plus one small entry
     per distinct (kernel, architecture).  ``cancel()`` is polled before every chunk; when it
     returns true, :class:`ImportCancelled` is raised and nothing is returned.  ``path`` (default:

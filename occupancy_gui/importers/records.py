@@ -20,6 +20,10 @@ from itertools import repeat
 from typing import Any
 
 from .demangle import demangle
+from .names import printable
+
+STACK_UNKNOWN = "unknown — recursion or indirect calls"
+"""What a stack that cannot be bounded is called wherever it is shown (``stack_bytes`` is ``None``)."""
 
 RESERVED_SMEM_BASE = 1024
 """Bytes that sm_90+ toolchains place at the start of a kernel's ``.nv.shared`` section for the
@@ -28,14 +32,15 @@ driver's reserved shared memory.  ``cuobjdump`` counts them, ``nvlink -v`` only 
 
 
 class ImportFailure(ValueError):
-    """A file that cannot be imported.  The message is one line that names the file and the place.
+    """A file that cannot be imported.  The message is one line that names the file and the place (control
+    characters of the path or of a name in the reason escaped: see ``names``).
 
     ``line`` is a 1-based line number for text formats, ``offset`` a byte offset for binaries.
     """
 
     def __init__(self, path: str, reason: str, *, line: int | None = None, offset: int | None = None):
-        self.path = str(path)
-        self.reason = " ".join(str(reason).split())
+        self.path = printable(str(path))
+        self.reason = printable(" ".join(str(reason).split()))
         self.line = line
         self.offset = offset
         where = self.path
@@ -63,7 +68,11 @@ class KernelRecord:
     demangled: str = ""
     is_kernel: bool = True
     static_smem: int = 0
-    local_bytes: int = 0
+    stack_bytes: int | None = 0
+    """Stack per thread as cuobjdump prints it (``STACK``): ``EIATTR_MIN_STACK_SIZE`` of a linked image,
+    the frame of a relocatable one, ``ptxas -v``'s stack frame (cumulative stack size, ``lmem`` of old
+    toolkits) in a log.  ``None`` where it cannot be bounded (recursion or indirect calls: cuobjdump's
+    ``STACK:UNKNOWN``, ptxas's "Stack size ... cannot be statically determined"); see :data:`STACK_UNKNOWN`."""
     spill_stores: int | None = None
     spill_loads: int | None = None
     barriers: int | None = None
@@ -121,6 +130,13 @@ class KernelRecord:
     def __reduce__(self) -> tuple[Any, ...]:
         # pickle/copy: the built fields (a frozen dataclass refuses the default slot restore).
         return (fast_record, ({name: getattr(self, name) for name in FIELDS},))
+
+    @property
+    def local_bytes(self) -> int:
+        """Deprecated: :attr:`stack_bytes` under its old name, kept for one release, 0 where the stack is
+        unknown (read ``stack_bytes``, which says ``None`` then)."""
+        stack: int | None = self.stack_bytes
+        return stack or 0
 
     @property
     def key(self) -> tuple[str, str]:
@@ -260,7 +276,7 @@ IMPOSSIBLE_ABOVE = {
     "max_registers": 255,
     "static_smem": 256 << 10,  # more than the 228 KiB of the largest SM's shared memory
     "reserved_smem": 256 << 10,
-    "local_bytes": 512 << 10,  # the largest local memory per thread any GPU has (512 KiB)
+    "stack_bytes": 512 << 10,  # the largest local memory per thread any GPU has (512 KiB)
     "barriers": 16,  # named barriers 0-15
     "max_threads": 1024,  # threads per block on every compute capability 2.0+
     "const_bytes": 64 << 10,  # a constant bank

@@ -9,7 +9,8 @@ the module's own one-line error (``harness.run_one``).  The structure-aware targ
 ``structured.py`` (``ptxas_gen cuobjdump_gen ncu_gen profile_gen session cli``) generate their inputs
 and also fail an input whose peak resident memory passes 1 GiB.  Crashing inputs are written to ``--out``
 with the reason, and the run prints inputs/s per target.  ``--seconds`` caps each target's time.
-(atheris is not used: it has no wheel for every platform we build on; this loop needs nothing.)
+(It needs nothing beyond the suite; the coverage-guided run, with atheris where it has a wheel, is
+``long_run_guided.py``.)
 """
 
 from __future__ import annotations

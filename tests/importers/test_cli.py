@@ -27,7 +27,7 @@ def test_table(capsys):
 def test_json(capsys):
     assert run_import([str(HAND / "cuda11_ninja.log"), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert set(rows[0]) == {"name", "demangled", "arch", "registers", "static_smem", "local_bytes",
+    assert set(rows[0]) == {"name", "demangled", "arch", "registers", "static_smem", "stack_bytes", "local_bytes",
                             "spill_stores", "spill_loads", "barriers", "const_bytes", "max_threads",
                             "min_blocks", "source", "kind", "reserved_smem", "relocatable", "embedded",
                             "copies", "threads_per_block", "dynamic_smem", "launch_source"}
@@ -68,10 +68,11 @@ def _plain_json(rec) -> dict:
     """A record's JSON as ``to_json`` wrote it before rows were made in bulk (kept here as the
     reference the bulk rows are held to)."""
     out = {"name": rec.name, "demangled": rec.demangled, "kind": rec.kind, "arch": rec.arch}
-    for key in ("registers", "static_smem", "local_bytes", "spill_stores", "spill_loads", "barriers",
+    for key in ("registers", "static_smem", "stack_bytes", "local_bytes", "spill_stores", "spill_loads", "barriers",
                 "const_bytes", "max_threads", "min_blocks", "reserved_smem", "relocatable", "embedded",
                 "copies", "source"):
         out[key] = getattr(rec, key)
+    out["local_bytes"] = rec.stack_bytes  # the JSON's alias: the same value, null where unknown
     out |= {"threads_per_block": rec.block_size, "dynamic_smem": rec.dynamic_smem, "launch_source": rec.launch_source}
     for key in ("block_size", "grid_size", "dynamic_smem", "theoretical_occupancy", "achieved_occupancy",
                 "waves_per_sm", "device_name"):
@@ -80,6 +81,8 @@ def _plain_json(rec) -> dict:
     for key in ("req_threads", "cluster_dims", "max_registers"):
         if getattr(rec, key) is not None:
             out[key] = list(getattr(rec, key)) if isinstance(getattr(rec, key), tuple) else getattr(rec, key)
+    if rec.stack_bytes is None:
+        out["stack_note"] = "unknown — recursion or indirect calls"
     if impossible_figure(rec) is not None:
         out["impossible"] = impossible_figure(rec)
     return out

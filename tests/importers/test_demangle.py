@@ -117,19 +117,55 @@ def test_agrees_with_cxxfilt():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="libstdc++ is the Linux runtime")
-def test_linux_uses_libstdcxx():
-    found = demangle_module.runtime()
-    assert found is not None and found[0] == "libstdc++"
+def test_linux_uses_binutils_libiberty_else_libstdcxx():
+    kinds = [kind for kind, _ in demangle_module.runtimes()]
+    assert kinds[-1] == "libstdc++"
+    if CXXFILT is not None and Path("/usr/lib/x86_64-linux-gnu").glob("libbfd*.so"):  # binutils installed
+        assert kinds[0] == "binutils", kinds
+
+
+def _libstdcxx():
+    return next(found for found in demangle_module.runtimes() if found[0] == "libstdc++")
+
+
+@pytest.fixture
+def through_libstdcxx(monkeypatch):
+    """demangle() as a system without binutils' libbfd runs it: libstdc++, and the fallback past 1,024."""
+    monkeypatch.setattr(demangle_module, "runtime", _libstdcxx)
+    demangle.cache_clear()
+    yield
+    demangle.cache_clear()
 
 
 @needs_cxxfilt
-def test_names_libstdcxx_refuses_for_length_go_to_the_fallback():
+def test_names_libstdcxx_refuses_for_length_go_to_the_fallback(through_libstdcxx):
     name = long_name(70)
     assert len(name) > 1024
-    found = demangle_module.runtime()
-    if found is not None and found[0] == "libstdc++":
-        assert found[1](name.encode()) is None  # libiberty's recursion limit
+    assert _libstdcxx()[1](name.encode()) is None  # libiberty's recursion limit
     assert demangle(name) == demangle_fallback.demangle(name) == cxxfilt([name])[0]
+
+
+# Past libstdc++'s 1,024 characters (so through the fallback where binutils' libbfd is not there): an empty
+# trailing pack after a template argument (c++filt closes with ">>": libiberty takes back the ", " it wrote
+# before the empty pack but remembers the blank), and lambdas' closure types.  The fallback printed "> >"
+# and left the lambdas mangled.
+PAST_1024 = [f"_Z1fIJ{''.join(f'N2ns3FooILi{k}EEE' for k in range(80))}1AI1BIiEJEEEEvv",
+             f"_Z1fIJ{''.join(f'N2ns3FooILi{k}EEE' for k in range(80))}EZ4mainEUlvE_Evv",
+             f"_Z1fIJ{''.join(f'N2ns3FooILi{k}EEE' for k in range(80))}EZ4mainEUlifE0_Evv",
+             f"_ZN1XIJ{''.join(f'N2ns3FooILi{k}EEE' for k in range(80))}EE1hI1AI1BIiEJEEEEvv"]
+
+
+@needs_cxxfilt
+@pytest.mark.parametrize("name", PAST_1024, ids=["empty-pack", "lambda", "lambda-args", "member-empty-pack"])
+def test_long_names_with_empty_packs_and_lambdas_as_cxxfilt_prints_them(name, through_libstdcxx):
+    assert len(name) > 1024
+    ref = cxxfilt([name])[0]
+    assert ref != name
+    assert demangle_fallback.demangle(name) == ref
+    assert demangle(name) == ref
+    for kind, call in demangle_module.runtimes():
+        if kind == "binutils":
+            assert call(name.encode()).decode() == ref
 
 
 def test_without_a_runtime_the_fallback_demangles(monkeypatch):
@@ -197,7 +233,7 @@ def cuobjdump_names(library: Path, scratch: Path) -> set[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", toolchains.library_cases(), ids=toolchains.library_case_id)
-def test_every_library_name_as_cxxfilt_prints_it(case, tmp_path):
+def test_every_library_name_as_cxxfilt_prints_it(case, tmp_path, monkeypatch):
     if CXXFILT is None:
         pytest.skip("c++filt (binutils) not installed")
     from occupancy_gui.importers import import_file_detailed
@@ -207,9 +243,46 @@ def test_every_library_name_as_cxxfilt_prints_it(case, tmp_path):
     listed = {n for n in cuobjdump_names(library, tmp_path / "all.fatbin") if n.startswith("_Z")}
     assert len(listed) == CUOBJDUMP_Z_NAMES[release][stem]
     names = sorted(listed | {r.name for r in import_file_detailed(library).records if r.name.startswith("_Z")})
+    assert_as_cxxfilt(names, monkeypatch)
+
+
+def assert_as_cxxfilt(names: list[str], monkeypatch) -> None:
+    """Every name through every demangler this system has, held to c++filt name for name: binutils' libiberty
+    (what demangle() takes where it is there), libstdc++ with the fallback past 1,024 characters (what it takes
+    where it is not), and the pure-Python fallback alone (Windows), which may leave a name mangled (expressions
+    in template arguments, dependent names) but never prints one otherwise."""
     refs = cxxfilt(names)
     wrong = [(n, demangle(n), ref) for n, ref in zip(names, refs) if demangle(n) != ref]
     assert not wrong, f"{len(wrong)} of {len(names)} names unlike c++filt, e.g. {wrong[:2]}"
-    # The fallback (Windows; names libstdc++ refuses) leaves names mangled, never prints one wrongly.
+    assert max(map(len, names)) <= demangle_module._BINUTILS_MAX_LEN
+    for kind, call in demangle_module.runtimes():
+        if kind == "binutils":
+            wrong = [n for n, ref in zip(names, refs) if (call(n.encode()) or n.encode()).decode() != ref]
+            assert not wrong, f"binutils' libiberty: {len(wrong)} names unlike c++filt, e.g. {wrong[:2]}"
+    monkeypatch.setattr(demangle_module, "runtime", _libstdcxx)
+    demangle.cache_clear()
+    try:
+        wrong = [(n, demangle(n), ref) for n, ref in zip(names, refs) if demangle(n) != ref]
+    finally:
+        demangle.cache_clear()
+    assert not wrong, f"libstdc++ and the fallback: {len(wrong)} of {len(names)} unlike c++filt, e.g. {wrong[:2]}"
     fallback_wrong = [n for n, ref in zip(names, refs) if demangle_fallback.demangle(n) not in (ref, n)]
     assert not fallback_wrong, fallback_wrong[:2]
+
+
+@pytest.mark.slow
+def test_every_third_party_and_fixture_name_as_cxxfilt_prints_it(monkeypatch):
+    """bitsandbytes' seven builds (compiled off this machine by CUDA 11.8-13.2) and the suite's own fixtures."""
+    if CXXFILT is None:
+        pytest.skip("c++filt (binutils) not installed")
+    from occupancy_gui.importers import import_file_detailed
+    from tests.importers.test_third_party_libraries import _libraries
+
+    names: set[str] = set()
+    data = Path(__file__).resolve().parents[1] / "data" / "importers"
+    paths = [*_libraries(), *sorted(data.glob("gen/*.cubin")), *sorted(data.glob("gen/*.fatbin")),
+             *sorted(data.glob("gen/*.o")), data / "clang" / "rdc.o", data / "clang" / "omp.o"]
+    for path in paths:
+        names |= {r.name for r in import_file_detailed(path).records if r.name.startswith("_Z")}
+    assert len(names) > 200
+    assert_as_cxxfilt(sorted(names), monkeypatch)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from occupancy_gui.importers import ImportCancelled, ImportFailure, fatbin, import_file_detailed
+from occupancy_gui.importers import ImportCancelled, ImportFailure, budget, fatbin, import_file_detailed
 from occupancy_gui.importers.fatbin import FATBIN_MAGIC, FLAG_COMPRESSED_ZSTD, KIND_ELF
 from occupancy_gui.importers.json_rows import record_json
 
@@ -62,23 +62,68 @@ def peak_rss_of_import(path: Path) -> tuple[int, str]:
 
 
 def test_eight_honest_gigabyte_entries_are_refused_in_bounded_memory(tmp_path: Path) -> None:
-    """The issue's 280 KB file of 8 x 1 GiB zero images reached 8.4 GB RSS: now a one-line refusal
-    at the first entry (its ratio), and the child stays small."""
+    """The issue's 280 KB file of 8 x 1 GiB zero images reached 8.4 GB RSS: now a one-line refusal at
+    the second entry, whose gigabyte would pass the import's budget of what it holds at once (claimed
+    before anything inflates), and the child stays small."""
     one = zeros_frame(1 << 30)
     path = tmp_path / "eight.fatbin"
     path.write_bytes(container(*[(one, 1 << 30)] * 8))
     assert path.stat().st_size < 400_000
     peak, out = peak_rss_of_import(path)
-    assert "more than 2048x" in out and f"{path}: at byte 72" in out, out
+    second = 16 + 64 + len(one)
+    assert f"{path}: at byte {second + 56}" in out and "budget of 1073741824 bytes held at once" in out, out
     assert peak < 400, f"peak RSS {peak} MiB"
 
 
+def padded_cubin(cubin: bytes, size: int) -> bytes:
+    """``cubin`` followed by zeros up to ``size`` bytes: a valid image (nothing in an ELF points past its
+    tables) that inflates as a kernel's large initialised ``__device__`` array does."""
+    return cubin + bytes(size - len(cubin))
+
+
+@pytest.mark.parametrize("codec", ["zstd", "lz4"])
+def test_an_honest_64_mib_image_imports_whatever_its_ratio(tmp_path: Path, cubin: bytes, codec: str) -> None:
+    """The ratio rule refused an image of 64 MiB from a few KB of zstd (more than 2,048x): a real build's
+    large initialised array does that.  The budget bounds what is held, not the ratio: it imports, as the
+    cubin does, in memory of about the image's size."""
+    import lz4.block
+
+    image = padded_cubin(cubin, 64 << 20)
+    if codec == "zstd":
+        packed, flag = zstandard.ZstdCompressor(level=3).compress(image), FLAG_COMPRESSED_ZSTD
+    else:
+        packed, flag = lz4.block.compress(image, store_size=False), fatbin.FLAG_COMPRESSED_LZ4
+    assert len(image) > 2048 * len(packed) or codec == "lz4"
+    body = struct.pack("<HHIQ", KIND_ELF, 0x101, 64, len(packed))
+    body += struct.pack("<IIHHIIIQQQ", len(packed), 0, 8, 1, 80, 0, 0, flag | 0x11, 0, len(image)) + packed
+    path = tmp_path / f"big_{codec}.fatbin"
+    path.write_bytes(struct.pack("<IHHQ", FATBIN_MAGIC, 1, 16, len(body)) + body)
+    peak, out = peak_rss_of_import(path)
+    assert out == str(len(import_file_detailed(GEN / "a_sm80.cubin").records)), out
+    assert peak < 64 + 200, f"peak RSS {peak} MiB"
+
+
+def test_an_image_past_the_held_budget_is_refused_before_it_inflates(tmp_path: Path, cubin: bytes,
+                                                                     monkeypatch) -> None:
+    """The budget is the one limit: an image larger than what an import may hold is refused, naming it."""
+    image = padded_cubin(cubin, 4 << 20)
+    path = tmp_path / "big.fatbin"
+    path.write_bytes(container((zstandard.ZstdCompressor(level=3).compress(image), len(image))))
+    assert import_file_detailed(path).records
+    monkeypatch.setattr(budget, "HELD_LIMIT", 1 << 20)
+    monkeypatch.setattr(budget.InflateBudget.__init__, "__defaults__", (1 << 20,))
+    with pytest.raises(ImportFailure, match=r"declares 4194304 uncompressed bytes, more than the import's budget "
+                                            r"of 1048576 bytes held at once") as info:
+        import_file_detailed(path)
+    assert info.value.offset == 16 + 56
+
+
 def test_the_total_inflated_bytes_are_capped(tmp_path: Path, frame: bytes, cubin: bytes, monkeypatch) -> None:
-    monkeypatch.setattr(fatbin, "MIN_TOTAL_CAP", 3 * len(cubin))
-    monkeypatch.setattr(fatbin, "TOTAL_CAP_PER_BYTE", 0)
+    monkeypatch.setattr(budget, "MIN_TOTAL", 3 * len(cubin))
+    monkeypatch.setattr(budget, "TOTAL_PER_INPUT_BYTE", 0)
     path = tmp_path / "many.fatbin"
     path.write_bytes(container(*[(frame, len(cubin))] * 4))
-    with pytest.raises(ImportFailure, match=r"inflate to more than \d+ bytes in all") as info:
+    with pytest.raises(ImportFailure, match=r"inflates to more than \d+ bytes in all") as info:
         import_file_detailed(path)
     assert "\n" not in str(info.value) and 0 < info.value.offset < path.stat().st_size
     path.write_bytes(container(*[(frame, len(cubin))] * 3))

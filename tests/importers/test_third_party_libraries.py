@@ -47,3 +47,57 @@ def test_every_toolkit_build_equals_cuobjdump() -> None:
         assert rc == 0, text[-500:]
         compare(records, text, f"{path.name} (cuobjdump 12.8)")
         assert {r.arch for r in records} >= {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}, path.name
+
+
+FLASHINFER_CUBIN = "flashinfer-cubin==0.6.13"
+"""15,970 standalone cubins (ELF ABI 8, CUDA 12.9): 588 of them, trtllm-gen's sm_100a/sm_103a FMHA kernels from
+NVIDIA's own assembler, carry a toolkit note without ``-arch``: their ``a`` is in ``e_flags`` (0x08) alone (60
+more such sm_100 cubins have none)."""
+
+
+def test_cubins_of_nvidias_assembler_read_as_cuobjdump_says(tmp_path):
+    """Every cubin whose note names no arch, and one of every other ``e_flags`` value, against ``cuobjdump -elf``'s
+    arch and ``cuobjdump --dump-resource-usage``'s functions (the reader printed sm_100 for 1,176 records)."""
+    import re
+    import struct
+    import subprocess
+    import zipfile
+    from collections import Counter
+
+    from occupancy_gui.importers.cuobjdump_text import parse_text
+    from occupancy_gui.importers.elf_cubin import read_cubin
+
+    chosen, flags_seen = [], set()
+    with zipfile.ZipFile(toolchains.wheel_file(FLASHINFER_CUBIN)) as wheel:
+        for member in wheel.namelist():
+            if member.endswith(".cubin"):
+                data = wheel.read(member)
+                flags = struct.unpack_from("<I", data, 48)[0]
+                if re.search(rb"-arch[ =]+sm_", data) is None or flags not in flags_seen:
+                    chosen.append((member, data))
+                    flags_seen.add(flags)
+    bare = [d for _, d in chosen if re.search(rb"-arch[ =]+sm_", d) is None]
+    assert (len(bare), sum(struct.unpack_from("<I", d, 48)[0] & 0x08 != 0 for d in bare)) == (648, 588)
+    tool = str(toolchains.cuobjdump())
+    archs: Counter = Counter()
+    refused = 0
+    for member, data in chosen:
+        path = tmp_path / "k.cubin"
+        path.write_bytes(data)
+        ours = read_cubin(data, member)
+        # (cuobjdump -elf stops at "Invalid ELF" further into some of these, after the header line)
+        header = subprocess.run([tool, "-elf", str(path)], capture_output=True, text=True).stdout
+        expected = "sm_" + re.search(r"\bsm=(\w+)", header).group(1)
+        note = re.search(rb"-arch[ =]+(sm_\w+)", data)
+        assert {r.arch for r in ours} == {note.group(1).decode() if note else expected}, member
+        proc = subprocess.run([tool, "--dump-resource-usage", str(path)], capture_output=True, text=True)
+        if proc.returncode:
+            refused += 1
+            continue
+        theirs = parse_text(proc.stdout, member)
+        # (cuobjdump names no arch for a bare cubin: its SHARED is compared whole, the reserved window in it)
+        assert Counter((r.name, r.registers, r.static_smem + r.reserved_smem, r.stack_bytes) for r in ours) == \
+            Counter((r.name, r.registers, r.static_smem + r.reserved_smem, r.stack_bytes) for r in theirs), member
+        archs[next(iter({r.arch for r in ours}))] += len(ours)
+    assert archs["sm_100a"] and archs["sm_103a"] and refused < len(chosen) // 10, (archs, refused)
+
