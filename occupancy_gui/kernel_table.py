@@ -73,7 +73,9 @@ class KernelTable:
     impossible: dict[int, str] = field(default_factory=dict)
     """Record index -> why no GPU can have its figures (see ``importers.records.impossible_figure``)."""
     notes: tuple[str, ...] = ()
-    """The import's own notes, one line each: entries it skipped, assumptions it made."""
+    """The import's own notes, one line each: entries it skipped, kernels a cut-off log lost, assumptions it made."""
+    launch_bounds_unknown: bool = False
+    """The input records no launch bound (a build log): a bound shown as none may be there in the binary."""
     filter_masks: dict[str, np.ndarray] = field(default_factory=dict)
     """Filter text -> its rows (:class:`FilterMasks`' memory, kept with the table so that the import
     thread can scan for the filter shown while the file was read)."""

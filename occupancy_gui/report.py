@@ -31,6 +31,7 @@ from .engine import (
     supports_cache_config,
     supports_carveout,
 )
+from .importers import STACK_UNKNOWN
 from .profiles import LIMIT_FIELDS
 from .record_launch import record_inputs as _record_inputs
 from .record_launch import threads_reason
@@ -243,8 +244,9 @@ def provenance(inputs: Inputs, record: KernelRecord | None = None, origin: str |
 
 def kernel_resources(record: KernelRecord) -> tuple[tuple[str, str], ...]:
     """The imported kernel's figures beside its inputs: local memory (stack and spills), spills, bounds."""
-    rows = [("Architecture", record.arch), ("Registers per thread", str(record.registers)),
-            ("Local memory per thread", f"{record.local_bytes or 0} B (stack frame and spills)")]  # fmt: skip
+    rows: list[tuple[str, str]] = [("Architecture", record.arch), ("Registers per thread", str(record.registers)),
+            ("Stack per thread", STACK_UNKNOWN if record.stack_bytes is None else
+             f"{units.kib(record.stack_bytes)} (stack frame and spills)")]  # fmt: skip
     if record.spill_stores is not None or record.spill_loads is not None:
         rows.append(("Spills", f"{record.spill_stores or 0} B stores, {record.spill_loads or 0} B loads"))
     else:

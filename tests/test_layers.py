@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -55,3 +56,12 @@ def test_engine_and_cli_run_without_qt() -> None:
             "bad = [m for m in ('PySide6', 'pyqtgraph', 'shiboken6') if m in sys.modules]; "
             "sys.exit(1 if bad else 0)")  # fmt: skip
     assert subprocess.run([sys.executable, "-c", code], cwd=PACKAGE.parent).returncode == 0
+
+
+def test_the_window_starts_without_the_importers() -> None:
+    """The window's modules load no importer (the first import, or a dropped file, loads them on its thread):
+    30 ms of start-up for nothing otherwise."""
+    code = ("import sys; import occupancy_gui.ui.main_window, occupancy_gui.ui.app; "
+            "sys.exit(1 if 'occupancy_gui.importers' in sys.modules else 0)")  # fmt: skip
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    assert subprocess.run([sys.executable, "-c", code], cwd=PACKAGE.parent, env=env).returncode == 0

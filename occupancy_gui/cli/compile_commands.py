@@ -85,7 +85,8 @@ def sweep_text(result: Sweep, device: str) -> str:
     """The sweep as a table, the sweet spot and the price of each further occupancy step."""
     head = ["cap", "regs", "spill st", "spill ld", "stack", "blocks", "occupancy"]
     rows = [["none" if p.cap is None else str(p.cap), str(p.registers), str(p.spill_stores), str(p.spill_loads),
-             str(p.stack_bytes), str(p.active_blocks), f"{p.occupancy:.1%}"] for p in result.points]
+             "unknown" if p.stack_bytes is None else str(p.stack_bytes),
+             str(p.active_blocks), f"{p.occupancy:.1%}"] for p in result.points]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
     title = (f"{result.kernel} ({result.arch}) on {device}, {result.threads} threads per block; "
              f"ptxas accepts caps down to {result.lower_bound}")
@@ -96,5 +97,5 @@ def sweep_text(result: Sweep, device: str) -> str:
     lines += ["", f"sweet spot: {cap} ({best.registers} registers), occupancy {best.occupancy:.1%} without spills"]
     for p in result.further_steps():
         lines.append(f"  {p.occupancy:.1%} needs -maxrregcount={p.cap}: {p.spill_bytes} B of spill stores+loads "
-                     f"per thread, {p.stack_bytes} B stack")
+                     f"per thread, {'an unbounded' if p.stack_bytes is None else f'{p.stack_bytes} B'} stack")
     return "\n".join(lines)

@@ -60,7 +60,8 @@ class CapPoint:
     registers: int
     spill_stores: int
     spill_loads: int
-    stack_bytes: int
+    stack_bytes: int | None
+    """The stack per thread, ``None`` where it cannot be bounded (recursion or indirect calls)."""
     active_blocks: int
     occupancy: float
 
@@ -204,7 +205,7 @@ def occupancy_at(device: DeviceProperties, static_smem: int, barriers: int | Non
 
 def _point(cap: int | None, rec: KernelRecord, device: DeviceProperties, threads: int, dynamic: int) -> CapPoint:
     blocks, occ = occupancy_at(device, rec.static_smem, rec.barriers, rec.registers, threads, dynamic)
-    return CapPoint(cap, rec.registers, rec.spill_stores or 0, rec.spill_loads or 0, rec.local_bytes, blocks, occ)
+    return CapPoint(cap, rec.registers, rec.spill_stores or 0, rec.spill_loads or 0, rec.stack_bytes, blocks, occ)
 
 
 def sweep(src: Source, device: DeviceProperties, kernel: str | None = None, threads: int | None = None,

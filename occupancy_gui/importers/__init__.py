@@ -26,11 +26,11 @@ from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
 from .line_chunks import CancelFn, ImportCancelled, ProgressFn, sniff_utf16
 from .names import printable
 from .offload_binary import MAGIC as OFFLOAD_MAGIC
-from .records import ImportFailure, KernelRecord, merge_records, open_regular
+from .records import STACK_UNKNOWN, ImportFailure, KernelRecord, merge_records, open_regular
 
 __all__ = [
     "IMPORTERS", "LAUNCH_BOUNDS_NOTE", "ImportCancelled", "ImportFailure", "ImportResult", "KernelRecord",
-    "RecordCache", "demangle",
+    "STACK_UNKNOWN", "RecordCache", "demangle", "printable",
     "detect_format", "import_file", "import_file_detailed", "merge_records",
 ]
 

@@ -18,6 +18,8 @@ from occupancy_gui.importers import import_file
 from occupancy_gui.kernel_table import KernelTable, occupancy_column
 from occupancy_gui.ui.kernels.kernel_table_model import (
     BARRIERS,
+    LAUNCH_BOUND,
+    LOCAL,
     NAME,
     NAME_ROLE,
     OCCUPANCY,
@@ -409,3 +411,37 @@ def test_a_cluster_kernel_says_its_cluster_in_the_table_and_the_panel(qtbot, win
     row = panel.view.currentIndex().row()
     assert "cluster" not in panel.proxy.index(row, NAME).data(Qt.ItemDataRole.ToolTipRole)
     assert not window.kernel_panel.arch_note.isVisible()
+
+
+CUT_LOG = SPILL_LOG + (
+    "ptxas info    : Compiling entry function '_Z4lostPf' for 'sm_86'\n"
+    "ptxas info    : Function properties for _Z4lostPf\n"
+)
+
+
+def test_what_an_import_could_not_tell_is_said_in_the_table(qtbot, tmp_path, panel):
+    """A log cut off mid-kernel names the kernel it lost, and a log (which records no launch bound) says so beside
+    the '?' it shows for the bound: both in sight, not only in a tooltip ("Imported 1 kernel" said nothing)."""
+    log = tmp_path / "cut.log"
+    log.write_text(CUT_LOG)
+    load(qtbot, panel, log)
+    assert panel.info.isVisible()
+    text = panel.info.text()
+    assert "_Z4lostPf" in text and "launch bound" in text
+    bounds = {panel.proxy.index(r, LAUNCH_BOUND).data() for r in range(panel.proxy.rowCount())}
+    assert bounds == {"?"}
+    load(qtbot, panel, GEN / "a_sm80.cubin")  # a binary records its bounds: nothing to say
+    assert not panel.info.isVisible()
+    assert "?" not in {panel.proxy.index(r, LAUNCH_BOUND).data() for r in range(panel.proxy.rowCount())}
+
+
+def test_a_stack_that_cannot_be_bounded_reads_unknown(qtbot, window, panel):
+    from occupancy_gui.importers import KernelRecord
+
+    records = [KernelRecord(name="_Z7recursei", arch="sm_90", registers=32, stack_bytes=None),
+               KernelRecord(name="_Z5plainv", arch="sm_90", registers=16, stack_bytes=64)]
+    table = KernelTable.from_records("x", records)
+    panel.model.set_table(table, None, 256)
+    cells = [panel.model.index(r, LOCAL).data() for r in range(2)]
+    assert cells == ["unknown", "64 B"]
+    assert "recursion or indirect calls" in panel.model.index(0, LOCAL).data(Qt.ItemDataRole.ToolTipRole)

@@ -126,6 +126,7 @@ class ImportPanel(QWidget):
         heading.addWidget(self.count_label, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(heading)
         layout.addWidget(self.banner)
+        layout.addWidget(self.info)
         layout.addLayout(tools)
         layout.addWidget(self.view, 1)
         self._hint_height = super().sizeHint().height()
@@ -143,6 +144,11 @@ class ImportPanel(QWidget):
         self.source_label.setWordWrap(True)
         self.banner = ErrorLabel(self)
         self.banner.setObjectName("import_error")
+        self.info = QLabel(self)  # what the import could not tell: kernels a cut-off log lost, launch bounds
+        self.info.setObjectName("import_info")
+        self.info.setWordWrap(True)
+        self.info.setTextFormat(Qt.TextFormat.PlainText)
+        self.info.hide()
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 1000)
         self.progress.setFormat("Reading… %p%")
@@ -447,6 +453,16 @@ class ImportPanel(QWidget):
             text += f" · {len(notes)} note{'s' if len(notes) != 1 else ''}"
         self.count_label.setText(text)
         self.count_label.setToolTip("\n\n".join(notes))
+        from ...importers import LAUNCH_BOUNDS_NOTE, printable  # noqa: PLC0415 - lazy: start-up loads no importer
+
+        said = [printable(notes[0]) + (f" (and {len(notes) - 1} more: hover the count)" if len(notes) > 1 else "")] \
+            if notes else []
+        if table is not None and table.launch_bounds_unknown:
+            said.append(f"Launch bounds shown as ? : {LAUNCH_BOUNDS_NOTE}.")
+        info = "\n".join(said)
+        if self.info.text() != info:
+            self.info.setText(info)
+        self.info.setVisible(bool(info))
 
     # ----------------------------------------------------------------------------- watching
     def _on_file_watch_file_rewritten(self, path: str, stamp: tuple[int, int] | None) -> None:

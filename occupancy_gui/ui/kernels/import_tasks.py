@@ -60,6 +60,7 @@ def import_task(path: str, settle_s: float = 0.0,
                     raise ImportCancelled(path)
                 table = KernelTable.from_records(path, result.records, cancelled)
                 table.notes = tuple(result.notes)
+                table.launch_bounds_unknown = result.launch_bounds_unknown
                 if filter_text:
                     FilterMasks(table).mask(filter_text)
                 return table

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ... import units
 from ...kernel_table import cluster_note
 from ...record_launch import record_device, record_inputs
 
@@ -46,10 +47,14 @@ def kernel_notes(table: KernelTable, i: int, inputs: Inputs, device: DevicePrope
 
 
 def _memory_note(table: KernelTable, i: int) -> str | None:
+    from ...importers import STACK_UNKNOWN  # noqa: PLC0415 - lazy: a table exists, so the importers are loaded
+
     spills, local = table.spills(i), int(table.local_bytes[i]) if table.local_bytes.size else 0
     parts = []
-    if local > 0:
-        parts.append(f"Local memory: {local} B per thread (stack frame and spills)")
+    if table.stack_bytes.size and table.stack_bytes[i] < 0:
+        parts.append(f"Stack: {STACK_UNKNOWN}")
+    elif local > 0:
+        parts.append(f"Local memory: {units.kib(local)} per thread (stack frame and spills)")
     if spills is not None and any(spills):
         parts.append(f"⚠ Spills: {spills[0]} B stores, {spills[1]} B loads per thread — the kernel ran out of "
                      "registers")  # fmt: skip

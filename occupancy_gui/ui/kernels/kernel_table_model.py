@@ -242,7 +242,7 @@ class KernelTableModel(ReadOnlyTableModel):
             font.setItalic(True)
             return font
         spilling = (column == SPILLS and (t.spill_stores[i] > 0 or t.spill_loads[i] > 0)) or (
-            column == LOCAL and t.local_bytes[i] > 0)
+            column == LOCAL and (t.local_bytes[i] > 0 or t.stack_bytes[i] < 0))
         if role == Qt.ItemDataRole.ForegroundRole and spilling:
             return error_color()
         if role == Qt.ItemDataRole.ForegroundRole and column == OCCUPANCY and i < self.occupancy.size and \
@@ -255,17 +255,19 @@ class KernelTableModel(ReadOnlyTableModel):
         return None
 
     def _display(self, t: KernelTable, i: int, column: int) -> str:
+        from ...importers import printable  # noqa: PLC0415 - lazy: a table exists, so the importers are loaded
         if column == NAME:
             rec = t.records[i]
+            name = printable(t.demangled[i])  # a name holding a newline (CSV quoting allows it) stays one row
             if rec.relocatable or rec.embedded or rec.copies > 1 or rec.cluster_dims:  # the tooltip says what each means
-                return f"[{' · '.join(record_tags(rec))}] {t.demangled[i]}"  # first: long names are elided
-            return t.demangled[i]
+                return f"[{' · '.join(record_tags(rec))}] {name}"  # first: long names are elided
+            return name
         if column == ARCH:
             return t.arch[i]
         if column == REGISTERS:
             return str(int(t.registers[i]))
         if column == LOCAL:
-            return f"{units.group(int(t.local_bytes[i]))} B"
+            return "unknown" if t.stack_bytes[i] < 0 else units.kib(int(t.local_bytes[i]))
         if column == STATIC_SMEM:
             return units.kib(int(t.static_smem[i]))
         if column == SPILLS:
@@ -278,7 +280,9 @@ class KernelTableModel(ReadOnlyTableModel):
         if column == LAUNCH_BOUND:
             if t.required[i] > 0:
                 return f"= {int(t.required[i])}"
-            return f"≤ {int(t.max_threads[i])}" if t.max_threads[i] > 0 else "—"
+            if t.max_threads[i] > 0:
+                return f"≤ {int(t.max_threads[i])}"
+            return "?" if t.launch_bounds_unknown else "—"
         if column == THREADS:
             return str(int(self.launch.threads[i])) if i < self.launch.threads.size else "—"
         occ = self.occupancy[i] if i < self.occupancy.size else np.nan
@@ -287,9 +291,12 @@ class KernelTableModel(ReadOnlyTableModel):
         return f"{occ * 100:.1f}".rstrip("0").rstrip(".") + " %"  # as the summary: 12.5 %
 
     def _tooltip(self, t: KernelTable, i: int, column: int) -> str | None:
+        from ...importers import LAUNCH_BOUNDS_NOTE, STACK_UNKNOWN  # noqa: PLC0415 - lazy: as in _display
         if column == NAME:
             return "\n".join([t.demangled[i], t.names[i], *record_notes(t.records[i])])
         if column == LOCAL:
+            if t.stack_bytes[i] < 0:
+                return f"Stack: {STACK_UNKNOWN} (cuobjdump: STACK:UNKNOWN); the stack the GPU needs is set at launch"
             return f"{units.bytes_tooltip(int(t.local_bytes[i]))} of local memory per thread (stack frame and spills)"
         if column == STATIC_SMEM:
             return units.bytes_tooltip(int(t.static_smem[i]))
@@ -305,8 +312,9 @@ class KernelTableModel(ReadOnlyTableModel):
                 return f"Required block size (.reqntid): exactly {int(t.required[i])} threads per block"
             if t.max_threads[i] > 0:
                 return f"Launch bound (__launch_bounds__ / .maxntid): at most {int(t.max_threads[i])} threads per block"
-            return ("No launch bound recorded. A ptxas -v log never records __launch_bounds__: import the object,\n"
-                    "cubin or executable (or compile the source) to read it.")
+            if t.launch_bounds_unknown:
+                return f"Not known: {LAUNCH_BOUNDS_NOTE}."
+            return "No launch bound: the kernel's binary records none."
         if column in (THREADS, OCCUPANCY) and i < self.launch.threads.size:
             return self._threads_tip(t, i)
         return None
