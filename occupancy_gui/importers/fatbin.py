@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..child_process import usable_cpus
 from . import offload_binary as offload
@@ -36,6 +37,9 @@ from .elf_cubin import EM_CUDA, read_cubin
 from .line_chunks import ImportCancelled
 from .pe import pe_sections
 from .records import ImportFailure, KernelRecord, merge_records, open_regular
+
+if TYPE_CHECKING:
+    from .amd.record import AmdKernelRecord
 
 FATBIN_MAGIC = 0xBA55ED50
 FATBIN_MAGIC_BYTES = struct.pack("<I", FATBIN_MAGIC)
@@ -58,6 +62,8 @@ _MAX_CONTAINERS = 100_000
 class ImportResult:
     records: list[KernelRecord] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    amd_records: list[AmdKernelRecord] = field(default_factory=list)
+    """The file's AMD kernels (``importers.amd``): a host binary or cache folder may hold both vendors'."""
 
 
 def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, number: int | str = 1,

@@ -1,0 +1,140 @@
+"""Walking a region of offload bundles (a ``.hip_fatbin`` section, a bundle file) to its code objects.
+
+A linked library's ``.hip_fatbin`` holds one bundle per translation unit, end to end, each padded to 4096
+bytes; a bundle may be plain or compressed (``CCOB``).  Each code object entry is read as it is reached,
+and its records are handed out at once (a :class:`Walk` yields them a code object at a time), so that a
+library of 10^5 kernels lists its first rows long before its last bundle inflates.
+
+Budgets, checked against what a compressed bundle *declares* before it is inflated:
+:data:`MAX_BUNDLE` bytes for one bundle, :data:`MAX_RATIO` inflated bytes per compressed byte (above
+1 MiB), and ``max(4 GiB, 16 x the file's size)`` over the whole import.  One inflated bundle is held at a
+time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from ..binary_data import Blob
+from ..elf import ELF_MAGIC
+from ..line_chunks import ImportCancelled
+from .bundle import CCOB_MAGIC, PLAIN_MAGIC, Entry, compressed_header, plain_entries
+from .code_object import Reading, is_amdgpu_elf, read_code_object
+from .inflate import METHODS, InflateError, inflate
+from .record import AmdKernelRecord
+
+MAX_BUNDLE = 4 << 30
+MAX_RATIO = 2048
+"""The most a compressed bundle over 1 MiB may inflate per compressed byte: xla_rocm_plugin.so's reach 103x
+(27 targets of near-identical code in one zstd frame), a stream of zeros 30,000x and more."""
+MIN_TOTAL = 4 << 30
+TOTAL_PER_FILE_BYTE = 16
+MAX_BUNDLES = 1 << 20
+_BITCODE = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
+
+Batch = list[AmdKernelRecord]
+
+
+@dataclass
+class Walk:
+    """One import's shared state: the records' name table and notes (:class:`Reading`), the inflation
+    budget, cancellation and progress (bytes of the file reached)."""
+
+    path: str
+    file_size: int
+    reading: Reading = field(default_factory=Reading)
+    cancel: Callable[[], bool] | None = None
+    progress: Callable[[int, int], None] | None = None
+    inflated: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)  # entries with no code object, by what they hold
+
+    @property
+    def total_budget(self) -> int:
+        return max(MIN_TOTAL, TOTAL_PER_FILE_BYTE * self.file_size)
+
+    def step(self, offset: int) -> None:
+        if self.cancel is not None and self.cancel():
+            raise ImportCancelled(self.path)
+        if self.progress is not None:
+            self.progress(min(offset, self.file_size), self.file_size)
+
+    def skip(self, what: str) -> None:
+        self.skipped[what] = self.skipped.get(what, 0) + 1
+
+
+def bundles_in(blob: Blob, lo: int, hi: int, label: str, walk: Walk) -> Iterator[Batch]:
+    """The records of every bundle in ``[lo, hi)`` of ``blob``, a code object at a time; zero padding
+    between bundles is skipped, anything else is an error naming its offset."""
+    pos, number = lo, 0
+    while pos < hi:
+        pos = blob.skip_zeros(pos, hi)
+        if pos >= hi:
+            return
+        number += 1
+        if number > MAX_BUNDLES:
+            raise blob.fail("too many offload bundles", pos)
+        walk.step(blob.base + pos)
+        head = blob.bytes(pos, min(24, hi - pos), "offload bundle magic")
+        where = f"{label} bundle {number} @0x{blob.base + pos:x}"
+        if head == PLAIN_MAGIC:
+            entries, end = plain_entries(blob, pos, hi)
+            yield from entries_of(blob, entries, where, walk)
+        elif head[:4] == CCOB_MAGIC:
+            inflated, end = _inflated(blob, pos, hi, where, walk)
+            entries, _ = plain_entries(inflated, 0, len(inflated.data))
+            yield from entries_of(inflated, entries, f"{where} ({inflated.what})", walk)
+        else:
+            raise blob.fail(f"{label}: neither an offload bundle nor a compressed one (bytes {head[:8].hex()})", pos)
+        pos = end
+
+
+def _inflated(blob: Blob, at: int, hi: int, where: str, walk: Walk) -> tuple[Blob, int]:
+    """The plain bundle a ``CCOB`` at ``at`` holds (a new blob, offsets from its start) and the CCOB's end."""
+    header = compressed_header(blob, at, hi)
+    end = at + header.total_size if header.total_size is not None else hi
+    packed = end - at - header.header_size
+    declared = header.inflated_size
+    method = METHODS.get(header.method, f"method {header.method}")
+    name = f"CCOB v{header.version} {method}"
+    if declared > MAX_BUNDLE:
+        raise blob.fail(f"{name} declares {declared} bytes once inflated, over the reader's {MAX_BUNDLE} per bundle",
+                        at + 8)
+    if declared > 1 << 20 and declared > MAX_RATIO * packed:
+        raise blob.fail(f"{name}: {packed} compressed bytes declare {declared} once inflated (over {MAX_RATIO}x: "
+                        "not compiled code)", at + 8)
+    if walk.inflated + declared > walk.total_budget:
+        raise blob.fail(f"{name}: the file's compressed bundles inflate to more than {walk.total_budget} bytes in "
+                        "all (the import's budget)", at + 8)
+    walk.inflated += declared
+    data = blob.bytes(at + header.header_size, packed, f"{name} stream")
+    try:
+        body = inflate(data, header.method, declared, min(MAX_BUNDLE, walk.total_budget))
+    except InflateError as exc:
+        raise blob.fail(f"{name}: {exc}", at + header.header_size) from None
+    if not body.startswith(PLAIN_MAGIC):
+        raise blob.fail(f"{name}: the inflated data is not an offload bundle", at + header.header_size)
+    return Blob(body, blob.path, 0, f"{where}, {name}, inflated"), end
+
+
+def entries_of(blob: Blob, entries: list[Entry], where: str, walk: Walk) -> Iterator[Batch]:
+    """The records of a plain bundle's code object entries; host entries and others are passed over (the
+    others counted in ``walk.skipped``)."""
+    for entry in entries:
+        if entry.is_host or entry.size == 0:
+            continue
+        walk.step(blob.base + entry.at)
+        head = blob.bytes(entry.at, min(entry.size, 20), f"bundle entry {entry.entry_id}")
+        if head[:4] == ELF_MAGIC and is_amdgpu_elf(head):
+            source = f"{where}: {entry.entry_id} @0x{blob.base + entry.at:x}"
+            yield code_object_records(blob, entry.at, entry.size, source, walk)
+        elif head[:4] in _BITCODE:
+            walk.skip(f"LLVM bitcode ({entry.triple or entry.kind})")
+        else:
+            walk.skip(f"{entry.kind} entry for {entry.triple or 'no triple'}")
+
+
+def code_object_records(blob: Blob, at: int, size: int, source: str, walk: Walk) -> Batch:
+    """The records of the code object in ``[at, at + size)`` of ``blob``."""
+    sub = Blob(memoryview(blob.data)[at:at + size], blob.path, blob.base + at, blob.what, image=blob.image)
+    return read_code_object(sub, source, walk.reading)
