@@ -129,7 +129,7 @@ def unbundled(bundle: Path) -> Bundle:
         assert entry in listed, (entry, listed)
         target = bundle.parent / f"{bundle.stem}.{entry.rsplit('--', 1)[-1].replace(':', '_')}.co"
         target.write_bytes(body)
-        if "generic" not in entry and data[:4] != b"CCOB" or data[4:6] == b"\2\0":
+        if "generic" not in entry and (data[:4] != b"CCOB" or data[4:6] == b"\2\0"):
             check = bundler_unbundle(bundle, entry, target.with_suffix(".bundler.co"))
             assert check.read_bytes() == body, entry
         result.entries[entry] = target
