@@ -40,6 +40,8 @@ needs_clang = pytest.mark.skipif(shutil.which(CLANG) is None or shutil.which("ld
                                  reason="clang-19 and lld-19 are not installed (the README's test command installs them)")
 
 _SAME_GRANULE = {0x4F: 0x4C, 0x5F: 0x4C, 0x59: 0x48}
+_NO_DISASSEMBLER = {0x49, 0x50, 0x5A, 0x5B, 0x5C, 0x5D, 0x5E}
+"""gfx1250, gfx1310, gfx1251, gfx12-5-generic, gfx117x: no LLVM 19 processor shares their VGPR encoding."""
 """Processors LLVM 19 does not know -> one it knows with the same VGPR encoding granule."""
 _XNACK = {"gfx801", "gfx810", "gfx900", "gfx902", "gfx904", "gfx906", "gfx908", "gfx909", "gfx90a", "gfx90c",
           "gfx940", "gfx941", "gfx942", "gfx1010", "gfx1011", "gfx1012", "gfx1013"}
@@ -77,11 +79,14 @@ def notes(path: Path) -> dict[str, Any]:
 _KD = re.compile(r"<(?P<sym>[^>]+)\.kd>:\n\.amdhsa_kernel (?P<name>\S+)\n(?P<body>.*?)\.end_amdhsa_kernel", re.S)
 
 
-def descriptors(path: Path, tmp: Path) -> dict[str, dict[str, int]]:
-    """Every kernel descriptor of a code object as ``llvm-objdump -D`` prints it: name -> directives."""
+def descriptors(path: Path, tmp: Path) -> dict[str, dict[str, int]] | None:
+    """Every kernel descriptor of a code object as ``llvm-objdump -D`` prints it: name -> directives;
+    ``None`` for a processor LLVM 19 has no disassembler for, nor one of the same granule."""
     data = path.read_bytes()
     flags = struct.unpack_from("<I", data, 0x30)[0]
     mach = flags & 0xFF
+    if mach in _NO_DISASSEMBLER:
+        return None
     if mach in _SAME_GRANULE:
         patched = tmp / (path.name + ".as-known.co")
         patched.write_bytes(data[:0x30] + struct.pack("<I", (flags & ~0xFF) | _SAME_GRANULE[mach]) + data[0x34:])
@@ -140,6 +145,10 @@ def expected_records(path: Path, tmp: Path) -> dict[str, dict[str, Any]]:
     target = processor_of(meta, head)
     arch = target.split(":")[0]
     kds = {} if v2 else descriptors(path, tmp)
+    if kds is None:  # no reference descriptor reader: the metadata's kernels, allocation unchecked here
+        kds = {k[".symbol"][:-3]: {"group_segment_fixed_size": k[".group_segment_fixed_size"],
+                                   "private_segment_fixed_size": k[".private_segment_fixed_size"],
+                                   "next_free_vgpr": None} for k in kernels}
     out = {}
     for k in kernels:
         if v2:
@@ -159,16 +168,13 @@ def expected_records(path: Path, tmp: Path) -> dict[str, dict[str, Any]]:
         out[k[".name"]] = {
             "name": k[".name"], "kind": "kernel", "arch": arch, "target": target,
             "code_object_version": head["version"], "vgprs": k[".vgpr_count"], "agprs": k.get(".agpr_count"),
-            "sgprs": k[".sgpr_count"], "allocated_vgprs": kd["next_free_vgpr"] if arch not in _NO_REFERENCE else None,
+            "sgprs": k[".sgpr_count"], "allocated_vgprs": kd["next_free_vgpr"],
             "static_lds": k[".group_segment_fixed_size"], "scratch_bytes": k[".private_segment_fixed_size"],
             "dynamic_stack": stack, "wave_size": k[".wavefront_size"], "wgp_mode": bool(wgp),
             "max_threads": k[".max_flat_workgroup_size"], "required_block": reqd,
             "spills": {"vgpr": k.get(".vgpr_spill_count"), "sgpr": k.get(".sgpr_spill_count")},
         }
     return out
-
-
-_NO_REFERENCE = {"gfx1250", "gfx1251", "gfx12-5-generic"}
 
 
 def _expected_v2(k: dict[str, Any], arch: str, target: str) -> dict[str, Any]:
