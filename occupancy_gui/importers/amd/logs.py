@@ -7,7 +7,8 @@
       k.hip:3:1: remark:     VGPRs: 6 [...]        AGPRs: 0   ScratchSize [bytes/lane]: 0   Dynamic Stack: False
       Occupancy [waves/SIMD]: 8   SGPRs Spill: 0   VGPRs Spill: 0   LDS Size [bytes/block]: 0
 
-  A remark names no target: a build for several ``--offload-arch`` prints one block per target, in turn.
+  (``--save-temps`` moves the location after ``remark:``.)  A remark names no target: a build for several
+  ``--offload-arch`` prints one block per target, in turn.
   Where the log holds clang's ``-v`` command lines, each ``-target-cpu gfxNNN`` names the target of the
   blocks after it; otherwise the target is unknown.  The remark's ``VGPRs`` are architectural only: on
   gfx90a and later the metadata's ``.vgpr_count`` adds the AGPRs (``alignTo(VGPRs, 4) + AGPRs`` where
@@ -35,9 +36,9 @@ from .record import UNKNOWN_SPILLS, AmdKernelRecord, Spills
 from .target import has_unified_vgprs, split_target, vgpr_encoding_granule
 
 REMARK_TAG = "[-Rpass-analysis=kernel-resource-usage]"
-_REMARK = re.compile(r"^(?P<loc>.*?): remark: (?:Function Name: (?P<name>\S+)|\s+(?P<key>[A-Za-z ]+?)"
+_REMARK = re.compile(r"^(?:.*?: )?remark: (?:\S+:\d+:\d+: )?(?:Function Name: (?P<name>\S+)|\s+(?P<key>[A-Za-z ]+?)"
                      r"(?: \[[^\]]*\])?: (?P<value>\S+)) \[-Rpass-analysis=kernel-resource-usage\]\s*$")
-_TARGET_CPU = re.compile(r"-target-cpu\s+(\S+)")
+_TARGET_CPU = re.compile(r"-target-cpu\s+(gfx\S+)")
 _BEGIN = re.compile(r";\s+-- Begin function (\S+)")
 _COMMENT = re.compile(r"^;\s*([A-Za-z][A-Za-z ]*?)\s*:\s*(\S+)")
 _DIRECTIVE = re.compile(r"^\s*\.(amdhsa_\w+)\s+(\S+)")
@@ -93,7 +94,7 @@ def _remarks(lines: Iterator[str], path: str) -> Batch:
     for number, line in enumerate(lines, 1):
         if REMARK_TAG not in line:
             found = _TARGET_CPU.search(line)
-            if found and "amdgcn" in line:
+            if found:
                 target = found.group(1)
             continue
         m = _REMARK.match(line)
