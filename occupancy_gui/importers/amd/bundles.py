@@ -81,16 +81,17 @@ def bundles_in(blob: Blob, lo: int, hi: int, label: str, walk: Walk) -> Iterator
             entries, end = plain_entries(blob, pos, hi)
             yield from entries_of(blob, entries, where, walk)
         elif head[:4] == CCOB_MAGIC:
-            inflated, end = _inflated(blob, pos, hi, where, walk)
+            inflated, name, end = _inflated(blob, pos, hi, where, walk)
             entries, _ = plain_entries(inflated, 0, len(inflated.data))
-            yield from entries_of(inflated, entries, f"{where} ({inflated.what})", walk)
+            yield from entries_of(inflated, entries, f"{where} ({name})", walk, inflated=True)
         else:
             raise blob.fail(f"{label}: neither an offload bundle nor a compressed one (bytes {head[:8].hex()})", pos)
         pos = end
 
 
-def _inflated(blob: Blob, at: int, hi: int, where: str, walk: Walk) -> tuple[Blob, int]:
-    """The plain bundle a ``CCOB`` at ``at`` holds (a new blob, offsets from its start) and the CCOB's end."""
+def _inflated(blob: Blob, at: int, hi: int, where: str, walk: Walk) -> tuple[Blob, str, int]:
+    """The plain bundle a ``CCOB`` at ``at`` holds (a new blob, offsets from its start), what the CCOB is
+    (``CCOB v3 zstd``) and its end."""
     header = compressed_header(blob, at, hi)
     end = at + header.total_size if header.total_size is not None else hi
     packed = end - at - header.header_size
@@ -114,19 +115,22 @@ def _inflated(blob: Blob, at: int, hi: int, where: str, walk: Walk) -> tuple[Blo
         raise blob.fail(f"{name}: {exc}", at + header.header_size) from None
     if not body.startswith(PLAIN_MAGIC):
         raise blob.fail(f"{name}: the inflated data is not an offload bundle", at + header.header_size)
-    return Blob(body, blob.path, 0, f"{where}, {name}, inflated"), end
+    return Blob(body, blob.path, 0, f"{where} ({name}), inflated"), name, end
 
 
-def entries_of(blob: Blob, entries: list[Entry], where: str, walk: Walk) -> Iterator[Batch]:
+def entries_of(blob: Blob, entries: list[Entry], where: str, walk: Walk, inflated: bool = False) -> Iterator[Batch]:
     """The records of a plain bundle's code object entries; host entries and others are passed over (the
-    others counted in ``walk.skipped``)."""
+    others counted in ``walk.skipped``).  ``inflated``: ``blob`` is an inflated bundle, whose offsets the
+    sources give as ``@+0x...`` (from the bundle's start), not as file offsets."""
+    at_ = "@+0x" if inflated else "@0x"
     for entry in entries:
         if entry.is_host or entry.size == 0:
             continue
-        walk.step(blob.base + entry.at)
+        if not inflated:
+            walk.step(blob.base + entry.at)
         head = blob.bytes(entry.at, min(entry.size, 20), f"bundle entry {entry.entry_id}")
         if head[:4] == ELF_MAGIC and is_amdgpu_elf(head):
-            source = f"{where}: {entry.entry_id} @0x{blob.base + entry.at:x}"
+            source = f"{where}: {entry.entry_id} {at_}{blob.base + entry.at:x}"
             yield code_object_records(blob, entry.at, entry.size, source, walk)
         elif head[:4] in _BITCODE:
             walk.skip(f"LLVM bitcode ({entry.triple or entry.kind})")
