@@ -134,6 +134,9 @@ def entries_of(blob: Blob, entries: list[Entry], where: str, walk: Walk, inflate
             yield code_object_records(blob, entry.at, entry.size, source, walk)
         elif head[:4] in _BITCODE:
             walk.skip(f"LLVM bitcode ({entry.triple or entry.kind})")
+        elif entry.triple.startswith("amdgcn"):
+            raise blob.fail(f"bundle entry {entry.entry_id}: neither an AMDGPU code object nor LLVM bitcode "
+                            f"(bytes {head[:8].hex()})", entry.at)
         else:
             walk.skip(f"{entry.kind} entry for {entry.triple or 'no triple'}")
 

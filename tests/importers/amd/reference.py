@@ -65,6 +65,12 @@ def header(path: Path) -> dict[str, Any]:
             "flags": int(flags.group(1), 16), "words": words}
 
 
+class _Loader(yaml.CSafeLoader):
+    """PyYAML's safe loader, reading LLVM's ``!str`` tag (a string that would otherwise read as a number)."""
+
+
+_Loader.add_constructor("!str", lambda loader, node: loader.construct_scalar(node))
+
 _YAML_DOC = re.compile(r"Metadata:\n\s*---\n(.*?)\n\.\.\.\n", re.S)
 
 
@@ -74,7 +80,7 @@ def notes(path: Path, fast: bool = False) -> dict[str, Any]:
     out = run(READELF, "--notes", path)
     found = _YAML_DOC.search(out)
     assert found, f"{path}: no metadata in llvm-readelf --notes"
-    return scan_notes(found.group(1)) if fast else yaml.load(found.group(1), Loader=yaml.CSafeLoader)
+    return scan_notes(found.group(1)) if fast else yaml.load(found.group(1), Loader=_Loader)
 
 
 _TOP = re.compile(r"^(amdhsa\.\w+):[ ]*(.*)$")

@@ -85,7 +85,7 @@ def test_shared_library_two_bundles_in_one_section(hosts, tmp_path):
 def _ccob(plain: bytes, version: int, method: int) -> bytes:
     """A compressed bundle as clang's OffloadBundler.cpp lays it out (see importers.amd.bundle)."""
     packed = zstandard.ZstdCompressor(level=9).compress(plain) if method == 1 else zlib.compress(plain, 9)
-    digest = struct.unpack("<Q", hashlib.md5(plain).digest()[:8])[0]  # noqa: S324 - the format's own hash
+    digest = struct.unpack("<Q", hashlib.md5(plain).digest()[:8])[0]
     if version == 1:
         return struct.pack("<4sHHIQ", b"CCOB", 1, method, len(plain), digest) + packed
     if version == 2:
@@ -101,7 +101,7 @@ def test_hand_made_compressed_bundles(matrix, version, method, tmp_path):
     ccob.write_bytes(_ccob(plain, version, method))
     got = import_file_detailed(ccob).amd_records
     want = import_file_detailed(matrix["v5"].path).amd_records
-    strip = lambda recs: sorted((json.dumps({**amd_record_json(r), "source": ""}, sort_keys=True) for r in recs))  # noqa: E731
+    strip = lambda recs: sorted(json.dumps({**amd_record_json(r), "source": ""}, sort_keys=True) for r in recs)  # noqa: E731
     assert strip(got) == strip(want)
     assert all(f"CCOB v{version} {'zstd' if method else 'zlib'}" in r.source for r in got)
     # and the code objects inside, unpacked by the test's own reading, against the reference readers

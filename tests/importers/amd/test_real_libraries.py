@@ -12,6 +12,7 @@ held to the reference readers.
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -111,6 +112,11 @@ def _rows_by_entry(path: Path) -> dict[tuple[str, str], list[dict]]:
     return by_entry
 
 
+def _rows_of(by_entry: dict[tuple[str, str], list[dict]], path: Path) -> list[dict]:
+    """The rows of the code object ``_unpacked`` wrote as ``path`` (``BUNDLE.TARGET.co``)."""
+    return by_entry[tuple(path.stem.split(".", 1))]
+
+
 def test_bitsandbytes_rocm_libraries(tmp_path):
     libraries = sorted((toolchains.wheel_tree(BITSANDBYTES) / "bitsandbytes").glob("libbitsandbytes_rocm*.so"))
     assert len(libraries) == 6
@@ -124,7 +130,7 @@ def test_bitsandbytes_rocm_libraries(tmp_path):
         out.mkdir()
         files = _unpacked(lib, out)
         assert {tuple(f.stem.split(".", 1)) for f in files} == set(by_entry), lib.name
-        compared, problems = _compare_files(files, lambda f: by_entry[tuple(f.stem.split(".", 1))])
+        compared, problems = _compare_files(files, functools.partial(_rows_of, by_entry))
         assert not problems, "\n".join(problems[:40])
         assert compared == sum(r.copies for r in records)
     assert set(versions) == {"v2", "v3"}
@@ -144,6 +150,6 @@ def test_xla_rocm_plugin(tmp_path):
         strip = lambda doc: [{k: v for k, v in kernel.items() if k not in (".args", ".language_version")}  # noqa: E731
                              for kernel in doc["amdhsa.kernels"]]
         assert strip(notes(path)) == strip(notes(path, fast=True))
-    compared, problems = _compare_files(files, lambda f: by_entry[tuple(f.stem.split(".", 1))], fast=True)
+    compared, problems = _compare_files(files, functools.partial(_rows_of, by_entry), fast=True)
     assert not problems, "\n".join(problems[:40])
     assert compared == 409_773

@@ -18,10 +18,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "data" / "importers
 def build(out: Path, builds: list) -> None:
     os.environ["TRITON_CACHE_DIR"] = str(out)
     os.environ["TRITON_DEFAULT_FP_FUSION"] = "1"
-    from make_fixtures import _kernels, _source  # noqa: PLC0415 - the path is set just above
-    from triton.backends.compiler import GPUTarget  # noqa: PLC0415 - Triton loads in this child only
-    from triton.compiler import ASTSource  # noqa: PLC0415 - as above
-    from triton.compiler import compile as triton_compile  # noqa: PLC0415 - as above
+    from make_fixtures import _kernels, _source
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    from triton.compiler import compile as triton_compile
 
     kernels = _kernels()
     for name, arch, warp_size, options in builds:
