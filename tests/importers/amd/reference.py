@@ -43,6 +43,10 @@ _SAME_GRANULE = {0x4F: 0x4C, 0x5F: 0x4C, 0x58: 0x4A}
 _NO_DISASSEMBLER = {0x49, 0x50, 0x5A, 0x5B, 0x5C, 0x5D, 0x5E}
 """gfx1250, gfx1310, gfx1251, gfx12-5-generic, gfx117x: no LLVM 19 processor shares their VGPR encoding."""
 """Processors LLVM 19 does not know -> one it knows with the same VGPR encoding granule."""
+_UNNAMED = {0x4F: "gfx950", 0x58: "gfx1153", 0x49: "gfx1250", 0x5A: "gfx1251", 0x5B: "gfx12-5-generic",
+            0x5F: "gfx9-4-generic", 0x50: "gfx1310"}
+"""e_flags processors llvm-readelf-19 prints no name for, as AMDGPUUsage's "AMDGPU ELF Header" table names them
+(used only where a code object has no amdhsa.target: aiter's hand-written code objects)."""
 _XNACK = {"gfx801", "gfx810", "gfx900", "gfx902", "gfx904", "gfx906", "gfx908", "gfx909", "gfx90a", "gfx90c",
           "gfx940", "gfx941", "gfx942", "gfx1010", "gfx1011", "gfx1012", "gfx1013"}
 _SRAMECC = {"gfx906", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942"}
@@ -180,9 +184,13 @@ def processor_of(meta: dict[str, Any], head: dict[str, Any]) -> str:
     target = meta.get("amdhsa.target")
     if target is not None:
         return target.split("-", 4)[4]
-    name = next(w for w in head["words"] if w.startswith("gfx"))
-    features = [f"{feature}{'+' if feature in head['words'] else '-'}"
-                for feature, has in (("sramecc", _SRAMECC), ("xnack", _XNACK)) if name in has]
+    words = head["words"]
+    name = next((w for w in words if w.startswith("gfx")), None) or _UNNAMED[head["flags"] & 0xFF]
+    if head["version"] <= 3:
+        features = [f"{feature}{'+' if feature in words else '-'}"
+                    for feature, has in (("sramecc", _SRAMECC), ("xnack", _XNACK)) if name in has]
+    else:  # readelf prints "xnack" for any, "xnack-" for off, "xnack+" for on
+        features = [word for feature in ("sramecc", "xnack") for word in (feature + "+", feature + "-") if word in words]
     return ":".join([name, *features])
 
 
