@@ -124,6 +124,8 @@ def scan_notes(text: str) -> dict[str, Any]:
 
 
 def _scalar(text: str) -> Any:
+    if text == "[]":
+        return []
     if text in ("true", "false"):
         return text == "true"
     if text.lstrip("-").isdigit():
@@ -151,7 +153,10 @@ def descriptors(path: Path, tmp: Path) -> dict[str, dict[str, int]] | None:
     if refused:  # see _clear_sgpr_blocks
         path = _clear_sgpr_blocks(path, [int(address, 16) for address in refused], tmp)
         out = run(OBJDUMP, "-D", "-j", ".rodata", path)
-    table = {}
+    # llvm-objdump-19 refuses a descriptor whose offset in .rodata is not a multiple of 64 (it checks the
+    # offset in the section, not the address: xla_rocm_plugin.so has 26 such, at 64-aligned addresses of a
+    # section that starts off 64).  Their allocation has no reference reader: None, left unchecked.
+    table: dict[str, dict[str, Any]] = {sym: {"next_free_vgpr": None} for sym in _MISALIGNED.findall(out)}
     for m in _KD.finditer(out):
         directives = dict(line.split()[:2] for line in m.group("body").splitlines() if line.strip().startswith("."))
         table[m.group("sym")] = {key[len(".amdhsa_"):]: int(value) for key, value in directives.items()}
@@ -160,6 +165,7 @@ def descriptors(path: Path, tmp: Path) -> dict[str, dict[str, int]] | None:
 
 _REFUSED = re.compile(r"^([0-9a-f]+) <[^>]+\.kd>:\n; error decoding [^\n]*GRANULATED_WAVEFRONT_SGPR_COUNT reserved bits",
                       re.M)
+_MISALIGNED = re.compile(r"^[0-9a-f]+ <([^>]+)\.kd>:\n; error decoding [^\n]*must be 64-byte aligned", re.M)
 _SECTION = re.compile(r"\]\s+\.rodata\s+PROGBITS\s+([0-9a-f]+)\s+([0-9a-f]+)")
 
 
@@ -217,19 +223,22 @@ def expected_records(path: Path, tmp: Path, fast: bool = False) -> dict[str, dic
         kd = kds.get(symbol)
         if kd is None:
             continue
-        wgp = k.get(".workgroup_processor_mode", kd.get("workgroup_processor_mode", 0))
+        if "workgroup_processor_mode" not in k and kd["next_free_vgpr"] is None:
+            wgp = None  # no reference for the descriptor's bit
+        else:
+            wgp = k.get(".workgroup_processor_mode", kd.get("workgroup_processor_mode", 0))
         stack = k.get(".uses_dynamic_stack")
         if stack is None and "uses_dynamic_stack" in kd and head["version"] >= 5:
             stack = bool(kd["uses_dynamic_stack"])
-        assert kd["group_segment_fixed_size"] == k[".group_segment_fixed_size"]
-        assert kd["private_segment_fixed_size"] == k[".private_segment_fixed_size"]
+        assert kd.get("group_segment_fixed_size", k[".group_segment_fixed_size"]) == k[".group_segment_fixed_size"]
+        assert kd.get("private_segment_fixed_size", k[".private_segment_fixed_size"]) == k[".private_segment_fixed_size"]
         reqd = k.get(".reqd_workgroup_size")
         out[k[".name"]] = {
             "name": k[".name"], "kind": "kernel", "arch": arch, "target": target,
             "code_object_version": head["version"], "vgprs": k[".vgpr_count"], "agprs": k.get(".agpr_count"),
             "sgprs": k[".sgpr_count"], "allocated_vgprs": kd["next_free_vgpr"],
             "static_lds": k[".group_segment_fixed_size"], "scratch_bytes": k[".private_segment_fixed_size"],
-            "dynamic_stack": stack, "wave_size": k[".wavefront_size"], "wgp_mode": bool(wgp),
+            "dynamic_stack": stack, "wave_size": k[".wavefront_size"], "wgp_mode": None if wgp is None else bool(wgp),
             "max_threads": k[".max_flat_workgroup_size"], "required_block": reqd,
             "spills": {"vgpr": k.get(".vgpr_spill_count"), "sgpr": k.get(".sgpr_spill_count")},
         }
@@ -258,8 +267,8 @@ def mismatches(records: list[dict[str, Any]], expected: dict[str, dict[str, Any]
         if rec is None:
             continue
         for key, value in ref.items():
-            if value is None and key == "allocated_vgprs":
-                continue  # no reference reader for this processor's descriptor
+            if value is None and key in ("allocated_vgprs", "wgp_mode"):
+                continue  # no reference reader for this descriptor
             if rec[key] != value:
                 problems.append(f"{where}: {name}: {key} {rec[key]!r} != reference {value!r}")
     return problems

@@ -37,18 +37,25 @@ JAX_ROCM = "jax-rocm7-pjrt==0.12.0"
 WORKERS = 2
 
 
+last_unchecked: list[int] = []
+"""Records of the last :func:`_compare_files` whose allocation no reference reader decoded."""
+
+
 def _compare_files(files: list[Path], records_of, fast: bool = False) -> tuple[int, list[str]]:
     """Each file's records (``records_of(path)``, JSON rows) against the reference readers' figures, on
-    worker threads (the readers are processes); (records compared, problems)."""
-    def one(path: Path) -> tuple[int, list[str]]:
+    worker threads (the readers are processes); (records compared, problems).  :data:`last_unchecked` counts
+    those whose allocation had no reference."""
+    def one(path: Path) -> tuple[int, int, list[str]]:
         with tempfile.TemporaryDirectory() as tmp:
             expected = expected_records(path, Path(tmp), fast=fast)
         got = records_of(path)
-        return len(got), mismatches(got, expected, path.name)
+        unchecked = sum(ref["allocated_vgprs"] is None for ref in expected.values())
+        return len(got), unchecked, mismatches(got, expected, path.name)
 
     with ThreadPoolExecutor(WORKERS) as pool:
         done = list(pool.map(one, files))
-    return sum(n for n, _ in done), [p for _, problems in done for p in problems]
+    last_unchecked[:] = [sum(n for _, n, _ in done)]
+    return sum(n for n, _, _ in done), [p for _, _, problems in done for p in problems]
 
 
 def test_aiter_code_objects():
@@ -63,6 +70,7 @@ def test_aiter_code_objects():
 
     compared, problems = _compare_files(files, records_of)
     assert not problems, "\n".join(problems[:40])
+    assert last_unchecked == [0]
     every = [r for found in rows.values() for r in found]
     assert compared == len(every) >= 2501
     assert {r["code_object_version"] for r in every} == {4, 5, 6}
@@ -114,7 +122,7 @@ def _rows_by_entry(path: Path) -> dict[tuple[str, str], list[dict]]:
 
 def _rows_of(by_entry: dict[tuple[str, str], list[dict]], path: Path) -> list[dict]:
     """The rows of the code object ``_unpacked`` wrote as ``path`` (``BUNDLE.TARGET.co``)."""
-    return by_entry[tuple(path.stem.split(".", 1))]
+    return by_entry.get(tuple(path.stem.split(".", 1)), [])
 
 
 def test_bitsandbytes_rocm_libraries(tmp_path):
@@ -141,10 +149,11 @@ def test_xla_rocm_plugin(tmp_path):
     result = import_file_detailed(plugin)
     assert not result.records and not result.notes
     assert sum(r.copies for r in result.amd_records) == 409_773
-    assert {r.source.split("(")[1].split(",")[0] for r in result.amd_records} == {"CCOB v3 zstd"}
+    assert {r.source.split(" (", 1)[1].split(")")[0] for r in result.amd_records} == {"CCOB v3 zstd"}
     by_entry = _rows_by_entry(plugin)
     files = _unpacked(plugin, tmp_path)
-    assert len(files) == len(by_entry) == 1215 and len({f.stem.split(".", 1)[1] for f in files}) == 27
+    assert len(files) == 1215 and len({f.stem.split(".", 1)[1] for f in files}) == 27
+    assert {tuple(f.stem.split(".", 1)) for f in files} >= set(by_entry)  # some code objects hold no kernel
     # Every code object's kernels, field by field; the fast note scan is held to PyYAML on a few first.
     for path in files[:3]:
         strip = lambda doc: [{k: v for k, v in kernel.items() if k not in (".args", ".language_version")}  # noqa: E731
@@ -153,3 +162,7 @@ def test_xla_rocm_plugin(tmp_path):
     compared, problems = _compare_files(files, functools.partial(_rows_of, by_entry), fast=True)
     assert not problems, "\n".join(problems[:40])
     assert compared == 409_773
+    # Allocations no reference decodes: gfx1250's (no LLVM 19 processor has its 16-VGPR granule) and 26
+    # descriptors llvm-objdump-19 refuses as misaligned (reference.descriptors); every other one is checked.
+    gfx1250 = sum(len(rows) for (_bundle, target), rows in by_entry.items() if target == "gfx1250")
+    assert last_unchecked == [gfx1250 + 26], (last_unchecked, gfx1250)
