@@ -31,7 +31,7 @@ class _NoAliasLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()  # type: ignore[no-untyped-call]
+            event = self.peek_event()  # type: ignore[no-untyped-call]  # PyYAML has no annotations for it
             raise MetadataError(f"metadata (v2 YAML) uses an alias at line {event.start_mark.line + 1}, which "
                                 "LLVM never writes")
         return super().compose_node(parent, index)
