@@ -31,7 +31,8 @@ MAX_RATIO = 2048
 MIN_TOTAL = 4 << 30
 TOTAL_PER_FILE_BYTE = 16
 MAX_BUNDLES = 1 << 20
-_BITCODE = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
+BITCODE = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
+"""LLVM bitcode, raw and in its wrapper."""
 
 Batch = list[AmdKernelRecord]
 
@@ -132,7 +133,7 @@ def entries_of(blob: Blob, entries: list[Entry], where: str, walk: Walk, inflate
         if head[:4] == ELF_MAGIC and is_amdgpu_elf(head):
             source = f"{where}: {entry.entry_id} {at_}{blob.base + entry.at:x}"
             yield code_object_records(blob, entry.at, entry.size, source, walk)
-        elif head[:4] in _BITCODE:
+        elif head[:4] in BITCODE:
             walk.skip(f"LLVM bitcode ({entry.triple or entry.kind})")
         elif entry.triple.startswith("amdgcn"):
             raise blob.fail(f"bundle entry {entry.entry_id}: neither an AMDGPU code object nor LLVM bitcode "

@@ -55,10 +55,13 @@ def import_with_amd(path: str, fmt: str, nvidia: Callable[[], ImportResult], pro
     if fmt not in _HOST_FORMATS and fmt != FOLDER:
         return None
     amd = _read(path, HOST if fmt != FOLDER else FOLDER, progress, cancel)
-    if not amd.records:
-        result = nvidia()
-        result.notes.extend(amd.notes)
-        return result
+    if not amd.records:  # the NVIDIA import as it always was; where it finds nothing, AMD's notes say why
+        try:
+            return nvidia()
+        except ImportFailure as exc:
+            if amd.notes and any(words in exc.reason for words in _NOT_NVIDIA):
+                raise ImportFailure(path, amd.notes[0].split(": ", 1)[-1]) from None
+            raise
     try:
         result = nvidia()
     except ImportFailure as exc:

@@ -28,7 +28,7 @@ from ..offload_binary import SECTION as OFFLOAD_SECTION
 from ..pe import pe_sections
 from ..records import ImportFailure
 from .bundle import CCOB_MAGIC, PLAIN_MAGIC
-from .bundles import Batch, Walk, bundles_in, code_object_records
+from .bundles import BITCODE, Batch, Walk, bundles_in, code_object_records
 from .code_object import is_amdgpu_elf
 
 FATBIN_SECTIONS = (".hip_fatbin", ".hip_fat")
@@ -42,6 +42,8 @@ _CANDIDATE = re.compile(re.escape(PLAIN_MAGIC) + rb"|" + re.escape(CCOB_MAGIC) +
                         + re.escape(ELF_MAGIC) + rb"\x02\x01\x01\x40")
 _NVIDIA_SECTIONS = frozenset((".nv_fatbin", "__nv_relfatbin"))
 _SCAN_CHUNK = 8 << 20
+_MEMBERS = (ELF_MAGIC, PLAIN_MAGIC, CCOB_MAGIC)
+"""Archive members read: objects, and bundle files; anything else (a symbol table, data) holds no AMD code."""
 _OVERLAP = 32  # longer than any magic searched for
 _MAX_MEMBERS = 100_000
 
@@ -95,6 +97,8 @@ def _object_bundle_section(blob: Blob, sec: Section, label: str, walk: Walk) -> 
     head = blob.bytes(sec.offset, 20, f"section {sec.name}")
     if is_amdgpu_elf(head):
         yield code_object_records(blob, sec.offset, sec.size, f"{label} @0x{blob.base + sec.offset:x}", walk)
+    elif head[:4] in BITCODE:  # clang -fgpu-rdc: device code before the device link
+        walk.skip(f"LLVM bitcode ({entry_id})")
     else:
         walk.skip(f"{entry_id.partition('-')[0]} section without a code object")
 
@@ -118,16 +122,19 @@ def _offloading(blob: Blob, sec: Section, label: str, walk: Walk) -> Iterator[Ba
 
 def embedded(blob: Blob, lo: int, hi: int, label: str, walk: Walk) -> Iterator[Batch]:
     """Bundles, compressed bundles and code objects lying in ``[lo, hi)`` (a data section, or a file of no
-    known kind), searched a chunk at a time; a candidate that does not parse whole is passed over."""
+    known kind), searched a chunk at a time; a candidate that does not parse whole is passed over.  A file
+    read lazily (``blob.image``) is searched through one scratch buffer, so that 2 GB of data cost 8 MiB of
+    memory, not 2 GB of the image's pages."""
+    scratch = memoryview(bytearray(min(_SCAN_CHUNK, max(hi - lo, 0))))
     pos = lo
     while pos < hi:
         walk.step(blob.base + pos)
         size = min(_SCAN_CHUNK, hi - pos)
-        chunk = blob.bytes(pos, size, "data")
+        chunk = _chunk(blob, pos, size, scratch)
         # A match must start in this chunk's first `limit` bytes (all of a magic then lies inside it); the
         # next chunk starts there, so a match across the boundary is found once, by the next chunk.
-        limit = size if pos + size >= hi else size - _OVERLAP
-        following = pos + limit
+        limit = len(chunk) if pos + size >= hi or len(chunk) < size else size - _OVERLAP
+        following = pos + max(limit, 1)
         found = _CANDIDATE.search(chunk, 0, limit + _OVERLAP)
         while found is not None and found.start() < limit:
             at = pos + found.start()
@@ -140,7 +147,21 @@ def embedded(blob: Blob, lo: int, hi: int, label: str, walk: Walk) -> Iterator[B
                 following = end
                 break
             found = _CANDIDATE.search(chunk, end - pos, limit + _OVERLAP)
+        if len(chunk) < size:
+            return  # the file ended early (it shrank while read): what is there was searched
         pos = following
+
+
+def _chunk(blob: Blob, pos: int, size: int, scratch: memoryview) -> memoryview:
+    """``[pos, pos + size)`` of ``blob``: in place where it is in memory, else read into ``scratch``."""
+    image = blob.image
+    if image is None or image.covers(blob.base + pos, size):
+        blob.need(pos, size, "data")
+        blob.load(pos, size)
+        return memoryview(blob.data)[pos:pos + size]
+    image.stream.seek(blob.base + pos)
+    got = image.stream.readinto(scratch[:size]) or 0
+    return scratch[:got]
 
 
 def _trial(blob: Blob, at: int, hi: int, label: str, walk: Walk) -> tuple[list[Batch] | None, int]:
@@ -192,7 +213,7 @@ def _elf_extent(blob: Blob, at: int, hi: int) -> int:
 
 
 def _archive(blob: Blob, prefix: str, walk: Walk) -> Iterator[Batch]:
-    """Every member of a static library that holds AMD device code."""
+    """Every member of a static library that is an object or a bundle file (their AMD device code)."""
     pos, members, n = len(AR_MAGIC), 0, len(blob.data)
     long_names = b""
     while pos + 60 <= n:
@@ -218,9 +239,13 @@ def _archive(blob: Blob, prefix: str, walk: Walk) -> Iterator[Batch]:
         elif raw.startswith(b"/") and raw[1:].isdigit():
             at = int(raw[1:])
             raw = long_names[at:long_names.find(b"/\n", at) if b"/\n" in long_names[at:] else at + 256]
-        if raw not in (b"/", b"//", b"__.SYMDEF", b"__.SYMDEF SORTED", b"/SYM64/") and start + size > body:
+        head = blob.bytes(body, min(24, start + size - body), "ar member") if start + size > body else b""
+        if raw not in (b"/", b"//", b"__.SYMDEF", b"__.SYMDEF SORTED", b"/SYM64/") and head.startswith(_MEMBERS):
             member = raw.rstrip(b"/").decode("utf-8", "replace") or "?"
             sub = Blob(memoryview(blob.data)[body:start + size], blob.path, blob.base + body, blob.what,
                        image=blob.image)
-            yield from host_batches(sub, f"{prefix}({member})", walk)
+            if head.startswith(ELF_MAGIC):
+                yield from host_batches(sub, f"{prefix}({member})", walk)
+            else:  # a bundle file kept in an archive
+                yield from bundles_in(sub, 0, len(sub.data), f"{prefix}({member})", walk)
         pos = start + size + (size & 1)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from occupancy_gui.importers import import_file, import_file_detailed
+from occupancy_gui.importers import ImportFailure, import_file, import_file_detailed
 from occupancy_gui.importers.amd.json_rows import JSON_KEYS, amd_record_json
 
 from ..conftest import GEN
@@ -142,3 +142,15 @@ def test_nvidia_and_amd_in_one_host_object(matrix, tmp_path):
     table = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", "import", "--no-cache", str(mixed)],
                            capture_output=True, text=True, check=True).stdout
     assert "regs" in table and "alloc" in table and "gfx942" in table
+
+
+@pytest.mark.parametrize("driver", [[], ["--offload-new-driver"]], ids=["bundler-sections", "new-driver"])
+def test_relocatable_device_code_says_why_it_lists_nothing(driver, tmp_path):
+    """clang -fgpu-rdc keeps LLVM bitcode until the device link (in __CLANG_OFFLOAD_BUNDLE__ sections, or in
+    .llvm.offloading with the new driver): no figures yet, and the failure says so."""
+    from .build import compile_host, source
+
+    obj = tmp_path / "rdc.o"
+    compile_host(source(tmp_path, "rdc"), obj, ["gfx942"], ["-fgpu-rdc", *driver])
+    with pytest.raises(ImportFailure, match="LLVM bitcode .* skipped: built with -fgpu-rdc"):
+        import_file_detailed(obj)
