@@ -72,6 +72,8 @@ def seeds(target: str) -> list[bytes]:
         return [_ar((b"/", struct.pack(">I", 0)), (b"k.o/", host), (b"f.fatbin/", (gen / "a_lz4.fatbin").read_bytes()))]
     if target == "profile":
         return [p.read_bytes() for p in sorted((ROOT / "device_profiles").glob("*.yaml"))[:12]]
+    if target == "amd_log":
+        return [(DATA / "amd" / name).read_bytes() for name in ("remarks.log", "gfx942.s")]
     if target == "amd_code_object":
         return [p.read_bytes() for p in sorted((DATA / "amd").glob("*.co"))]
     if target == "amd_bundle":  # the host object's .hip_fatbin: a plain bundle of two code objects
@@ -82,7 +84,7 @@ def seeds(target: str) -> list[bytes]:
     raise KeyError(target)
 
 
-TEXT_TARGETS = ("ptxas_log", "cuobjdump_text", "ncu_csv", "profile")
+TEXT_TARGETS = ("ptxas_log", "cuobjdump_text", "ncu_csv", "profile", "amd_log")
 BINARY_TARGETS = ("cubin", "fatbin", "host_binary", "ar_archive", "amd_code_object", "amd_bundle")
 TARGETS = TEXT_TARGETS + BINARY_TARGETS
 
@@ -125,7 +127,7 @@ def _direct(target: str, data: bytes, path: str) -> None:
         _records(read_host_binary(data, path).records)
     elif target == "ar_archive":
         _records(read_ar_archive(data, path).records)
-    elif target in ("amd_code_object", "amd_bundle"):
+    elif target in ("amd_code_object", "amd_bundle", "amd_log"):
         _amd_records(read_amd(path, target).records)
     elif target == "amd_host":  # a host object's AMD device code alone (its NVIDIA reading is the import's)
         _amd_records(read_amd(path, "host").records)
@@ -186,6 +188,9 @@ TEXT_TOKENS = [
     b"'", b'"', b",", b"1,024", b"Kbyte/block", b"n/a", b"Resource usage:", b" Function ", b"REG:",
     b"SHARED:", b"CONSTANT[0]:", b"arch = sm_", b"&a ", b"*a", b"!!python/object ", b"[", b"{", b": ",
     b"\t", b"schema: 1\n", b"limits:\n", b"  value: ", b"  source: ",
+    b" remark: Function Name: k [-Rpass-analysis=kernel-resource-usage]\n", b"    VGPRs: ", b"-target-cpu gfx90a ",
+    b"\t.amdhsa_kernel k\n", b"\t.end_amdhsa_kernel\n", b"; Kernel info:\n", b"; NumVgprs: ", b".amdgpu_metadata\n",
+    b".end_amdgpu_metadata\n", b"    .vgpr_count:     ", b"  - .name: k\n", b".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"",
 ]
 
 

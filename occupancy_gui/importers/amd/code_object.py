@@ -31,6 +31,7 @@ NT_AMD_HSA_METADATA = 10
 STT_OBJECT, STT_AMDGPU_HSA_KERNEL = 1, 10
 _NOTE_HEADER = struct.Struct("<III")
 MAX_SYMBOLS = 4 << 20
+MAX_NOTES = 4096
 
 
 @dataclass
@@ -115,6 +116,8 @@ def _notes(elf: Elf) -> list[tuple[str, int, int, int]]:
         elf.blob.load(start, row[SIZE])
         pos = start
         while pos + 12 <= end:
+            if len(out) >= MAX_NOTES:
+                raise elf.blob.fail(f"more than {MAX_NOTES} notes (a code object has one to five)", pos)
             namesz, descsz, kind = elf.blob.unpack("<III", pos, f"note header in section {elf.names[i]}")
             name_at = pos + 12
             desc_at = name_at + ((namesz + 3) & ~3)

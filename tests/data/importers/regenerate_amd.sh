@@ -16,4 +16,12 @@ flags=(-x hip -nogpulib -nogpuinc -O3 -c src/amd_kernels.hip)
     -o "$out/gfx1100.co"
 # A host object whose .hip_fatbin holds a plain bundle of both targets.
 "$clang" "${flags[@]}" --offload-arch=gfx942 --offload-arch=gfx1100 -fPIC -o "$out/host.o"
+# The remarks of a two-target build and the gfx942 assembly (--save-temps), for the text targets.
+"$clang" "${flags[@]}" --offload-arch=gfx942 --offload-arch=gfx1100 --cuda-device-only -o /dev/null \
+    -Rpass-analysis=kernel-resource-usage 2> "$out/remarks.log"
+tmp="$(mktemp -d)"
+(cd "$tmp" && "$clang" "${flags[@]/src\/amd_kernels.hip/$here/src/amd_kernels.hip}" --offload-arch=gfx942 \
+    --cuda-device-only --no-gpu-bundle-output --save-temps -o k.co)
+cp "$tmp/amd_kernels-hip-amdgcn-amd-amdhsa-gfx942.s" "$out/gfx942.s"
+rm -rf "$tmp"
 ls -l "$out"

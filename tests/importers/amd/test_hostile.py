@@ -234,3 +234,25 @@ def test_a_v2_yaml_note_with_aliases_is_refused(tmp_path):
     with pytest.raises(MetadataError, match="alias"):
         decode_v2_metadata(bomb)
     assert Walk("x", 0).total_budget == 4 << 30
+
+
+def test_hostile_logs(tmp_path):
+    """Remarks with a count no compiler prints, an assembly file whose metadata uses aliases or does not parse,
+    a line of megabytes: one line naming the file (and the line, where one is to blame)."""
+    tag = "[-Rpass-analysis=kernel-resource-usage]"
+    cases = {
+        "huge.log": (f"k.hip:1:1: remark: Function Name: k {tag}\nk.hip:1:1: remark:     VGPRs: "
+                     f"99999999999999999999 {tag}\n", "not a count"),
+        "alias.s": ('\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"\n; -- Begin function k\n; Kernel info:\n'
+                    '; NumVgprs: 4\n\t.amdgpu_metadata\na: &a [1]\nb: *a\n\t.end_amdgpu_metadata\n', "alias"),
+        "broken.s": ('\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"\n; -- Begin function k\n; Kernel info:\n'
+                     '; NumVgprs: 4\n\t.amdgpu_metadata\n  - [\n\t.end_amdgpu_metadata\n', "does not parse"),
+        "long.log": (f"x: remark: Function Name: k {tag}\n" + "x" * (2 << 20) + "\n", "line 2"),
+    }
+    for name, (text, words) in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        proc = _cli(path)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"occupancy import: error: {path}: ") and words in lines[0], lines
