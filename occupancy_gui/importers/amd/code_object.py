@@ -108,7 +108,7 @@ class _Kernel:
 
 def _notes(elf: Elf) -> list[tuple[str, int, int, int]]:
     """(owner, type, offset, size) of every note's description, in section order."""
-    out = []
+    out: list[tuple[str, int, int, int]] = []
     for i, row in enumerate(elf.rows):
         if row[TYPE] != SHT_NOTE or not row[SIZE]:
             continue
