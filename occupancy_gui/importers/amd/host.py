@@ -27,7 +27,7 @@ from ..offload_binary import MAGIC as OFFLOAD_MAGIC
 from ..offload_binary import SECTION as OFFLOAD_SECTION
 from ..pe import pe_sections
 from ..records import ImportFailure
-from .bundle import CCOB_MAGIC, PLAIN_MAGIC
+from .bundle import CCOB_MAGIC, PLAIN_MAGIC, compressed_header, plain_entries
 from .bundles import BITCODE, Batch, Walk, bundles_in, code_object_records
 from .code_object import is_amdgpu_elf
 
@@ -185,8 +185,6 @@ def _trial(blob: Blob, at: int, hi: int, label: str, walk: Walk) -> tuple[list[B
 
 def _bundle_end(blob: Blob, at: int, hi: int) -> int:
     """Where the bundle at ``at`` ends: a compressed one says; a plain one ends with its last entry."""
-    from .bundle import compressed_header, plain_entries  # noqa: PLC0415 - a cycle-free local helper use
-
     if blob.bytes(at, 4, "candidate") == CCOB_MAGIC:
         header = compressed_header(blob, at, hi)
         if header.total_size is None:
