@@ -7,7 +7,9 @@ Public API::
                                             # and clang's LLVM offload binaries),
                                             # "jit_cache" (a Triton NAME.json, a CuPy cache file; folders too)
     import_file(path, progress=None, cancel=None) -> list[KernelRecord]
-    import_file_detailed(path, ...) -> ImportResult   # records plus per-entry notes (skipped entries)
+    import_file_detailed(path, ...) -> ImportResult   # records plus per-entry notes (skipped entries);
+                                            # its amd_records: AMD kernels (importers.amd), which
+                                            # import_file leaves out until the window takes them
     IMPORTERS                                  # format name -> importer
 
 Every failure is an :class:`ImportFailure` (a ``ValueError``) whose message names the file and the
@@ -115,6 +117,11 @@ def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
     Raises :class:`ImportFailure` when the content is none of the known formats.
     """
     name = os.fspath(path)
+    from .amd.dispatch import amd_format  # noqa: PLC0415 - lazy: the AMD readers load with the first file
+
+    amd = amd_format(name, head)
+    if amd is not None:
+        return amd  # an AMD code object, bundle, log or Triton JSON (importers.amd)
     if head.startswith(FATBIN_MAGIC_BYTES):
         return "fatbin"
     if head.startswith(ELF_MAGIC):
@@ -160,14 +167,27 @@ def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | No
     """The records and notes of a file; ``cache``: where a binary's import is looked up first and
     stored after (``RecordCache()`` is the user's cache directory)."""
     name = os.fspath(path)
-    if os.path.isdir(name):  # a Triton / torch inductor / CuPy cache, or one kernel's folder
+    fmt = "folder"
+    if not os.path.isdir(name):
+        try:
+            with open_regular(name) as fh:
+                head = fh.read(HEAD_SIZE)
+        except OSError as exc:
+            raise ImportFailure(name, exc.strerror or str(exc)) from None
+        fmt = detect_format(name, head)
+    from .amd.dispatch import import_with_amd  # noqa: PLC0415 - lazy: as in detect_format
+
+    # AMD kernels (importers.amd): read alone where only AMD readers know the format; beside the NVIDIA
+    # import (_nvidia_detailed) in host binaries and cache folders, which may hold both vendors' kernels.
+    both = import_with_amd(name, fmt, lambda: _nvidia_detailed(name, fmt, progress, cancel, cache), progress, cancel)
+    return both if both is not None else _nvidia_detailed(name, fmt, progress, cancel, cache)
+
+
+def _nvidia_detailed(name: str, fmt: str, progress: ProgressFn | None, cancel: CancelFn | None,
+                     cache: RecordCache | None) -> ImportResult:
+    """The NVIDIA readers' import of ``name`` (format ``fmt``, ``"folder"`` for a directory)."""
+    if fmt == "folder":  # a Triton / torch inductor / CuPy cache, or one kernel's folder
         return ImportResult(records=_jit_cache(name, progress, cancel))
-    try:
-        with open_regular(name) as fh:
-            head = fh.read(HEAD_SIZE)
-    except OSError as exc:
-        raise ImportFailure(name, exc.strerror or str(exc)) from None
-    fmt = detect_format(name, head)
     key = cache.key(name, fmt) if cache is not None and fmt in _CACHED_FORMATS else None
     if cache is not None and key is not None:
         hit = cache.get(name, key)
@@ -236,7 +256,7 @@ def _log_notes(name: str, result: ImportResult) -> None:
 
 def _checked(name: str, fmt: str, result: ImportResult) -> ImportResult:
     """``result``, unless it holds no records: then the failure that explains why."""
-    if not result.records and not result.no_functions:
+    if not result.records and not result.amd_records and not result.no_functions:
         if result.notes:
             raise ImportFailure(name, result.notes[0].split(": ", 1)[-1])
         if fmt == "ptxas_log":

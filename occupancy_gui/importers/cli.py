@@ -11,6 +11,8 @@ from typing import Any
 import msgspec
 
 from . import LAUNCH_BOUNDS_NOTE, ImportCancelled, ImportFailure, KernelRecord, import_file_detailed
+from .amd.json_rows import amd_json_rows, amd_table
+from .amd.record import AmdKernelRecord
 from .collector import collection_paused
 from .json_rows import json_records
 from .names import printable
@@ -94,13 +96,14 @@ JSON_SLICE = 16384
 """Records encoded at a time: the text held at once is a slice's (~10 MB), whatever the listing's size."""
 
 
-def _write_json(records: list[KernelRecord], reasons: list[str | None]) -> None:
+def _write_json(records: list[KernelRecord], reasons: list[str | None], amd: list[AmdKernelRecord] | None = None) -> None:
     """One record per line: still one JSON list, readable.  msgspec writes a slice's rows in one call
     (``encode_lines``; a JSON string holds no raw newline, so each newline ends a row): libcusparse's
     40,667 rows (54 MB) took 0.15 s encoded one by one, 0.07 s so.  Where stdout takes UTF-8 bytes
     as they are, they go to it without a text copy.  A slice at a time: a 200 MB log's 137,987 rows
     (80 MB of text) held the whole text four times over (0.77 s of system time for its pages)."""
-    if not records:
+    amd = amd or []
+    if not records and not amd:
         print("[]")
         return
     out = getattr(sys.stdout, "buffer", None)  # a caller's StringIO has none
@@ -115,6 +118,9 @@ def _write_json(records: list[KernelRecord], reasons: list[str | None]) -> None:
         rows = json_records(records[at:at + JSON_SLICE], reasons[at:at + JSON_SLICE])
         write(b",\n " if at else b"[\n ")
         write(encode(rows)[:-1].replace(b"\n", b",\n "))
+    for at in range(0, len(amd), JSON_SLICE):  # AMD records (importers.amd): their own keys, "vendor": "amd"
+        write(b",\n " if at or records else b"[\n ")
+        write(encode(amd_json_rows(amd[at:at + JSON_SLICE]))[:-1].replace(b"\n", b",\n "))
     write(b"\n]\n")
     sys.stdout.flush()
 
@@ -174,14 +180,18 @@ def _listed(args: argparse.Namespace) -> int:
             print(f"occupancy import: note: {printable(rec.name)} ({printable(rec.arch)}): {flag}; its figures are damaged",
                   file=sys.stderr)
     _stack_notes(records)
-    hidden = len(result.records) - len(records)
+    amd = [rec for rec in result.amd_records if args.all_functions or rec.is_kernel]
+    hidden = len(result.records) - len(records) + len(result.amd_records) - len(amd)
     if hidden:
         print(f"occupancy import: note: {hidden} device function{'s' if hidden != 1 else ''} not listed "
               "(--all-functions lists them)", file=sys.stderr)
     if args.json:
-        _write_json(records, reasons)
+        _write_json(records, reasons, amd)
     else:
-        print(format_table(records, result.launch_bounds_unknown))
+        if records or not amd:
+            print(format_table(records, result.launch_bounds_unknown))
+        if amd:
+            print(("\n" if records else "") + amd_table(amd))
     return 0
 
 

@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..child_process import usable_cpus
 from . import offload_binary as offload
@@ -37,6 +38,9 @@ from .line_chunks import ImportCancelled
 from .log_text import IncompleteKernel
 from .pe import pe_sections
 from .records import ImportFailure, KernelRecord, merge_records, open_regular
+
+if TYPE_CHECKING:
+    from .amd.record import AmdKernelRecord
 
 FATBIN_MAGIC = 0xBA55ED50
 FATBIN_MAGIC_BYTES = struct.pack("<I", FATBIN_MAGIC)
@@ -70,7 +74,8 @@ class ImportResult:
     launch_bounds_unknown: bool = False
     """Records from a text that never states launch bounds (a build log): ``max_threads`` ``None`` there
     means "not recorded", not "no bound"; a note says where the bound is (the object, cubin or source)."""
-
+    amd_records: list[AmdKernelRecord] = field(default_factory=list)
+    """The file's AMD kernels (``importers.amd``): a host binary or cache folder may hold both vendors'."""
 
 
 def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, number: int | str = 1,

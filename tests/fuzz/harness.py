@@ -17,8 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from occupancy_gui.importers import IMPORTERS, ImportCancelled, ImportFailure, import_file_detailed
+from occupancy_gui.importers.amd.json_rows import amd_record_json
+from occupancy_gui.importers.amd.reader import read_amd
 from occupancy_gui.importers.binary_data import Blob
 from occupancy_gui.importers.cuobjdump_text import parse_text
+from occupancy_gui.importers.elf import Elf
 from occupancy_gui.importers.elf_cubin import read_cubin
 from occupancy_gui.importers.fatbin import (
     Decoding,
@@ -69,11 +72,20 @@ def seeds(target: str) -> list[bytes]:
         return [_ar((b"/", struct.pack(">I", 0)), (b"k.o/", host), (b"f.fatbin/", (gen / "a_lz4.fatbin").read_bytes()))]
     if target == "profile":
         return [p.read_bytes() for p in sorted((ROOT / "device_profiles").glob("*.yaml"))[:12]]
+    if target == "amd_log":
+        return [(DATA / "amd" / name).read_bytes() for name in ("remarks.log", "gfx942.s")]
+    if target == "amd_code_object":
+        return [p.read_bytes() for p in sorted((DATA / "amd").glob("*.co"))]
+    if target == "amd_bundle":  # the host object's .hip_fatbin: a plain bundle of two code objects
+        host = (DATA / "amd" / "host.o").read_bytes()
+        elf = Elf(Blob(host, "host.o"))
+        sec = next(sec for sec in elf.sections if sec.name == ".hip_fatbin")
+        return [host[sec.offset:sec.offset + sec.size]]
     raise KeyError(target)
 
 
-TEXT_TARGETS = ("ptxas_log", "cuobjdump_text", "ncu_csv", "profile")
-BINARY_TARGETS = ("cubin", "fatbin", "host_binary", "ar_archive")
+TEXT_TARGETS = ("ptxas_log", "cuobjdump_text", "ncu_csv", "profile", "amd_log")
+BINARY_TARGETS = ("cubin", "fatbin", "host_binary", "ar_archive", "amd_code_object", "amd_bundle")
 TARGETS = TEXT_TARGETS + BINARY_TARGETS
 
 
@@ -82,6 +94,18 @@ def _records(records) -> int:
         record_json(rec)  # reads every field: lazy records are built here
         _ = rec.key, rec.arch_number, hash(rec), repr(rec)
     return len(records)
+
+
+def _amd_records(records) -> int:
+    for rec in records:
+        amd_record_json(rec)
+        _ = rec.key, hash(rec), repr(rec)
+    return len(records)
+
+
+def _imported(result) -> int:
+    """Every record of an import, NVIDIA's and AMD's, read whole."""
+    return _records(result.records) + _amd_records(result.amd_records)
 
 
 def _direct(target: str, data: bytes, path: str) -> None:
@@ -103,6 +127,10 @@ def _direct(target: str, data: bytes, path: str) -> None:
         _records(read_host_binary(data, path).records)
     elif target == "ar_archive":
         _records(read_ar_archive(data, path).records)
+    elif target in ("amd_code_object", "amd_bundle", "amd_log"):
+        _amd_records(read_amd(path, target).records)
+    elif target == "amd_host":  # a host object's AMD device code alone (its NVIDIA reading is the import's)
+        _amd_records(read_amd(path, "host").records)
     elif target == "offload_binary":
         result = ImportResult()
         read_offload_section(Blob(data, path), 0, len(data), result, path, Decoding(None, len(data)))
@@ -131,7 +159,7 @@ def run_one(target: str, data: bytes, path: str) -> str:
         else:
             with open(path, "wb") as fh:
                 fh.write(data)
-            for call in (lambda: _records(import_file_detailed(path).records),
+            for call in (lambda: _imported(import_file_detailed(path)),
                          lambda: _direct(target, data, path)):
                 try:
                     call()
@@ -160,6 +188,9 @@ TEXT_TOKENS = [
     b"'", b'"', b",", b"1,024", b"Kbyte/block", b"n/a", b"Resource usage:", b" Function ", b"REG:",
     b"SHARED:", b"CONSTANT[0]:", b"arch = sm_", b"&a ", b"*a", b"!!python/object ", b"[", b"{", b": ",
     b"\t", b"schema: 1\n", b"limits:\n", b"  value: ", b"  source: ",
+    b" remark: Function Name: k [-Rpass-analysis=kernel-resource-usage]\n", b"    VGPRs: ", b"-target-cpu gfx90a ",
+    b"\t.amdhsa_kernel k\n", b"\t.end_amdhsa_kernel\n", b"; Kernel info:\n", b"; NumVgprs: ", b".amdgpu_metadata\n",
+    b".end_amdgpu_metadata\n", b"    .vgpr_count:     ", b"  - .name: k\n", b".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"",
 ]
 
 
