@@ -8,7 +8,7 @@ The figures come from the engine's result as they are; nothing here recomputes o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -193,7 +193,7 @@ def report_data(session: Session, input_sources: dict[str, str] | None = None, k
                                               session.inputs.dynamic_smem, session.device_state)  # fmt: skip
     except OccupancyError as exc:
         suggestion_error = str(exc)
-    stamp = datetime.now(timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    stamp = datetime.now(UTC).astimezone().strftime("%Y-%m-%d %H:%M %Z")
     if input_sources is None:
         input_sources = provenance(session.inputs, record, kernel_source, device=session.device)
     resources: tuple[tuple[str, str], ...] = ()
