@@ -1,6 +1,6 @@
 """Reports: what one occupancy question and its answer say, as rows that every rendering shares.
 
-Pure Python (no Qt).  ``report_render`` lays these rows out as HTML, Markdown or CSV.
+Pure Python (no Qt).  ``report.formats`` lays these rows out as HTML, Markdown or CSV.
 The figures come from the engine's result as they are; nothing here recomputes occupancy except
 :func:`every_gpu`, which asks the engine the same question for each named GPU.
 """
@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import fields, units
-from .compatibility import mismatch_message
-from .engine import (
+from .. import fields, units
+from ..compatibility import mismatch_message
+from ..engine import (
     CARVEOUT_DEFAULT,
     BlockSizeSuggestion,
     CacheConfig,
@@ -31,17 +31,17 @@ from .engine import (
     supports_cache_config,
     supports_carveout,
 )
-from .importers import STACK_UNKNOWN
-from .profiles import LIMIT_FIELDS
-from .record_launch import record_inputs as _record_inputs
-from .record_launch import threads_reason
-from .session import Inputs, function_attributes
-from .units import format_bytes_long
+from ..importers import STACK_UNKNOWN
+from ..profiles import LIMIT_FIELDS
+from ..record_launch import record_inputs as _record_inputs
+from ..record_launch import threads_reason
+from ..session import Inputs, function_attributes
+from ..units import format_bytes_long
 
 if TYPE_CHECKING:
-    from .importers import KernelRecord
-    from .profiles import Catalog, DeviceProfile
-    from .session import Session
+    from ..importers import KernelRecord
+    from ..profiles import Catalog, DeviceProfile
+    from ..session import Session
 
 BINDING_MARK = "★"
 LIMIT_TITLES = {
