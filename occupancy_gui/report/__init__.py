@@ -2,6 +2,7 @@
 curves drawn as inline SVG (``svg``).  Qt-free: ``occupancy report`` and the window's export share them."""
 
 from .data import (
+    BINDING_MARK,
     INPUT_LABELS,
     LIMIT_TITLES,
     Figure,
@@ -14,7 +15,7 @@ from .data import (
     record_inputs,
     report_data,
 )
-from .formats import BINDING_MARK, render, to_csv, to_html, to_markdown
+from .formats import render, to_csv, to_html, to_markdown
 
 __all__ = ["BINDING_MARK", "INPUT_LABELS", "LIMIT_TITLES", "Figure", "GpuRow", "ReportData", "describe", "every_gpu",
            "format_input", "provenance", "record_inputs", "render", "report_data", "to_csv", "to_html",
