@@ -2,7 +2,7 @@
 and a frozen (PyInstaller) bundle alike.
 
 The mandated top-level ``resources/`` and ``device_profiles/`` sit outside the package in a checkout;
-a wheel carries them as ``occupancy_gui/_data/<name>`` (see setup.py), a frozen bundle under
+a wheel carries them as ``occupancy_gui/_data/<name>`` (the wheel target in pyproject.toml), a frozen bundle under
 ``sys._MEIPASS``.
 """
 

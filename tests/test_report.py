@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from occupancy_gui import report, report_render
+from occupancy_gui import report
 from occupancy_gui.cli.main import main as cli_main
 from occupancy_gui.engine import Limit
 from occupancy_gui.session import Session
@@ -68,7 +68,7 @@ def data(catalog):
 
 def test_html_holds_the_summary_table_and_binding_row(data):
     page = _Cells()
-    page.feed(report_render.to_html(data))
+    page.feed(report.to_html(data))
     assert page.keyed["active_blocks"] == "4"
     assert page.keyed["occupancy"] == "50 %"
     assert page.keyed["binding"] == "Registers"
@@ -78,7 +78,7 @@ def test_html_holds_the_summary_table_and_binding_row(data):
     assert binding_rows[0][5] == "4"
     assert "4 blocks, 32 warps, 50 %" in page.ids["estimate"]
     assert "1024 threads per block" in page.ids["advisor"]
-    text = report_render.to_html(data)
+    text = report.to_html(data)
     assert "prefers-color-scheme: dark" in text and "<link" not in text and "<script" not in text
     assert "test source for regs_per_multiprocessor" in text  # the device figures carry their sources
 
@@ -86,15 +86,15 @@ def test_html_holds_the_summary_table_and_binding_row(data):
 def test_zero_blocks_lists_the_reasons(catalog):
     data = report.report_data(Session(catalog, **{**WORKED, "threads": 1025}))
     page = _Cells()
-    page.feed(report_render.to_html(data))
+    page.feed(report.to_html(data))
     assert page.keyed["active_blocks"] == "0" and page.keyed["binding"] == "—"
     assert "1025 threads per block > 1024 allowed" in page.ids["reasons"]
     assert not [cells for cls, cells in page.rows if cls == "binding"]
-    assert "1025 threads per block > 1024 allowed" in report_render.to_markdown(data)
+    assert "1025 threads per block > 1024 allowed" in report.to_markdown(data)
 
 
 def test_markdown_tables(data):
-    text = report_render.to_markdown(data)
+    text = report.to_markdown(data)
     rows = {}
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
@@ -107,7 +107,7 @@ def test_markdown_tables(data):
 
 
 def test_csv_is_the_constraint_table(data):
-    rows = list(csv.DictReader(io.StringIO(report_render.to_csv(data))))
+    rows = list(csv.DictReader(io.StringIO(report.to_csv(data))))
     assert [r["limit"] for r in rows] == [row.limit.value for row in data.result.rows]
     binding = [r for r in rows if r["binding"] == "yes"]
     assert [r["limit"] for r in binding] == [Limit.REGISTERS.value]
@@ -116,10 +116,10 @@ def test_csv_is_the_constraint_table(data):
 
 
 def test_render_by_extension(data):
-    assert report_render.render(data, "x.HTML").startswith("<!DOCTYPE html>")
-    assert report_render.render(data, "x.md").startswith("# Occupancy report")
+    assert report.render(data, "x.HTML").startswith("<!DOCTYPE html>")
+    assert report.render(data, "x.md").startswith("# Occupancy report")
     with pytest.raises(ValueError, match="unknown report format '.pdf'"):
-        report_render.render(data, "x.pdf")
+        report.render(data, "x.pdf")
 
 
 def test_describe_and_every_gpu(catalog):

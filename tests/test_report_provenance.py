@@ -8,8 +8,7 @@ from pathlib import Path
 
 from occupancy_gui.cli.main import main
 from occupancy_gui.importers import import_file
-from occupancy_gui.report import provenance, report_data
-from occupancy_gui.report_render import to_html
+from occupancy_gui.report import provenance, report_data, to_html
 from occupancy_gui.session import Session
 
 GEN = Path(__file__).resolve().parent / "data" / "importers" / "gen"

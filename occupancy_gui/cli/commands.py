@@ -160,8 +160,7 @@ def _report_kernel(path: str, name: str | None) -> Any:
 
 
 def _report(args: argparse.Namespace, out: TextIO) -> int:
-    from ..report import provenance, record_inputs, report_data  # noqa: PLC0415 - lazy: only `report` renders
-    from ..report_render import render  # noqa: PLC0415 - lazy: as above
+    from ..report import provenance, record_inputs, render, report_data  # noqa: PLC0415 - lazy: only `report` renders
     from ..session import INPUT_RANGES, InputRefused, Session  # noqa: PLC0415 - lazy: as above
     from ..session_file import atomic_write_text  # noqa: PLC0415 - lazy: as above
 

@@ -53,21 +53,27 @@ EOF
 }
 
 # The pristine root of a suite (made once, then reused).  Prints its path.
+# Two checks may want the same root at once (check_deb.sh and check_readme_commands.sh, or two
+# sessions sharing the cache): a lock per suite lets one make it while the other waits, then reuses it.
 pristine_root() {  # suite
-    local suite="$1" dest="$PKG_CACHE/roots/$1"
+    local suite="$1" dest="$PKG_CACHE/roots/$1" lock
+    mkdir -p "$PKG_CACHE/roots"
+    exec {lock}>"$PKG_CACHE/roots/.$suite.lock"
+    flock "$lock"
     if [[ "${REFRESH_ROOTS:-0}" == 1 || ! -f "$dest/.complete" ]]; then
         rm -rf "$dest" "$dest.partial"
-        mkdir -p "$PKG_CACHE/roots"
         echo "debian_root: debootstrap --variant=minbase $suite ($DEBIAN_MIRROR)" >&2
         local t0=$SECONDS
         debootstrap --variant=minbase --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
             "$suite" "$dest.partial" "$DEBIAN_MIRROR" >"$PKG_CACHE/roots/$suite.debootstrap.log" 2>&1 \
-            || { echo "debian_root: debootstrap $suite failed; see $PKG_CACHE/roots/$suite.debootstrap.log" >&2; return 1; }
+            || { echo "debian_root: debootstrap $suite failed; see $PKG_CACHE/roots/$suite.debootstrap.log" >&2
+                 exec {lock}>&-; return 1; }
         write_sources "$dest.partial" "$suite"
         date -u +%FT%TZ > "$dest.partial/.complete"
         mv "$dest.partial" "$dest"
         echo "debian_root: $suite made in $((SECONDS - t0)) s" >&2
     fi
+    exec {lock}>&-
     echo "$dest"
 }
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from ... import report, report_render
+from ... import report
 from ... import session_file as sf
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def export_to(path: str | os.PathLike[str], session: Session, source: tuple[str,
         elif source is not None and source[1]:
             kernel = f"{source[0]}:{source[1]}"
         data = report.report_data(session, kernel_source=kernel, record=record)
-        sf.atomic_write_text(path, report_render.render(data, path))
+        sf.atomic_write_text(path, report.render(data, path))
     return path
 
 

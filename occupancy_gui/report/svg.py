@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .engine import StepCurve
+from ..engine import StepCurve
 
 WIDTH, HEIGHT = 360, 210
 LEFT, RIGHT, TOP, BOTTOM = 44, 12, 22, 36

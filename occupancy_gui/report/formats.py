@@ -1,6 +1,6 @@
 """The report's three renderings: a self-contained HTML page, GitHub Markdown and the constraint table as CSV.
 
-``report`` decides what a report says (its figures, rows and sources); this module only lays those rows
+``report.data`` decides what a report says (its figures, rows and sources); this module only lays those rows
 out, so the three formats cannot disagree.  The GUI's File → Export… and ``occupancy report`` call
 :func:`render`, which picks the renderer by the file's extension.
 """
@@ -13,8 +13,8 @@ import io
 import os
 from collections.abc import Callable
 
-from . import REFERENCE_HEADER, __version__, units
-from .report import (
+from .. import REFERENCE_HEADER, __version__, units
+from .data import (
     BINDING_MARK,
     CSV_COLUMNS,
     INPUT_LABELS,
@@ -27,7 +27,7 @@ from .report import (
     summary_rows,
     table_rows,
 )
-from .report_svg import curves_svg
+from .svg import curves_svg
 
 # ----------------------------------------------------------------------------- HTML
 CSS = """

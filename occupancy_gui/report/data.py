@@ -1,6 +1,6 @@
 """Reports: what one occupancy question and its answer say, as rows that every rendering shares.
 
-Pure Python (no Qt).  ``report_render`` lays these rows out as HTML, Markdown or CSV.
+Pure Python (no Qt).  ``report.formats`` lays these rows out as HTML, Markdown or CSV.
 The figures come from the engine's result as they are; nothing here recomputes occupancy except
 :func:`every_gpu`, which asks the engine the same question for each named GPU.
 """
@@ -8,13 +8,13 @@ The figures come from the engine's result as they are; nothing here recomputes o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import fields, units
-from .compatibility import mismatch_message
-from .engine import (
+from .. import fields, units
+from ..compatibility import mismatch_message
+from ..engine import (
     CARVEOUT_DEFAULT,
     BlockSizeSuggestion,
     CacheConfig,
@@ -31,17 +31,17 @@ from .engine import (
     supports_cache_config,
     supports_carveout,
 )
-from .importers import STACK_UNKNOWN
-from .profiles import LIMIT_FIELDS
-from .record_launch import record_inputs as _record_inputs
-from .record_launch import threads_reason
-from .session import Inputs, function_attributes
-from .units import format_bytes_long
+from ..importers import STACK_UNKNOWN
+from ..profiles import LIMIT_FIELDS
+from ..record_launch import record_inputs as _record_inputs
+from ..record_launch import threads_reason
+from ..session import Inputs, function_attributes
+from ..units import format_bytes_long
 
 if TYPE_CHECKING:
-    from .importers import KernelRecord
-    from .profiles import Catalog, DeviceProfile
-    from .session import Session
+    from ..importers import KernelRecord
+    from ..profiles import Catalog, DeviceProfile
+    from ..session import Session
 
 BINDING_MARK = "★"
 LIMIT_TITLES = {
@@ -193,7 +193,7 @@ def report_data(session: Session, input_sources: dict[str, str] | None = None, k
                                               session.inputs.dynamic_smem, session.device_state)  # fmt: skip
     except OccupancyError as exc:
         suggestion_error = str(exc)
-    stamp = datetime.now(timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    stamp = datetime.now(UTC).astimezone().strftime("%Y-%m-%d %H:%M %Z")
     if input_sources is None:
         input_sources = provenance(session.inputs, record, kernel_source, device=session.device)
     resources: tuple[tuple[str, str], ...] = ()
