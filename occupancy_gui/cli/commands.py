@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from ..profiles import AmdProfile
 
 USER_ERRORS: tuple[type[Exception], ...] = (QueryError, OccupancyError, DeviceLookupError, ProfileError)
-"""Errors a user's input causes: one line, exit 2 (the AMD engine's are added where it is loaded)."""
+"""Errors a user's input causes: one line, exit 2 (``amd_answers`` words the AMD engine's as ``QueryError``; a
+broken bundled AMD profile is a ``ProfileError``)."""
 
 
 def _cache_code(value: Any) -> int:

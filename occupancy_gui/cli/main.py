@@ -22,7 +22,7 @@ _CLI_DEFAULTS: dict[str, Any] = {CARVEOUT: "default", CACHE: "none"}
 and its default's words (``occupancy report``)."""
 
 
-def _add_field(p: argparse.ArgumentParser | Any, f: fields.InputField, *, required: bool, default: Any,
+def _add_field(p: argparse._ActionsContainer, f: fields.InputField, *, required: bool, default: Any,
                words: str) -> None:  # fmt: skip
     """One input of the field table as its flag (a mode as its pair of flags, one turning it on, one off)."""
     assert f.flag is not None

@@ -218,7 +218,7 @@ def test_bad_amd_arguments_give_one_line_naming_the_flag(argv: list[str], words:
 def test_every_input_of_the_table_is_a_flag_of_calc_and_suggest() -> None:
     """The flags come from the field table, both vendors' (a mode as its pair of flags)."""
     parser = build_parser()
-    actions = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    actions = parser._subparsers._group_actions[0].choices  # the subcommands' parsers
     for command in ("calc", "suggest"):
         options = {o for a in actions[command]._actions for o in a.option_strings}
         for f in fields.FIELDS:
@@ -420,3 +420,40 @@ def test_plain_nvidia_lines_stay_on_the_fast_path_beside_amd_keys() -> None:
              '{"device": "sm_80", "threads": 256, "registers": 64, "waves_per_eu": [1, 2]}']  # fmt: skip
     positions, _ = decode_plain(lines)
     assert positions == [0, 1]
+
+
+def test_any_value_the_table_allows_gets_an_answer_or_one_line_naming_the_field() -> None:
+    """Random queries over every AMD field's whole range (and its edges), on every profile: each is answered, or
+    refused with a ``QueryError`` that names a field; nothing else is raised (no traceback reaches a user)."""
+    from occupancy_gui.cli.amd_answers import answer
+    from occupancy_gui.cli.common import QueryError
+
+    rng = random.Random(20261241)
+    profiles = list(amd_catalog())
+    amd = fields.for_vendor("amd")
+    answered = refused = 0
+    for _ in range(3000):
+        q: dict[str, Any] = {}
+        for f in amd:
+            if f.kind == fields.MODE:
+                q[f.name] = rng.choice([None, True, False])
+                continue
+            common = rng.choice(f.choices) if f.choices else rng.randint(f.low, min(f.high, 1024))
+            value = rng.choice([f.low, f.high, common, common, common] + ([] if f.required else [None]))
+            if f.kind == fields.MIN_MAX and value is not None and rng.random() < 0.5:
+                value = [value, rng.choice([f.low, f.high, rng.randint(f.low, f.high)])]
+            q[f.name] = value
+        if rng.random() < 0.3:  # one field out of its range, or of the wrong type
+            f = rng.choice([f for f in amd if f.kind != fields.MODE])
+            q[f.name] = rng.choice([f.low - 1, f.high + 1, str(f.low), 1.5, [f.low], True])
+        try:
+            result = answer(rng.choice(profiles), q).as_json()
+        except QueryError as exc:
+            refused += 1
+            assert str(exc).split(":")[0] in {f.name for f in amd}, exc
+            assert "\n" not in str(exc)
+        else:
+            answered += 1
+            assert 0 <= result["hip_runtime"]["occupancy"] <= 1 and 0 < result["compiler"]["occupancy"] <= 1
+            assert "\n" not in result["explanation"]
+    assert answered > 300 and refused > 300, (answered, refused)
