@@ -26,8 +26,9 @@ def test_the_window_fields_use_the_session_ranges() -> None:
 
 
 def test_inputs_are_the_field_table() -> None:
-    """``Inputs`` holds exactly the table's inputs (and the device), with the table's defaults; a field added to one
-    and not the other fails here."""
+    """``Inputs`` holds exactly the table's NVIDIA inputs (and the device), with the table's defaults; a field added
+    to one and not the other fails here.  (The session is NVIDIA's until it is vendor-aware: AMD's rows are the
+    command line's and the batch's for now.)"""
     import dataclasses
     import typing
 
@@ -35,7 +36,7 @@ def test_inputs_are_the_field_table() -> None:
     from occupancy_gui.session import Inputs
 
     declared = [f for f in dataclasses.fields(Inputs) if f.name != "device"]
-    assert [f.name for f in declared] == list(table.NAMES)
+    assert [f.name for f in declared] == [f.name for f in table.for_vendor("nvidia")]
     hints = typing.get_type_hints(Inputs)
     for f in declared:
         spec = table.FIELD[f.name]

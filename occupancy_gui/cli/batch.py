@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from itertools import compress, repeat
 from operator import is_, itemgetter
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 import numpy as np
 
@@ -50,14 +50,19 @@ from ..engine import (
     violation_message,
     zero_block_reasons_many,
 )
+from ..fields import AMD, NVIDIA, only_for
 from ..fields import QUERY_KEYS as QUERY_FIELDS
 from ..profiles import Catalog
 from .batch_input import CHUNK_LINES, FIRST_CHUNK_LINES, MAX_LINE_CHARS, Line, read_chunks
 from .batch_output import ResultRows, chunk_to_csv, chunk_to_jsonl
 from .batch_plain import QUERY_KEYS, decode_plain, plain_columns
+from .common import not_for
 from .devices import DeviceLookupError, device_from_query
 from .inputs import CACHE_CONFIGS, QueryError, kernel_query
 from .serialize import CSV_HEADER, BatchAnswer, result_to_json
+
+if TYPE_CHECKING:
+    from ..profiles import AmdProfile
 
 CACHE_ENTRIES = 4096
 FAST_PATH = True
@@ -69,6 +74,9 @@ _SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type] 
 _JSON_SPACE = " \t\n\r"
 _ERRORS = (QueryError, OccupancyError, DeviceLookupError)
 _DEFAULT_FUNC = FunctionAttributes(num_regs=0)
+_AMD_ONLY = frozenset(f.name for f in only_for(AMD) if f.query)
+"""Keys only an AMD device takes: an NVIDIA line holding one is refused, naming it (``batch_plain`` leaves every
+such line to the exact path)."""
 _COLUMN_KEYS = QUERY_FIELDS
 """The query keys the fast path reads itself (the field table's); everything else ``kernel_query`` decides."""
 
@@ -156,7 +164,8 @@ class BatchAnswerer:
     def __init__(self, catalog: Catalog, source: str) -> None:
         self.catalog = catalog
         self.source = source
-        self._named: dict[str, int | str] = {}
+        self._named: dict[str, int | str | AmdProfile] = {}
+        """A device name's group (an NVIDIA device), its AMD profile, or the lookup's error text."""
         self._mapped: dict[str, int] = {}
         self._groups: dict[DeviceProperties, int] = {}
         self.devices: list[DeviceProperties] = []
@@ -178,13 +187,14 @@ class BatchAnswerer:
                 self.models.append(model)
         return group
 
-    def _device(self, value: object, number: int) -> int | str:
-        """The device's group, or the error text."""
+    def _device(self, value: object, number: int) -> int | str | AmdProfile:
+        """The device's group (an NVIDIA device), its AMD profile, or the error text."""
         if type(value) is str:
             found = self._named.get(value)
             if found is None:
                 try:
-                    found = self._group(device_from_query(value, self.catalog, ""))
+                    device = device_from_query(value, self.catalog, "")
+                    found = self._group(device) if isinstance(device, DeviceProperties) else device
                 except DeviceLookupError as exc:
                     found = str(exc)
                 if len(self._named) < CACHE_ENTRIES:
@@ -196,9 +206,11 @@ class BatchAnswerer:
             if group is not None:
                 return group
             try:
-                group = self._group(device_from_query(value, self.catalog, f"{self.source}:{number}"))
+                mapped = device_from_query(value, self.catalog, f"{self.source}:{number}")
             except DeviceLookupError as exc:
                 return str(exc)
+            assert isinstance(mapped, DeviceProperties)  # a mapping is an NVIDIA profile
+            group = self._group(mapped)
             if len(self._mapped) < CACHE_ENTRIES:
                 self._mapped[key] = group
             return group
@@ -235,6 +247,15 @@ class BatchAnswerer:
         except ValueError:  # CPython's limit on integer digits
             return f"invalid JSON: a number of more than {sys.get_int_max_str_digits()} digits"
         return data if type(data) is dict else "expected a JSON object"
+
+    def _amd(self, number: int, data: dict[str, Any], profile: AmdProfile) -> dict[str, Any]:
+        """One AMD line's answer: the calc JSON, or the error naming the field."""
+        from .amd_answers import answer  # noqa: PLC0415 - lazy: an NVIDIA batch needs no AMD engine
+
+        try:
+            return answer(profile, data).as_json()
+        except QueryError as exc:
+            return self._error(number, str(exc))
 
     def _scalar(self, data: dict[str, Any], device: DeviceProperties, number: int) -> dict[str, Any]:
         """One line answered by ``compute_occupancy`` itself (the lines the fast path does not cover)."""
@@ -307,14 +328,14 @@ class BatchAnswerer:
         devices, columns, defer = plain_columns(queries)
         del queries
         at = np.asarray(positions, dtype=np.int64) + lo
-        groups: list[int | str | None] = list(map(self._named.get, devices))  # type: ignore[arg-type]  # None finds nothing
+        groups: list[int | str | AmdProfile | None] = list(map(self._named.get, devices))  # type: ignore[arg-type]  # None finds nothing
         if None in groups:  # a name not looked up yet (or no device at all): only those rows are visited
             unknown = np.fromiter(map(is_, groups, repeat(None)), dtype=np.bool_, count=len(groups))
             for i in np.flatnonzero(unknown).tolist():
                 if devices[i] is not None:
                     groups[i] = self._device(devices[i], lines[int(at[i])][0])
         fast = np.fromiter(map(is_, map(type, groups), repeat(int)), dtype=np.bool_, count=len(groups))
-        for i in np.flatnonzero(~fast).tolist():
+        for i in np.flatnonzero(~fast).tolist():  # an AMD device's line is left to the exact path
             group = groups[i]
             if type(group) is str:
                 position = int(at[i])
@@ -343,7 +364,14 @@ class BatchAnswerer:
             group = self._device(device, number)
         if type(group) is str:
             return self._error(number, group)
+        if type(group) is not int:  # an AMD device: its own rules answer, one line at a time
+            return self._amd(number, data, group)  # type: ignore[arg-type]  # neither int nor str: an AmdProfile
         assert isinstance(group, int)
+        if not _AMD_ONLY.isdisjoint(data):
+            for key in _AMD_ONLY:
+                if data.get(key) is not None:
+                    name = device if isinstance(device, str) else "the line's device"
+                    return self._error(number, not_for(key, name, NVIDIA))
         if _UNCOVERED and not _UNCOVERED.isdisjoint(data):
             scalar.append((position, data, group))
             return None

@@ -24,6 +24,7 @@ from ..engine import INT_MAX, LIMIT_FLAGS, Limit
 from .serialize import (
     CSV_FIELDS,
     LIMITS_JSON,
+    NVIDIA_CSV_FIELDS,
     RESULT_JSON,
     BatchAnswer,
     Figures,
@@ -276,8 +277,8 @@ def chunk_to_jsonl(answers: list[BatchAnswer | None], rows: ResultRows, lo: int,
 
 
 # ------------------------------------------------------------------------------------------- CSV
-_CSV_ROW = ",".join(["%s"] * (len(CSV_FIELDS) - 1)) + ",\r\n"
-"""One answer's CSV row: every column a slot but the last (``error``), which is empty."""
+_CSV_ROW = ",".join(["%s"] * len(NVIDIA_CSV_FIELDS)) + "," * (len(CSV_FIELDS) - len(NVIDIA_CSV_FIELDS)) + "\r\n"
+"""One answer's CSV row: every NVIDIA column a slot; the AMD columns and the last (``error``) are empty."""
 _CELLS = [*_NUMBERS[:-1], ""]
 _BINDING_CELLS = ["; ".join(binding_names(flags)) for flags in range(_FLAG_COUNT)]
 

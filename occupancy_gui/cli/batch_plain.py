@@ -42,13 +42,16 @@ _PLAIN_TYPES: dict[str, Any] = {COUNT: int | None, BYTES: int | None, CARVEOUT: 
                                 CACHE: int | str | None}  # fmt: skip
 """What a plain line may hold for each kind of input: an int or ``null`` (a carveout and a cache preference also
 by name)."""
+_AMD_ONLY = tuple(f.name for f in fields.only_for(fields.AMD) if f.query)
 PlainQuery = msgspec.defstruct(
     "PlainQuery", [("device", str | None, None), *((name, _PLAIN_TYPES[FIELD[name].kind], None) for name in
-                                                   fields.QUERY_KEYS)], gc=False)  # fmt: skip
-"""The keys of a plain query line as msgspec decodes them (the field table's query keys and the device); keys it
-does not name are skipped."""
+                                                   fields.QUERY_KEYS), *((name, None, None) for name in _AMD_ONLY)],
+    gc=False)  # fmt: skip
+"""The keys of a plain query line as msgspec decodes them (the field table's NVIDIA query keys and the device);
+keys it does not name are skipped.  A key only AMD devices take is plain only as ``null``: a line giving one
+(an AMD device's line, or an NVIDIA line to refuse) is the exact path's."""
 
-QUERY_KEYS = frozenset(PlainQuery.__struct_fields__) - {"device"}
+QUERY_KEYS = frozenset(PlainQuery.__struct_fields__) - {"device", *_AMD_ONLY}
 _decode = msgspec.json.Decoder(PlainQuery).decode
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 

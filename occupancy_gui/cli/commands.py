@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import fields
 from ..engine import (
@@ -19,13 +19,28 @@ from ..engine import (
     max_potential_block_size,
     min_blocks_shortfall,
 )
-from .common import fail
-from .devices import DeviceLookupError, load_catalog, profile_to_json, profiles_to_text
+from ..fields import AMD, MODE, NVIDIA, VENDOR_NAMES
+from ..profiles import DeviceProfile, ProfileError
+from .common import fail, not_for
+from .devices import (
+    DeviceLookupError,
+    amd_catalog,
+    amd_profile_to_json,
+    amd_profiles_to_text,
+    find_device,
+    load_catalog,
+    profile_to_json,
+    profiles_to_text,
+)
 from .inputs import QueryError, kernel_query, parse_cache_config, parse_carveout
 from .serialize import result_to_json, result_to_text
 
-USER_ERRORS = (QueryError, OccupancyError, DeviceLookupError)
-"""Errors a user's input causes: one line, exit 2."""
+if TYPE_CHECKING:
+    from ..profiles import AmdProfile
+
+USER_ERRORS: tuple[type[Exception], ...] = (QueryError, OccupancyError, DeviceLookupError, ProfileError)
+"""Errors a user's input causes: one line, exit 2 (``amd_answers`` words the AMD engine's as ``QueryError``; a
+broken bundled AMD profile is a ``ProfileError``)."""
 
 
 def _cache_code(value: Any) -> int:
@@ -59,9 +74,60 @@ def _kernel_bounds(args: argparse.Namespace) -> dict[str, int]:
     return {k: v for k, v in given.items() if v is not None}
 
 
+SUGGEST_ONLY_NVIDIA = ("blocks", "smem_per_thread")
+"""``occupancy suggest``'s own flags that only an NVIDIA device takes."""
+
+
+def _check_flags(args: argparse.Namespace, vendor: str, device: str) -> None:
+    """Every flag given is one ``vendor``'s devices take, and every one they need is given (one line naming the
+    flag otherwise)."""
+    for f in fields.FIELDS:
+        value = getattr(args, f.name, None)
+        if f.flag is None:
+            continue
+        if value is not None and vendor not in f.vendors:
+            flag = f.off_flag if f.kind == MODE and value is False else f.flag
+            raise QueryError(not_for(str(flag), device, vendor))
+        if value is None and f.required and vendor in f.vendors and f.name != "threads":
+            raise QueryError(f"{f.flag} is required for an {VENDOR_NAMES[vendor]} device ({device})")
+    if vendor != NVIDIA:
+        for name in SUGGEST_ONLY_NVIDIA:
+            if getattr(args, name, None) is not None:
+                raise QueryError(not_for("--" + name.replace("_", "-"), device, vendor))
+
+
+def _device(args: argparse.Namespace) -> DeviceProfile | AmdProfile:
+    """The ``--device`` profile of either vendor, its flags checked against it."""
+    profile = find_device(args.device, load_catalog())
+    _check_flags(args, NVIDIA if isinstance(profile, DeviceProfile) else AMD, profile.name)
+    return profile
+
+
+def _amd_query(args: argparse.Namespace) -> dict[str, Any]:
+    """The AMD batch query the flags make."""
+    return {name: getattr(args, name) for name in fields.query_keys(AMD)}
+
+
+def _amd_calc(profile: AmdProfile, args: argparse.Namespace, out: TextIO) -> int:
+    from .amd_answers import answer  # noqa: PLC0415 - lazy: an NVIDIA device needs no AMD engine
+
+    result = answer(profile, _amd_query(args))
+    print(json.dumps(result.as_json()) if args.json else result.as_text(), file=out)
+    return 0
+
+
+def _amd_suggest(profile: AmdProfile, args: argparse.Namespace, out: TextIO) -> int:
+    from .amd_answers import suggest, suggest_text  # noqa: PLC0415 - lazy: as _amd_calc
+
+    answer = suggest(profile, _amd_query(args))
+    print(json.dumps(answer) if args.json else suggest_text(answer), file=out)
+    return 0
+
+
 def _calc(args: argparse.Namespace, out: TextIO) -> int:
-    catalog = load_catalog()
-    profile = catalog.get(args.device)
+    profile = _device(args)
+    if not isinstance(profile, DeviceProfile):
+        return _amd_calc(profile, args, out)
     q = kernel_query(_query_from_args(args))
     min_blocks = _min_blocks(args)
     result = compute_occupancy(profile.device_properties(), q.func, q.launch, q.state)
@@ -111,23 +177,28 @@ def _devices(args: argparse.Namespace, out: TextIO) -> int:
     if args.detect:
         return _detect(out)
     catalog = load_catalog()
+    nvidia = catalog.profiles if args.vendor in (None, NVIDIA) else []
+    amd = amd_catalog().profiles if args.vendor in (None, AMD) else []
     if args.json:
-        print(json.dumps([profile_to_json(p) for p in catalog.profiles], indent=1), file=out)
+        listed = [profile_to_json(p) for p in nvidia] + [amd_profile_to_json(p) for p in amd]
+        print(json.dumps(listed, indent=1), file=out)
     else:
-        print(profiles_to_text(catalog.profiles), file=out)
+        tables = ([profiles_to_text(nvidia)] if nvidia else []) + ([amd_profiles_to_text(amd)] if amd else [])
+        print("\n\n".join(tables), file=out)
     for error in catalog.errors:
         print(f"occupancy devices: warning: {error}", file=sys.stderr)
     return 0
 
 
 def _suggest(args: argparse.Namespace, out: TextIO) -> int:
-    catalog = load_catalog()
-    profile = catalog.get(args.device)
+    profile = _device(args)
+    if not isinstance(profile, DeviceProfile):
+        return _amd_suggest(profile, args, out)
     device = profile.device_properties()
     data = _query_from_args(args)
     data["threads"] = args.threads or 1
     q = kernel_query(data)
-    smem = DynamicSmem(bytes=args.dynamic_smem, per_thread=args.smem_per_thread)
+    smem = DynamicSmem(bytes=args.dynamic_smem or 0, per_thread=args.smem_per_thread or 0)
     suggestion = max_potential_block_size(device, q.func, smem, q.state)
     answer: dict[str, Any] = {"device": profile.name, "block_size": suggestion.block_size,
                               "min_grid_size": suggestion.min_grid_size, "blocks_per_sm": suggestion.blocks_per_sm}  # fmt: skip
@@ -165,6 +236,13 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
     from ..session_file import atomic_write_text  # noqa: PLC0415 - lazy: as above
 
     catalog = load_catalog()
+    try:
+        found = find_device(args.device, catalog)
+    except KeyError as exc:
+        return fail("occupancy report", str(exc.args[0]) if exc.args else str(exc))
+    if not isinstance(found, DeviceProfile):
+        return fail("occupancy report", f"{found.name} is an AMD device: reports are NVIDIA's for now (occupancy calc "
+                                        "--json gives both AMD answers)")  # fmt: skip
     inputs: dict[str, Any] = {"threads": args.threads, "dynamic_smem": args.dynamic_smem,
                               "max_dynamic_smem": args.max_dynamic_smem, "carveout": parse_carveout(args.carveout),
                               "cache_config": parse_cache_config(args.cache_config)}  # fmt: skip

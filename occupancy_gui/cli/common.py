@@ -10,9 +10,21 @@ import argparse
 import sys
 from typing import NoReturn
 
+from ..fields import NVIDIA, VENDOR_NAMES
 from ..units import parse_bytes
 
 EXIT_USAGE = 2
+
+
+class QueryError(ValueError):
+    """A query field (a flag or a batch key) is missing or malformed; the message names the field."""
+
+
+def not_for(key: str, device: str, vendor: str) -> str:
+    """The words for a field (flag or key) given for ``device``, of ``vendor``, that only the other vendor's
+    devices take."""
+    owner = VENDOR_NAMES["amd" if vendor == NVIDIA else NVIDIA]
+    return f"{key}: for {owner} devices only; {device} is an {VENDOR_NAMES[vendor]} device"
 
 
 class Parser(argparse.ArgumentParser):
@@ -44,3 +56,12 @@ def byte_size(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number of bytes (e.g. 24576, 24KiB, 1.5 KiB or 2 MiB), "
                                          f"got {text!r}")
     return value
+
+
+def min_max(text: str) -> tuple[int, int] | int:
+    """An argparse type: ``N`` or ``N,M`` (a minimum, or a minimum and maximum: ``amdgpu_waves_per_eu``)."""
+    parts = text.split(",")
+    if len(parts) in (1, 2) and all(p.strip().isdigit() for p in parts):
+        values = [int(p) for p in parts]
+        return values[0] if len(values) == 1 else (values[0], values[1])
+    raise argparse.ArgumentTypeError(f"expected N or N,M (minimum and maximum), got {text!r}")

@@ -1,9 +1,13 @@
-"""Device lookup and listing for the CLI."""
+"""Device lookup and listing for the CLI, both vendors': a name is looked up among NVIDIA's profiles, then
+AMD's (``device_profiles/amd/``, read on first need)."""
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
+import functools
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import (
     DeviceProperties,
@@ -16,6 +20,9 @@ from ..engine import (
 from ..paths import data_dir
 from ..profiles import Catalog, DeviceProfile, ProfileError, default_catalog, parse_profile
 
+if TYPE_CHECKING:
+    from ..profiles import AmdCatalog, AmdProfile
+
 
 class DeviceLookupError(ValueError):
     """A query's device is neither a known profile name nor a valid profile mapping."""
@@ -26,13 +33,46 @@ def load_catalog() -> Catalog:
     return default_catalog(data_dir("device_profiles"))
 
 
-def device_from_query(value: object, catalog: Catalog, where: str) -> DeviceProperties:
-    """A batch query's ``device``: a profile name, or a mapping in the profile schema."""
+@functools.cache
+def amd_catalog() -> AmdCatalog:
+    """The bundled AMD profiles, read once (a broken bundled file is a ``ProfileError``)."""
+    from ..profiles import AmdCatalog  # noqa: PLC0415 - lazy: an NVIDIA device needs neither the AMD engine nor its files
+
+    return AmdCatalog.from_profile_root(data_dir("device_profiles"))
+
+
+def find_device(name: str, catalog: Catalog) -> DeviceProfile | AmdProfile:
+    """The NVIDIA profile called ``name``, else the AMD one; ``KeyError`` (one line, the closest names of both
+    vendors) if neither."""
+    try:
+        return catalog.get(name)
+    except KeyError as nvidia_miss:
+        try:
+            amd = amd_catalog()
+        except ProfileError:
+            raise nvidia_miss from None
+        try:
+            return amd.get(name)
+        except KeyError:
+            pass
+    spellings = [n for p in catalog.profiles for n in (p.name, *p.aliases)]
+    spellings += [n for p in amd for n in p.lookup_names()]
+    close = difflib.get_close_matches(str(name), spellings, n=5, cutoff=0.5)
+    shown = str(name) if len(str(name)) <= 60 else str(name)[:59] + "…"  # a stranger's name may be huge
+    raise KeyError(f"no device profile named {shown!r}" + (f"; did you mean: {', '.join(close)}?" if close else ""))
+
+
+def device_from_query(value: object, catalog: Catalog, where: str) -> DeviceProperties | AmdProfile:
+    """A batch query's ``device``: a profile name (an AMD one gives its profile), or a mapping in the NVIDIA
+    profile schema."""
     if isinstance(value, str):
         try:
-            return catalog.get(value).device_properties()
+            found = find_device(value, catalog)
         except KeyError as exc:
             raise DeviceLookupError(f"device: {exc.args[0] if exc.args else value}") from None
+        except ProfileError as exc:
+            raise DeviceLookupError(f"device: {exc}") from None
+        return found.device_properties() if isinstance(found, DeviceProfile) else found
     if isinstance(value, dict):
         try:
             raw = parse_profile(json.dumps(value), source=f"{where} device")
@@ -46,6 +86,7 @@ def profile_to_json(profile: DeviceProfile) -> dict[str, Any]:
     """Every limit of a profile, with its SM count where known and the architecture's own constants."""
     cc = profile.compute_capability
     return {
+        "vendor": "nvidia",
         "name": profile.name,
         "kind": profile.kind,
         "title": profile.title,
@@ -80,4 +121,38 @@ def profiles_to_text(profiles: list[DeviceProfile]) -> str:
             f"{v['shared_mem_per_multiprocessor']:>8} {v['shared_mem_per_block_optin']:>15}"
             + ("  (user)" if p.user else "")
         )
+    return "\n".join(lines)
+
+
+def amd_profile_to_json(profile: AmdProfile) -> dict[str, Any]:
+    """An AMD profile: its target, its CUs as the hardware has them and as HIP reports ``multiProcessorCount``,
+    the defaults a kernel takes, and every limit of the target with its source."""
+    target, device = profile.target, profile.device()
+    limits = {f.name: getattr(target, f.name) for f in dataclasses.fields(target) if f.name != "name"}
+    return {
+        "vendor": "amd", "name": profile.name, "kind": profile.kind, "title": profile.title,
+        "target": target.name, "architecture": profile.architecture, "segment": profile.segment,
+        "aliases": list(profile.aliases), "compute_units": profile.compute_units,
+        "hip_multiprocessor_count": profile.hip_multiprocessor_count, "wave_size": target.default_wave_size,
+        "wave_sizes": list(target.wave_sizes()), "wgp_mode": device.runtime_wgp_mode if target.has_wgp else None,
+        "lds_per_workgroup": target.lds_per_workgroup, "limits": limits, "notes": profile.notes,
+        "sources": dict(profile.sources),
+    }  # fmt: skip
+
+
+def amd_profiles_to_text(profiles: list[AmdProfile]) -> str:
+    """One line per AMD profile: name, target, CUs (and HIP's count), wave size, WGP mode, the limits people
+    compare most."""
+    header = (f"{'name':34} {'target':8} {'CUs':>4} {'HIP MPs':>7} {'wave':>5} {'WGP':>4} {'SIMD/CU':>7} "
+              f"{'VGPR/SIMD':>9} {'LDS/WG':>7} {'waves/SIMD HIP/LLVM':>19}")  # fmt: skip
+    lines = [header, "-" * len(header)]
+    for p in profiles:
+        t = p.target
+        cus = "-" if p.compute_units is None else str(p.compute_units)
+        mps = "-" if p.hip_multiprocessor_count is None else str(p.hip_multiprocessor_count)
+        wave = "/".join(str(w) for w in sorted(t.wave_sizes(), key=lambda w: w != t.default_wave_size))
+        waves = f"{t.runtime_max_waves_per_simd}/{t.llvm_max_waves_per_eu}"
+        lines.append(f"{p.name[:34]:34} {t.name:8} {cus:>4} {mps:>7} {wave:>5} {'on' if t.has_wgp else '-':>4} "
+                     f"{t.simds_per_cu:>7} {t.runtime_vgprs_per_simd:>9} {t.lds_per_workgroup // 1024:>5} K "
+                     f"{waves:>19}")  # fmt: skip
     return "\n".join(lines)

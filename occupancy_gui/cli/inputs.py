@@ -6,6 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import CARVEOUT_DEFAULT, INT_MAX, CacheConfig, DeviceState, FunctionAttributes, Launch
+from .common import QueryError
+
+__all__ = ["CACHE_CONFIGS", "KernelQuery", "QueryError", "kernel_query", "parse_cache_config", "parse_carveout"]
 
 CACHE_CONFIGS = {
     "none": CacheConfig.PREFER_NONE,
@@ -13,10 +16,6 @@ CACHE_CONFIGS = {
     "l1": CacheConfig.PREFER_L1,
     "equal": CacheConfig.PREFER_EQUAL,
 }
-
-
-class QueryError(ValueError):
-    """A query field is missing or malformed; the message names the field."""
 
 
 @dataclass(frozen=True)

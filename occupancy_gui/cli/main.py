@@ -12,25 +12,48 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .. import REFERENCE_HEADER, __version__, fields
-from ..fields import BYTES, CACHE, CARVEOUT, COUNT
-from .common import Parser, fail
+from ..fields import BYTES, CACHE, CARVEOUT, COUNT, MIN_MAX, MODE
+from .common import Parser, fail, min_max
 from .common import byte_size as _bytes
 
-_ARG_TYPES: dict[str, Any] = {COUNT: int, BYTES: _bytes, CARVEOUT: str, CACHE: str}
+_ARG_TYPES: dict[str, Any] = {COUNT: int, BYTES: _bytes, CARVEOUT: str, CACHE: str, MIN_MAX: min_max}
 _CLI_DEFAULTS: dict[str, Any] = {CARVEOUT: "default", CACHE: "none"}
-"""How a kind reads on the command line (a carveout and a cache preference by name) and its default's words."""
+"""How a kind reads on the command line (a carveout and a cache preference by name, waves per EU as N or N,M)
+and its default's words (``occupancy report``)."""
+
+
+def _add_field(p: argparse._ActionsContainer, f: fields.InputField, *, required: bool, default: Any,
+               words: str) -> None:  # fmt: skip
+    """One input of the field table as its flag (a mode as its pair of flags, one turning it on, one off)."""
+    assert f.flag is not None
+    if f.kind == MODE:
+        assert f.off_flag is not None
+        pair = p.add_mutually_exclusive_group()
+        pair.add_argument(f.flag, dest=f.name, action="store_const", const=True, default=None, help=words)
+        pair.add_argument(f.off_flag, dest=f.name, action="store_const", const=False, default=None,
+                          help=f"not {f.label}: the opposite of {f.flag}")  # fmt: skip
+        return
+    metavar = ("|".join(map(str, f.choices)) if f.choices else "N[,M]" if f.kind == MIN_MAX
+               else "N" if f.optional and f.kind == COUNT else None)  # fmt: skip
+    p.add_argument(f.flag, type=_ARG_TYPES[f.kind], required=required, default=default, metavar=metavar, help=words)
+
+
+_GROUPS = ((frozenset(fields.VENDORS), None), (frozenset({fields.NVIDIA}), "NVIDIA devices"),
+           (frozenset({fields.AMD}), "AMD devices (docs/amd.md)"))
+"""The flags' groups in ``--help``: those of every vendor, then each vendor's own."""
 
 
 def _add_kernel_arguments(p: argparse.ArgumentParser, *, threads_required: bool) -> None:
-    """The device and every input of the field table with a flag (``fields.FIELDS``), then ``--json``."""
-    p.add_argument("--device", required=True, help="profile name, alias, sm_XY or X.Y")
-    for f in fields.FIELDS:
-        if f.flag is None:
-            continue
-        required = f.name == "registers" or (f.name == "threads" and threads_required)
-        default = None if f.optional or f.name == "threads" else _CLI_DEFAULTS.get(f.kind, f.default)
-        p.add_argument(f.flag, type=_ARG_TYPES[f.kind], required=required, default=default,
-                       metavar="N" if f.optional and f.kind == COUNT else None, help=f.help)  # fmt: skip
+    """The device and every input of the field table with a flag (``fields.FIELDS``, every vendor's), then
+    ``--json``.  No flag has a default here: which flags a device takes, and which it needs, is known once the
+    device is (``commands``), and an absent flag is then the table's default."""
+    p.add_argument("--device", required=True, help="profile name, alias, sm_XY or X.Y; an AMD GPU or gfx target")
+    for vendors, title in _GROUPS:
+        group = p if title is None else p.add_argument_group(title)
+        for f in fields.FIELDS:
+            if f.flag is not None and f.vendors == vendors:
+                required = f.required and vendors == _GROUPS[0][0] and (threads_required or f.name != "threads")
+                _add_field(group, f, required=required, default=None, words=f.help)
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -47,14 +70,17 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--jobs", type=_jobs, default=1, metavar="N|auto",
                        help="worker processes answering blocks of lines (default: 1, this process; "
                             "auto: one per CPU this process may use)")
-    devices = sub.add_parser("devices", help="list every device profile")
+    devices = sub.add_parser("devices", help="list every device profile (NVIDIA and AMD)")
     devices.add_argument("--json", action="store_true")
+    devices.add_argument("--vendor", choices=fields.VENDORS, help="only this vendor's profiles")
     devices.add_argument("--detect", action="store_true",
                          help="read the local GPUs (needs occupancy_gui[cuda]) and save them as user profiles")
-    suggest = sub.add_parser("suggest", help="block size like cudaOccupancyMaxPotentialBlockSize")
+    suggest = sub.add_parser("suggest", help="block size like cudaOccupancyMaxPotentialBlockSize "
+                                             "(hipOccupancyMaxPotentialBlockSize on AMD)")
     _add_kernel_arguments(suggest, threads_required=False)
-    suggest.add_argument("--blocks", type=int, help="with --threads: dynamic smem available for N blocks per SM")
-    suggest.add_argument("--smem-per-thread", type=int, default=0, help="dynamic smem bytes per thread")
+    only = suggest.add_argument_group("NVIDIA devices, suggest only")
+    only.add_argument("--blocks", type=int, help="with --threads: dynamic smem available for N blocks per SM")
+    only.add_argument("--smem-per-thread", type=int, help="dynamic smem bytes per thread (default 0)")
     imp = sub.add_parser("import", help="list kernels from compiler output or binaries")
     imp.add_argument("file")
     imp.add_argument("--json", action="store_true")
@@ -74,7 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     regcap.add_argument("--json", action="store_true",
                         help="print a JSON list of {cap, registers, spill_stores, spill_loads, stack_bytes, "
                              "active_blocks, occupancy}")
-    _add_report_arguments(sub.add_parser("report", help="write an HTML, Markdown or CSV report of one launch"))
+    _add_report_arguments(sub.add_parser("report", help="write an HTML, Markdown or CSV report of one launch "
+                                                        "(NVIDIA devices)"))
     return parser
 
 
@@ -108,13 +135,11 @@ def _add_report_arguments(p: argparse.ArgumentParser) -> None:
                    help="compiler output: registers, static smem and barriers from its first kernel")
     p.add_argument("--kernel", metavar="NAME", help="with FILE: the first kernel whose name contains NAME")
     p.add_argument("--device", required=True, help="profile name, alias, sm_XY or X.Y")
-    for f in fields.FIELDS:  # a kernel's own figures come from FILE unless given
-        assert f.flag is not None  # every input has a flag
+    for f in fields.for_vendor(fields.NVIDIA):  # a kernel's own figures come from FILE unless given
         default = None if f.kernel or f.optional else _CLI_DEFAULTS.get(f.kind, f.default)
         words = f"{f.help} (default: FILE's" + (f", else {f.none_text or f.default})" if f.name != "registers" else
                                                  "; required without FILE)") if f.kernel else f.help
-        p.add_argument(f.flag, type=_ARG_TYPES[f.kind], required=f.name == "threads", default=default,
-                       metavar="N" if f.optional and f.kind == COUNT else None, help=words)  # fmt: skip
+        _add_field(p, f, required=f.name == "threads", default=default, words=words)
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="report file: .html, .md or .csv")
 
 

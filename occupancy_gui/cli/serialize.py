@@ -177,10 +177,22 @@ def answers_to_jsonl(numbers: list[int], answers: list[BatchAnswer]) -> str:
     return "\n".join([answer_json(a) for a in answers]) + "\n" if answers else ""
 
 
-CSV_FIELDS = ("line", "active_blocks", "active_warps", "active_threads", "occupancy",
-              *(f"limits.{limit.value}" for limit in JSON_LIMITS), "binding", "allocated_registers_per_block",
-              "allocated_shared_memory_per_block", "reasons", "estimate.active_blocks", "estimate.occupancy",
-              *(f"estimate.limits.{limit.value}" for limit in JSON_LIMITS), "error")  # fmt: skip
+_HIP_RUNTIME_LIMITS = ("workgroup_size", "waves", "vgprs", "sgprs", "lds")
+_COMPILER_LIMITS = ("waves", "workgroup_size", "lds", "vgprs", "sgprs", "waves_per_eu")
+"""The limit keys of an AMD answer's ``hip_runtime`` and ``compiler`` objects (``engine.amd.HIP_LIMITS`` and
+``COMPILER_LIMITS``, written out so that an NVIDIA ``occupancy calc`` starts without the AMD engine; a test holds
+them equal)."""
+NVIDIA_CSV_FIELDS = ("line", "active_blocks", "active_warps", "active_threads", "occupancy",
+                     *(f"limits.{limit.value}" for limit in JSON_LIMITS), "binding", "allocated_registers_per_block",
+                     "allocated_shared_memory_per_block", "reasons", "estimate.active_blocks", "estimate.occupancy",
+                     *(f"estimate.limits.{limit.value}" for limit in JSON_LIMITS))  # fmt: skip
+AMD_CSV_FIELDS = ("vendor", "device", "hip_runtime.active_blocks", "hip_runtime.active_waves", "hip_runtime.occupancy",
+                  *(f"hip_runtime.limits.{k}" for k in _HIP_RUNTIME_LIMITS), "hip_runtime.binding",
+                  "hip_runtime.best_block_size", "hip_runtime.grid_blocks", "hip_runtime.error",
+                  "compiler.waves_per_simd", "compiler.occupancy", *(f"compiler.limits.{k}" for k in _COMPILER_LIMITS),
+                  "compiler.binding", "explanation")  # fmt: skip
+"""An AMD answer's keys flattened: empty on an NVIDIA line's row, as NVIDIA's are on an AMD line's."""
+CSV_FIELDS = (*NVIDIA_CSV_FIELDS, *AMD_CSV_FIELDS, "error")
 """The JSON keys flattened with dots, plus the input line number first and the error text last."""
 CSV_HEADER = ",".join(CSV_FIELDS) + "\r\n"
 

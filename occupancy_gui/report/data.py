@@ -49,7 +49,7 @@ LIMIT_TITLES = {
     Limit.SHARED_MEMORY: "Shared memory", Limit.BARRIERS: "Block barriers",
     Limit.VIRTUAL_RESOURCES: "Virtual resources",
 }  # fmt: skip
-INPUT_LABELS = {f.name: f.label for f in fields.FIELDS}
+INPUT_LABELS = {f.name: f.label for f in fields.for_vendor(fields.NVIDIA)}  # the session's inputs (NVIDIA's for now)
 BYTE_INPUTS = fields.BYTE_FIELDS
 CSV_COLUMNS = ("limit", "binding", "per_block_nominal", "allocated", "sm_capacity", "calculation", "blocks",
                "first_pass_estimate", "rounding_changed")  # fmt: skip
