@@ -10,7 +10,9 @@ name at the top of the file.  What it does, in the order it does it:
 4. VGPR waves = VGPRs per SIMD / alignUp(vgprs, granule) (the cap when the kernel reports 0 VGPRs);
    0 waves returns ``hipErrorUnknown``;
 5. SGPR waves = SGPRs per SIMD / alignUp(sgprs, 16), only where sgprs > 0 (800 per SIMD on gfx8-9;
-   ``UINT32_MAX`` on gfx10+, i.e. no limit);
+   ``UINT32_MAX`` on gfx10+, i.e. no limit); 0 SGPR waves (above 800 SGPRs, which no compiler emits: a wave
+   addresses at most 112) leaves 0 ALU threads and the runtime's ``alu_limited_threads / bestBlockSize``
+   divides by zero, so there is no answer to copy: the result is an error saying so, not a number;
 6. SIMDs = the ISA table's SIMDs per CU, doubled for a kernel compiled in WGP mode;
 7. ALU threads = SIMDs × min(cap, min(VGPR waves, SGPR waves)) × wave size;
 8. LDS blocks = LDS per workgroup / (static + dynamic LDS), no granule (no limit when both are 0);
@@ -97,7 +99,9 @@ class HipRuntimeResult:
     def binding(self) -> tuple[str, ...]:
         """Every limit whose blocks equal the answer (ties all listed); on an error, the limit that failed."""
         if self.error is not None:
-            return ("vgprs",) if self.error.startswith("hipErrorUnknown") else ()
+            if self.error.startswith("hipErrorUnknown"):
+                return ("vgprs",)
+            return ("sgprs",) if self.error.startswith("no answer") else ()
         return tuple(k for k in HIP_LIMITS if self.limits.get(k) == self.active_blocks)
 
     def as_dict(self) -> dict[str, Any]:
@@ -174,6 +178,11 @@ def max_active_blocks(device: AmdDevice, kernel: AmdKernel, block_size: int, dyn
     if kernel.sgprs > 0 and sgprs_per_simd is not None:
         sgprs_allocated = align_up(kernel.sgprs, SGPR_GRANULE)
         sgpr_waves = sgprs_per_simd // sgprs_allocated
+    if sgpr_waves == 0:
+        budget = dataclasses.replace(budget, sgprs_per_simd=sgprs_per_simd, sgprs_allocated=sgprs_allocated,
+                                     sgpr_waves=0)
+        return _failed(budget, block_size, f"no answer: {kernel.sgprs} SGPRs exceed the {sgprs_per_simd} per SIMD "
+                       "(the runtime divides by zero here)")  # fmt: skip
     gpr_waves = vgpr_waves if sgpr_waves is None else min(vgpr_waves, sgpr_waves)
     alu_threads = simds * min(cap, gpr_waves) * wave
     lds_blocks = target.lds_per_workgroup // total_lds if total_lds else INT_MAX
@@ -197,6 +206,8 @@ def _failed(budget: HipBudget, block_size: int, error: str) -> HipRuntimeResult:
     limits: dict[str, int | None] = dict.fromkeys(HIP_LIMITS)
     if error.startswith("hipErrorUnknown"):
         limits["vgprs"] = 0
+    elif error.startswith("no answer"):
+        limits["sgprs"] = 0
     waves = -(-block_size // budget.wave_size) if block_size > 0 else 0
     return HipRuntimeResult(0, waves, limits, 0, None, error, budget)
 

@@ -22,6 +22,7 @@ from occupancy_gui.engine.amd import (
     hip_block_size_search,
     hip_occupancy,
     hip_potential_block_size,
+    max_active_blocks,
 )
 from occupancy_gui.profiles.amd_catalog import AmdCatalog
 
@@ -151,6 +152,22 @@ def test_invalid_block_and_inputs(amd_catalog: AmdCatalog) -> None:
     with pytest.raises(AmdInputError, match="vgprs must not be negative"):
         hip_occupancy(device, AmdKernel(vgprs=-1), AmdLaunch(64))
 
+
+
+def test_sgprs_that_leave_no_wave_are_no_answer(amd_catalog: AmdCatalog) -> None:
+    """gfx9: alignUp(801, 16) = 816 > 800 SGPRs per SIMD -> 0 waves, where HIP divides by zero; 800 still fits one."""
+    device = amd_catalog.get("MI300X").device()
+    result = hip_occupancy(device, AmdKernel(vgprs=8, sgprs=801), AmdLaunch(64))
+    assert result.error == "no answer: 801 SGPRs exceed the 800 per SIMD (the runtime divides by zero here)"
+    assert result.active_blocks == 0 and result.binding == ("sgprs",) and result.limits["sgprs"] == 0
+    assert result.budget.sgpr_waves == 0 and result.budget.sgprs_allocated == 816
+    potential = max_active_blocks(device, AmdKernel(vgprs=8, sgprs=900), 0, potential=True)
+    assert potential.error is not None and potential.grid_blocks is None
+    fits = hip_occupancy(device, AmdKernel(vgprs=8, sgprs=800), AmdLaunch(64))
+    assert fits.error is None and fits.limits["sgprs"] == 4  # 4 SIMDs × 1 wave × 64 / 64
+    # gfx10+ has no SGPR limit: the same count answers.
+    assert hip_occupancy(amd_catalog.get("RX 7900 XTX").device(), AmdKernel(vgprs=8, sgprs=900, wave_size=32),
+                         AmdLaunch(64)).error is None
 
 POTENTIAL = [
     # MI300X worked case: ALU threads 4 × 4 × 64 = 1024 -> best block 1024, 1 per CU, LDS allows 4: grid 304.
