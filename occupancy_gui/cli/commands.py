@@ -109,10 +109,10 @@ def _amd_query(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _amd_calc(profile: AmdProfile, args: argparse.Namespace, out: TextIO) -> int:
-    from .amd_answers import answer  # noqa: PLC0415 - lazy: an NVIDIA device needs no AMD engine
+    from .amd_answers import answer, answer_text  # noqa: PLC0415 - lazy: an NVIDIA device needs no AMD engine
 
     result = answer(profile, _amd_query(args))
-    print(json.dumps(result.as_json()) if args.json else result.as_text(), file=out)
+    print(json.dumps(result.as_json()) if args.json else answer_text(result), file=out)
     return 0
 
 
