@@ -198,8 +198,7 @@ def only_for(vendor: str) -> tuple[InputField, ...]:
     return tuple(f for f in FIELDS if f.vendors == {vendor})
 
 
-# The session (and so the window, session files and reports) holds the NVIDIA calculator's inputs until it is
-# vendor-aware: the names below are NVIDIA's.
+# The NVIDIA calculator's inputs (its command line, batch keys and report rows read these names).
 _NVIDIA_FIELDS = for_vendor(NVIDIA)
 NAMES: tuple[str, ...] = tuple(f.name for f in _NVIDIA_FIELDS)
 """The NVIDIA inputs: ``session.Inputs``' fields."""
@@ -211,6 +210,15 @@ KERNEL_LIMITS: tuple[str, ...] = tuple(f.name for f in _NVIDIA_FIELDS if f.kerne
 BYTE_FIELDS: frozenset[str] = frozenset(f.name for f in _NVIDIA_FIELDS if f.kind == BYTES)
 QUERY_KEYS: tuple[str, ...] = query_keys(NVIDIA)
 """The input keys of an NVIDIA batch query (besides ``device``)."""
+
+# The session holds every vendor's inputs at once: the selected device's vendor decides which apply, and the
+# other vendor's stay as typed, for when that vendor is chosen again.
+SESSION_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
+"""Every input of either vendor: ``session.Inputs``' fields (besides ``device``)."""
+INTEGER_KINDS = frozenset({COUNT, BYTES, CARVEOUT, CACHE})
+SESSION_RANGES: dict[str, tuple[int, int]] = {f.name: (f.low, f.high) for f in FIELDS if f.kind in INTEGER_KINDS}
+"""The range of every integer input of either vendor (a mode and a minimum-maximum are read by their kind)."""
+SESSION_OPTIONAL: tuple[str, ...] = tuple(f.name for f in FIELDS if f.optional)
 
 
 def default(name: str) -> int:

@@ -7,6 +7,7 @@ device among both vendors' profiles.  Pure Python (no Qt).
 
 from .answer import CURVE_NAMES, VENDOR, AmdAnswer, answer, curve
 from .catalog import bundled_catalog, find_device
+from .state import AmdState, compute, inputs_problem
 from .values import (
     AMD_FIELDS,
     AMD_NAMES,
@@ -21,7 +22,7 @@ from .values import (
 )
 
 __all__ = [
-    "AMD_FIELDS", "AMD_NAMES", "CURVE_NAMES", "VENDOR", "AmdAnswer", "AmdFieldError", "WavesPerEu", "answer",
-    "applies", "bundled_catalog", "curve", "find_device", "kernel_and_launch", "read_value", "read_values",
-    "target_problem", "target_values",
+    "AMD_FIELDS", "AMD_NAMES", "CURVE_NAMES", "VENDOR", "AmdAnswer", "AmdFieldError", "AmdState", "WavesPerEu",
+    "answer", "applies", "bundled_catalog", "compute", "curve", "find_device", "inputs_problem", "kernel_and_launch",
+    "read_value", "read_values", "target_problem", "target_values",
 ]  # fmt: skip
