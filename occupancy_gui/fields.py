@@ -133,7 +133,7 @@ FIELDS: tuple[InputField, ...] = (
                "leaves fewer blocks resident, which defeats the hint. 'none': no hint.",
                flag="--min-blocks-per-sm", optional=True, none_text="none", kernel=True, query=False),
     # AMD: the code object's figures (AMDGPU metadata, `.amdhsa_*` directives) and its compile attributes.
-    InputField("vgprs", COUNT, "VGPRs per lane", "&VGPRs:", 0, 2048, 32,
+    InputField("vgprs", COUNT, "VGPRs per lane", "VGP&Rs:", 0, 2048, 32,
                "VGPRs (the code object's .vgpr_count; on gfx90a and later it already holds the AGPRs)",
                "Vector registers per lane: the code object's .vgpr_count (; NumVgprs / TotalNumVgprs).\n"
                "On gfx90a and later it already counts the AGPRs.", flag="--vgprs", step=8, kernel=True,
@@ -143,7 +143,7 @@ FIELDS: tuple[InputField, ...] = (
                "AccVGPRs per lane (.agpr_count) where they are a separate file (gfx908, MI100).\n"
                "On gfx90a and later .vgpr_count already holds them.", flag="--agprs", step=4, kernel=True,
                vendors=_AMD),
-    InputField("sgprs", COUNT, "SGPRs per wave", "S&GPRs:", 0, 800, 0,
+    InputField("sgprs", COUNT, "SGPRs per wave", "&SGPRs:", 0, 800, 0,
                "SGPRs (the code object's .sgpr_count; 0: no SGPR limit)",
                "Scalar registers per wave: the code object's .sgpr_count. They limit waves only before gfx10\n"
                "(800 per SIMD); 0 means no SGPR limit.", flag="--sgprs", step=16, kernel=True, vendors=_AMD),
@@ -161,18 +161,18 @@ FIELDS: tuple[InputField, ...] = (
                "Whether the kernel is compiled in WGP mode (two CUs, four SIMDs per workgroup) or CU mode\n"
                "(+cumode). gfx10 and later only; the default is the device's (WGP mode).", flag="--wgp-mode",
                off_flag="--cu-mode", optional=True, none_text="the device's", kernel=True, vendors=_AMD),
-    InputField("max_flat_workgroup_size", COUNT, "Max flat workgroup size", "Max flat &workgroup:", 1, 16384, None,
+    InputField("max_flat_workgroup_size", COUNT, "Max flat workgroup size", "Ma&x flat workgroup:", 1, 16384, None,
                "the kernel's launch bound (__launch_bounds__ / amdgpu_flat_work_group_size; default 1024)",
                "The kernel's maximum flat workgroup size (.max_flat_workgroup_size): __launch_bounds__(N) or\n"
                "amdgpu_flat_work_group_size(1, N). The compiler sizes its occupancy for it, not for the block\n"
                "launched. 'none': the default, 1024.", flag="--max-flat-workgroup-size", optional=True,
                none_text="none", step=64, kernel=True, vendors=_AMD),
-    InputField("waves_per_eu", MIN_MAX, "Waves per EU (amdgpu_waves_per_eu)", "Waves per &EU:", 1, 64, None,
+    InputField("waves_per_eu", MIN_MAX, "Waves per EU (amdgpu_waves_per_eu)", "Waves &per EU:", 1, 64, None,
                "amdgpu_waves_per_eu: N (the minimum) or N,M (minimum and maximum waves per SIMD)",
                "amdgpu_waves_per_eu(min[, max]): the waves per SIMD the compiler budgets registers for; a\n"
                "maximum pads the register allocation and lowers occupancy. 'none': not set.",
                flag="--waves-per-eu", optional=True, none_text="none", kernel=True, vendors=_AMD),
-    InputField("allocated_vgprs", COUNT, "Allocated VGPRs (kernel descriptor)", "Allocated V&GPRs:", 0, 2048, 0,
+    InputField("allocated_vgprs", COUNT, "Allocated VGPRs (kernel descriptor)", "Allo&cated VGPRs:", 0, 2048, 0,
                "VGPRs the kernel descriptor allocates, where more than .vgpr_count (0: as .vgpr_count)",
                "The VGPRs the kernel descriptor allocates (GRANULATED_WORKITEM_VGPR_COUNT): LLVM pads it past\n"
                ".vgpr_count to honour amdgpu_waves_per_eu. 0: as .vgpr_count.", flag="--allocated-vgprs", step=8,
