@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
         self.kernel_panel = KernelPanel(self.session)
         self.amd: AmdCalculator | None = None
         """The AMD kernel panel, answer card and table: made the first time an AMD device is selected."""
+        self.history: HistoryActions | None = None
         self.vendor = NVIDIA
         inputs = QWidget()
         self.inputs_layout = layout = QVBoxLayout(inputs)
@@ -193,7 +194,9 @@ class MainWindow(QMainWindow):
         self.kernel_dock, self.import_action = install_import_panel(self, self.import_panel)
         self.source = install_source_view(self, self.import_panel, self.kernel_panel.set_origin_note)
         self.detect_gpu: DetectGpuAction = install_detect_action(self, self.device_panel)
-        self.history: HistoryActions = install_history_actions(self, self.kernel_panel.threads_slider)
+        self.history = install_history_actions(self, self.kernel_panel.threads_slider)
+        if self.amd is not None:
+            self.history.watch_inputs(self.amd.panel, self.amd.panel.threads_slider)
         self.help = install_help(self, self.help_menu, TourTargets(self.inputs_scroll, self.summary, self.table,
                                                                    self.plot_area))  # fmt: skip
         install_window_layout(self, self.analysis_menu)  # last: it sees every dock
@@ -231,6 +234,8 @@ class MainWindow(QMainWindow):
             self.inputs_layout.insertWidget(self.inputs_layout.indexOf(self.kernel_panel) + 1, self.amd.panel)
             self.results_layout.insertWidget(self.results_layout.indexOf(self.summary) + 1, self.amd.summary)
             self.results_layout.insertWidget(self.results_layout.indexOf(self.table) + 1, self.amd.table)
+            if self.history is not None:  # made after the window: its inputs join Undo / Redo now
+                self.history.watch_inputs(self.amd.panel, self.amd.panel.threads_slider)
         self.vendor = vendor
         for widget in (self.kernel_panel, self.summary, self.table):
             widget.setVisible(not amd)
