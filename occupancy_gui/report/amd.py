@@ -78,7 +78,6 @@ def amd_describe(profile: AmdProfile, inputs: Inputs, result: AmdAnswer | None,
             "llvm_waves": ("Compiler (LLVM): waves per SIMD", f"{c.waves_per_simd} of {c.max_waves_per_simd}"),
             "llvm_occupancy": ("Compiler (LLVM): occupancy", f"{c.occupancy * 100:.4g} %"),
             "llvm_binding": ("Compiler (LLVM): binding limit", binding_words(c.binding)),
-            "explanation": ("Why they differ", result.explanation),
         }  # fmt: skip
     out += [Figure(k, label, text, "result") for k, (label, text) in texts.items()]
     return tuple(out)
@@ -150,7 +149,8 @@ def summary_rows(data: AmdReportData) -> list[tuple[str, str, str]]:
     """(key, label, text) of the summary: both answers and the explanation."""
     if data.answer is None:
         return [("error", "Error", data.error or "no result")]
-    return [(f.key, f.label, f.text) for f in amd_describe(data.profile, data.inputs, data.answer) if f.group == "result"]
+    rows = [(f.key, f.label, f.text) for f in amd_describe(data.profile, data.inputs, data.answer) if f.group == "result"]
+    return [*rows, ("explanation", "Why they differ", data.answer.explanation)]
 
 
 def limit_rows(data: AmdReportData) -> list[list[str]]:

@@ -30,8 +30,8 @@ HIP_TIP = ("hipOccupancyMaxActiveBlocksPerMultiprocessor as ROCm 7 computes it (
            "the runtime's waves per SIMD; occupancy = active waves ÷ (SIMDs × cap). The grid is CUs × blocks for\n"
            "this launch; the best block is hipOccupancyMaxPotentialBlockSize's (no search).")  # fmt: skip
 COMPILER_TIP = ("LLVM's AMDGPU model, the '; Occupancy: N' the compiler prints: waves per SIMD for the kernel's\n"
-                "launch bound (max flat workgroup size), not the block launched, with static LDS only (the compiler\n"
-                "cannot see dynamic LDS), LLVM's own granules, LDS pool and wave cap.")  # fmt: skip
+                "launch bound (max flat workgroup size), not the block launched, with static LDS only: it leaves out\n"
+                "dynamic LDS, which the compiler cannot see. LLVM's own granules, LDS pool and wave cap.")  # fmt: skip
 EXPLANATION_LINES = 2
 
 
@@ -63,7 +63,7 @@ def compiler_texts(answer: AmdAnswer) -> tuple[str, str, str]:
     binding = " + ".join(COMPILER_WORDS[k] for k in c.binding) or "nothing"
     line1 = f"<b>{c.waves_per_simd}</b> of {c.max_waves_per_simd} waves per SIMD · limited by <b>{binding}</b>"
     bound = c.budget.flat_workgroup_sizes[1]
-    return _percent(c.occupancy), line1, f"For the launch bound of {bound} threads; static LDS only (no dynamic)"
+    return _percent(c.occupancy), line1, f"Sized for the launch bound ({bound}); no dynamic LDS"
 
 
 class AmdSummaryPanel(QWidget):

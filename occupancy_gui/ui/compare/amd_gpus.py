@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from ...session import Session
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
-AMD_GPU_HEADERS = ("GPU", "Target", "CUs (HIP)", "HIP blocks", "HIP occupancy", "Binding (HIP)", "Grid",
-                   "LLVM waves / SIMD", "LLVM occupancy")  # fmt: skip
+AMD_GPU_HEADERS = ("GPU", "Target", "CUs (HIP)", "HIP blocks", "HIP occupancy", "Grid", "LLVM waves")
+"""The columns of the every-AMD-GPU table (each row's tooltip adds the binding limit and LLVM's occupancy)."""
 OCCUPANCY_COLUMN = AMD_GPU_HEADERS.index("HIP occupancy")
 PLOT_KEYS = {"threads": "threads", "vgprs": "registers", "lds": "shared_memory"}
 """AMD curve -> the plot it is drawn in."""
@@ -84,15 +84,16 @@ class AmdGpuTableModel(ReadOnlyTableModel):
         g, column = self._rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return (g.name, g.target, str(g.multiprocessors), "—" if g.error else str(g.blocks),
-                    "—" if g.error else f"{g.occupancy * 100:.4g} %", g.binding, str(g.grid), str(g.compiler_waves),
-                    f"{g.compiler_occupancy * 100:.4g} %")[column]  # fmt: skip
+                    "—" if g.error else f"{g.occupancy * 100:.4g} %", str(g.grid), str(g.compiler_waves))[column]  # fmt: skip
         if role == SORT_ROLE:
-            return (g.name.casefold(), g.target, g.multiprocessors, g.blocks, g.occupancy, g.binding, g.grid,
-                    g.compiler_waves, g.compiler_occupancy)[column]  # fmt: skip
-        if role == Qt.ItemDataRole.TextAlignmentRole and column not in (0, 1, 5):
+            return (g.name.casefold(), g.target, g.multiprocessors, g.blocks, g.occupancy, g.grid,
+                    g.compiler_waves)[column]  # fmt: skip
+        if role == Qt.ItemDataRole.TextAlignmentRole and column > 1:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.FontRole and g.name == self.current:
             return self._bold
-        if role == Qt.ItemDataRole.ToolTipRole and g.error:
-            return g.error
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return g.error or (f"{g.name}: HIP runtime {g.blocks} blocks per CU or WGP ({g.occupancy * 100:.4g} %), "
+                               f"limited by {g.binding}; grid {g.grid}. Compiler (LLVM): {g.compiler_waves} waves per "
+                               f"SIMD ({g.compiler_occupancy * 100:.4g} %).")  # fmt: skip
         return None
