@@ -67,10 +67,11 @@ def test_the_mi300x_worked_case_typed_in(qtbot, window):
     type_inputs(qtbot, window, threads="256", vgprs="128", sgprs="96", lds="16 KiB")
     assert window.session.inputs.lds == 16 * KIB
     hip_pct, hip1, hip2, llvm_pct, llvm1, llvm2, why = card(window)
-    assert hip_pct == "50 %" and hip1 == "4 blocks · 16 of 32 waves per CU"
+    assert hip_pct == "50 %" and hip1 == "HIP runtime — 4 blocks · 16 of 32 waves per CU"
     assert hip2 == "Limited by VGPRs + LDS · grid 1216 · best block 1024"
-    assert llvm_pct == "50 %" and llvm1.startswith("4 of 8 waves per SIMD · limited by VGPRs")
-    assert llvm2 == "Sized for the launch bound (1024); no dynamic LDS" and why == "Both answers agree: 4 waves per SIMD."
+    assert llvm_pct == "50 %" and llvm1 == "Compiler model (LLVM) — 4 of 8 waves per SIMD"
+    assert llvm2 == "Limited by VGPRs · launch bound 1024 · no dynamic LDS"
+    assert why == "Both answers agree: 4 waves per SIMD."
     rows = table(window)
     assert rows["VGPRs"] == ("★ 4", "★ 4") and rows["LDS"] == ("★ 4", "8") and rows["Wave cap"] == ("8", "8")
     assert rows["SGPRs"] == ("8", "7") and rows["Workgroup size"] == ("—", "8")
@@ -102,14 +103,15 @@ def test_worked_cases_on_the_card(qtbot, window, device, typed, choices, first, 
         window.amd.panel.editors[name].activated.emit(index)
     settle(qtbot, window)
     _pct, line1, line2, *_ = card(window)
-    assert line1.startswith(first) and second in line2, (line1, line2)
+    assert line1.startswith("HIP runtime — " + first) and second in line2, (line1, line2)
 
 
 def test_an_error_of_the_runtime_is_shown_plainly(qtbot, window):
     choose_device(qtbot, window, "MI300X")
     type_inputs(qtbot, window, vgprs="600")
-    hip_pct, hip1, *_rest, why = card(window)
-    assert hip_pct == "—" and hip1 == "hipErrorUnknown: 600 VGPRs exceed the 512 per SIMD"
+    hip_pct, hip1, hip2, *_rest, why = card(window)
+    assert hip_pct == "—" and hip1 == "HIP runtime — the call returns an error, no block count:"
+    assert hip2 == "hipErrorUnknown: 600 VGPRs exceed the 512 per SIMD"
     assert why.startswith("The runtime refuses the kernel (hipErrorUnknown")
     assert table(window)["VGPRs"][0] == "★ 0"
 
@@ -230,7 +232,7 @@ def test_an_amd_session_file_round_trips(qtbot, window, tmp_path):
     assert window.session_io.open_path(path)
     settle(qtbot, window)
     assert window.session.inputs.device == saved.device and window.session.inputs.wave_size == 64
-    assert window.amd.panel.isVisible() and card(window)[1].startswith("1 block")
+    assert window.amd.panel.isVisible() and card(window)[1].startswith("HIP runtime — 1 block ·")
     assert path.read_text().startswith("occupancy_session: 2\n")
 
 

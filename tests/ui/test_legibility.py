@@ -150,6 +150,27 @@ def test_answer_binding_and_inputs_in_reach_at_1024x700_with_every_dock(qtbot, l
         assert not spin.visibleRegion().isEmpty(), spin.objectName()
 
 
+AMD_CARDS = [
+    dict(device="RX 7900 XTX", threads=128, vgprs=64, lds=48 * 1024, wave_size=64),
+    dict(device="RX 7900 XTX", threads=1024, vgprs=255, sgprs=100, wgp_mode=False, waves_per_eu=(4, 8)),
+    dict(device="MI300X", threads=1025, vgprs=600, sgprs=800, lds=65536, dynamic_smem=4 * 1024 * 1024),
+    dict(device="MI100", threads=64, vgprs=64, agprs=256, sgprs=102, max_flat_workgroup_size=64, allocated_vgprs=512),
+    dict(device="gfx90a", threads=960, vgprs=88, sgprs=80, lds=65536, waves_per_eu=(8, 8)),
+    dict(device="AMD Radeon RX 9070 XT", threads=32, vgprs=1, waves_per_eu=1, dynamic_smem=65536),
+    dict(device="gfx1030", threads=1000, vgprs=2048, sgprs=800, lds=4 * 1024 * 1024, wave_size=64),
+]
+"""Cards of every kind: each rule's error, ties of several limits, a bare target (no grid), the longest figures."""
+
+
+@pytest.mark.parametrize("case", range(len(AMD_CARDS)))
+def test_every_kind_of_amd_card_fits_at_1024x700(qtbot, window, case):
+    window.resize(1024, 700)
+    with window.session.batch():
+        window.session.replace(**AMD_CARDS[case])
+    _settle(qtbot, window)
+    assert window.amd.summary.isVisible() and cut_texts(window.amd.summary) == []
+
+
 def test_amd_answer_binding_and_inputs_in_reach_at_1024x700_with_every_dock(qtbot, amd_loaded):
     from occupancy_gui.ui.support.window_layout import docks_by_name, show_docks
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 LIMITS = ("workgroup_size", "waves", "vgprs", "sgprs", "lds", "waves_per_eu")
 """Every limit of either rule, in the order rows are shown."""
 ROW_TITLES = {"workgroup_size": "Workgroup size", "waves": "Wave cap", "vgprs": "VGPRs", "sgprs": "SGPRs",
-              "lds": "LDS", "waves_per_eu": "Waves per EU attr."}  # fmt: skip
+              "lds": "LDS", "waves_per_eu": "Waves/EU budget"}  # fmt: skip
 COLUMNS = ("Limit", "HIP runtime blocks", "LLVM waves per SIMD", "Kernel asks", "HIP allocates", "HIP capacity",
            "HIP calculation", "LLVM allocates", "LLVM capacity", "LLVM calculation")  # fmt: skip
 HEADER_LABELS = ("Limit", "HIP runtime\nblocks", "LLVM\nwaves / SIMD", "Kernel asks", "HIP\nallocates",

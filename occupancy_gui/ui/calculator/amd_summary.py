@@ -21,10 +21,12 @@ if TYPE_CHECKING:
     from ...amd_question import AmdAnswer
 
 HIP_TITLE = "HIP runtime"
-COMPILER_TITLE = "Compiler model\n(LLVM)"
+COMPILER_TITLE = "Compiler model (LLVM)"
 HIP_WORDS = {"workgroup_size": "block size", "waves": "the wave cap", "vgprs": "VGPRs", "sgprs": "SGPRs", "lds": "LDS"}
-COMPILER_WORDS = {"waves": "the wave cap", "workgroup_size": "workgroup slots", "lds": "static LDS", "vgprs": "VGPRs",
-                  "sgprs": "SGPRs", "waves_per_eu": "waves_per_eu"}  # fmt: skip
+COMPILER_WORDS = {"waves": "wave cap", "workgroup_size": "workgroups", "lds": "LDS", "vgprs": "VGPRs",
+                  "sgprs": "SGPRs", "waves_per_eu": "waves/EU"}  # fmt: skip
+SHOWN_BINDING = 2
+"""Binding limits named on the card's line (the table stars every one; more are counted: "+1")."""
 HIP_TIP = ("hipOccupancyMaxActiveBlocksPerMultiprocessor as ROCm 7 computes it (hip_platform.cpp): blocks per\n"
            "multiprocessor as HIP counts it (a WGP in WGP mode, else a CU), its waves pooled over the SIMDs, capped at\n"
            "the runtime's waves per SIMD; occupancy = active waves ÷ (SIMDs × cap). The grid is CUs × blocks for\n"
@@ -44,13 +46,20 @@ def _bold(value: int, word: str) -> str:
     return f"<b>{number}</b> {noun}"
 
 
+def binding_words(names: tuple[str, ...], words: dict[str, str]) -> str:
+    """The binding limits in words, at most :data:`SHOWN_BINDING` of them, the rest counted."""
+    shown = " + ".join(words[k] for k in names[:SHOWN_BINDING]) or "nothing"
+    return shown + (f" +{len(names) - SHOWN_BINDING}" if len(names) > SHOWN_BINDING else "")
+
+
 def hip_texts(answer: AmdAnswer) -> tuple[str, str, str]:
     """(occupancy, line 1, line 2) of the runtime's answer."""
     hip, where = answer.hip, answer.multiprocessor
     if hip.error is not None:
-        return "—", f"<b>{hip.error}</b>", "The call returns this error: no block count to show."
-    waves = f"{_bold(hip.active_blocks, 'block')} · <b>{hip.active_waves}</b> of {hip.max_waves} waves per {where}"
-    binding = " + ".join(HIP_WORDS[k] for k in hip.binding) or "nothing"
+        return "—", f"<b>{HIP_TITLE}</b> — the call returns an error, no block count:", f"<b>{hip.error}</b>"
+    waves = (f"<b>{HIP_TITLE}</b> — {_bold(hip.active_blocks, 'block')} · <b>{hip.active_waves}</b> of {hip.max_waves} "
+             f"waves per {where}")  # fmt: skip
+    binding = binding_words(hip.binding, HIP_WORDS)
     if hip.limits.get("workgroup_size") == 0:
         binding = f"block size ({answer.launch.threads_per_block} > {answer.device.target.max_workgroup_size})"
     grid = "—" if hip.grid_blocks is None else units.group(hip.grid_blocks)
@@ -60,10 +69,10 @@ def hip_texts(answer: AmdAnswer) -> tuple[str, str, str]:
 def compiler_texts(answer: AmdAnswer) -> tuple[str, str, str]:
     """(occupancy, line 1, line 2) of LLVM's answer."""
     c = answer.compiler
-    binding = " + ".join(COMPILER_WORDS[k] for k in c.binding) or "nothing"
-    line1 = f"<b>{c.waves_per_simd}</b> of {c.max_waves_per_simd} waves per SIMD · limited by <b>{binding}</b>"
+    binding = binding_words(c.binding, COMPILER_WORDS)
+    line1 = f"<b>{COMPILER_TITLE}</b> — <b>{c.waves_per_simd}</b> of {c.max_waves_per_simd} waves per SIMD"
     bound = c.budget.flat_workgroup_sizes[1]
-    return _percent(c.occupancy), line1, f"Sized for the launch bound ({bound}); no dynamic LDS"
+    return _percent(c.occupancy), line1, f"Limited by <b>{binding}</b> · launch bound {bound} · no dynamic LDS"
 
 
 class AmdSummaryPanel(QWidget):
@@ -80,27 +89,19 @@ class AmdSummaryPanel(QWidget):
         big = QFont(self.font())
         big.setPointSizeF(big.pointSizeF() * 1.6)
         big.setBold(True)
-        bold = QFont(self.font())
-        bold.setBold(True)
-        self.titles: list[QLabel] = []
         self.percents: list[QLabel] = []
         self.lines: list[SummaryLine] = []
-        for row, (title, tip) in enumerate(((HIP_TITLE, HIP_TIP), (COMPILER_TITLE, COMPILER_TIP))):
-            name = QLabel(title, self)
-            name.setFont(bold)
-            name.setToolTip(tip)
+        for row, tip in enumerate((HIP_TIP, COMPILER_TIP)):
             percent = QLabel(self)
             percent.setFont(big)
             percent.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             percent.setFixedWidth(percent.fontMetrics().horizontalAdvance("100.0 %") + 4)
             percent.setToolTip(tip)
-            grid.addWidget(name, 2 * row, 0, 2, 1)
-            grid.addWidget(percent, 2 * row, 1, 2, 1)
+            grid.addWidget(percent, 2 * row, 0, 2, 1)
             for i in range(2):
                 line = SummaryLine(self, tip)
-                grid.addWidget(line, 2 * row + i, 2)
+                grid.addWidget(line, 2 * row + i, 1)
                 self.lines.append(line)
-            self.titles.append(name)
             self.percents.append(percent)
         self.explanation = QLabel(self)
         self.explanation.setObjectName("amd_explanation")
@@ -109,8 +110,8 @@ class AmdSummaryPanel(QWidget):
         self.explanation.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.explanation.setFixedHeight(EXPLANATION_LINES * self.fontMetrics().lineSpacing() + 2)
         self.explanation.setToolTip("Why the two answers differ, in plain words (both agree when they do).")
-        grid.addWidget(self.explanation, 4, 0, 1, 3)
-        grid.setColumnStretch(2, 1)
+        grid.addWidget(self.explanation, 4, 0, 1, 2)
+        grid.setColumnStretch(1, 1)
         spacing = self.fontMetrics().lineSpacing()
         self.setFixedHeight(4 * max(spacing, self.percents[0].fontMetrics().height() // 2) + 6
                             + self.explanation.height())  # fmt: skip
@@ -125,7 +126,7 @@ class AmdSummaryPanel(QWidget):
             return  # hidden: an NVIDIA device is selected
         answer = state.answer
         if answer is None:
-            texts = [("—", f"<b>{state.error}</b>", ""), ("—", "", "")]
+            texts = [("—", f"<b>{HIP_TITLE}</b> — <b>{state.error}</b>", ""), ("—", f"<b>{COMPILER_TITLE}</b> — no answer", "")]
             explanation = state.error or ""
         else:
             texts = [hip_texts(answer), compiler_texts(answer)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QTabBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QTabBar, QVBoxLayout, QWidget
 
 from ....fields import AMD
 from .plot_grid import SWEEPS, PlotGrid
@@ -24,7 +24,7 @@ GRID, ROW, SINGLE = "grid", "row", "single"
 TAB_TITLES = {"threads": "Threads / block", "registers": "Registers", "shared_memory": "Shared memory",
               "barriers": "Barriers"}  # fmt: skip
 AMD_TAB_TITLES = {"threads": "Threads / block", "registers": "VGPRs", "shared_memory": "LDS"}
-AMD_LEGEND = "Filled: HIP runtime · dashed: compiler model (LLVM)"
+AMD_LEGEND = "Filled: HIP runtime · dashed: LLVM"
 
 
 def arrangement_for(width: int, height: int, one_at_a_time: bool, plots: int = 4) -> str:
@@ -66,8 +66,12 @@ class PlotArea(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addWidget(self.tabs)
-        layout.addWidget(self.legend)
+        top = QHBoxLayout()  # the legend beside the tabs: on a short screen the plots keep every pixel
+        top.setContentsMargins(0, 0, 6, 0)
+        top.addWidget(self.tabs)
+        top.addStretch(1)
+        top.addWidget(self.legend)
+        layout.addLayout(top)
         layout.addWidget(plots, 1)
         plots.vendorChanged.connect(self._on_plots_vendor_changed)
         _left, top, _right, bottom = plots.ci.layout.getContentsMargins()
@@ -75,7 +79,8 @@ class PlotArea(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        return QSize(MIN_PLOT_WIDTH, self.plots.minimumHeight() + self.tabs.sizeHint().height())
+        legend = 0 if self.legend.isHidden() else self.legend.sizeHint().height()
+        return QSize(MIN_PLOT_WIDTH, self.plots.minimumHeight() + max(self.tabs.sizeHint().height(), legend))
 
     @property
     def shown_key(self) -> str:
@@ -101,6 +106,7 @@ class PlotArea(QWidget):
         if self.shown_key in self.plots.hidden:
             self.tabs.setCurrentIndex(0)
         self.legend.setVisible(amd)
+        self.updateGeometry()  # its minimum height counts the legend
         self.arrangement = ""  # the same size may want another arrangement, and the cells must move anyway
         self._arrange()
 
@@ -108,6 +114,7 @@ class PlotArea(QWidget):
         shown = len(SWEEPS) - len(self.plots.hidden)
         wanted = arrangement_for(self.width(), self.height() - self.legend.sizeHint().height() * (not self.legend.isHidden()),
                                  self.one_at_a_time, shown)  # fmt: skip
+        # (in the single arrangement the legend shares the tabs' row; elsewhere it takes a row of its own)
         if wanted == self.arrangement and (wanted != SINGLE or self.tabs.isVisible()):
             return
         self.arrangement = wanted
