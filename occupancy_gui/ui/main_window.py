@@ -7,6 +7,8 @@ in the order they depend on each other, held as a typed attribute, and sees the 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QMainWindow, QScrollArea, QSplitter, QToolBar, QVBoxLayout, QWidget
@@ -16,7 +18,6 @@ from ..session import Session
 from .analysis.docks import install_analysis_docks
 from .analysis.gpu_data_dock import install_gpu_data_dock
 from .analysis.utilization_dock import install_utilization_dock
-from .calculator.amd_calculator import AmdCalculator
 from .calculator.constraint_model import ConstraintTableModel
 from .calculator.constraint_view import ConstraintTableView
 from .calculator.device_panel import DevicePanel
@@ -41,6 +42,9 @@ from .support.session_bridge import SessionBridge
 from .support.settings import forget_inputs, save_inputs
 from .support.wheel_guard import install_wheel_guard
 from .support.window_layout import install_window_layout
+
+if TYPE_CHECKING:
+    from .calculator.amd_calculator import AmdCalculator
 
 TITLE = "Occupancy calculator"
 
@@ -230,6 +234,8 @@ class MainWindow(QMainWindow):
         """The calculator's widgets for ``vendor``'s devices: AMD's made the first time, the other's hidden."""
         amd = vendor == AMD
         if amd and self.amd is None:
+            from .calculator.amd_calculator import AmdCalculator  # noqa: PLC0415 - lazy: an NVIDIA start loads no AMD
+
             self.amd = AmdCalculator(self.session, self)
             self.inputs_layout.insertWidget(self.inputs_layout.indexOf(self.kernel_panel) + 1, self.amd.panel)
             self.results_layout.insertWidget(self.results_layout.indexOf(self.summary) + 1, self.amd.summary)
