@@ -310,3 +310,87 @@ def test_the_report_of_an_amd_device(qtbot, window, tmp_path):
     assert any(line.startswith("hip_runtime,vgprs,yes,4,blocks") for line in csv_text)
     md = window.session_io.export_to(tmp_path / "r.md").read_text()
     assert "**★ hip_runtime: lds**" in md
+
+
+def test_autosave_recent_history_and_settings_carry_an_amd_session(qtbot, tmp_path, catalog):
+    from PySide6.QtCore import QSettings
+
+    from occupancy_gui import session_file as sf
+    from occupancy_gui.session import Session
+    from occupancy_gui.ui.main_window import MainWindow
+    from occupancy_gui.ui.session_files.autosave import new_autosave_path
+    from occupancy_gui.ui.session_files.session_io import read_recent
+    from occupancy_gui.ui.support.settings import load_inputs, save_inputs
+
+    folder = tmp_path / "auto"
+    first = MainWindow(Session(catalog, device="sm_90"), QSettings())
+    qtbot.addWidget(first)
+    io1 = first.session_io
+    io1.autosave_file = new_autosave_path(folder)
+    io1._timer.setInterval(20)
+    with first.session.batch():
+        first.session.replace(device="RX 7900 XTX", vgprs=96, wave_size=64, wgp_mode=False, waves_per_eu=(2, 6))
+    first.compare.pin()
+    settle(qtbot, first)
+    qtbot.waitUntil(io1.autosave_file.exists, timeout=2000)
+    saved = sf.load(io1.autosave_file, catalog)
+    assert saved.vendor == "amd" and saved.pinned_vendor == "amd" and saved.inputs.waves_per_eu == (2, 6)
+    session_path = tmp_path / "rdna.occsession"
+    assert io1.save_to(session_path) and str(session_path.resolve()) in read_recent(QSettings())
+    save_inputs(QSettings(), first.session.inputs)
+    restored = load_inputs(QSettings(), catalog)
+    assert restored["device"] == "AMD Radeon RX 7900 XTX" and restored["vgprs"] == 96
+    assert (restored["wave_size"], restored["wgp_mode"]) == (64, False) and "waves_per_eu" not in restored
+    first.session_io.autosave.abandon()  # as if the process died here
+    first.close()
+
+    second = MainWindow(Session(catalog, device="sm_90"), QSettings())
+    qtbot.addWidget(second)
+    second.session_io.autosave_file = new_autosave_path(folder)
+    assert second.session_io.restore_autosave()
+    settle(qtbot, second)
+    assert second.session.vendor == "amd" and second.session.inputs.wgp_mode is False
+    assert second.amd.panel.isVisibleTo(second) and second.compare.pinned_vendor == "amd"
+    assert card(second)[1].startswith("HIP runtime — ") and "per CU" in card(second)[1]  # CU mode: HIP counts CUs
+    second.close()
+
+
+def test_the_command_line_opens_the_window_on_an_amd_device(qtbot, tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {"QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path),
+           "XDG_DATA_HOME": str(tmp_path), "HOME": str(tmp_path)}  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", "occupancy_gui", "--device", "MI300X", "--threads", "512",
+                           "--print-state"], capture_output=True, text=True, timeout=120, env={**os.environ, **env})  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    state = json.loads(proc.stdout)
+    assert state["occupancy_session"] == 2 and state["device"] == "AMD Instinct MI300X"
+    assert state["inputs"]["threads"] == 512 and "registers" not in state["inputs"]
+    assert state["window"]["title"].startswith("AMD Instinct MI300X")
+
+
+def test_a_window_that_starts_on_an_amd_device(qtbot, catalog):
+    """Built on an AMD device from the start (a saved session, ``--device MI300X``): AMD's widgets, every dock
+    opening without an NVIDIA figure, and NVIDIA's widgets caught up once an NVIDIA device is chosen."""
+    from occupancy_gui.session import Session
+    from occupancy_gui.ui.main_window import MainWindow
+    from occupancy_gui.ui.support.window_layout import docks_by_name, show_docks
+
+    win = MainWindow(Session(catalog, device="MI300X", vgprs=128, sgprs=96, lds=16 * KIB), None)
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    show_docks(win, list(docks_by_name(win).values()))
+    settle(qtbot, win)
+    assert win.amd.panel.isVisible() and not win.kernel_panel.isVisible()
+    assert card(win)[1] == "HIP runtime — 4 blocks · 16 of 32 waves per CU"
+    assert win.device_panel.selector.currentText() == "AMD Instinct MI300X"
+    win.session.replace(device="sm_90")
+    settle(qtbot, win)
+    assert win.kernel_panel.isVisible() and win.summary.isVisible() and not win.amd.summary.isVisible()
+    assert win.summary.occupancy.text().endswith("%") and win.table_model.rowCount() > 0
+    win.close()
