@@ -86,7 +86,8 @@ class AmdConstraintModel(ReadOnlyTableModel):
     def _row_texts(row: tuple[str, AmdLimitRow | None, AmdLimitRow | None]) -> tuple[str, ...]:
         name, hip, llvm = row
         binding = any(r is not None and r.binding for r in (hip, llvm))
-        asks = (hip or llvm).requested if (hip or llvm) is not None else ""  # type: ignore[union-attr]
+        either = hip or llvm
+        asks = either.requested if either is not None else ""
         return ((BINDING_MARK if binding else "") + ROW_TITLES[name], _value(hip), _value(llvm), asks,
                 hip.allocated if hip else "", hip.capacity if hip else "", hip.calculation if hip else "not a HIP limit",
                 llvm.allocated if llvm else "", llvm.capacity if llvm else "",
