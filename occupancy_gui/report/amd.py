@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__, fields
-from ..amd_question import AmdAnswer, AmdFieldError, answer, kernel_and_launch, target_problem, target_values
+from ..amd_question import AmdAnswer, AmdFieldError, answer, applies, kernel_and_launch, target_problem, target_values
 from ..engine.amd import AmdInputError, AmdSweep
 from ..units import format_bytes_long
 from .data import BINDING_MARK, Figure
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from ..profiles import AmdCatalog, AmdProfile
     from ..session import Inputs, Session
 
-AMD_INPUT_LABELS = {f.name: f.label for f in fields.for_vendor(fields.AMD)}
+AMD_INPUT_LABELS = {f.name: f.label for f in fields.for_vendor(fields.AMD)} | {"dynamic_smem": "Dynamic LDS"}
+"""The AMD inputs' names (the dynamic shared memory both vendors take is AMD's dynamic LDS)."""
 HIP_TITLES = {"workgroup_size": "Workgroup size", "waves": "Wave cap", "vgprs": "VGPRs", "sgprs": "SGPRs",
               "lds": "LDS", "waves_per_eu": "amdgpu_waves_per_eu"}  # fmt: skip
 MODEL = "HIP runtime: hipOccupancyMaxActiveBlocksPerMultiprocessor (ROCm 7.x hip_platform.cpp); compiler: LLVM's AMDGPU model"
@@ -61,7 +62,7 @@ def amd_describe(profile: AmdProfile, inputs: Inputs, result: AmdAnswer | None,
     out = [Figure("device", "Device", profile.name, "input"), Figure("target", "Target", target.name, "input"),
            Figure("cus", "CUs", "—" if profile.compute_units is None else str(profile.compute_units), "input")]  # fmt: skip
     out += [Figure(n, label, format_amd_input(n, getattr(inputs, n)), "input")
-            for n, label in AMD_INPUT_LABELS.items() if n in target_values(inputs, target)]  # fmt: skip
+            for n, label in AMD_INPUT_LABELS.items() if applies(n, target)]  # fmt: skip
     texts: dict[str, tuple[str, str]] = {}
     if result is None:
         out.append(Figure("error", "Error", error or "no result", "result"))
@@ -164,9 +165,8 @@ def limit_rows(data: AmdReportData) -> list[list[str]]:
 
 def input_rows(data: AmdReportData) -> list[tuple[str, str, str]]:
     target = data.profile.target
-    shown = target_values(data.inputs, target)
     return [(n, label, format_amd_input(n, getattr(data.inputs, n))) for n, label in AMD_INPUT_LABELS.items()
-            if n in shown]  # fmt: skip
+            if applies(n, target)]  # fmt: skip
 
 
 def device_rows(data: AmdReportData) -> list[tuple[str, str, str]]:

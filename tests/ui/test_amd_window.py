@@ -394,3 +394,16 @@ def test_a_window_that_starts_on_an_amd_device(qtbot, catalog):
     assert win.kernel_panel.isVisible() and win.summary.isVisible() and not win.amd.summary.isVisible()
     assert win.summary.occupancy.text().endswith("%") and win.table_model.rowCount() > 0
     win.close()
+
+
+def test_compare_holds_the_figures_of_the_targets_fields(qtbot, window):
+    choose_device(qtbot, window, "MI300X")
+    window.compare.pin()
+    choose_device(qtbot, window, "MI100")
+    window.compare.dock.show()
+    settle(qtbot, window)
+    model = window.compare.model
+    labels = {model.index(r, 0).data(): (model.index(r, 1).data(), model.index(r, 2).data()) for r in range(model.rowCount())}
+    assert labels["Device"] == ("AMD Instinct MI300X", "AMD Instinct MI100") and labels["Dynamic LDS"] == ("0 B", "0 B")
+    assert labels["AGPRs per lane (gfx908)"] == ("—", "0")  # MI100's separate AGPR file; MI300X has none to show
+    assert "Wave size" not in labels and "Registers per thread" not in labels
