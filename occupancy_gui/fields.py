@@ -133,7 +133,7 @@ FIELDS: tuple[InputField, ...] = (
                "leaves fewer blocks resident, which defeats the hint. 'none': no hint.",
                flag="--min-blocks-per-sm", optional=True, none_text="none", kernel=True, query=False),
     # AMD: the code object's figures (AMDGPU metadata, `.amdhsa_*` directives) and its compile attributes.
-    InputField("vgprs", COUNT, "VGPRs per lane", "&VGPRs:", 0, 2048, 32,
+    InputField("vgprs", COUNT, "VGPRs per lane", "VGP&Rs:", 0, 2048, 32,
                "VGPRs (the code object's .vgpr_count; on gfx90a and later it already holds the AGPRs)",
                "Vector registers per lane: the code object's .vgpr_count (; NumVgprs / TotalNumVgprs).\n"
                "On gfx90a and later it already counts the AGPRs.", flag="--vgprs", step=8, kernel=True,
@@ -143,7 +143,7 @@ FIELDS: tuple[InputField, ...] = (
                "AccVGPRs per lane (.agpr_count) where they are a separate file (gfx908, MI100).\n"
                "On gfx90a and later .vgpr_count already holds them.", flag="--agprs", step=4, kernel=True,
                vendors=_AMD),
-    InputField("sgprs", COUNT, "SGPRs per wave", "S&GPRs:", 0, 800, 0,
+    InputField("sgprs", COUNT, "SGPRs per wave", "&SGPRs:", 0, 800, 0,
                "SGPRs (the code object's .sgpr_count; 0: no SGPR limit)",
                "Scalar registers per wave: the code object's .sgpr_count. They limit waves only before gfx10\n"
                "(800 per SIMD); 0 means no SGPR limit.", flag="--sgprs", step=16, kernel=True, vendors=_AMD),
@@ -161,18 +161,18 @@ FIELDS: tuple[InputField, ...] = (
                "Whether the kernel is compiled in WGP mode (two CUs, four SIMDs per workgroup) or CU mode\n"
                "(+cumode). gfx10 and later only; the default is the device's (WGP mode).", flag="--wgp-mode",
                off_flag="--cu-mode", optional=True, none_text="the device's", kernel=True, vendors=_AMD),
-    InputField("max_flat_workgroup_size", COUNT, "Max flat workgroup size", "Max flat &workgroup:", 1, 16384, None,
+    InputField("max_flat_workgroup_size", COUNT, "Max flat workgroup size", "Ma&x flat workgroup:", 1, 16384, None,
                "the kernel's launch bound (__launch_bounds__ / amdgpu_flat_work_group_size; default 1024)",
                "The kernel's maximum flat workgroup size (.max_flat_workgroup_size): __launch_bounds__(N) or\n"
                "amdgpu_flat_work_group_size(1, N). The compiler sizes its occupancy for it, not for the block\n"
                "launched. 'none': the default, 1024.", flag="--max-flat-workgroup-size", optional=True,
                none_text="none", step=64, kernel=True, vendors=_AMD),
-    InputField("waves_per_eu", MIN_MAX, "Waves per EU (amdgpu_waves_per_eu)", "Waves per &EU:", 1, 64, None,
+    InputField("waves_per_eu", MIN_MAX, "Waves per EU (amdgpu_waves_per_eu)", "Waves &per EU:", 1, 64, None,
                "amdgpu_waves_per_eu: N (the minimum) or N,M (minimum and maximum waves per SIMD)",
                "amdgpu_waves_per_eu(min[, max]): the waves per SIMD the compiler budgets registers for; a\n"
                "maximum pads the register allocation and lowers occupancy. 'none': not set.",
                flag="--waves-per-eu", optional=True, none_text="none", kernel=True, vendors=_AMD),
-    InputField("allocated_vgprs", COUNT, "Allocated VGPRs (kernel descriptor)", "Allocated V&GPRs:", 0, 2048, 0,
+    InputField("allocated_vgprs", COUNT, "Allocated VGPRs (kernel descriptor)", "Allo&cated VGPRs:", 0, 2048, 0,
                "VGPRs the kernel descriptor allocates, where more than .vgpr_count (0: as .vgpr_count)",
                "The VGPRs the kernel descriptor allocates (GRANULATED_WORKITEM_VGPR_COUNT): LLVM pads it past\n"
                ".vgpr_count to honour amdgpu_waves_per_eu. 0: as .vgpr_count.", flag="--allocated-vgprs", step=8,
@@ -198,8 +198,7 @@ def only_for(vendor: str) -> tuple[InputField, ...]:
     return tuple(f for f in FIELDS if f.vendors == {vendor})
 
 
-# The session (and so the window, session files and reports) holds the NVIDIA calculator's inputs until it is
-# vendor-aware: the names below are NVIDIA's.
+# The NVIDIA calculator's inputs (its command line, batch keys and report rows read these names).
 _NVIDIA_FIELDS = for_vendor(NVIDIA)
 NAMES: tuple[str, ...] = tuple(f.name for f in _NVIDIA_FIELDS)
 """The NVIDIA inputs: ``session.Inputs``' fields."""
@@ -211,6 +210,15 @@ KERNEL_LIMITS: tuple[str, ...] = tuple(f.name for f in _NVIDIA_FIELDS if f.kerne
 BYTE_FIELDS: frozenset[str] = frozenset(f.name for f in _NVIDIA_FIELDS if f.kind == BYTES)
 QUERY_KEYS: tuple[str, ...] = query_keys(NVIDIA)
 """The input keys of an NVIDIA batch query (besides ``device``)."""
+
+# The session holds every vendor's inputs at once: the selected device's vendor decides which apply, and the
+# other vendor's stay as typed, for when that vendor is chosen again.
+SESSION_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
+"""Every input of either vendor: ``session.Inputs``' fields (besides ``device``)."""
+INTEGER_KINDS = frozenset({COUNT, BYTES, CARVEOUT, CACHE})
+SESSION_RANGES: dict[str, tuple[int, int]] = {f.name: (f.low, f.high) for f in FIELDS if f.kind in INTEGER_KINDS}
+"""The range of every integer input of either vendor (a mode and a minimum-maximum are read by their kind)."""
+SESSION_OPTIONAL: tuple[str, ...] = tuple(f.name for f in FIELDS if f.optional)
 
 
 def default(name: str) -> int:

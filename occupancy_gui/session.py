@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import fields
+from .device_choice import DeviceChoice, NotForVendor, amd_of
 from .engine import (
     CARVEOUT_DEFAULT,
     INT_MAX,
@@ -36,9 +37,13 @@ from .engine import (
     sweep_registers,
     sweep_shared_memory,
 )
+from .fields import AMD
 
 if TYPE_CHECKING:
-    from .profiles import Catalog, DeviceProfile
+    from .amd_question import AmdState
+    from .profiles import AmdCatalog, AmdProfile, Catalog, DeviceProfile
+
+__all__ = ["NotForVendor"]  # re-exported: callers of the session catch it from here
 
 CURVE_NAMES: tuple[str, ...] = ("threads", "registers", "shared_memory", "barriers")
 """Keys of :attr:`Session.curves`, in display order."""
@@ -82,12 +87,32 @@ class Inputs:
     ``threads`` is refused by :meth:`Session.replace`, as the runtime refuses such a launch."""
     min_blocks_per_sm: int | None = None
     """``__launch_bounds__``'s minimum blocks per SM (a compiler hint, not a launch rule); ``None``: none."""
+    # AMD's inputs: they apply while an AMD device is selected and are kept as typed while an NVIDIA one is (and
+    # NVIDIA's while an AMD one is); threads and dynamic shared memory (dynamic LDS) are both vendors'.
+    vgprs: int = fields.default("vgprs")
+    agprs: int = fields.default("agprs")
+    sgprs: int = fields.default("sgprs")
+    lds: int = fields.default("lds")
+    """Static LDS per workgroup (bytes)."""
+    wave_size: int | None = None
+    """32 or 64; ``None``: the target's default."""
+    wgp_mode: bool | None = None
+    """Compiled in WGP mode (``True``) or CU mode (``False``); ``None``: the device's default."""
+    max_flat_workgroup_size: int | None = None
+    """The kernel's launch bound (``.max_flat_workgroup_size``); ``None``: the default, 1024."""
+    waves_per_eu: tuple[int, int | None] | None = None
+    """``amdgpu_waves_per_eu(min[, max])``; ``None``: not set."""
+    allocated_vgprs: int = fields.default("allocated_vgprs")
+    """VGPRs the kernel descriptor allocates where more than ``vgprs``; 0: as ``vgprs``."""
 
 
-INPUT_FIELDS: tuple[str, ...] = ("device", *fields.NAMES)
-"""``device`` and every input of the field table (a test holds :class:`Inputs` to it, field for field)."""
-OPTIONAL_FIELDS = fields.OPTIONAL
+INPUT_FIELDS: tuple[str, ...] = ("device", *fields.SESSION_NAMES)
+"""``device`` and every input of the field table, both vendors' (a test holds :class:`Inputs` to it, field for
+field)."""
+OPTIONAL_FIELDS = fields.SESSION_OPTIONAL
 """Inputs where ``None`` means "the runtime's default" / "no bound"."""
+AMD_ONLY_FIELDS = frozenset(f.name for f in fields.only_for(AMD))
+"""Inputs only AMD devices take: read by their row of the table (range, choices, mode, minimum-maximum)."""
 
 
 def function_attributes(i: Inputs) -> FunctionAttributes:
@@ -100,6 +125,18 @@ def function_attributes(i: Inputs) -> FunctionAttributes:
 
 class InputRefused(ValueError):
     """A combination of inputs the session refuses; the message says why in one line."""
+
+
+def meet_kernel_limits(inputs: Inputs) -> Inputs:
+    """``inputs`` with threads per block moved to what the NVIDIA kernel's own limits allow: its required size, else
+    at most its launch bound.  Used when an NVIDIA device is chosen after an AMD one: threads per block is both
+    vendors' input and may have been typed past the NVIDIA kernel's limits meanwhile."""
+    if inputs.required_block_size is not None and inputs.threads != inputs.required_block_size:
+        return dataclasses.replace(inputs, threads=inputs.required_block_size)
+    bound = inputs.max_threads_per_block
+    if bound is not None and inputs.threads > bound:
+        return dataclasses.replace(inputs, threads=bound)
+    return inputs
 
 
 def input_problem(inputs: Inputs) -> str | None:
@@ -129,8 +166,9 @@ def input_problem(inputs: Inputs) -> str | None:
         return f"block barriers must be 0..{MAX_BLOCK_BARRIERS} (PTX named barriers 0-15), got {inputs.barriers}"
     return None
 
+
 KIB = 1024
-INPUT_RANGES: dict[str, tuple[int, int]] = fields.RANGES
+INPUT_RANGES: dict[str, tuple[int, int]] = fields.SESSION_RANGES
 """The values each integer input can take in the window (its fields' ranges), on the command line and
 in a session file: wider than any device allows, so that an oversized block is explained by the
 engine rather than refused; a session file outside them is refused, never clamped or defaulted."""
@@ -147,21 +185,24 @@ class Session:
     Parameters
     ----------
     catalog
-        Device profiles to choose from; ``device`` names are resolved through ``catalog.get``.
+        NVIDIA device profiles to choose from; ``device`` names are resolved through ``catalog.get`` first.
     device
-        Initial profile (any spelling the catalog accepts); the catalog's first profile by default.
+        Initial profile (any spelling the catalog accepts, or an AMD profile's); the catalog's first by default.
+    amd_catalog
+        AMD device profiles, looked up when a name is not NVIDIA's; the bundled ones (read on first need) by default.
     **inputs
         Initial values of the other :class:`Inputs` fields.
     """
 
-    def __init__(self, catalog: Catalog, device: str | None = None, **inputs: Any) -> None:
+    def __init__(self, catalog: Catalog, device: str | None = None, *, amd_catalog: AmdCatalog | None = None,
+                 **inputs: Any) -> None:  # fmt: skip
         if not catalog.profiles:
             raise ValueError("the device catalog is empty: no profile to compute occupancy for")
-        self.catalog = catalog
-        profile = catalog.get(device) if device is not None else catalog.profiles[0]
-        self._inputs = self._validated(Inputs(device=profile.name), inputs)
-        self._profile: DeviceProfile = profile
-        self._device: DeviceProperties = profile.device_properties()
+        self._choice = DeviceChoice(catalog, amd_catalog)
+        self._choice.select(self.find(device) if device is not None else catalog.profiles[0])
+        self.amd: AmdState | None = None
+        """Both AMD answers and their curves while an AMD device is selected; ``None`` while an NVIDIA one is."""
+        self._inputs = self._validated(Inputs(device=self._choice.name), inputs)
         self._listeners: list[Listener] = []
         self._batch_depth = 0
         self.recompute_count = 0
@@ -182,28 +223,67 @@ class Session:
         return self._inputs
 
     @property
+    def catalog(self) -> Catalog:
+        """The NVIDIA profiles."""
+        return self._choice.catalog
+
+    @property
+    def vendor(self) -> str:
+        """``"nvidia"`` or ``"amd"``: whose device is selected, and so which inputs and answers apply."""
+        return self._choice.vendor
+
+    @property
     def profile(self) -> DeviceProfile:
-        return self._profile
+        """The selected NVIDIA profile; :class:`NotForVendor` while an AMD device is selected."""
+        return self._choice.profile
 
     @property
     def device(self) -> DeviceProperties:
-        return self._device
+        """The selected NVIDIA device's properties; :class:`NotForVendor` while an AMD device is selected."""
+        return self._choice.device
+
+    @property
+    def amd_profile(self) -> AmdProfile:
+        """The selected AMD profile; :class:`NotForVendor` while an NVIDIA device is selected."""
+        return self._choice.amd_profile
+
+    @property
+    def amd_catalog(self) -> AmdCatalog:
+        """The AMD profiles (the bundled ones are read on first need)."""
+        return self._choice.amd_catalog
+
+    def find(self, name: str) -> DeviceProfile | AmdProfile:
+        """The profile called ``name``: NVIDIA's first, then AMD's; ``KeyError`` (one line) if neither has it."""
+        return self._choice.find(name)
 
     def _validated(self, base: Inputs, changes: dict[str, Any]) -> Inputs:
         unknown = set(changes) - set(INPUT_FIELDS)
         if unknown:
             raise TypeError(f"unknown session inputs: {', '.join(sorted(unknown))}")
+        profile: DeviceProfile | AmdProfile | None = None
         if "device" in changes:
-            changes = {**changes, "device": self.catalog.get(changes["device"]).name}
+            profile = self.find(changes["device"])
+            changes = {**changes, "device": profile.name}
         if "cache_config" in changes:
             changes = {**changes, "cache_config": CacheConfig(changes["cache_config"])}
         for name, value in changes.items():
             if name in ("device", "cache_config") or (name in OPTIONAL_FIELDS and value is None):
                 continue
+            if name in AMD_ONLY_FIELDS:
+                changes = {**changes, name: _amd_value(name, value)}
+                continue
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"{name} must be an int, got {value!r}")
         new = dataclasses.replace(base, **changes)
-        problem = input_problem(new)
+        amd = self._choice.amd_or_none() if profile is None else amd_of(profile)
+        if amd is not None:
+            from .amd_question import inputs_problem  # noqa: PLC0415 - lazy: as Session.amd_catalog
+
+            problem = inputs_problem(new, amd)
+        else:
+            if profile is not None and self._choice.is_amd and "threads" not in changes:
+                new = meet_kernel_limits(new)  # back from an AMD device: the NVIDIA kernel's limits hold again
+            problem = input_problem(new)
         if problem is not None:
             raise InputRefused(problem)
         return new
@@ -220,8 +300,7 @@ class Session:
         if new == self._inputs:
             return False
         if new.device != self._inputs.device:
-            self._profile = self.catalog.get(new.device)
-            self._device = self._profile.device_properties()
+            self._choice.select(self.find(new.device))
         self._inputs = new
         if self._batch_depth == 0:
             self._flush()
@@ -235,13 +314,14 @@ class Session:
         """
         if not catalog.profiles:
             raise ValueError("the device catalog is empty: no profile to compute occupancy for")
-        self.catalog = catalog
-        try:
-            profile = catalog.get(self._inputs.device)
-        except KeyError:
-            profile = catalog.profiles[0]
-        self._profile, self._device = profile, profile.device_properties()
-        self._inputs = dataclasses.replace(self._inputs, device=profile.name)
+        self._choice.catalog = catalog
+        if not self._choice.is_amd:  # an AMD device stays: the NVIDIA catalog does not hold it
+            try:
+                profile = catalog.get(self._inputs.device)
+            except KeyError:
+                profile = catalog.profiles[0]
+            self._choice.select(profile)
+            self._inputs = dataclasses.replace(self._inputs, device=profile.name)
         self._computed = dataclasses.replace(self._computed, device="")  # force a recompute and a notice
         if self._batch_depth == 0:
             self._recording = False  # a reloaded catalog is not the user's edit
@@ -339,15 +419,14 @@ class Session:
         if not source:
             return False
         inputs = source.pop()
-        if inputs.device != self._inputs.device and inputs.device not in {p.name for p in self.catalog.profiles}:
+        if inputs.device != self._inputs.device and not self._choice.knows(inputs.device):
             inputs = dataclasses.replace(inputs, device=self._inputs.device)  # a profile since removed: keep the device
         target.append(self._inputs)
         self._gesture_depth = 0
         self._recording = False
         try:
             if inputs.device != self._inputs.device:
-                self._profile = self.catalog.get(inputs.device)
-                self._device = self._profile.device_properties()
+                self._choice.select(self.find(inputs.device))
             self._inputs = inputs
             self._flush()
         finally:
@@ -365,7 +444,7 @@ class Session:
 
     @property
     def device_state(self) -> DeviceState:
-        cc = self._device.compute_capability
+        cc = self.device.compute_capability
         carveout = self._inputs.carveout if supports_carveout(cc) else CARVEOUT_DEFAULT
         cache = self._inputs.cache_config if supports_cache_config(cc) else CacheConfig.PREFER_NONE
         return DeviceState(cache_config=cache, carveout_config=carveout)
@@ -373,12 +452,12 @@ class Session:
     @property
     def barriers_apply(self) -> bool:
         """Whether the block-barrier limit exists on this device (compute capability 9.0 and later)."""
-        return applies_barrier_limit(self._device.compute_capability)
+        return applies_barrier_limit(self.device.compute_capability)
 
     @property
     def resolved_max_dynamic_smem(self) -> int:
         """The max dynamic shared memory attribute in force (the runtime default where unset)."""
-        return self.function_attributes.resolved_max_dynamic_smem(self._device)
+        return self.function_attributes.resolved_max_dynamic_smem(self.device)
 
     @property
     def min_blocks_shortfall(self) -> str | None:
@@ -389,7 +468,15 @@ class Session:
 
     def _recompute(self, changed: frozenset[str] = frozenset(INPUT_FIELDS)) -> None:
         self.recompute_count += 1
-        device, func, launch, state = self._device, self.function_attributes, self.launch, self.device_state
+        amd = self._choice.amd_or_none()
+        if amd is not None:
+            from .amd_question import compute  # noqa: PLC0415 - lazy: as Session.amd_catalog
+
+            self.result, self.error, self.curves = None, None, {}
+            self.amd = compute(amd, self._inputs, changed, self.amd)
+            return
+        self.amd = None
+        device, func, launch, state = self.device, self.function_attributes, self.launch, self.device_state
         try:
             self.result, self.error = compute_occupancy(device, func, launch, state), None
         except OccupancyError as exc:
@@ -430,3 +517,13 @@ class Session:
         if field != current[0] or (name == "barriers" and len(old.x) != max(BARRIER_SWEEP, i.barriers) + 1):
             return None
         return dataclasses.replace(old, current_x=current[1])
+
+
+def _amd_value(name: str, value: Any) -> Any:
+    """An AMD input's value as its row of the table reads it; :class:`InputRefused` (one line) where it refuses."""
+    from .amd_question import AmdFieldError, read_value  # noqa: PLC0415 - lazy: an NVIDIA session never reads AMD
+
+    try:
+        return read_value(fields.FIELD[name], value)
+    except AmdFieldError as exc:
+        raise InputRefused(str(exc)) from None

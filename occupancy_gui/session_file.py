@@ -4,7 +4,7 @@ Pure Python (no Qt).  A session file is a small YAML mapping whose first key mar
 
     occupancy_session: 1          # format version (required; a newer version is refused)
     device: H100 SXM5             # profile name (any spelling the catalog accepts when read)
-    inputs:                       # every Inputs field; missing ones take the Inputs defaults
+    inputs:                       # the device's vendor's inputs; missing ones take the Inputs defaults
       threads: 256
       registers: 64
       static_smem: 24576          # bytes
@@ -22,6 +22,13 @@ Pure Python (no Qt).  A session file is a small YAML mapping whose first key mar
     compare:                      # optional: configuration A pinned for comparison
       device: sm_90
       inputs: {threads: 128, ...}
+
+Version 2 adds AMD devices (``device: AMD Instinct MI300X``, or ``MI300X``, ``gfx942``) and their inputs, the
+field table's AMD rows: ``threads``, ``vgprs``, ``agprs``, ``sgprs``, ``lds`` (static LDS, bytes), ``dynamic_smem``
+(dynamic LDS), ``wave_size`` (32, 64 or null: the target's), ``wgp_mode`` (true, false or null: the device's),
+``max_flat_workgroup_size``, ``waves_per_eu`` (N or [N, M]) and ``allocated_vgprs``.  A file holds the inputs of its
+device's vendor only (the other vendor's are refused by name), and is written as the lowest version that holds it:
+an NVIDIA session stays version 1, readable by the programs before AMD support.
 
 Reading is strict (unknown keys, wrong types, values outside ``VALUE_RANGES`` and unknown
 devices are :class:`SessionFileError`s naming the file, the line and the field) because a silently
@@ -43,15 +50,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import fields
+from .device_choice import amd_of
 from .engine import CacheConfig
-from .session import INPUT_FIELDS, INPUT_RANGES, OPTIONAL_FIELDS, Inputs, input_problem
+from .fields import AMD, NVIDIA, VENDOR_NAMES
+from .session import INPUT_RANGES, OPTIONAL_FIELDS, Inputs, input_problem
 
 if TYPE_CHECKING:
-    from .profiles import Catalog
+    from collections.abc import Callable
+
+    from .profiles import AmdCatalog, Catalog
     from .session import Session
 
 FORMAT_KEY = "occupancy_session"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""The newest format this program reads; 2 added AMD devices and their inputs."""
+AMD_VERSION = 2
+"""The first version that holds an AMD device."""
+VENDOR_INPUTS = {vendor: tuple(f.name for f in fields.for_vendor(vendor)) for vendor in fields.VENDORS}
+"""The input keys a file holds for a device of each vendor, in the table's order."""
 SUFFIX = ".occsession"
 YAML_SUFFIXES = (".yaml", ".yml")
 MAX_BYTES = 1 << 20
@@ -59,9 +75,12 @@ MAX_BYTES = 1 << 20
 
 CACHE_NAMES = {CacheConfig(i): name for i, name in enumerate(fields.CACHE_NAMES)}
 TOP_KEYS = (FORMAT_KEY, "device", "inputs", "import", "compare")
-VALUE_RANGES: dict[str, tuple[int, int]] = {name: span for name, span in INPUT_RANGES.items()
+VALUE_RANGES: dict[str, tuple[int, int]] = {name: INPUT_RANGES[name] for name in VENDOR_INPUTS[NVIDIA]
                                              if fields.FIELD[name].kind != fields.CACHE}  # fmt: skip
-"""Every number's range (carveout's -1..100 included); a cache preference is read by name."""
+"""Every NVIDIA number's range (carveout's -1..100 included); a cache preference is read by name."""
+AMD_VALUE_RANGES: dict[str, tuple[int, int]] = {name: INPUT_RANGES[name] for name in VENDOR_INPUTS[AMD]
+                                                 if name in INPUT_RANGES}  # fmt: skip
+"""Every AMD number's range (a mode and a minimum-maximum are read by their kind)."""
 MAX_DEVICE_NAME = 256
 """Longest device name looked up (profile names are far shorter); a longer one is refused unread."""
 
@@ -81,34 +100,39 @@ class SessionState:
     """What a session file holds.
 
     ``source`` is ``(imported file path, selected kernel name)``; ``pinned`` the inputs of
-    comparison A.
+    comparison A; ``vendor`` and ``pinned_vendor`` whose devices those are (which inputs apply).
     """
 
     inputs: Inputs
     source: tuple[str, str] | None = None
     pinned: Inputs | None = None
+    vendor: str = NVIDIA
+    pinned_vendor: str = NVIDIA
 
 
 # ----------------------------------------------------------------------------- writing
-def inputs_to_dict(inputs: Inputs) -> dict[str, Any]:
-    """Inputs as plain YAML/JSON data (cache config by name)."""
+def inputs_to_dict(inputs: Inputs, vendor: str = NVIDIA) -> dict[str, Any]:
+    """``vendor``'s inputs as plain YAML/JSON data (cache config by name, a minimum-maximum as a list)."""
     out: dict[str, Any] = {}
-    for name in INPUT_FIELDS:
-        if name == "device":
-            continue
+    for name in VENDOR_INPUTS[vendor]:
         value = getattr(inputs, name)
-        out[name] = CACHE_NAMES[CacheConfig(value)] if name == "cache_config" else value
+        if name == "cache_config":
+            value = CACHE_NAMES[CacheConfig(value)]
+        elif isinstance(value, tuple):
+            value = list(value) if value[1] is not None else value[0]
+        out[name] = value
     return out
 
 
 def state_to_dict(state: SessionState) -> dict[str, Any]:
-    """The session file's mapping (see the module docstring for the schema)."""
-    data: dict[str, Any] = {FORMAT_KEY: FORMAT_VERSION, "device": state.inputs.device,
-                            "inputs": inputs_to_dict(state.inputs)}  # fmt: skip
+    """The session file's mapping (see the module docstring for the schema), as the lowest version that holds it."""
+    amd = AMD in (state.vendor, state.pinned_vendor if state.pinned is not None else NVIDIA)
+    data: dict[str, Any] = {FORMAT_KEY: AMD_VERSION if amd else 1, "device": state.inputs.device,
+                            "inputs": inputs_to_dict(state.inputs, state.vendor)}  # fmt: skip
     if state.source is not None:
         data["import"] = {"path": state.source[0], "kernel": state.source[1]}
     if state.pinned is not None:
-        data["compare"] = {"device": state.pinned.device, "inputs": inputs_to_dict(state.pinned)}
+        data["compare"] = {"device": state.pinned.device, "inputs": inputs_to_dict(state.pinned, state.pinned_vendor)}
     return data
 
 
@@ -181,15 +205,17 @@ def save(path: str | os.PathLike[str], state: SessionState) -> None:
     atomic_write_text(path, dumps(state))
 
 
-def state_of(session: Session, source: tuple[str, str] | None = None, pinned: Inputs | None = None) -> SessionState:
-    """The state of a live session, with the import source and pinned A the caller keeps."""
-    return SessionState(session.inputs, source, pinned)
+def state_of(session: Session, source: tuple[str, str] | None = None, pinned: Inputs | None = None,
+             pinned_vendor: str = NVIDIA) -> SessionState:  # fmt: skip
+    """The state of a live session, with the import source and pinned A (of ``pinned_vendor``) the caller keeps."""
+    return SessionState(session.inputs, source, pinned, session.vendor, pinned_vendor)
 
 
-def apply_inputs(session: Session, inputs: Inputs) -> bool:
-    """Set every input of ``session`` in one batch (one recompute); ``True`` if anything changed."""
+def apply_inputs(session: Session, inputs: Inputs, vendor: str = NVIDIA) -> bool:
+    """Set the device and ``vendor``'s inputs of ``session`` in one batch (one recompute); ``True`` if anything
+    changed.  The other vendor's inputs stay as the session holds them."""
     with session.batch():
-        return session.replace(**{name: getattr(inputs, name) for name in INPUT_FIELDS})
+        return session.replace(device=inputs.device, **{name: getattr(inputs, name) for name in VENDOR_INPUTS[vendor]})
 
 
 # ----------------------------------------------------------------------------- reading
@@ -209,7 +235,7 @@ def is_session_file(path: str | os.PathLike[str]) -> bool:
     return re.search(rf"^{FORMAT_KEY}\s*:", head, re.MULTILINE) is not None
 
 
-def load(path: str | os.PathLike[str], catalog: Catalog) -> SessionState:
+def load(path: str | os.PathLike[str], catalog: Catalog, amd: Callable[[], AmdCatalog] | None = None) -> SessionState:
     """Read and validate a session file; every problem is a :class:`SessionFileError`.
 
     A relative ``import.path`` comes back joined to the session file's folder."""
@@ -224,7 +250,7 @@ def load(path: str | os.PathLike[str], catalog: Catalog) -> SessionState:
         raise SessionFileError(name, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise SessionFileError(name, None, None, exc.strerror or str(exc)) from None
-    state = loads(text, catalog, name)
+    state = loads(text, catalog, name, amd)
     if state.source is not None and not os.path.isabs(state.source[0]):
         # A relative import path is relative to the session file, wherever the program was started.
         folder = os.path.dirname(os.path.abspath(name))
@@ -232,9 +258,11 @@ def load(path: str | os.PathLike[str], catalog: Catalog) -> SessionState:
     return state
 
 
-def loads(text: str, catalog: Catalog, source: str = "<session>") -> SessionState:
-    """Parse session YAML ``text`` (``source`` names it in errors)."""
-    reader = _Reader(text, catalog, source)
+def loads(text: str, catalog: Catalog, source: str = "<session>",
+          amd: Callable[[], AmdCatalog] | None = None) -> SessionState:  # fmt: skip
+    """Parse session YAML ``text`` (``source`` names it in errors); an AMD device is looked up in ``amd()`` (the
+    bundled AMD profiles by default), read only for a name NVIDIA's profiles do not have."""
+    reader = _Reader(text, catalog, source, amd)
     return reader.state()
 
 
@@ -248,8 +276,9 @@ def _shown(value: Any) -> str:
 class _Reader:
     """Validation of one document; errors carry the line of the offending key where it can be found."""
 
-    def __init__(self, text: str, catalog: Catalog, source: str) -> None:
-        self.text, self.catalog, self.source = text, catalog, source
+    def __init__(self, text: str, catalog: Catalog, source: str, amd: Callable[[], AmdCatalog] | None) -> None:
+        self.text, self.catalog, self.source, self.amd = text, catalog, source, amd
+        self.version = 1
         self.lines = text.splitlines()
         from .profiles import safe_yaml  # noqa: PLC0415 - lazy: YAML loads with the first session read
 
@@ -291,46 +320,99 @@ class _Reader:
             raise self.fail(FORMAT_KEY, f"expected a format version number, got {_shown(version)}")
         if version > FORMAT_VERSION:
             raise self.fail(FORMAT_KEY, f"format version {version} is newer than this program reads ({FORMAT_VERSION})")
+        self.version = version
         self._no_unknown(data, TOP_KEYS, "")
-        inputs = self._inputs(data, "")
+        inputs, vendor = self._inputs(data, "")
         source = self._source(data.get("import"))
         compare = data.get("compare")
-        pinned = None
+        pinned, pinned_vendor = None, NVIDIA
         if compare is not None:
             if not isinstance(compare, dict):
                 raise self.fail("compare", f"expected a mapping with device and inputs, got {_shown(compare)}")
             self._no_unknown(compare, ("device", "inputs"), "compare.")
-            pinned = self._inputs(compare, "compare.")
-        return SessionState(inputs, source, pinned)
+            pinned, pinned_vendor = self._inputs(compare, "compare.")
+        return SessionState(inputs, source, pinned, vendor, pinned_vendor)
 
     def _no_unknown(self, data: dict[Any, Any], known: tuple[str, ...], prefix: str) -> None:
         for key in data:
             if key not in known:
                 raise self.fail(f"{prefix}{key}", f"unknown key; expected one of: {', '.join(known)}")
 
-    def _inputs(self, data: dict[str, Any], prefix: str) -> Inputs:
+    def _device(self, name: str, field: str) -> Any:
+        """The profile ``name`` finds, NVIDIA's first (a ``DeviceProfile``) and AMD's after (an ``AmdProfile``)."""
+        try:
+            return self.catalog.get(name)
+        except KeyError as exc:
+            nvidia_miss = str(exc.args[0]) if exc.args else f"unknown device {_shown(name)}"
+        from .amd_question import bundled_catalog, find_device  # noqa: PLC0415 - lazy: an NVIDIA file needs no AMD
+
+        try:
+            return find_device(name, self.catalog, self.amd or bundled_catalog)
+        except KeyError as exc:
+            raise self.fail(field, str(exc.args[0]) if exc.args else nvidia_miss) from None
+
+    def _inputs(self, data: dict[str, Any], prefix: str) -> tuple[Inputs, str]:
         device = data.get("device")
         if not isinstance(device, str) or not device.strip() or len(device) > MAX_DEVICE_NAME:
             raise self.fail(f"{prefix}device", f"expected a device profile name, got {_shown(device)}")
-        try:
-            device = self.catalog.get(device).name
-        except KeyError as exc:
-            raise self.fail(f"{prefix}device", str(exc.args[0]) if exc.args else f"unknown device {_shown(device)}") from None
+        profile = self._device(device, f"{prefix}device")
+        vendor = NVIDIA if amd_of(profile) is None else AMD
+        if vendor == AMD and self.version < AMD_VERSION:
+            raise self.fail(f"{prefix}device", f"{profile.name} is an AMD device: AMD devices are format version "
+                                               f"{AMD_VERSION} and later ({FORMAT_KEY}: {AMD_VERSION})")  # fmt: skip
         raw = data.get("inputs", {})
         if raw is None:
             raw = {}
         if not isinstance(raw, dict):
             raise self.fail(f"{prefix}inputs", f"expected a mapping of input names to values, got {_shown(raw)}")
-        names = tuple(n for n in INPUT_FIELDS if n != "device")
+        names = VENDOR_INPUTS[vendor]
+        other = set(VENDOR_INPUTS[NVIDIA if vendor == AMD else AMD]) - set(names)
+        for key in raw:
+            if key in other:
+                raise self.fail(f"{prefix}inputs.{key}", f"for {VENDOR_NAMES[NVIDIA if vendor == AMD else AMD]} "
+                                f"devices only; {profile.name} is an {VENDOR_NAMES[vendor]} device")  # fmt: skip
         self._no_unknown(raw, names, f"{prefix}inputs.")
-        values: dict[str, Any] = {"device": device}
+        values: dict[str, Any] = {"device": profile.name}
         for name, value in raw.items():
-            values[name] = self._input_value(f"{prefix}inputs.{name}", name, value)
+            if vendor == AMD and name not in VALUE_RANGES:
+                values[name] = self._amd_value(f"{prefix}inputs.{name}", name, value)
+            else:
+                values[name] = self._input_value(f"{prefix}inputs.{name}", name, value)
         inputs = Inputs(**values)
-        problem = input_problem(inputs)
+        if vendor == AMD:
+            from .amd_question import inputs_problem  # noqa: PLC0415 - lazy: as _device
+
+            problem = inputs_problem(inputs, profile)
+        else:
+            problem = input_problem(inputs)
         if problem is not None:
             raise self.fail(f"{prefix}inputs", problem)
-        return inputs
+        return inputs, vendor
+
+    def _amd_value(self, field: str, name: str, value: Any) -> Any:
+        """An AMD-only input: its kind's type, then its row of the table (range, choices, minimum <= maximum)."""
+        spec = fields.FIELD[name]
+        if value is None:
+            if spec.optional:
+                return None
+            raise self.fail(field, f"expected a whole number, got {_shown(value)}")
+        if spec.kind == fields.MODE:
+            if not isinstance(value, bool):
+                raise self.fail(field, f"expected true, false or null (the device's default), got {_shown(value)}")
+        elif spec.kind == fields.MIN_MAX:
+            parts = value if isinstance(value, list) else [value]
+            if len(parts) > 2 or any(isinstance(p, bool) or not isinstance(p, int) for p in parts):
+                raise self.fail(field, f"expected N or [N, M] (whole numbers), got {_shown(value)}")
+            if len(parts) == 1:
+                value = parts[0]
+        elif isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(field, f"expected a whole number, got {_shown(value)}")
+        from .amd_question import AmdFieldError, read_value  # noqa: PLC0415 - lazy: as _device
+
+        try:
+            return read_value(spec, value)
+        except AmdFieldError as exc:
+            raise self.fail(field, str(exc).removeprefix(f"{name}: ")) from None
 
     def _input_value(self, field: str, name: str, value: Any) -> Any:
         if name == "cache_config":
@@ -344,7 +426,7 @@ class _Reader:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(field, f"expected a whole number, got {_shown(value)}")
-        low, high = VALUE_RANGES[name]
+        low, high = VALUE_RANGES.get(name) or AMD_VALUE_RANGES[name]
         if not low <= value <= high:
             raise self.fail(field, f"expected {low}..{high}, got {_shown(value)}")
         return value

@@ -60,7 +60,7 @@ def test_apply_inputs_is_one_recompute(catalog, state):
         ("occupancy_session: 1\ndevice: sm_90\ncompare:\n  device: sm_90\n  inputs:\n    carveout: 150\n",
          "f.occsession:6: compare.inputs.carveout: expected -1..100, got 150"),
         ("occupancy_session: 1\ndevice: sm_90\ninputs:\n  cache_config: huge\n", "inputs.cache_config: expected one of"),
-        ("occupancy_session: 2\ndevice: sm_90\n", "f.occsession:1: occupancy_session: format version 2 is newer"),
+        ("occupancy_session: 3\ndevice: sm_90\n", "f.occsession:1: occupancy_session: format version 3 is newer"),
         ("occupancy_session: 1\ndevice: sm_90\nimport: here\n", "f.occsession:3: import: expected a mapping"),
         ("device: sm_90\n", "f.occsession:1: not a session file"),
         ("- 1\n- 2\n", "not a session file: the top level is list"),

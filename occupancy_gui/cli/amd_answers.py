@@ -7,22 +7,11 @@ A query (flags or batch keys) is read by ``amd_query``; both rules and the expla
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..engine.amd import (
-    AmdDevice,
-    AmdInputError,
-    AmdKernel,
-    AmdLaunch,
-    CompilerResult,
-    HipRuntimeResult,
-    compiler_occupancy,
-    explain_difference,
-    hip_block_size_search,
-    hip_occupancy,
-    hip_potential_block_size,
-)
+from ..amd_question import VENDOR, AmdAnswer
+from ..amd_question import answer as both_answers
+from ..engine.amd import AmdInputError, hip_block_size_search, hip_potential_block_size
 from .amd_query import amd_query
 from .amd_text import calc_text
 from .common import QueryError
@@ -30,29 +19,7 @@ from .common import QueryError
 if TYPE_CHECKING:
     from ..profiles import AmdProfile
 
-VENDOR = "amd"
-
-
-@dataclass(frozen=True)
-class AmdAnswer:
-    """One query's answer: the inputs as the engine took them, both rules' results and the explanation."""
-
-    profile: AmdProfile
-    device: AmdDevice
-    kernel: AmdKernel
-    launch: AmdLaunch
-    hip: HipRuntimeResult
-    compiler: CompilerResult
-    explanation: str
-
-    def as_json(self) -> dict[str, Any]:
-        """The calc JSON: ``vendor``, ``device``, the ``hip_runtime`` and ``compiler`` objects, ``explanation``."""
-        return {"vendor": VENDOR, "device": self.profile.name, "hip_runtime": self.hip.as_dict(),
-                "compiler": self.compiler.as_dict(), "explanation": self.explanation}  # fmt: skip
-
-    def as_text(self) -> str:
-        return calc_text(self.profile.name, self.device, self.kernel, self.launch, self.hip, self.compiler,
-                         self.explanation)  # fmt: skip
+__all__ = ["AmdAnswer", "answer", "answer_text", "suggest", "suggest_text"]
 
 
 def answer(profile: AmdProfile, data: dict[str, Any]) -> AmdAnswer:
@@ -61,15 +28,17 @@ def answer(profile: AmdProfile, data: dict[str, Any]) -> AmdAnswer:
     The device runs in the driver's default WGP mode (on for gfx10+); the query's ``wgp_mode`` is the kernel's
     (compiled with or without ``+cumode``), as HIP's grid size reads it.
     """
-    device = profile.device()
-    kernel, launch = amd_query(data, device.target, profile.name)
+    kernel, launch = amd_query(data, profile.target, profile.name)
     try:
-        hip = hip_occupancy(device, kernel, launch)
-        compiler = compiler_occupancy(device.target, kernel)
-        explanation = explain_difference(device, kernel, launch, hip, compiler)
+        return both_answers(profile, kernel, launch)
     except AmdInputError as exc:  # what amd_query does not check first: the engine's words, one line
         raise QueryError(str(exc)) from None
-    return AmdAnswer(profile, device, kernel, launch, hip, compiler, explanation)
+
+
+def answer_text(result: AmdAnswer) -> str:
+    """``occupancy calc``'s text for an AMD answer."""
+    return calc_text(result.profile.name, result.device, result.kernel, result.launch, result.hip, result.compiler,
+                     result.explanation)  # fmt: skip
 
 
 def suggest(profile: AmdProfile, data: dict[str, Any]) -> dict[str, Any]:

@@ -109,10 +109,10 @@ def _amd_query(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _amd_calc(profile: AmdProfile, args: argparse.Namespace, out: TextIO) -> int:
-    from .amd_answers import answer  # noqa: PLC0415 - lazy: an NVIDIA device needs no AMD engine
+    from .amd_answers import answer, answer_text  # noqa: PLC0415 - lazy: an NVIDIA device needs no AMD engine
 
     result = answer(profile, _amd_query(args))
-    print(json.dumps(result.as_json()) if args.json else result.as_text(), file=out)
+    print(json.dumps(result.as_json()) if args.json else answer_text(result), file=out)
     return 0
 
 
@@ -241,8 +241,7 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
     except KeyError as exc:
         return fail("occupancy report", str(exc.args[0]) if exc.args else str(exc))
     if not isinstance(found, DeviceProfile):
-        return fail("occupancy report", f"{found.name} is an AMD device: reports are NVIDIA's for now (occupancy calc "
-                                        "--json gives both AMD answers)")  # fmt: skip
+        return _amd_report(found, args, out)
     inputs: dict[str, Any] = {"threads": args.threads, "dynamic_smem": args.dynamic_smem,
                               "max_dynamic_smem": args.max_dynamic_smem, "carveout": parse_carveout(args.carveout),
                               "cache_config": parse_cache_config(args.cache_config)}  # fmt: skip
@@ -282,6 +281,47 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
         return fail("occupancy report", str(exc))
     except OSError as exc:
         return fail("occupancy report", f"{args.output}: {exc.strerror or exc}")
+    print(f"wrote {args.output}", file=out)
+    return 0
+
+
+REPORT_DEFAULTS = {"carveout": "default", "cache_config": "none"}
+"""``occupancy report``'s defaults of the NVIDIA flags that have one: not given, they say nothing of the device."""
+
+
+def _amd_report(profile: AmdProfile, args: argparse.Namespace, out: TextIO) -> int:
+    """``occupancy report`` for an AMD device: both answers (the window's File → Export of an AMD session)."""
+    from ..report import amd_report_data, render_amd  # noqa: PLC0415 - lazy: only `report` renders
+    from ..session import InputRefused, Session  # noqa: PLC0415 - lazy: as above
+    from ..session_file import atomic_write_text  # noqa: PLC0415 - lazy: as above
+
+    name = "occupancy report"
+    if args.file:
+        return fail(name, f"{args.file}: reading an AMD kernel into a report is not supported yet; give its figures "
+                          "(--vgprs, --sgprs, --lds, ...)")  # fmt: skip
+    for f in fields.only_for(NVIDIA):
+        value = getattr(args, f.name, None)
+        if f.flag is not None and value is not None and value != REPORT_DEFAULTS.get(f.name):
+            return fail(name, not_for(f.flag, profile.name, AMD))
+    values = {f.name: getattr(args, f.name) for f in fields.for_vendor(AMD) if getattr(args, f.name, None) is not None}
+    if "vgprs" not in values:
+        return fail(name, f"--vgprs is required for an AMD device ({profile.name})")
+    from .amd_query import amd_query  # noqa: PLC0415 - lazy: as above
+
+    try:
+        amd_query(values, profile.target, profile.name)  # what calc refuses (wave32 on gfx9, ...), in its words
+    except QueryError as exc:
+        return fail(name, str(exc))
+    try:
+        session = Session(load_catalog(), device=profile.name, **values)
+    except (InputRefused, TypeError) as exc:
+        return fail(name, str(exc))
+    try:
+        atomic_write_text(args.output, render_amd(amd_report_data(session), args.output))
+    except ValueError as exc:
+        return fail(name, str(exc))
+    except OSError as exc:
+        return fail(name, f"{args.output}: {exc.strerror or exc}")
     print(f"wrote {args.output}", file=out)
     return 0
 

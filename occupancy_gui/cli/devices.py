@@ -4,8 +4,6 @@ AMD's (``device_profiles/amd/``, read on first need)."""
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import functools
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -33,33 +31,23 @@ def load_catalog() -> Catalog:
     return default_catalog(data_dir("device_profiles"))
 
 
-@functools.cache
 def amd_catalog() -> AmdCatalog:
     """The bundled AMD profiles, read once (a broken bundled file is a ``ProfileError``)."""
-    from ..profiles import AmdCatalog  # noqa: PLC0415 - lazy: an NVIDIA device needs neither the AMD engine nor its files
+    from ..amd_question import bundled_catalog  # noqa: PLC0415 - lazy: an NVIDIA device needs neither the AMD engine nor its files
 
-    return AmdCatalog.from_profile_root(data_dir("device_profiles"))
+    return bundled_catalog()
 
 
 def find_device(name: str, catalog: Catalog) -> DeviceProfile | AmdProfile:
     """The NVIDIA profile called ``name``, else the AMD one; ``KeyError`` (one line, the closest names of both
-    vendors) if neither."""
+    vendors) if neither (``amd_question.find_device``, the window's lookup too)."""
     try:
         return catalog.get(name)
-    except KeyError as nvidia_miss:
-        try:
-            amd = amd_catalog()
-        except ProfileError:
-            raise nvidia_miss from None
-        try:
-            return amd.get(name)
-        except KeyError:
-            pass
-    spellings = [n for p in catalog.profiles for n in (p.name, *p.aliases)]
-    spellings += [n for p in amd for n in p.lookup_names()]
-    close = difflib.get_close_matches(str(name), spellings, n=5, cutoff=0.5)
-    shown = str(name) if len(str(name)) <= 60 else str(name)[:59] + "…"  # a stranger's name may be huge
-    raise KeyError(f"no device profile named {shown!r}" + (f"; did you mean: {', '.join(close)}?" if close else ""))
+    except KeyError:
+        pass
+    from ..amd_question import find_device as find_either  # noqa: PLC0415 - lazy: as amd_catalog
+
+    return find_either(name, catalog, amd_catalog)
 
 
 def device_from_query(value: object, catalog: Catalog, where: str) -> DeviceProperties | AmdProfile:

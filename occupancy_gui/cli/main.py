@@ -134,12 +134,15 @@ def _add_report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", nargs="?", metavar="FILE",
                    help="compiler output: registers, static smem and barriers from its first kernel")
     p.add_argument("--kernel", metavar="NAME", help="with FILE: the first kernel whose name contains NAME")
-    p.add_argument("--device", required=True, help="profile name, alias, sm_XY or X.Y")
+    p.add_argument("--device", required=True, help="profile name, alias, sm_XY or X.Y; an AMD GPU or gfx target")
     for f in fields.for_vendor(fields.NVIDIA):  # a kernel's own figures come from FILE unless given
         default = None if f.kernel or f.optional else _CLI_DEFAULTS.get(f.kind, f.default)
         words = f"{f.help} (default: FILE's" + (f", else {f.none_text or f.default})" if f.name != "registers" else
                                                  "; required without FILE)") if f.kernel else f.help
         _add_field(p, f, required=f.name == "threads", default=default, words=words)
+    amd = p.add_argument_group("AMD devices (docs/amd.md)")
+    for f in fields.only_for(fields.AMD):  # an AMD device's report: both answers (--vgprs is required then)
+        _add_field(amd, f, required=False, default=None, words=f.help)
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="report file: .html, .md or .csv")
 
 

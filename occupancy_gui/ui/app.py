@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from .. import __version__, fields, units
+from ..device_choice import find_profile
 from ..session import DEFAULT_DEVICE, DEFAULT_INPUTS, INPUT_RANGES, InputRefused, Session
 from .support.qt_utils import app_icon
 from .support.settings import WINDOW_OPTIONS, load_inputs
@@ -140,7 +141,7 @@ def initial_inputs(args: argparse.Namespace, catalog: Catalog, saved: dict[str, 
             device = None
     if device is not None:
         try:
-            inputs["device"] = catalog.get(device).name
+            inputs["device"] = find_profile(device, catalog).name
         except KeyError as exc:
             raise UsageError(str(exc.args[0]) if exc.args else str(exc)) from None
     inputs.update(explicit_options(args))

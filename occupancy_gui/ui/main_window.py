@@ -7,10 +7,13 @@ in the order they depend on each other, held as a typed attribute, and sees the 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QMainWindow, QScrollArea, QSplitter, QToolBar, QVBoxLayout, QWidget
 
+from ..fields import AMD, NVIDIA
 from ..session import Session
 from .analysis.docks import install_analysis_docks
 from .analysis.gpu_data_dock import install_gpu_data_dock
@@ -39,6 +42,9 @@ from .support.session_bridge import SessionBridge
 from .support.settings import forget_inputs, save_inputs
 from .support.wheel_guard import install_wheel_guard
 from .support.window_layout import install_window_layout
+
+if TYPE_CHECKING:
+    from .calculator.amd_calculator import AmdCalculator
 
 TITLE = "Occupancy calculator"
 
@@ -70,6 +76,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         self.bridge.resultChanged.connect(self._on_bridge_result_changed)
+        self._show_vendor(session.vendor)
         self._build_features()
         self._update_title()
         self.resize(1400, 900)
@@ -80,8 +87,12 @@ class MainWindow(QMainWindow):
     def _build_inputs(self) -> None:
         self.device_panel = DevicePanel(self.session)
         self.kernel_panel = KernelPanel(self.session)
+        self.amd: AmdCalculator | None = None
+        """The AMD kernel panel, answer card and table: made the first time an AMD device is selected."""
+        self.history: HistoryActions | None = None
+        self.vendor = NVIDIA
         inputs = QWidget()
-        layout = QVBoxLayout(inputs)
+        self.inputs_layout = layout = QVBoxLayout(inputs)
         layout.addWidget(self.device_panel)
         layout.addWidget(self.kernel_panel)
         layout.addStretch(1)
@@ -100,7 +111,7 @@ class MainWindow(QMainWindow):
 
     def _build_central(self) -> None:
         top = QWidget()
-        layout = QVBoxLayout(top)
+        self.results_layout = layout = QVBoxLayout(top)
         layout.setContentsMargins(6, 6, 6, 0)
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
@@ -187,7 +198,9 @@ class MainWindow(QMainWindow):
         self.kernel_dock, self.import_action = install_import_panel(self, self.import_panel)
         self.source = install_source_view(self, self.import_panel, self.kernel_panel.set_origin_note)
         self.detect_gpu: DetectGpuAction = install_detect_action(self, self.device_panel)
-        self.history: HistoryActions = install_history_actions(self, self.kernel_panel.threads_slider)
+        self.history = install_history_actions(self, self.kernel_panel.threads_slider)
+        if self.amd is not None:
+            self.history.watch_inputs(self.amd.panel, self.amd.panel.threads_slider)
         self.help = install_help(self, self.help_menu, TourTargets(self.inputs_scroll, self.summary, self.table,
                                                                    self.plot_area))  # fmt: skip
         install_window_layout(self, self.analysis_menu)  # last: it sees every dock
@@ -204,13 +217,45 @@ class MainWindow(QMainWindow):
 
     # ----------------------------------------------------------------------------- behaviour
     def _on_bridge_result_changed(self, changed: frozenset[str]) -> None:
+        if self.session.vendor != self.vendor:
+            self._show_vendor(self.session.vendor)
         self.device_panel.on_session_changed(changed)
-        self.kernel_panel.on_session_changed(changed)
-        self.summary.on_session_changed(changed)
-        self.table_model.set_result(self.session.result)
+        if self.amd is not None and self.vendor == AMD:
+            self.amd.sync(changed)
+        else:
+            self.kernel_panel.on_session_changed(changed)
+            self.summary.on_session_changed(changed)
+            self.table_model.set_result(self.session.result)
         self.plots.on_session_changed(changed)
         if "device" in changed:
             self._update_title()
+
+    def _show_vendor(self, vendor: str) -> None:
+        """The calculator's widgets for ``vendor``'s devices: AMD's made the first time, the other's hidden."""
+        amd = vendor == AMD
+        if amd and self.amd is None:
+            from .calculator.amd_calculator import AmdCalculator  # noqa: PLC0415 - lazy: an NVIDIA start loads no AMD
+
+            self.amd = AmdCalculator(self.session, self)
+            self.inputs_layout.insertWidget(self.inputs_layout.indexOf(self.kernel_panel) + 1, self.amd.panel)
+            self.results_layout.insertWidget(self.results_layout.indexOf(self.summary) + 1, self.amd.summary)
+            self.results_layout.insertWidget(self.results_layout.indexOf(self.table) + 1, self.amd.table)
+            if self.history is not None:  # made after the window: its inputs join Undo / Redo now
+                self.history.watch_inputs(self.amd.panel, self.amd.panel.threads_slider)
+        self.vendor = vendor
+        for widget in (self.kernel_panel, self.summary, self.table):
+            widget.setVisible(not amd)
+        for amd_widget in self.amd.widgets() if self.amd is not None else ():
+            amd_widget.setVisible(amd)
+        if not amd:  # caught up: they were not updated while an AMD device was selected
+            self.kernel_panel.sync_from_session()
+            self.summary.sync_from_session()
+            self.table_model.set_result(self.session.result)
+        elif self.amd is not None:
+            self.amd.sync()
+        self.warps_action.setText("Active &waves" if amd else "Active &warps")
+        self.warps_action.setToolTip("Plot active waves per CU or WGP (HIP's count; LLVM's waves per SIMD × SIMDs "
+                                     "dashed) (Ctrl+2)" if amd else "Plot active warps per SM (Ctrl+2)")  # fmt: skip
 
     def _update_title(self) -> None:
         """The one writer of the title: device, session file (``*`` when modified), application."""
@@ -226,7 +271,8 @@ class MainWindow(QMainWindow):
         self.plots.set_mode(mode)
 
     def copy_table(self) -> None:
-        QGuiApplication.clipboard().setText(self.table_model.to_tsv())
+        model = self.amd.table_model if self.amd is not None and self.vendor == AMD else self.table_model
+        QGuiApplication.clipboard().setText(model.to_tsv())
         self.statusBar().showMessage("Constraint table copied as tab-separated text", 3000)
 
     def show_about(self) -> None:

@@ -208,7 +208,12 @@ def test_the_text_shows_both_answers_each_limit_the_binding_marked_and_why() -> 
     (["suggest", "--device", "MI300X", "--vgprs", "64", "--blocks", "2"], "--blocks: for NVIDIA devices only"),
     (["suggest", "--device", "MI300X", "--vgprs", "64", "--smem-per-thread", "4"], "--smem-per-thread: for NVIDIA"),
     (["report", "--device", "MI300X", "--threads", "256", "--registers", "32", "-o", "/tmp/never-written.html"],
-     "AMD Instinct MI300X is an AMD device: reports are NVIDIA's for now"),
+     "--registers: for NVIDIA devices only; AMD Instinct MI300X is an AMD device"),
+    (["report", "--device", "MI300X", "--threads", "256", "-o", "/tmp/never-written.html"], "--vgprs is required"),
+    (["report", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--carveout", "50", "-o",
+      "/tmp/never-written.html"], "--carveout: for NVIDIA devices only"),
+    (["report", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--wave-size", "32", "-o",
+      "/tmp/never-written.html"], "wave_size: gfx942 runs wave64 only"),
 ])  # fmt: skip
 def test_bad_amd_arguments_give_one_line_naming_the_flag(argv: list[str], words: str) -> None:
     assert words in one_line_error(*argv)

@@ -219,6 +219,9 @@ def profile(rng: random.Random) -> bytes:
 
 _SESSION_KEYS = ("threads", "registers", "static_smem", "dynamic_smem", "max_dynamic_smem", "barriers", "carveout",
                  "cache_config")
+_AMD_SESSION_KEYS = ("threads", "dynamic_smem", "vgprs", "agprs", "sgprs", "lds", "wave_size", "wgp_mode",
+                     "max_flat_workgroup_size", "waves_per_eu", "allocated_vgprs")
+_AMD_DEVICES = ("MI300X", "RX 7900 XTX", "gfx1100", "gfx908", "AMD Instinct MI250X (one GCD)")
 
 
 def session(rng: random.Random) -> bytes:
@@ -226,20 +229,26 @@ def session(rng: random.Random) -> bytes:
     def value() -> str:
         r = rng.random()
         return number(rng) if r < 0.5 else yaml_hostile(rng) if r < 0.7 else rng.choice(
-            ["256", "null", "none", "l1", "true", "-1", "100", "16384", "16385", "4194304", "4194305"])
+            ["256", "null", "none", "l1", "true", "-1", "100", "16384", "16385", "4194304", "4194305", "false", "32",
+             "64", "[2, 4]", "[4, 2]", "[1, 2, 3]", "[1, null]", "2048", "2049", "800"])
 
-    lines = [f"occupancy_session: {rng.choice(['1', '1', '2', '0', number(rng)])}",
-             f"device: {rng.choice(['H100 SXM5', 'sm_90', 'sm_80', 'A10', value()])}", "inputs:"]
-    for key in rng.sample(_SESSION_KEYS, rng.randrange(len(_SESSION_KEYS) + 1)):
+    amd = rng.random() < 0.4
+    devices = _AMD_DEVICES if amd else ("H100 SXM5", "sm_90", "sm_80", "A10")
+    keys = _AMD_SESSION_KEYS if amd else _SESSION_KEYS
+    if rng.random() < 0.1:
+        keys = _SESSION_KEYS + _AMD_SESSION_KEYS  # the other vendor's keys too
+    lines = [f"occupancy_session: {rng.choice(['1', '2', '2', '3', '0', number(rng)])}",
+             f"device: {rng.choice([*devices, value()])}", "inputs:"]
+    for key in rng.sample(keys, rng.randrange(len(keys) + 1)):
         lines.append(f"  {key}: {value()}")
     if rng.random() < 0.1:
-        lines.append(f"  {rng.choice(_SESSION_KEYS)}: {value()}")  # a duplicate
+        lines.append(f"  {rng.choice(keys)}: {value()}")  # a duplicate
     if rng.random() < 0.3:
         lines += ["import:", f"  path: {rng.choice(['logs/k.log', '/abs/k.log', '..', '', value()])}",
                   f"  kernel: {rng.choice(['_Z1kv', '', value()])}"]
     if rng.random() < 0.3:
-        lines += ["compare:", f"  device: {rng.choice(['sm_86', value()])}",
-                  f"  inputs: {{threads: {value()}, registers: {value()}}}"]
+        lines += ["compare:", f"  device: {rng.choice(['sm_86', 'MI300X', value()])}",
+                  f"  inputs: {{threads: {value()}, {rng.choice(['registers', 'vgprs'])}: {value()}}}"]
     if rng.random() < 0.15:
         lines.insert(rng.randrange(len(lines) + 1), f"{rng.choice(['x', 'inputs', 'device'])}: {yaml_hostile(rng)}")
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")

@@ -18,11 +18,14 @@ def panel(qtbot, session):
 
 
 def test_selector_lists_every_profile_in_groups(panel, session):
+    """NVIDIA's groups, then (once the selector is used: AMD's profiles are read then) AMD's."""
+    panel.selector.ensure_amd()
     model = panel.selector.model()
     names = [model.index(r, 0).data(NAME_ROLE) for r in range(model.rowCount())]
     headers = [model.index(r, 0).data() for r, n in enumerate(names) if n is None]
-    assert headers == ["Compute capabilities", "Named GPUs", "User profiles"]
-    assert sorted(n for n in names if n) == sorted(p.name for p in session.catalog.profiles)
+    assert headers == ["Compute capabilities", "Named GPUs", "User profiles", "AMD GPUs", "AMD targets"]
+    everything = [p.name for p in session.catalog.profiles] + [p.name for p in session.amd_catalog.profiles]
+    assert sorted(n for n in names if n) == sorted(everything)
 
 
 def test_choosing_a_device_drives_session(panel, session):

@@ -149,6 +149,8 @@ def _edit_problem(edit: QLineEdit) -> str | None:
 def _tab_problems(bar: QTabBar) -> list[str]:
     out = []
     for i in range(bar.count()):
+        if not bar.isTabVisible(i):
+            continue  # not shown (the barrier plot's tab on an AMD device)
         text = bar.tabText(i)
         rect = bar.tabRect(i)
         needed = bar.tabSizeHint(i)
@@ -363,13 +365,19 @@ def cut_texts(root: QWidget, dock: QDockWidget | None = None) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    """``WxH DOCKS``: build the window as the application does, show it at WxH with DOCKS open, print findings."""
+    """``WxH DOCKS [amd]``: build the window as the application does (on an AMD device with ``amd``), show it at WxH
+    with DOCKS open, print findings."""
     from occupancy_gui.ui.app import close_without_asking, create_window, process_events_until_idle
     from occupancy_gui.ui.support.window_layout import parse_docks, show_docks
 
     size, docks = argv[0], argv[1]
     width, height = (int(v) for v in size.split("x"))
     app, window, _args = create_window(["--screenshot", "/dev/null"])
+    if argv[2:] == ["amd"]:  # the window on an AMD device, both answers differing (test_legibility's AMD case)
+        from tests.ui.test_legibility import AMD_CASE
+
+        with window.session.batch():
+            window.session.replace(**AMD_CASE)
     window.resize(width, height)
     window.show()
     process_events_until_idle(app)

@@ -12,7 +12,7 @@ counts where waves per SIMD change; ``rows`` turns either answer into vendor-neu
 no Qt, no I/O; targets come from ``profiles.amd_catalog``.
 """
 
-from .advisor import VgprStep, vgpr_steps
+from .advisor import VgprStep, vgpr_hint, vgpr_steps
 from .compiler import COMPILER_LIMITS, CompilerBudget, CompilerResult, compiler_occupancy
 from .errors import AmdInputError
 from .explain import explain_difference
@@ -26,13 +26,13 @@ from .hip_runtime import (
 )
 from .hip_search import HipBlockSizeSearch, hip_block_size_search
 from .rows import AmdLimitRow, compiler_rows, hip_rows
-from .sweeps import sweep_block_size, sweep_lds, sweep_vgprs
+from .sweeps import AmdSweep, sweep_block_size, sweep_lds, sweep_vgprs
 from .types import AGPR_FILES, AmdDevice, AmdKernel, AmdLaunch, AmdTarget, gfx_version
 
 __all__ = [
     "AGPR_FILES", "COMPILER_LIMITS", "HIP_LIMITS", "AmdDevice", "AmdInputError", "AmdKernel", "AmdLaunch",
-    "AmdLimitRow", "AmdTarget", "CompilerBudget", "CompilerResult", "HipBlockSizeSearch", "HipBudget",
+    "AmdLimitRow", "AmdSweep", "AmdTarget", "CompilerBudget", "CompilerResult", "HipBlockSizeSearch", "HipBudget",
     "HipRuntimeResult", "VgprStep", "compiler_occupancy", "compiler_rows", "explain_difference", "gfx_version",
     "hip_block_size_search", "hip_occupancy", "hip_potential_block_size", "hip_rows", "max_active_blocks",
-    "sweep_block_size", "sweep_lds", "sweep_vgprs", "vgpr_steps",
+    "sweep_block_size", "sweep_lds", "sweep_vgprs", "vgpr_hint", "vgpr_steps",
 ]  # fmt: skip

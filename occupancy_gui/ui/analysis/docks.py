@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...fields import AMD
 from ..support.analysis_dock import AnalysisDock, add_analysis_dock
 
 if TYPE_CHECKING:
@@ -22,6 +23,12 @@ def _advisor(session: Session) -> QWidget:
     return AdvisorView(session)
 
 
+def _amd_advisor(session: Session) -> QWidget:
+    from .amd_advisor_view import AmdAdvisorView  # noqa: PLC0415 - lazy: see above
+
+    return AmdAdvisorView(session)
+
+
 def _heatmap(session: Session) -> QWidget:
     from .heatmap_view import HeatmapView  # noqa: PLC0415 - lazy: see above
 
@@ -34,8 +41,14 @@ def _waves(session: Session) -> QWidget:
     return WavesView(session)
 
 
+def _amd_waves(session: Session) -> QWidget:
+    from .amd_waves_view import AmdWavesView  # noqa: PLC0415 - lazy: see above
+
+    return AmdWavesView(session)
+
+
 def install_analysis_docks(window: WindowApi) -> tuple[AnalysisDock, AnalysisDock, AnalysisDock]:
     """The Advisor, Heat maps and Grid-and-waves docks; their modules load when a dock is first shown."""
-    return (add_analysis_dock(window, _advisor, "advisor_dock", "Advisor"),
+    return (add_analysis_dock(window, _advisor, "advisor_dock", "Advisor", {AMD: _amd_advisor}),
             add_analysis_dock(window, _heatmap, "heatmap_dock", "Heat maps"),
-            add_analysis_dock(window, _waves, "waves_dock", "Grid and waves"))
+            add_analysis_dock(window, _waves, "waves_dock", "Grid and waves", {AMD: _amd_waves}))

@@ -145,10 +145,11 @@ class WavesView(RefreshWhenVisible, QWidget):
         self._show_bars(self.analysis)
 
     @staticmethod
-    def describe(w: WaveAnalysis) -> str:
+    def describe(w: WaveAnalysis, unit: str = "SM") -> str:
+        """The waves in words; ``unit`` is what holds the blocks (an SM; a CU or WGP on an AMD device)."""
         lines = [
-            f"<b>{units.count(w.blocks_per_wave, 'block')}</b> at once ({w.blocks_per_sm} per SM × "
-            f"{units.count(w.sm_count, 'SM')})",
+            f"<b>{units.count(w.blocks_per_wave, 'block')}</b> at once ({w.blocks_per_sm} per {unit} × "
+            f"{units.count(w.sm_count, unit)})",
             f"Grid of <b>{w.total_blocks}</b> blocks → <b>{w.waves}</b> wave{'s' if w.waves != 1 else ''}"
             + (f" ({w.full_waves} full + a last one)" if not w.fills_whole_waves else " (all full)"),
             f"Last wave: <b>{w.last_wave_blocks}/{w.blocks_per_wave}</b> = {w.last_wave_utilisation * 100:.1f} % of the GPU; "

@@ -1,4 +1,4 @@
-"""The read-only table view of the constraint model."""
+"""The read-only table view of the constraint model (NVIDIA's, or AMD's: the model says its columns)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
+from .amd_constraint_model import AmdConstraintModel
 from .constraint_model import COLUMNS, HEADER_LABELS, ConstraintTableModel
 
 CELL_PADDING = 12
@@ -22,15 +23,19 @@ class ConstraintTableView(QTableView):
     column is only resized when its width really changes.
     """
 
-    def __init__(self, model: ConstraintTableModel, parent: QWidget | None = None) -> None:
+    def __init__(self, model: ConstraintTableModel | AmdConstraintModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setModel(model)
+        amd = isinstance(model, AmdConstraintModel)
+        self._columns = AmdConstraintModel.COLUMNS if amd else COLUMNS
+        self._headers = AmdConstraintModel.HEADERS if amd else HEADER_LABELS
+        self._hide_order = AmdConstraintModel.HIDE_ORDER if amd else HIDE_ORDER
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         # Nothing to select: a selected row would look like the binding one (Copy table copies it all).
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setWordWrap(False)
-        self._natural: list[int] = [0] * len(COLUMNS)
+        self._natural: list[int] = [0] * len(self._columns)
         self.hidden_columns: tuple[int, ...] = ()
         """Columns hidden because the window is too narrow for them (see :data:`HIDE_ORDER`)."""
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
@@ -55,21 +60,21 @@ class ConstraintTableView(QTableView):
         self.fit_columns()
 
     def fit_columns(self) -> None:
-        model: ConstraintTableModel = self.model()  # type: ignore[assignment]  # the model it was built with
+        model: ConstraintTableModel | AmdConstraintModel = self.model()  # type: ignore[assignment]  # as built
         plain = self.fontMetrics()
         bold_font = QFont(self.font())
         bold_font.setBold(True)
         bold = QFontMetrics(bold_font)
         head = QFontMetrics(self.horizontalHeader().font())
         header = self.horizontalHeader()
-        for column in range(len(COLUMNS)):
-            width = max(head.horizontalAdvance(line) for line in HEADER_LABELS[column].split("\n"))
+        for column in range(len(self._columns)):
+            width = max(head.horizontalAdvance(line) for line in self._headers[column].split("\n"))
             for row in range(model.rowCount()):
                 metrics = bold if model.is_binding(row) else plain
                 width = max(width, metrics.horizontalAdvance(model.display_text(row, column)))
             width += CELL_PADDING
             self._natural[column] = width
-            if column < len(COLUMNS) - 1 and header.sectionSize(column) != width:  # the last one stretches
+            if column < len(self._columns) - 1 and header.sectionSize(column) != width:  # the last one stretches
                 header.resizeSection(column, width)
         self._fit_width()
 
@@ -77,7 +82,7 @@ class ConstraintTableView(QTableView):
         """Hide the columns of :data:`HIDE_ORDER` that the view's width cannot hold whole, first ones first."""
         room = self.viewport().width()
         hidden: list[int] = []
-        for column in HIDE_ORDER:
+        for column in self._hide_order:
             if sum(w for c, w in enumerate(self._natural) if c not in hidden) <= room:
                 break
             hidden.append(column)
@@ -85,9 +90,9 @@ class ConstraintTableView(QTableView):
         if hidden_now == self.hidden_columns:
             return
         self.hidden_columns = hidden_now
-        for column in range(len(COLUMNS)):
+        for column in range(len(self._columns)):
             self.setColumnHidden(column, column in hidden_now)
-        names = ", ".join(COLUMNS[c] for c in hidden_now)
+        names = ", ".join(self._columns[c] for c in hidden_now)
         self.horizontalHeader().setToolTip(f"Hidden at this width: {names} (each row's tooltip has them; widen the "
                                            "window to show them)" if hidden_now else "")  # fmt: skip
 
@@ -99,7 +104,7 @@ class ConstraintTableView(QTableView):
         return QSize(super().sizeHint().width(), self.fitting_height())
 
     def fitting_height(self) -> int:
-        """Height that shows five rows (every limit that applies); the columns always fit the width."""
-        rows = max(5, self.model().rowCount())
+        """Height that shows five rows (every limit that applies; AMD's six); the columns always fit the width."""
+        rows = max(6 if self._columns is not COLUMNS else 5, self.model().rowCount())
         header = self.horizontalHeader().sizeHint().height()
         return header + rows * self.verticalHeader().defaultSectionSize() + 2 * self.frameWidth()

@@ -1,4 +1,8 @@
-"""Device selection (searchable), its key limits with their sources, and the device-state preferences."""
+"""Device selection (searchable, both vendors), its key limits with their sources, and the device-state preferences.
+
+AMD's devices join the list when the selector is first used (focused or opened) or when an AMD device is selected:
+reading their profiles costs start-up nothing while the window opens on an NVIDIA device.
+"""
 
 from __future__ import annotations
 
@@ -31,16 +35,19 @@ from ...engine import (
     supports_cache_config,
     supports_carveout,
 )
+from ...fields import AMD
 from ...session import Session
 from ..support.qt_utils import signals_blocked
 from ..support.quantity import ErrorLabel
 from ..support.terms import tip
+from .amd_limits import AmdLimits
 
 if TYPE_CHECKING:
-    from ...profiles import Catalog, DeviceProfile
+    from ...profiles import AmdCatalog, AmdProfile, Catalog, DeviceProfile
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 GROUPS = (("Compute capabilities", "cc"), ("Named GPUs", "gpu"), ("User profiles", "user"))
+AMD_GROUPS = (("AMD GPUs", "amd_gpu"), ("AMD targets", "amd_target"))
 
 CARVEOUT_CHOICES = (("Default", CARVEOUT_DEFAULT), ("Max shared memory", 100), ("Max L1 cache", 0),
                     ("Percentage…", None))  # fmt: skip
@@ -77,8 +84,23 @@ def profile_label(profile: DeviceProfile) -> str:
     return f"{name} — {profile.architecture}, CC {major}.{minor}, {units.count(profile.sm_count or 0, 'SM')}"
 
 
-SELECTOR_TIP = ("Device profile: a compute capability (sm_90) or a named GPU.\n"
-                "Type any part of a name, alias, architecture or \"CC 9.0\" to search.")
+def amd_shown_label(profile: AmdProfile) -> str:
+    """What the closed selector shows for an AMD profile: a product's name as AMD writes it, a target's name."""
+    return profile.name if profile.kind == "amd_gpu" else f"{profile.name} — {profile.architecture}"
+
+
+def amd_label(profile: AmdProfile) -> str:
+    """One line per AMD profile, searchable by product name, short form, target and architecture (a target's
+    title names its products: "MI300X" finds gfx942 too)."""
+    if profile.kind == "amd_target":
+        return profile.title
+    aliases = [a for a in profile.aliases if a.casefold() not in profile.name.casefold()]
+    name = f"{profile.name} ({', '.join(aliases)})" if aliases else profile.name
+    return f"{name} — {profile.target.name}, {profile.architecture}, {units.count(profile.compute_units or 0, 'CU')}"
+
+
+SELECTOR_TIP = ("Device profile: a compute capability (sm_90), a named GPU, an AMD GPU (MI300X, RX 7900 XTX) or\n"
+                "an AMD target (gfx942). Type any part of a name, alias, architecture, \"CC 9.0\" or gfx target.")
 
 SMEM_ROWS = {
     "Shared mem / SM": lambda d: d.shared_mem_per_multiprocessor, "Shared mem / block": lambda d: d.shared_mem_per_block,
@@ -97,6 +119,8 @@ class DeviceSelector(QComboBox):
         self.setMaxVisibleItems(24)
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(14)
+        self.session = session
+        self.amd: AmdCatalog | None = session.amd_catalog if session.vendor == AMD else None
         self.populate(session.catalog)
         # The completer searches only real profiles (no group headers), by any substring.
         self.choices = choices = QSortFilterProxyModel(self)
@@ -114,8 +138,23 @@ class DeviceSelector(QComboBox):
         assert editor is not None  # setEditable(True) above made it
         self.editor = editor
 
+    def ensure_amd(self) -> None:
+        """List AMD's devices too (their profiles are read now, the first time)."""
+        if self.amd is None:
+            self.amd = self.session.amd_catalog
+            with signals_blocked(self):
+                text = self.currentText()
+                self.populate(self.session.catalog)
+                self.setCurrentIndex(self.index_of_name(self.session.inputs.device))
+                self.setEditText(text)
+
+    def showPopup(self) -> None:  # noqa: N802 (Qt override)
+        self.ensure_amd()
+        super().showPopup()
+
     def focusInEvent(self, event: QFocusEvent) -> None:  # noqa: N802 (Qt override)
         # Focusing the selector (click, Tab, Alt+D) selects its text, so typing starts a new search.
+        self.ensure_amd()
         super().focusInEvent(event)
         line = self.lineEdit()
         if line is not None:
@@ -148,6 +187,22 @@ class DeviceSelector(QComboBox):
                 self.shown[profile.name] = shown_label(profile)
                 self.by_label[label.casefold()] = profile.name
                 self.by_label.setdefault(self.shown[profile.name].casefold(), profile.name)
+        for title, kind in AMD_GROUPS if self.amd is not None else ():
+            amd_members = [p for p in self.amd or () if p.kind == kind]
+            header = QStandardItem(title)
+            header.setFlags(Qt.ItemFlag.NoItemFlags)
+            header.setFont(header_font)
+            model.appendRow(header)
+            for amd in amd_members:
+                label = amd_label(amd)
+                item = QStandardItem(label)
+                item.setData(amd.name, NAME_ROLE)
+                item.setToolTip(amd.title if amd.kind == "amd_gpu" else amd.notes or amd.title)
+                model.appendRow(item)
+                self.labels[amd.name] = label
+                self.shown[amd.name] = amd_shown_label(amd)
+                self.by_label[label.casefold()] = amd.name
+                self.by_label.setdefault(self.shown[amd.name].casefold(), amd.name)
         self.setModel(model)  # QComboBox deletes the model it replaces when it owned it
         self._fit_width()
         if getattr(self, "choices", None) is not None:
@@ -179,6 +234,8 @@ class DevicePanel(QGroupBox):
         layout.addWidget(self.selector)
         layout.addWidget(self.selector_error)
         layout.addLayout(self.limits_grid)
+        self.amd_limits = AmdLimits(self)
+        layout.addWidget(self.amd_limits)
         layout.addLayout(self.state_form)
         self.sync_from_session()
 
@@ -270,7 +327,7 @@ class DevicePanel(QGroupBox):
             return
         name = self.selector.by_label.get(text.casefold())
         try:
-            name = name or self.session.catalog.get(text).name
+            name = name or self.session.find(text).name
         except KeyError as exc:
             self.selector_error.show_message(str(exc.args[0]) if exc.args else str(exc))
             return
@@ -294,12 +351,19 @@ class DevicePanel(QGroupBox):
 
     def sync_from_session(self) -> None:
         s = self.session
-        inputs, cc = s.inputs, s.device.compute_capability
+        amd = s.vendor == AMD
+        if amd:
+            self.selector.ensure_amd()
+        self._show_vendor(amd)
+        inputs = s.inputs
+        if amd:
+            with signals_blocked(self.selector):
+                self._show_selected(inputs.device)
+            self.amd_limits.show_profile(s.amd_profile)
+            return
+        cc = s.device.compute_capability
         with signals_blocked(self.selector, self.carveout, self.carveout_percent, self.cache_config):
-            self.selector.setCurrentIndex(self.selector.index_of_name(inputs.device))
-            self.selector.setEditText(self.selector.shown.get(inputs.device, inputs.device))
-            self.selector.setToolTip(f"{self.selector.labels.get(inputs.device, inputs.device)}\n\n{SELECTOR_TIP}")
-            self.selector.editor.setCursorPosition(0)
+            self._show_selected(inputs.device)
             preset = next((i for i, (_t, v) in enumerate(CARVEOUT_CHOICES) if v == inputs.carveout), None)
             self.carveout.setCurrentIndex(len(CARVEOUT_CHOICES) - 1 if preset is None else preset)
             if preset is None:
@@ -310,6 +374,23 @@ class DevicePanel(QGroupBox):
         self.carveout_percent.setEnabled(carveout_ok and preset is None)
         self.cache_config.setEnabled(cache_ok)
         self._show_limits()
+
+    def _show_selected(self, device: str) -> None:
+        self.selector.setCurrentIndex(self.selector.index_of_name(device))
+        self.selector.setEditText(self.selector.shown.get(device, device))
+        self.selector.setToolTip(f"{self.selector.labels.get(device, device)}\n\n{SELECTOR_TIP}")
+        self.selector.editor.setCursorPosition(0)
+
+    def _show_vendor(self, amd: bool) -> None:
+        """AMD's limits, or NVIDIA's limits and device-state preferences (a carveout is NVIDIA's alone)."""
+        if self.amd_limits.isHidden() != amd:
+            return
+        self.amd_limits.setVisible(amd)
+        for key, value in self.limit_labels.values():
+            key.setVisible(not amd)
+            value.setVisible(not amd)
+        for row in range(self.state_form.rowCount()):
+            self.state_form.setRowVisible(row, not amd)
 
     def _show_limits(self) -> None:
         profile, device = self.session.profile, self.session.device

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QSlider, QWidget
 
 from ... import fields
+from ...fields import NVIDIA
 from ...session import InputRefused, Session
 from ..support import terms
 from ..support.qt_utils import signals_blocked
@@ -165,6 +166,8 @@ class KernelPanel(QGroupBox):
 
     def sync_from_session(self) -> None:
         s = self.session
+        if s.vendor != NVIDIA:
+            return  # hidden: an AMD device is selected (the AMD kernel panel shows its inputs)
         inputs, device = s.inputs, s.device
         warp = device.warp_size
         spins = self.spins

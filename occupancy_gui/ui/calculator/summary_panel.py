@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QStacked
 
 from ... import units
 from ...engine import Limit, launch_bound_reason
+from ...fields import NVIDIA
 from ...session import Session
 from ..support.qt_utils import banner_colors
 from ..support.terms import tip
@@ -157,6 +158,8 @@ class SummaryPanel(QWidget):
         self.sync_from_session()
 
     def sync_from_session(self) -> None:
+        if self.session.vendor != NVIDIA:
+            return  # hidden: an AMD device is selected (the AMD answer card shows both answers)
         result, error = self.session.result, self.session.error
         if result is None:
             self.occupancy.setText("—")

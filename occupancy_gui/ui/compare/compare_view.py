@@ -35,11 +35,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...fields import AMD, NVIDIA
 from ...session import INPUT_FIELDS, Inputs, Session
 from ..calculator.plots.step_plot import merge_steps
 from ..support.deferred import DeferredUpdate
 from ..support.qt_utils import blend, is_dark, palette
 from ..support.read_only_model import ReadOnlyTableModel
+from .amd_gpus import OCCUPANCY_COLUMN, AmdGpuTableModel, figures, kernel_words, plot_curves
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QActionGroup
@@ -183,6 +185,7 @@ class CompareView(QObject):
         self.pinned: Session | None = None
         self.model = CompareTableModel(self)
         self.gpu_model = GpuTableModel(self)
+        self.amd_gpu_model = AmdGpuTableModel(self)
         self.gpu_proxy = QSortFilterProxyModel(self)
         self.gpu_proxy.setSourceModel(self.gpu_model)
         self.gpu_proxy.setSortRole(SORT_ROLE)
@@ -287,12 +290,17 @@ class CompareView(QObject):
     def pinned_inputs(self) -> Inputs | None:
         return self.pinned.inputs if self.pinned is not None else None
 
+    @property
+    def pinned_vendor(self) -> str:
+        return self.pinned.vendor if self.pinned is not None else NVIDIA
+
     def pin(self, inputs: Inputs | None = None) -> None:
         """Pin ``inputs`` (the current ones by default) as configuration A."""
         inputs = inputs or self.session.inputs
         if self.pinned is not None and self.pinned.inputs == inputs:
             return
-        self.pinned = Session(self.session.catalog, **{n: getattr(inputs, n) for n in INPUT_FIELDS})
+        self.pinned = Session(self.session.catalog, **{n: getattr(inputs, n) for n in INPUT_FIELDS},
+                              amd_catalog=self.session.amd_catalog if self.session.vendor == AMD else None)  # fmt: skip
         self.refresh()
         self._show_dock(self.dock)
         self.pinnedChanged.emit()
@@ -334,31 +342,39 @@ class CompareView(QObject):
         if not self._table_dirty:
             return
         self._table_dirty = False
-        from ...report import describe  # noqa: PLC0415 - lazy: the report module loads with the first compare
 
         s, a = self.session, self.pinned
-        b_figures = describe(s.profile, s.inputs, s.result, s.error)
-        a_figures = describe(a.profile, a.inputs, a.result, a.error) if a is not None else None
+        b_figures = figures(s)
+        a_figures = figures(a) if a is not None else None
         self.model.set_figures(a_figures, b_figures)
         if a is None:
             self.a_label.setText("Nothing pinned: press “Pin as A”, then change the device or inputs.")
         else:
             diffs = len(self.model.differing_labels())
-            self.a_label.setText(f"<b>A</b> (dashed in the plots): {a.inputs.device}, {a.inputs.threads} threads, "
-                                 f"{a.inputs.registers} registers. <b>B</b>: the current inputs. "
+            dashed = " (dashed in the plots)" if a.vendor == s.vendor else ""
+            self.a_label.setText(f"<b>A</b>{dashed}: {kernel_words(a)}. <b>B</b>: the current inputs. "
                                  f"{diffs} figure(s) differ, marked {DIFF_MARK}.")  # fmt: skip
 
     def refresh_gpus(self) -> None:
         if not self._gpus_dirty:
             return
         self._gpus_dirty = False
-        from ...report import every_gpu  # noqa: PLC0415 - lazy: as in refresh_table
+        from ...report import every_amd_gpu, every_gpu  # noqa: PLC0415 - lazy: as in refresh_table
 
-        self.gpu_model.set_rows(every_gpu(self.session.catalog, self.session.inputs), self.session.inputs.device)
+        s = self.session
+        model: GpuTableModel | AmdGpuTableModel = self.amd_gpu_model if s.vendor == AMD else self.gpu_model
+        if self.gpu_proxy.sourceModel() is not model:  # AMD devices are compared with one another only
+            self.gpu_proxy.setSourceModel(model)
+            column = OCCUPANCY_COLUMN if model is self.amd_gpu_model else GPU_HEADERS.index("Occupancy")
+            self.gpu_table.sortByColumn(column, Qt.SortOrder.DescendingOrder)
+        if s.vendor == AMD:
+            self.amd_gpu_model.set_rows(every_amd_gpu(s.amd_catalog, s.inputs), s.inputs.device)
+        else:
+            self.gpu_model.set_rows(every_gpu(s.catalog, s.inputs), s.inputs.device)
 
     def _update_overlays(self) -> None:
         self._apply_pen()
-        curves = self.pinned.curves if self.pinned is not None else {}
+        curves = plot_curves(self.pinned, self.session.vendor)
         for key, item in self.overlays.items():
             plot, curve = self.plots.plots[key], curves.get(key)
             if curve is None:

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from PySide6.QtCore import (
     QCoreApplication,
     QEvent,
@@ -37,9 +38,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...fields import NVIDIA
 from ...kernel_table import KernelTable, RowLaunch, occupancy_column
 from ...record_launch import threads_reason
-from ...session import InputRefused
+from ...session import DEFAULT_DEVICE, InputRefused
 from ..support.deferred import DeferredUpdate
 from ..support.file_drop import DROP_EVENTS, accept_drop, dropped_compiler_output
 from ..support.file_watch import FileWatch, file_stamp
@@ -310,6 +312,8 @@ class ImportPanel(QWidget):
         self._selected = None
         old = self.model.table
         self.model.set_table(table, self._occupancy(table), self.session.inputs.threads)
+        if self.session.vendor != NVIDIA:
+            self.model.set_launch(self.model.launch, self.session.inputs.threads, self._unavailable())
         fit_figure_columns(self.view)
         self.filter_edit.table_replaced()
         if old is not None and len(old) > 10_000:
@@ -380,7 +384,12 @@ class ImportPanel(QWidget):
             self._update_notes()
             return
         s = self.session
-        changes = kernel_changes(t, i, s.catalog, s.device, s.inputs.threads, match_device)
+        if s.vendor != NVIDIA:  # an NVIDIA kernel on an AMD device: its architecture's device, else the default
+            fallback = s.catalog.get(DEFAULT_DEVICE) if DEFAULT_DEVICE in s.catalog.names() else s.catalog.profiles[0]
+            changes = {"device": fallback.name, **kernel_changes(t, i, s.catalog, fallback.device_properties(),
+                                                                 s.inputs.threads, True)}  # fmt: skip
+        else:
+            changes = kernel_changes(t, i, s.catalog, s.device, s.inputs.threads, match_device)
         moved = threads_reason(t.records[i], s.inputs.threads)
         try:
             with s.batch():
@@ -403,7 +412,7 @@ class ImportPanel(QWidget):
         i = self._selected_record()
         t = self.model.table
         notes: Notes = (None, None)
-        if t is not None and i is not None:
+        if t is not None and i is not None and self.session.vendor == NVIDIA:
             notes = kernel_notes(t, i, self.session.inputs, self.session.device, self.session.catalog)
         self.kernel_panel.set_import_notes(*notes)
         self.notes = notes
@@ -411,11 +420,20 @@ class ImportPanel(QWidget):
     def _occupancy(self, table: KernelTable) -> RowLaunch:
         """Every row's threads and occupancy as the calculator will give them once the row is chosen."""
         s, i = self.session, self.session.inputs
+        if s.vendor != NVIDIA:
+            return RowLaunch(np.zeros(len(table), np.int64), np.full(len(table), np.nan))
         return occupancy_column(table, s.device, s.device_state, i.threads, i.dynamic_smem, i.max_dynamic_smem)
+
+    def _unavailable(self) -> str | None:
+        """Why the rows have no threads and occupancy now (an AMD device is selected), or ``None``."""
+        if self.session.vendor == NVIDIA:
+            return None
+        return (f"{self.session.inputs.device} is an AMD device: these NVIDIA kernels have no occupancy on it. "
+                "Choosing one selects the device of its architecture.")  # fmt: skip
 
     def on_session_changed(self, changed: frozenset[str]) -> None:
         if changed & _OCCUPANCY_INPUTS and self.model.table is not None:
-            self.model.set_launch(self._occupancy(self.model.table), self.session.inputs.threads)
+            self.model.set_launch(self._occupancy(self.model.table), self.session.inputs.threads, self._unavailable())
         self._update_notes()
 
     # ----------------------------------------------------------------------------- filter

@@ -91,12 +91,14 @@ class KernelTableModel(ReadOnlyTableModel):
         n = len(table) if table is not None else 0
         self.launch = launch if launch is not None else RowLaunch(np.zeros(n, np.int64), np.full(n, np.nan))
         self.threads = threads
+        self.unavailable: str | None = None
         self._rows = self._ordered_rows()
         self.endResetModel()
 
-    def set_launch(self, launch: RowLaunch, threads: int) -> None:
-        """New figures for every row (the device or the launch changed)."""
-        self.launch, self.threads = launch, threads
+    def set_launch(self, launch: RowLaunch, threads: int, unavailable: str | None = None) -> None:
+        """New figures for every row (the device or the launch changed); ``unavailable`` says why there are none
+        (an AMD device is selected: these NVIDIA kernels have no figure on it), shown as "—"."""
+        self.launch, self.threads, self.unavailable = launch, threads, unavailable
         if self._sort is not None and self._sort[0] in (THREADS, OCCUPANCY):
             self.sort(*self._sort)
         elif self._rows.size:
@@ -283,6 +285,8 @@ class KernelTableModel(ReadOnlyTableModel):
             if t.max_threads[i] > 0:
                 return f"≤ {int(t.max_threads[i])}"
             return "?" if t.launch_bounds_unknown else "—"
+        if column in (THREADS, OCCUPANCY) and self.unavailable is not None:
+            return "—"
         if column == THREADS:
             return str(int(self.launch.threads[i])) if i < self.launch.threads.size else "—"
         occ = self.occupancy[i] if i < self.occupancy.size else np.nan
@@ -315,6 +319,8 @@ class KernelTableModel(ReadOnlyTableModel):
             if t.launch_bounds_unknown:
                 return f"Not known: {LAUNCH_BOUNDS_NOTE}."
             return "No launch bound: the kernel's binary records none."
+        if column in (THREADS, OCCUPANCY) and self.unavailable is not None:
+            return self.unavailable
         if column in (THREADS, OCCUPANCY) and i < self.launch.threads.size:
             return self._threads_tip(t, i)
         return None

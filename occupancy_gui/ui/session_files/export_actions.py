@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ... import report
 from ... import session_file as sf
+from ...fields import AMD
 
 if TYPE_CHECKING:
     from ...importers import KernelRecord
@@ -43,6 +44,9 @@ def export_to(path: str | os.PathLike[str], session: Session, source: tuple[str,
             kernel = f"{source[0]}:{record.demangled or record.name}"
         elif source is not None and source[1]:
             kernel = f"{source[0]}:{source[1]}"
+        if session.vendor == AMD:  # both AMD answers; the kernel table's records are NVIDIA's
+            sf.atomic_write_text(path, report.render_amd(report.amd_report_data(session, kernel), path))
+            return path
         data = report.report_data(session, kernel_source=kernel, record=record)
         sf.atomic_write_text(path, report.render(data, path))
     return path

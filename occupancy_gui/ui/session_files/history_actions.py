@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QSlider
+    from PySide6.QtWidgets import QSlider, QWidget
 
     from ...session import Session
     from ..support.window_api import WindowApi
@@ -92,6 +92,24 @@ class HistoryActions(QObject):
         if wheel:
             widget.installEventFilter(self.wheel)
 
+    def watch_inputs(self, root: QWidget, threads_slider: QSlider) -> None:
+        """Every input box under ``root`` passes the keys on (and a wheel burst is one step); a drag of
+        ``threads_slider`` is one step.  Called again for inputs made later (the AMD kernel panel)."""
+        from PySide6.QtWidgets import QAbstractSpinBox, QComboBox  # noqa: PLC0415 - with the window, not at import
+
+        for box in root.findChildren(QAbstractSpinBox):
+            line = box.lineEdit()
+            if line is not None:
+                self.watch(line)
+            self.watch(box, wheel=True)
+        for combo in root.findChildren(QComboBox):
+            editor = combo.lineEdit()
+            if editor is not None:
+                self.watch(editor, wheel=False)
+        threads_slider.sliderPressed.connect(self.session.begin_gesture)
+        threads_slider.sliderReleased.connect(self.session.end_gesture)
+        self.watch(threads_slider)
+
     def _on_undo_triggered(self) -> None:
         self.wheel._on_timer_timeout()  # a burst in progress ends here
         if self.session.undo():
@@ -115,21 +133,6 @@ class HistoryActions(QObject):
 def install_history_actions(window: WindowApi, threads_slider: QSlider) -> HistoryActions:
     """Edit → Undo / Redo for ``window``; every input box passes the keys on, and a drag of
     ``threads_slider`` is one step."""
-    from PySide6.QtWidgets import QAbstractSpinBox, QComboBox  # noqa: PLC0415 - with the window, not at import
-
     history = HistoryActions(window)
-    frame = window.frame
-    for box in frame.findChildren(QAbstractSpinBox):
-        line = box.lineEdit()
-        if line is not None:
-            history.watch(line)
-        history.watch(box, wheel=True)
-    for combo in frame.findChildren(QComboBox):
-        editor = combo.lineEdit()
-        if editor is not None:
-            history.watch(editor, wheel=False)
-    slider = threads_slider
-    slider.sliderPressed.connect(window.session.begin_gesture)
-    slider.sliderReleased.connect(window.session.end_gesture)
-    history.watch(slider)
+    history.watch_inputs(window.frame, threads_slider)
     return history

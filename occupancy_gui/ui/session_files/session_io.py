@@ -8,6 +8,7 @@ in ``export_actions.py``; which drop is a session file, in ``file_drop.py``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -67,6 +68,11 @@ class Comparison(Protocol):
 
     @property
     def pinned_inputs(self) -> Inputs | None: ...
+
+    @property
+    def pinned_vendor(self) -> str:
+        """Whose device the pinned configuration is on (``"nvidia"`` when nothing is pinned)."""
+        ...
 
     def pin(self, inputs: Inputs | None = None) -> None: ...
 
@@ -153,7 +159,7 @@ class SessionIO(QObject):
         return self._source
 
     def state(self) -> sf.SessionState:
-        return sf.state_of(self.session, self.current_source(), self.compare.pinned_inputs)
+        return sf.state_of(self.session, self.current_source(), self.compare.pinned_inputs, self.compare.pinned_vendor)
 
     def set_modified(self, modified: bool) -> None:
         if modified != self.modified:
@@ -215,7 +221,7 @@ class SessionIO(QObject):
         """Make ``state`` the window's session (one recompute), as read from ``path``."""
         self._loading = True
         try:
-            sf.apply_inputs(self.session, state.inputs)
+            sf.apply_inputs(self.session, state.inputs, state.vendor)
             if state.pinned is not None:
                 self.compare.pin(state.pinned)
             else:
@@ -270,7 +276,8 @@ class SessionIO(QObject):
         """Default inputs on the current device, nothing pinned, no file (after "Save changes?")."""
         if not self.confirm_discard("starting a new session"):
             return
-        self.adopt(sf.SessionState(Inputs(device=self.session.inputs.device, **DEFAULT_INPUTS)), None)
+        fresh = Inputs(device=self.session.inputs.device, **DEFAULT_INPUTS)
+        self.adopt(sf.SessionState(fresh, vendor=self.session.vendor), None)
         self.sources.clear_selection()  # the table stays to choose from; no row stands for the default inputs
         self.session.clear_history()
 
@@ -398,7 +405,7 @@ def start_session(io: SessionIO, args: Any, state: sf.SessionState | None) -> No
     io.autosave.read_only = bool(getattr(args, "print_state", False))  # a diagnostic run leaves recovery files be
     if state is not None:
         inputs = io.session.inputs
-        io.adopt(sf.SessionState(inputs, state.source, state.pinned), args.session_file,
+        io.adopt(dataclasses.replace(state, inputs=inputs, vendor=io.session.vendor), args.session_file,
                  modified=inputs != state.inputs)  # fmt: skip
         io.add_recent(args.session_file)
     elif not args.file and all(getattr(args, n, None) is None for n in INPUT_OPTIONS):

@@ -58,15 +58,23 @@ class SourceFeature(QObject):
         for action in (self.folder_action, self.source_action):
             window.file_menu.insertAction(window.file_quit_separator, action)
 
-    def view(self) -> SourceView:
-        """The dock's view, shown and in front."""
+    def view(self) -> SourceView | None:
+        """The dock's view, shown and in front; ``None`` (the dock says why, and so does the status bar) while an AMD
+        device is selected: nvcc and ptxas compile for NVIDIA's architectures."""
         self.dock.show()
         self.dock.raise_()
-        return cast("SourceView", self.dock.view())
+        shown = self.dock.view()
+        if not self.dock.available:
+            self.window.frame.statusBar().showMessage(
+                f"{self.dock.note.text()} Choose an NVIDIA device to compile PTX or CUDA source.", 8000)
+            return None
+        return cast("SourceView", shown)
 
     def open(self, path: str, arch: str | None = None) -> None:
         """Compile ``path`` (for ``arch``, else the selected device's) and watch it."""
-        self.view().open(path, arch)
+        view = self.view()
+        if view is not None:
+            view.open(path, arch)
 
     @property
     def busy(self) -> bool:
@@ -94,7 +102,9 @@ class SourceFeature(QObject):
         return False
 
     def open_dialog(self) -> None:
-        self.view().open_dialog()
+        view = self.view()
+        if view is not None:
+            view.open_dialog()
 
     def import_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self.window.frame,

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QSizePolicy, QTabBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QTabBar, QVBoxLayout, QWidget
 
+from ....fields import AMD
 from .plot_grid import SWEEPS, PlotGrid
 
 MIN_PLOT_HEIGHT = 180
@@ -22,15 +23,17 @@ MARGINS = 12
 GRID, ROW, SINGLE = "grid", "row", "single"
 TAB_TITLES = {"threads": "Threads / block", "registers": "Registers", "shared_memory": "Shared memory",
               "barriers": "Barriers"}  # fmt: skip
+AMD_TAB_TITLES = {"threads": "Threads / block", "registers": "VGPRs", "shared_memory": "LDS"}
+AMD_LEGEND = "Filled: HIP runtime · dashed: LLVM"
 
 
-def arrangement_for(width: int, height: int, one_at_a_time: bool) -> str:
-    """How four plots fit in ``width`` × ``height`` pixels, each at least the minimum size."""
+def arrangement_for(width: int, height: int, one_at_a_time: bool, plots: int = 4) -> str:
+    """How ``plots`` plots fit in ``width`` × ``height`` pixels, each at least the minimum size."""
     if one_at_a_time:
         return SINGLE
     if height >= 2 * MIN_PLOT_HEIGHT + MARGINS and width >= 2 * MIN_PLOT_WIDTH:
         return GRID
-    if width >= 4 * MIN_PLOT_WIDTH and height >= MIN_PLOT_HEIGHT + MARGINS:
+    if width >= plots * MIN_PLOT_WIDTH and height >= MIN_PLOT_HEIGHT + MARGINS:
         return ROW
     return SINGLE
 
@@ -55,17 +58,29 @@ class PlotArea(QWidget):
                              "(or View → One plot at a time is ticked).")  # fmt: skip
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.tabs.hide()
+        self.legend = QLabel(AMD_LEGEND, self)
+        self.legend.setObjectName("amd_plot_legend")
+        self.legend.setToolTip("On an AMD device each plot shows both answers over the same input: the HIP runtime's "
+                               "curve filled,\nthe compiler model's (LLVM's '; Occupancy') dashed.")  # fmt: skip
+        self.legend.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addWidget(self.tabs)
+        top = QHBoxLayout()  # the legend beside the tabs: on a short screen the plots keep every pixel
+        top.setContentsMargins(0, 0, 6, 0)
+        top.addWidget(self.tabs)
+        top.addStretch(1)
+        top.addWidget(self.legend)
+        layout.addLayout(top)
         layout.addWidget(plots, 1)
+        plots.vendorChanged.connect(self._on_plots_vendor_changed)
         _left, top, _right, bottom = plots.ci.layout.getContentsMargins()
         plots.setMinimumHeight(MIN_PLOT_HEIGHT + int(top + bottom))  # the plot itself, axes included, keeps 180 px
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        return QSize(MIN_PLOT_WIDTH, self.plots.minimumHeight() + self.tabs.sizeHint().height())
+        legend = 0 if self.legend.isHidden() else self.legend.sizeHint().height()
+        return QSize(MIN_PLOT_WIDTH, self.plots.minimumHeight() + max(self.tabs.sizeHint().height(), legend))
 
     @property
     def shown_key(self) -> str:
@@ -83,8 +98,23 @@ class PlotArea(QWidget):
         super().resizeEvent(event)
         self._arrange()
 
+    def _on_plots_vendor_changed(self, vendor: str) -> None:
+        amd = vendor == AMD
+        for i, (key, *_rest) in enumerate(SWEEPS):
+            self.tabs.setTabText(i, AMD_TAB_TITLES.get(key, TAB_TITLES[key]) if amd else TAB_TITLES[key])
+            self.tabs.setTabVisible(i, key not in self.plots.hidden)
+        if self.shown_key in self.plots.hidden:
+            self.tabs.setCurrentIndex(0)
+        self.legend.setVisible(amd)
+        self.updateGeometry()  # its minimum height counts the legend
+        self.arrangement = ""  # the same size may want another arrangement, and the cells must move anyway
+        self._arrange()
+
     def _arrange(self) -> None:
-        wanted = arrangement_for(self.width(), self.height(), self.one_at_a_time)
+        shown = len(SWEEPS) - len(self.plots.hidden)
+        wanted = arrangement_for(self.width(), self.height() - self.legend.sizeHint().height() * (not self.legend.isHidden()),
+                                 self.one_at_a_time, shown)  # fmt: skip
+        # (in the single arrangement the legend shares the tabs' row; elsewhere it takes a row of its own)
         if wanted == self.arrangement and (wanted != SINGLE or self.tabs.isVisible()):
             return
         self.arrangement = wanted

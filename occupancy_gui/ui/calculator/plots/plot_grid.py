@@ -1,13 +1,20 @@
 """The step curves in one ``GraphicsLayoutWidget`` (one view, one repaint): a 2×2 grid, a row of four,
-or one alone (``arrange``; :class:`~.plot_area.PlotArea` decides which)."""
+or one alone (``arrange``; :class:`~.plot_area.PlotArea` decides which).
+
+On an AMD device three of the cells show AMD's sweeps (block size, VGPRs, LDS): the HIP runtime's curve as the
+plot's own, the compiler's dashed over it; the barrier plot is NVIDIA's alone and leaves the grid (the third plot
+then spans the second row).
+"""
 
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Signal
 from PySide6.QtWidgets import QWidget
 
+from ....fields import AMD, NVIDIA
 from ....session import Session
+from .amd_overlay import CompilerOverlay
 from .plot_cell import PlotCell
 from .plot_style import plot_style
 from .step_plot import PERCENT, StepCurvePlot
@@ -20,10 +27,16 @@ SWEEPS = (
     ("barriers", "block barriers", "barriers", 1.0),
 )
 NO_BARRIERS = "Block barriers do not\nlimit residency before\ncompute capability 9.0"
+AMD_SWEEPS = {"threads": ("threads", "threads per block"), "registers": ("vgprs", "VGPRs per lane"),
+              "shared_memory": ("lds", "LDS per workgroup (KiB)")}  # fmt: skip
+"""Plot key -> (AMD curve, axis label) on an AMD device; the keys left out are NVIDIA's alone."""
 
 
 class PlotGrid(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph is untyped
     """Reads the session's curves; the hover text follows the mouse over any of the four plots."""
+
+    vendorChanged = Signal(str)
+    """The plots now show this vendor's sweeps (the area re-arranges them and names its tabs)."""
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         style = plot_style()
@@ -41,6 +54,11 @@ class PlotGrid(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph is u
         self.setToolTip("")
         self._max_warps = 0
         self.arrangement = "grid"
+        self.vendor = NVIDIA
+        self.hidden: frozenset[str] = frozenset()
+        """Plots the selected device's vendor has no sweep for (left out of every arrangement)."""
+        self.overlays: dict[str, CompilerOverlay] = {}
+        """The compiler's curves, made the first time an AMD device is selected."""
         self.sync_from_session()
 
     def arrange(self, arrangement: str, shown: str = "threads") -> None:
@@ -56,12 +74,15 @@ class PlotGrid(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph is u
             grid.setRowStretchFactor(r, 0)
         for c in range(grid.columnCount()):
             grid.setColumnStretchFactor(c, 0)
-        for i, ((key, *_), cell) in enumerate(zip(SWEEPS, cells, strict=True)):
-            if arrangement == "single" and key != shown:
+        visible = [key for key, *_ in SWEEPS if key not in self.hidden]
+        for (key, *_), cell in zip(SWEEPS, cells, strict=True):
+            if key in self.hidden or (arrangement == "single" and key != shown):
                 cell.hide()
                 continue
+            i = visible.index(key)
             row, col = {"grid": (i // 2, i % 2), "row": (0, i)}.get(arrangement, (0, 0))
-            grid.addItem(cell, row, col)
+            span = 2 if arrangement == "grid" and len(visible) % 2 and i == len(visible) - 1 else 1
+            grid.addItem(cell, row, col, 1, span)
             grid.setRowStretchFactor(row, 1)
             grid.setColumnStretchFactor(col, 1)
             cell.show()
@@ -75,17 +96,64 @@ class PlotGrid(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph is u
         self.setBackground(style.background)
         for plot in self.plots.values():
             plot.apply_style(style)
+        for overlay in self.overlays.values():
+            overlay.apply_style()
 
     def set_mode(self, mode: str) -> None:
         """``"percent"`` or ``"warps"`` on the y axes."""
         self.mode = mode
+        top = self._amd_max_waves() if self.vendor == AMD else self.session.device.max_warps_per_multiprocessor
         for plot in self.plots.values():
-            plot.set_mode(mode, self.session.device.max_warps_per_multiprocessor)
+            plot.set_mode(mode, top)
+        for overlay in self.overlays.values():
+            overlay.redraw()
 
     def on_session_changed(self, changed: frozenset[str]) -> None:
         self.sync_from_session()
 
+    def set_vendor(self, vendor: str) -> None:
+        """Label, show and hide the plots for ``vendor``'s sweeps (the caller re-arranges them)."""
+        if vendor == self.vendor:
+            return
+        self.vendor = vendor
+        amd = vendor == AMD
+        if amd and not self.overlays:
+            self.overlays = {key: CompilerOverlay(self.plots[key]) for key in AMD_SWEEPS}
+        labels = {key: label for key, label, *_ in SWEEPS}
+        for key, plot in self.plots.items():
+            plot.plot.setLabel("bottom", AMD_SWEEPS[key][1] if amd and key in AMD_SWEEPS else labels[key])
+            plot.count_word = "wave" if amd else "warp"
+            plot.hover_extra = self.overlays[key].describe if amd and key in self.overlays else None
+        for overlay in self.overlays.values():
+            overlay.update(None)
+        self.hidden = frozenset(k for k in self.plots if k not in AMD_SWEEPS) if amd else frozenset()
+        self._max_warps = 0  # the y range follows the new device's figures
+        self.vendorChanged.emit(vendor)
+
+    def _amd_max_waves(self) -> int:
+        state = self.session.amd
+        return state.answer.hip.max_waves if state is not None and state.answer is not None else 64
+
+    def _sync_amd(self) -> None:
+        state = self.session.amd
+        top = self._amd_max_waves()
+        if top != self._max_warps:
+            self._max_warps = top
+            for plot in self.plots.values():
+                plot.set_mode(self.mode, top)
+        answer = state.answer if state is not None else None
+        simds = answer.hip.budget.simds if answer is not None else 1
+        for key, (name, _label) in AMD_SWEEPS.items():
+            sweep = state.curves.get(name) if state is not None else None
+            self.plots[key].update(sweep.runtime if sweep is not None else None, "No curve for these inputs")
+            self.overlays[key].update(sweep.compiler if sweep is not None else None, simds)
+
     def sync_from_session(self) -> None:
+        if self.session.vendor != self.vendor:
+            self.set_vendor(self.session.vendor)
+        if self.vendor == AMD:
+            self._sync_amd()
+            return
         max_warps = self.session.device.max_warps_per_multiprocessor
         if max_warps != self._max_warps:
             self._max_warps = max_warps

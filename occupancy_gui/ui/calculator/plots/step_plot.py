@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
@@ -63,6 +65,10 @@ class StepCurvePlot:
         self.plot, self.key, self.unit, self.scale = plot, key, unit, scale
         self.curve_model: StepCurve | None = None
         self.mode, self.max_warps = PERCENT, 64
+        self.count_word = "warp"
+        """What the y axis counts in the warps mode ("wave" on an AMD device)."""
+        self.hover_extra: Callable[[int], str] | None = None
+        """More lines for the hover text at a swept value (the compiler's answer on an AMD device)."""
         self._shown: tuple[FloatArray, FloatArray] | None = None
         self._x_range: tuple[float, float] | None = None
         self._visible = True
@@ -162,7 +168,7 @@ class StepCurvePlot:
             self.plot.getAxis("left").setTicks([[(v, str(v)) for v in range(0, 101, 25)]])
             top = 100.0
         else:
-            self.plot.setLabel("left", "active warps")
+            self.plot.setLabel("left", f"active {self.count_word}s")
             step = max(1, max_warps // 4)
             self.plot.getAxis("left").setTicks([[(v, str(v)) for v in range(0, max_warps + 1, step)]])
             top = float(max_warps)
@@ -381,8 +387,10 @@ class StepCurvePlot:
                     f"{where}\ncannot launch: the kernel requires exactly {c.reqntid} threads per block (.reqntid)")
         if c.launch_bound is not None and x > c.launch_bound:
             return float(c.x[i]) / self.scale, 0.0, f"{where}\ncannot launch: above the kernel's launch bound of {c.launch_bound}"
-        text = (f"{where}\n{units.count(int(c.active_blocks[i]), 'block')} · {units.count(int(c.active_warps[i]), 'warp')}\n"
-                f"{c.occupancy[i] * 100:.4g} % occupancy")  # fmt: skip
+        text = (f"{where}\n{units.count(int(c.active_blocks[i]), 'block')} · "
+                f"{units.count(int(c.active_warps[i]), self.count_word)}\n{c.occupancy[i] * 100:.4g} % occupancy")  # fmt: skip
+        if self.hover_extra is not None:
+            text += "\n" + self.hover_extra(x)
         return float(c.x[i]) / self.scale, float(self.y_values(c)[i]), text
 
     def hover(self, x_view: float | None) -> None:
