@@ -91,11 +91,11 @@ def _git(*args: str) -> str:
 
 
 def _commit() -> str:
-    """The commit checked out, and whether tracked files outside docs/benchmarks differ from it."""
+    """The commit checked out, and whether tracked files other than documentation differ from it."""
     commit = _git("log", "-1", "--format=%h %s")
     if not commit:
         return "unknown (not a git checkout)"
-    dirty = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/benchmarks")
+    dirty = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs", ":!*.md")
     return commit + (" (with uncommitted changes)" if dirty else "")
 
 
