@@ -247,4 +247,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(publish.run(main, __file__))
+    sys.exit(publish.run(main, __file__, modes=("--libraries", "--filter")))

@@ -42,6 +42,7 @@ class Run:
     """What a benchmark's figures depend on, taken when it starts."""
 
     script: str
+    """The file's name: the script's, and the modes it ran in."""
     started: datetime.datetime
     command: str
     cpu: str
@@ -52,7 +53,7 @@ class Run:
     commit: str
 
     @classmethod
-    def now(cls, script_path: str) -> Run:
+    def now(cls, script_path: str, modes: list[str]) -> Run:
         script = Path(script_path).resolve()
         relative = script.relative_to(ROOT) if script.is_relative_to(ROOT) else script
         main = sys.modules.get("__main__")
@@ -63,7 +64,7 @@ class Run:
         usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         load = "/".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
         return cls(
-            script=script.stem,
+            script="-".join([script.stem, *modes]),
             started=datetime.datetime.now(datetime.UTC).replace(microsecond=0),
             command=shlex.join(program + sys.argv[1:]),
             cpu=_cpu_model(),
@@ -152,15 +153,17 @@ def render(run: Run, output: str, seconds: float, status: int, doc: str | None) 
     return "\n".join(lines)
 
 
-def run(main: Callable[[], int | None], script_path: str) -> int:
+def run(main: Callable[[], int | None], script_path: str, modes: tuple[str, ...] = ()) -> int:
     """Run a benchmark's ``main``; with ``--write-docs`` on the command line, also publish what it printed.
 
     The file is written whatever ``main`` returns (a missed target is a figure too, and its status is in
-    the header), and not when it raises or exits early (``--help``, a bad argument).
+    the header), and not when it raises or exits early (``--help``, a bad argument).  ``modes`` are the flags
+    that make the script measure something else (``--libraries``): each given one is added to the file's name
+    (``bench_responsiveness-libraries.md``), so that one mode's figures do not replace another's.
     """
     if FLAG not in sys.argv[1:]:
         return main() or 0
-    facts = Run.now(script_path)
+    facts = Run.now(script_path, [m.lstrip("-") for m in modes if m in sys.argv[1:]])
     start = time.perf_counter()
     tee = _Tee(sys.stdout)
     sys.stdout = tee
