@@ -359,7 +359,7 @@ def _function_fields(module: _Module, index: int, name: str, display: str, entry
     fields["const_banks"] = banks
     if not entry:
         # As cuobjdump prints it: the top byte of its .text section's sh_info, which sm_90+ images
-        # leave 0 (their EIATTR_REGCOUNT is not read; see the README's "Device functions").
+        # leave 0 (their EIATTR_REGCOUNT is not read; see docs/intake.md, "Kernels and device functions").
         fields["registers"] = (text[INFO] >> 24) & 0xFF if text is not None else 0
         fields["source"] = f"{module.prefix}: ELF section .nv.info (symbol {name})"
         return fields

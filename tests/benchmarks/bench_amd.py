@@ -4,13 +4,14 @@ The AMD sweeps call the scalar rules once per point (no numpy form of the two ru
 what that costs so the window's budget can be judged, and the NVIDIA block-size sweep measured in the same
 run as the reference.
 
-    python tests/benchmarks/bench_amd.py [--device "RX 7900 XTX"] [--repeat 7]
+    python -m tests.benchmarks.bench_amd [--device "RX 7900 XTX"] [--repeat 7]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections.abc import Callable
 
@@ -20,6 +21,7 @@ from occupancy_gui.engine.amd import sweeps as amd_sweeps
 from occupancy_gui.paths import data_dir
 from occupancy_gui.profiles import Catalog
 from occupancy_gui.profiles.amd_catalog import AmdCatalog
+from tests.benchmarks import publish
 
 
 def timed(call: Callable[[], object], repeat: int, inner: int = 1) -> float:
@@ -37,6 +39,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="RX 7900 XTX")
     parser.add_argument("--repeat", type=int, default=7)
+    publish.add_flag(parser)
     args = parser.parse_args()
     device = AmdCatalog.from_profile_root(data_dir("device_profiles")).get(args.device).device()
     kernel, launch = AmdKernel(vgprs=100, sgprs=40, static_lds=4000), AmdLaunch(256, 1000)
@@ -55,4 +58,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(publish.run(main, __file__))

@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests import toolchains  # noqa: E402
+from tests.benchmarks import publish  # noqa: E402
 from tests.benchmarks.bench_vendor_library import measured  # noqa: E402
 from tests.importers.amd.reference import extract_bundle, section  # noqa: E402
 
@@ -82,6 +83,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--file", type=Path, help="another host library (default: the pinned xla_rocm_plugin.so)")
+    publish.add_flag(parser)
     args = parser.parse_args()
     plugin = args.file or toolchains.wheel_tree(JAX_ROCM) / "jax_plugins" / "xla_rocm7" / "xla_rocm_plugin.so"
     print(f"{plugin.name}: {plugin.stat().st_size / 1e6:.0f} MB")
@@ -110,4 +112,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(publish.run(main, __file__))

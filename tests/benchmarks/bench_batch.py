@@ -33,6 +33,7 @@ from occupancy_gui.cli.devices import DeviceLookupError, device_from_query, load
 from occupancy_gui.cli.inputs import QueryError, kernel_query
 from occupancy_gui.engine import INT_MAX
 from occupancy_gui.engine.warps import launchable
+from tests.benchmarks import publish
 from tests.harness.reference import KERNEL_FIELDS, Reference
 
 CACHE = Path(__file__).resolve().parent / "_cache"
@@ -191,6 +192,7 @@ def main() -> None:
     parser.add_argument("--format", choices=("json", "csv"), default="json")
     parser.add_argument("--pairs", type=int, default=3, help="batch and C harness runs, in turn")
     parser.add_argument("--jobs", type=int, default=1, help="occupancy batch --jobs N (worker processes)")
+    publish.add_flag(parser)
     args = parser.parse_args()
     path = query_file(args.seed, args.queries)
     out = CACHE / f"batch-{args.seed}-{args.queries}.out.{args.format}"
@@ -252,4 +254,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(publish.run(main, __file__))

@@ -3,13 +3,14 @@
 Both answer the same queries (block size 1..1024 × registers 0..255) on the same device; the C time
 is the harness's own query loop (no process start, no I/O).  Target: engine ≤ 1.5× the C time.
 
-    python tests/benchmarks/bench_engine.py [--device sm_90] [--repeat 7]
+    python -m tests.benchmarks.bench_engine [--device sm_90] [--repeat 7]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -17,6 +18,7 @@ import numpy as np
 from occupancy_gui.engine import FunctionAttributes, build_query, max_active_blocks
 from occupancy_gui.paths import data_dir
 from occupancy_gui.profiles import Catalog
+from tests.benchmarks import publish
 from tests.harness.reference import KERNEL_FIELDS, Reference
 
 
@@ -24,6 +26,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="sm_90")
     parser.add_argument("--repeat", type=int, default=7)
+    publish.add_flag(parser)
     args = parser.parse_args()
     device = Catalog.load([data_dir("device_profiles")]).get(args.device).device_properties()
     sizes = np.arange(1, 1025, dtype=np.int64)[:, None]
@@ -61,4 +64,4 @@ def _state():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(publish.run(main, __file__))

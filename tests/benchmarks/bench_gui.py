@@ -34,6 +34,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.benchmarks import publish  # noqa: E402
+
 PAINT_PROBE = textwrap.dedent(
     """
     import os, sys, time
@@ -309,6 +311,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--size", default="1400x900", help="window size for the edit latency, WxH")
     parser.add_argument("--docks", default="none", help="docks open for the edit latency: all, none or names")
+    publish.add_flag(parser)
     args = parser.parse_args()
     size = tuple(int(v) for v in args.size.lower().split("x"))
     mine, theirs = edit_latency(args.edits, args.seed, size, args.docks)  # type: ignore[arg-type]  # the size is parsed
@@ -331,4 +334,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(publish.run(main, __file__))

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from occupancy_gui.importers import import_file
 from occupancy_gui.importers.json_rows import record_json
 from occupancy_gui.importers.ptxas_log import import_ptxas_log
+from tests.benchmarks import publish
 
 ARCHS = ("sm_80", "sm_86", "sm_90a", "sm_100", "sm_120")
 
@@ -93,6 +94,7 @@ def main() -> int:
     ap.add_argument("--ptxas-share", type=float, default=0.25)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep", type=Path, help="write the log here and keep it")
+    publish.add_flag(ap)
     args = ap.parse_args()
     tmpdir = None
     if args.keep:
@@ -128,4 +130,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(publish.run(main, __file__))

@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.benchmarks import publish  # noqa: E402
 from tests.benchmarks.bench_import import generate  # noqa: E402
 
 _CHILD = r"""
@@ -50,6 +51,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes-mb", type=int, nargs="+", default=[250, 1024])
     ap.add_argument("--kernels", type=int, default=2000, help="distinct kernels (x5 architectures)")
+    publish.add_flag(ap)
     args = ap.parse_args()
     print(f"interpreter with the importers loaded: {baseline_rss() / 1024:.0f} MiB peak RSS")
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,4 +68,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(publish.run(main, __file__))

@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 from occupancy_gui.cli.devices import load_catalog  # noqa: E402
 from occupancy_gui.compile import make_source  # noqa: E402
 from occupancy_gui.compile.regcap import ResultCache, sweep  # noqa: E402
+from tests.benchmarks import publish  # noqa: E402
 
 
 def main() -> None:
@@ -30,6 +31,7 @@ def main() -> None:
     parser.add_argument("--arch", default="sm_80")
     parser.add_argument("--kernel", default="pressure")
     parser.add_argument("--cuda-bin")
+    publish.add_flag(parser)
     args = parser.parse_args()
     cuda_bin = args.cuda_bin
     if cuda_bin is None:
@@ -51,4 +53,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(publish.run(main, __file__))

@@ -39,6 +39,8 @@ from bench_import import generate
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
+from tests.benchmarks import publish
+
 
 def measure(window, log: Path) -> tuple[float, float, int]:
     """(longest gap between ticks in ms, import wall time in s, rows) for one import."""
@@ -198,6 +200,7 @@ def main() -> int:
     parser.add_argument("--libraries", action="store_true", help="NVIDIA's five libraries instead of a log")
     parser.add_argument("--only", help="with --libraries: one of them, e.g. cublasLt")
     parser.add_argument("--filter", type=Path, metavar="LIBRARY", help="type kernel filters on this file's table")
+    publish.add_flag(parser)
     args = parser.parse_args()
     # As installed (pip compiles bytecode at install): with PYTHONDONTWRITEBYTECODE=1 the first import
     # compiled the importer modules on the import thread, each compile() one C call holding the GIL.
@@ -244,4 +247,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(publish.run(main, __file__, modes=("--libraries", "--filter")))

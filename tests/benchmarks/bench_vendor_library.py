@@ -39,6 +39,7 @@ from occupancy_gui.importers import KernelRecord, fatbin  # noqa: E402
 from occupancy_gui.importers.binary_data import FileImage  # noqa: E402
 from occupancy_gui.importers.records import open_regular  # noqa: E402
 from tests import toolchains  # noqa: E402
+from tests.benchmarks import publish  # noqa: E402
 from tests.fatbin_containers import embedded_containers, write_fatbin  # noqa: E402
 
 LISTING = """
@@ -113,6 +114,7 @@ def main() -> int:
     parser.add_argument("--only", help="one library, e.g. cublasLt")
     parser.add_argument("--release", choices=tuple(toolchains.LIBRARY_RELEASES), default="newest",
                         help="the wheels' release (newest: the files issue #14 measured)")
+    publish.add_flag(parser)
     args = parser.parse_args()
     # As installed: pip compiles a package's bytecode at install.  A checkout run with
     # PYTHONDONTWRITEBYTECODE=1 (as this machine's shells are) would compile the importer modules in
@@ -178,4 +180,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(publish.run(main, __file__))

@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from occupancy_gui.paths import data_dir  # noqa: E402
 from occupancy_gui.profiles import Catalog, safe_yaml  # noqa: E402
+from tests.benchmarks import publish  # noqa: E402
 
 FRESH = """
 import sys, time
@@ -74,6 +75,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--starts", type=int, default=5)
+    publish.add_flag(ap)
     args = ap.parse_args()
     bundled = data_dir("device_profiles")
     texts = [p.read_text(encoding="utf-8") for p in sorted(bundled.glob("*.yaml"))]
@@ -106,4 +108,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(publish.run(main, __file__))

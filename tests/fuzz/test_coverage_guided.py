@@ -41,6 +41,7 @@ needs_atheris = pytest.mark.skipif(importlib.util.find_spec("atheris") is None,
                                    reason="atheris has no wheel for this platform or Python (the replay above runs)")
 
 
+@pytest.mark.slow  # atheris for a fixed count of inputs per target: ~1.5 min in all
 @needs_atheris
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_seeded_run_finds_no_crash(target, tmp_path):

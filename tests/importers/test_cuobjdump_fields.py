@@ -127,7 +127,7 @@ def test_local_copies_are_not_listed(build, toolkit, arch):
 def test_linked_device_functions_read_as_cuobjdump_prints_them(build, arch, tmp_path):
     """nvlink keeps each -rdc unit's device functions in .text sections of their own.  On sm_90+ cuobjdump
     prints REG 0 (their sh_info) and STACK 0 for them, where the reader printed EIATTR_REGCOUNT and the frame:
-    equal cuobjdump (the choice documented in the README's "Kernels and device functions")."""
+    equal cuobjdump (the choice documented in docs/intake.md, "Kernels and device functions")."""
     unit = build("13.5", arch, rdc=True)
     linked = tmp_path / f"linked_{arch}.cubin"
     toolchains.run([toolchains.nvcc13_bin() / "nvlink", f"-arch={arch}", unit, "-o", linked])

@@ -327,6 +327,7 @@ def test_a_section_claiming_gigabytes_is_refused_without_reading_it(tmp_path: Pa
     assert peak < 200, f"peak RSS {peak} MiB"
 
 
+@pytest.mark.slow  # writes and reads a 2 GiB sparse member
 def test_a_static_library_costs_its_headers_and_fatbins_not_its_size(tmp_path: Path) -> None:
     """An archive was loaded whole and then copied (twice its size in memory): a 2 GiB member of
     zeros (a sparse hole) beside a real host object now costs what is parsed."""

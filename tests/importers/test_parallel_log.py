@@ -106,6 +106,7 @@ def outcome(read: Callable[[], list[KernelRecord] | None]) -> object:
         return f"{type(exc).__name__}: {exc}"
 
 
+@pytest.mark.slow  # a parse per cut line: ~10 s
 def test_a_log_cut_at_any_line_reads_as_one_parser_reads_it(tmp_path: Path) -> None:
     """Every line start of three logs of every shape as the cut, in a process with one thread (forked
     workers, ~3 ms each): the records, their order and their lines are the one parser's, and both ways of

@@ -4,7 +4,7 @@ With ``OCCUPANCY_GUI_TEST_INSTALLER=1`` (as root, as CI runs), ``packaging/check
 bundle, .deb, .rpm and .tar.gz in a Debian 11 root and installs, runs and removes the .deb and the
 tarball in fresh Debian 11, 12 and 13 roots; the tests after it read the packages it built: the
 glibc floor of every ELF file against the .deb's Depends, and the .rpm's file list, desktop files,
-scripts and Requires against the .deb's.  Timings (2 cores): see README "Installer".
+scripts and Requires against the .deb's.  Timings (2 cores): see docs/installer.md.
 """
 
 from __future__ import annotations

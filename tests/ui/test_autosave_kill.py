@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="kill -9 is POSIX")
+pytestmark = [pytest.mark.slow,  # real app processes started, killed and restarted: ~10 s
+              pytest.mark.skipif(sys.platform == "win32", reason="kill -9 is POSIX")]
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -23,9 +23,10 @@ from occupancy_gui.importers.amd.json_rows import amd_record_json
 from .build import unbundled
 from .reference import expected_records, mismatches, section
 
-pytestmark = pytest.mark.skipif(shutil.which("hipcc") is None or shutil.which("clang-15") is None,
-                                reason="hipcc (Debian 12's, with clang-15) is not installed (the README's test "
-                                       "command installs it)")
+pytestmark = [pytest.mark.slow,  # hipcc compiles every case: ~10 s
+              pytest.mark.skipif(shutil.which("hipcc") is None or shutil.which("clang-15") is None,
+                                 reason="hipcc (Debian 12's, with clang-15) is not installed (the README's test "
+                                        "command installs it)")]
 
 SOURCE = """\
 #include <hip/hip_runtime.h>
