@@ -59,7 +59,7 @@ class KernelTable:
     """Stack per thread (``stack_bytes``), 0 where unknown: kept for the window until it reads :attr:`stack_bytes`."""
     stack_bytes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     """Stack per thread as cuobjdump prints it; -1 where no bound is known (recursion or indirect calls:
-    show ``importers.records.STACK_UNKNOWN``, "unknown — recursion or indirect calls")."""
+    show ``importers.STACK_UNKNOWN``, "unknown — recursion or indirect calls")."""
     required: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     """The required block size (.reqntid x·y·z); 0: none."""
     launch_block: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -71,7 +71,7 @@ class KernelTable:
     combo_inverse: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     combos: np.ndarray = field(default_factory=lambda: np.zeros((0, len(COMBO)), np.int64))
     impossible: dict[int, str] = field(default_factory=dict)
-    """Record index -> why no GPU can have its figures (see ``importers.records.impossible_figure``)."""
+    """Record index -> why no GPU can have its figures (see ``importers.impossible_figure``)."""
     notes: tuple[str, ...] = ()
     """The import's own notes, one line each: entries it skipped, kernels a cut-off log lost, assumptions it made."""
     launch_bounds_unknown: bool = False
@@ -90,8 +90,8 @@ class KernelTable:
         Column by column in C (``map``), a slice of records at a time: a loop over the records took
         libcublasLt's 42,517 0.17-0.23 s and a 200 MB log's 137,990 0.39 s, on the pool thread the
         window waits on; a slice's C loops are short, so the GUI thread gets the GIL between them."""
-        from .importers import ImportCancelled  # noqa: PLC0415 - lazy: loaded with the importers, off the GUI thread
-        from .importers.records import arch_number, built_states, impossible_figures  # noqa: PLC0415 - as above
+        # Lazy: loaded with the importers, off the GUI thread.
+        from .importers import ImportCancelled, arch_number, built_states, impossible_figures  # noqa: PLC0415
 
         n = len(records)
         names: list[str] = []
@@ -204,8 +204,8 @@ _get = operator.itemgetter
 
 
 def _pretty_names(states: list[dict[str, Any]], names: list[str]) -> list[str]:
-    """Each record's demangled name (``records.demangled_names``), its mangled one where that is empty."""
-    from .importers.records import demangled_names  # noqa: PLC0415 - lazy: as in KernelTable.from_records
+    """Each record's demangled name (``importers.demangled_names``), its mangled one where that is empty."""
+    from .importers import demangled_names  # noqa: PLC0415 - lazy: as in KernelTable.from_records
 
     pretty = demangled_names(states)
     return [text or name for text, name in zip(pretty, names)] if "" in pretty else pretty
@@ -305,7 +305,7 @@ def occupancy_column(table: KernelTable, device: DeviceProperties, state: Device
 
 def record_tags(rec: KernelRecord) -> list[str]:
     """Short marks shown before a name: pre-link (-rdc), embedded fatbin, identical copies, cluster shape."""
-    from .importers.records import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
+    from .importers import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
 
     tags = ["impossible figures"] if impossible_figure(rec) is not None else []
     if rec.cluster_dims:
@@ -321,7 +321,7 @@ def record_tags(rec: KernelRecord) -> list[str]:
 
 def record_notes(rec: KernelRecord) -> list[str]:
     """What a reader of a row should know beyond its figures, one line each."""
-    from .importers.records import STACK_UNKNOWN, impossible_figure  # noqa: PLC0415 - lazy: loaded by then
+    from .importers import STACK_UNKNOWN, impossible_figure  # noqa: PLC0415 - lazy: loaded by then
 
     notes = [] if rec.is_kernel else ["(device function, not a kernel)"]
     if rec.stack_bytes is None:

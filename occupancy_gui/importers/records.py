@@ -9,18 +9,14 @@ reservation that sm_80+ devices add on their own, which the engine takes from th
 from __future__ import annotations
 
 import functools
-import io
 import operator
-import os
-import stat
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from itertools import repeat
 from typing import Any
 
-from .demangle import demangle
-from .names import printable
+from .names.demangle import demangle
 
 STACK_UNKNOWN = "unknown — recursion or indirect calls"
 """What a stack that cannot be bounded is called wherever it is shown (``stack_bytes`` is ``None``)."""
@@ -29,26 +25,6 @@ RESERVED_SMEM_BASE = 1024
 """Bytes that sm_90+ toolchains place at the start of a kernel's ``.nv.shared`` section for the
 driver's reserved shared memory.  ``cuobjdump`` counts them, ``nvlink -v`` only for sm_90/sm_90a,
 ``ptxas -v`` never."""
-
-
-class ImportFailure(ValueError):
-    """A file that cannot be imported.  The message is one line that names the file and the place (control
-    characters of the path or of a name in the reason escaped: see ``names``).
-
-    ``line`` is a 1-based line number for text formats, ``offset`` a byte offset for binaries.
-    """
-
-    def __init__(self, path: str, reason: str, *, line: int | None = None, offset: int | None = None):
-        self.path = printable(str(path))
-        self.reason = printable(" ".join(str(reason).split()))
-        self.line = line
-        self.offset = offset
-        where = self.path
-        if line is not None:
-            where += f":{line}"
-        elif offset is not None:
-            where += f": at byte {offset} (0x{offset:x})"
-        super().__init__(f"{where}: {self.reason}")
 
 
 @dataclass(frozen=True)
@@ -397,42 +373,3 @@ def records_from(states: list[dict[str, Any]]) -> list[KernelRecord]:
     recs = list(map(_new, repeat(KernelRecord, len(states))))
     deque(map(_set_dict, recs, repeat("__dict__"), states), maxlen=0)
     return recs
-
-
-_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
-               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
-
-
-def open_regular(path: os.PathLike[str] | str) -> io.BufferedReader:
-    """``path`` opened for reading if it is a regular file; anything else is an ``ImportFailure``.
-
-    Opened non-blocking and checked on the open descriptor: a FIFO (or a file replaced by one
-    after a check) never blocks the caller waiting for a writer, and a device is never read.
-    """
-    name = os.fspath(path)
-    try:
-        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-                     | getattr(os, "O_BINARY", 0))
-    except OSError as exc:
-        raise ImportFailure(name, exc.strerror or str(exc)) from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = next((what for test, what in _FILE_KINDS if test(mode)), "not a regular file")
-            raise ImportFailure(name, f"{kind}, not a file: only regular files are imported")
-        stream = os.fdopen(fd, "rb")
-        assert isinstance(stream, io.BufferedReader)
-        return stream
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def read_input(path: os.PathLike[str] | str) -> tuple[str, bytes]:
-    """A whole input file as bytes, its path as text; an unreadable file is an ``ImportFailure``."""
-    name = os.fspath(path)
-    try:
-        with open_regular(name) as fh:
-            return name, fh.read()
-    except OSError as exc:
-        raise ImportFailure(name, exc.strerror or str(exc)) from None

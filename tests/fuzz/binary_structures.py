@@ -28,9 +28,9 @@ import zstandard
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from occupancy_gui.importers.binary_data import Blob
-from occupancy_gui.importers.elf import Elf
-from occupancy_gui.importers.fatbin import (
+from occupancy_gui.importers.binary.blob import Blob
+from occupancy_gui.importers.binary.elf import Elf
+from occupancy_gui.importers.binary.fatbin import (
     FATBIN_MAGIC,
     FLAG_COMPRESSED_LZ4,
     FLAG_COMPRESSED_ZSTD,

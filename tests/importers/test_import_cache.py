@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from occupancy_gui.importers import RecordCache, import_file_detailed
-from occupancy_gui.importers import cache as cache_module
+from occupancy_gui.importers import record_cache as cache_module
 from occupancy_gui.importers.json_rows import record_json
 from occupancy_gui.importers.records import FIELDS
 

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from occupancy_gui.importers import ptxas_log
 from occupancy_gui.importers.json_rows import record_json
-from occupancy_gui.importers.ptxas_log import parse_bytes, parse_stream
+from occupancy_gui.importers.text import ptxas_log
+from occupancy_gui.importers.text.ptxas_log import parse_bytes, parse_stream
 
 NOISE = [
     "[3/90] Building CUDA object src/k.cu.o",

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..binary_data import Blob
-from ..budget import BudgetExceeded, InflateBudget, decode
-from ..elf import ELF_MAGIC
-from ..line_chunks import ImportCancelled
+from ..base import ImportCancelled
+from ..binary.blob import Blob
+from ..binary.budget import BudgetExceeded, InflateBudget, decode
+from ..binary.elf import ELF_MAGIC
 from .bundle import CCOB_MAGIC, PLAIN_MAGIC, Entry, compressed_header, plain_entries
 from .code_object import Reading, is_amdgpu_elf, read_code_object
 from .record import AmdKernelRecord

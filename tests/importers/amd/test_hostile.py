@@ -177,7 +177,7 @@ def test_ccob_budgets(matrix, tmp_path, monkeypatch):
     with pytest.raises(ImportFailure, match="over the reader's 1000 per bundle"):
         import_file_detailed(path)
     monkeypatch.setattr(bundles, "MAX_BUNDLE", 1 << 30)
-    from occupancy_gui.importers import budget
+    from occupancy_gui.importers.binary import budget
 
     monkeypatch.setattr(budget, "MIN_TOTAL", 1000)
     monkeypatch.setattr(budget, "TOTAL_PER_INPUT_BYTE", 0)

@@ -30,10 +30,12 @@ import os
 import re
 from typing import Any
 
-from .collector import collection_paused
-from .line_chunks import CHUNK_SIZE, CancelFn, ImportCancelled, ProgressFn, feed_stream, sniff_utf16
-from .log_text import PASTE_MAX, IncompleteKernel, LogFindings, LogRecords, needs_repair, repair, restore_underscore
-from .records import ImportFailure, KernelRecord, new_lazy_records, open_regular, split_nvlink_smem
+from ..._process.collector import collection_paused
+from ..base import CancelFn, ImportCancelled, ImportFailure, IncompleteKernel, ProgressFn
+from ..files import open_regular
+from ..records import KernelRecord, new_lazy_records, split_nvlink_smem
+from .line_chunks import CHUNK_SIZE, feed_stream, sniff_utf16
+from .log_text import PASTE_MAX, LogFindings, LogRecords, needs_repair, repair, restore_underscore
 
 __all__ = ["CHUNK_SIZE", "ImportCancelled", "PtxasLogParser", "import_ptxas_log", "parse_bytes", "parse_stream",
            "sniff_utf16"]
@@ -44,7 +46,7 @@ BUILD_KEY = operator.itemgetter(1, 2)
 
 def moved_source(source: str, lines: int) -> str:
     """A record's ``source`` (``"build.log:LINE"``) ``lines`` further down: where a worker process read a
-    log's tail (``parallel_log``), counting its lines from 1."""
+    log's tail (``text.parallel``), counting its lines from 1."""
     name, _, line = source.rpartition(":")
     return f"{name}:{int(line) + lines}"
 
@@ -213,7 +215,7 @@ def _block_fields(name: str, arch: str, tail: bytes, line: int, source: str) -> 
 
 def block_fields_below(name: str, arch: str, tail: bytes, line: int, source: str, lines: list[int]) -> dict[str, Any]:
     """A standard block's fields (:func:`_block_fields`) where its ``line`` was counted from a later start,
-    ``lines[0]`` lines further down: the lazy build of a block a worker process read (``parallel_log``),
+    ``lines[0]`` lines further down: the lazy build of a block a worker process read (``text.parallel``),
     whose offset is known only once the head is read, and then set once for all of them."""
     return _block_fields(name, arch, tail, line + lines[0], source)
 

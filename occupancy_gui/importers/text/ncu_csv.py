@@ -37,8 +37,10 @@ import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
-from .line_chunks import CancelFn, ImportCancelled, ProgressFn, sniff_utf16
-from .records import ImportFailure, KernelRecord, fast_record, open_regular
+from ..base import CancelFn, ImportCancelled, ImportFailure, ProgressFn
+from ..files import open_regular
+from ..records import KernelRecord, fast_record
+from .line_chunks import sniff_utf16
 
 _ID_COLUMNS = ('"ID"', '"Process ID"', '"Kernel Name"')
 _LONG_COLUMNS = ("Section Name", "Metric Name", "Metric Unit", "Metric Value")

@@ -27,18 +27,11 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-from .binary_data import Blob, FileImage
+from ..base import CancelFn, ImportFailure, ProgressFn
+from ..files import open_regular
+from ..records import _LAUNCH_KEYS, RESERVED_SMEM_BASE, KernelRecord, arch_number, fast_record
+from .blob import Blob, FileImage
 from .elf import ELF_MAGIC, FLAGS, INFO, MAX_PARSED_SECTION, OFFSET, SHT_NOBITS, SIZE, TYPE, Elf
-from .line_chunks import CancelFn, ProgressFn
-from .records import (
-    _LAUNCH_KEYS,
-    RESERVED_SMEM_BASE,
-    ImportFailure,
-    KernelRecord,
-    arch_number,
-    fast_record,
-    open_regular,
-)
 
 EM_CUDA = 190
 

@@ -26,8 +26,10 @@ from __future__ import annotations
 import os
 import re
 
-from .line_chunks import CancelFn, ProgressFn, sniff_utf16
-from .records import RESERVED_SMEM_BASE, ImportFailure, KernelRecord, read_input, split_reserved_smem
+from ..base import CancelFn, ImportFailure, ProgressFn
+from ..files import read_input
+from ..records import RESERVED_SMEM_BASE, KernelRecord, split_reserved_smem
+from .line_chunks import sniff_utf16
 
 _PAIR = re.compile(r"([A-Z_]+)(?:\[([^\]\s]*)\])?:(\S*)")
 _FIGURE = re.compile(r"[0-9]{1,18}", re.ASCII)

@@ -21,8 +21,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..base import IncompleteKernel
+
 if TYPE_CHECKING:
-    from .records import KernelRecord
+    from ..records import KernelRecord
 
 PASTE_MAX = 4 << 20
 """The largest chunk checked for the marks of a paste (see the module's docstring)."""
@@ -54,16 +56,6 @@ class LogFindings:
         if chunk.find(b"statically determined", 0, end) >= 0:
             for m in _UNBOUNDED.finditer(chunk, 0, end):
                 self.unbounded.add(restore_underscore(bytes(m.group(1)).decode("utf-8", "replace").strip()))
-
-
-@dataclass(frozen=True)
-class IncompleteKernel:
-    """A kernel a build log starts to describe and never finishes (the log was cut off mid-kernel)."""
-
-    name: str
-    arch: str
-    line: int
-    """The 1-based line of its ``Compiling entry function``."""
 
 
 class LogRecords(list):  # type: ignore[type-arg]  # list[KernelRecord]; a generic base needs Python 3.9+ at run time
@@ -159,7 +151,7 @@ def restore_underscore(name: str) -> str:
     ``_..._`` as emphasis), where the name with it demangles; any other name as it is."""
     if not _MANGLED_WITHOUT_UNDERSCORE.match(name):
         return name
-    from .demangle import demangle  # noqa: PLC0415 - lazy: only for names that need it
+    from ..names.demangle import demangle  # noqa: PLC0415 - lazy: only for names that need it
 
     candidate = "_" + name
     return candidate if demangle(candidate) != candidate else name

@@ -32,25 +32,20 @@ from itertools import repeat
 from queue import Queue
 from typing import TYPE_CHECKING, Any
 
-from .. import child_process
-from .collector import collection_paused
-from .line_chunks import CHUNK_SIZE, CancelFn, ImportCancelled, ProgressFn, feed_rest, feed_stream, sniff_utf16
+from ..._process import child_process
+from ..._process.collector import collection_paused
+from ..base import CancelFn, ImportCancelled, ImportFailure, ProgressFn
+from ..files import open_regular
+from ..records import KernelRecord, built_states, fast_record, new_lazy_records
+from .line_chunks import CHUNK_SIZE, feed_rest, feed_stream, sniff_utf16
 from .ptxas_log import BUILD_KEY, PtxasLogParser, block_fields_below, import_ptxas_log, moved_source
-from .records import (
-    ImportFailure,
-    KernelRecord,
-    built_states,
-    fast_record,
-    new_lazy_records,
-    open_regular,
-)
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-    from ..child_process import Child
+    from ..._process.child_process import Child
 
-WORKER = "occupancy_gui.importers.log_worker"
+WORKER = "occupancy_gui.importers.text.worker"
 MIN_BYTES = 64 << 20
 """Smaller logs are read by one process: a forked worker costs a few ms, and ~0.05 s of taking in its
 table is paid whatever the size."""

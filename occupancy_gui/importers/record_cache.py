@@ -1,4 +1,5 @@
-"""A persistent cache of import results: the second open of an unchanged library is instant.
+"""The record cache: our own persistent cache of import results (not a JIT compiler's cache, ``jit``), so
+that the second open of an unchanged library is instant.
 
 Listing libcublasLt takes seconds; the same file opened again (same path, size, modification time,
 inode and importer version) is read back from one file in the user cache directory instead.
@@ -35,8 +36,8 @@ import lz4.block
 import platformdirs
 
 from .. import __version__
-from ..cache_trim import remove, touch, trim
-from .collector import collection_paused
+from .._process.cache_trim import remove, touch, trim
+from .._process.collector import collection_paused
 from .records import FIELDS, LATE_DEFAULTS, KernelRecord, build_records, built_states, demangled_names, new_lazy_records
 
 CACHE_DIR_ENV = "OCCUPANCY_GUI_CACHE_DIR"
@@ -72,10 +73,10 @@ def importer_version() -> str:
         except OSError:
             return f"{__version__}/{FORMAT}/unreadable"
         return f"{__version__}/{FORMAT}/frozen-{built.st_size}-{built.st_mtime_ns}"
-    here = Path(__file__).resolve().parent
-    for source in sorted(here.glob("*.py")):
+    here = Path(__file__).resolve().parent  # the importers, their sub-packages too
+    for source in sorted(here.rglob("*.py")):
         try:
-            digest.update(source.name.encode() + b"\0" + source.read_bytes())
+            digest.update(source.relative_to(here).as_posix().encode() + b"\0" + source.read_bytes())
         except OSError:
             return f"{__version__}/{FORMAT}/unreadable"
     return f"{__version__}/{FORMAT}/{digest.hexdigest()}"

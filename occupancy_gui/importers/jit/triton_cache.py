@@ -27,10 +27,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .elf import ELF_MAGIC
-from .elf_cubin import read_cubin
-from .line_chunks import ImportCancelled
-from .records import FIELDS, ImportFailure, KernelRecord, fast_record, read_input
+from ..base import ImportCancelled, ImportFailure
+from ..binary.cubin import read_cubin
+from ..binary.elf import ELF_MAGIC
+from ..files import read_input
+from ..records import FIELDS, KernelRecord, fast_record
 
 MAX_DEPTH = 6
 """Folders below the given one that are searched (inductor: ``triton/<device>/<hash>/``)."""
