@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,7 @@ from .engine import (
 from .record_launch import DEFAULT_BARRIERS, launch_smem, launch_threads
 
 if TYPE_CHECKING:
-    from .importers import KernelRecord
+    from .importers import KernelRecord, Records
 
 
 COMBO = ("max_threads", "required", "registers", "static_smem", "barriers", "launch_block", "launch_dynamic")
@@ -42,7 +42,7 @@ class KernelTable:
     """Columns of an import, ready for display; built off the GUI thread by :meth:`from_records`."""
 
     path: str
-    records: list[KernelRecord]
+    records: Records
     names: list[str]
     demangled: list[str]
     haystack: list[str]
@@ -84,14 +84,17 @@ class KernelTable:
         return len(self.records)
 
     @classmethod
-    def from_records(cls, path: str, records: list[KernelRecord], cancelled: Any = None) -> KernelTable:
+    def from_records(cls, path: str, records: Sequence[KernelRecord], cancelled: Any = None) -> KernelTable:
         """Build the columns; ``cancelled()`` is polled every :data:`SLICE` records.
 
         Column by column in C (``map``), a slice of records at a time: a loop over the records took
         libcublasLt's 42,517 0.17-0.23 s and a 200 MB log's 137,990 0.39 s, on the pool thread the
-        window waits on; a slice's C loops are short, so the GUI thread gets the GIL between them."""
+        window waits on; a slice's C loops are short, so the GUI thread gets the GIL between them.  The records
+        stay as the import holds them (``importers.Records``: a record is made where a row is read)."""
         # Lazy: loaded with the importers, off the GUI thread.
-        from .importers import ImportCancelled, arch_number, built_states, impossible_figures  # noqa: PLC0415
+        from .importers import ImportCancelled, Records, arch_number, built_states, impossible_figures  # noqa: PLC0415
+
+        records = Records.of(records)
 
         n = len(records)
         names: list[str] = []

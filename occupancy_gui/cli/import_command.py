@@ -16,7 +16,7 @@ from ..importers import (
     AmdKernelRecord,
     ImportCancelled,
     ImportFailure,
-    KernelRecord,
+    Records,
     amd_json_rows,
     amd_table,
     import_file_detailed,
@@ -30,7 +30,7 @@ JSON_SLICE = 16384
 """Records encoded at a time: the text held at once is a slice's (~10 MB), whatever the listing's size."""
 
 
-def _write_json(records: list[KernelRecord], reasons: list[str | None], amd: list[AmdKernelRecord] | None = None) -> None:
+def _write_json(records: Records, reasons: list[str | None], amd: list[AmdKernelRecord] | None = None) -> None:
     """One record per line: still one JSON list, readable.  msgspec writes a slice's rows in one call
     (``encode_lines``; a JSON string holds no raw newline, so each newline ends a row): libcusparse's
     40,667 rows (54 MB) took 0.15 s encoded one by one, 0.07 s so.  Where stdout takes UTF-8 bytes
@@ -59,9 +59,9 @@ def _write_json(records: list[KernelRecord], reasons: list[str | None], amd: lis
     sys.stdout.flush()
 
 
-def _stack_notes(records: list[KernelRecord]) -> None:
+def _stack_notes(records: Records) -> None:
     """Say which listed functions have a stack no bound is known for (cuobjdump's ``STACK:UNKNOWN``)."""
-    unknown = [rec for rec in records if rec.stack_bytes is None]
+    unknown = [records[i] for i, state in enumerate(records.states()) if state["stack_bytes"] is None]
     if unknown:
         named = ", ".join(f"{printable(rec.name)} ({printable(rec.arch)})" for rec in unknown[:5])
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
@@ -107,12 +107,12 @@ def _listed(args: argparse.Namespace) -> int:
         print(f"occupancy import: note: {printable(note)}", file=sys.stderr)
     if result.launch_bounds_unknown:
         print(f"occupancy import: note: {printable(args.file)}: {LAUNCH_BOUNDS_NOTE}", file=sys.stderr)
-    records = result.records if args.all_functions else [rec for rec in result.records if rec.is_kernel]
+    records = result.records if args.all_functions else result.records.kernels()
     reasons = impossible_figures(records)
-    for rec, flag in zip(records, reasons):
-        if flag is not None:
-            print(f"occupancy import: note: {printable(rec.name)} ({printable(rec.arch)}): {flag}; its figures are damaged",
-                  file=sys.stderr)
+    for i in [i for i, flag in enumerate(reasons) if flag is not None]:  # (a record is made only where needed)
+        rec = records[i]
+        print(f"occupancy import: note: {printable(rec.name)} ({printable(rec.arch)}): {reasons[i]}; its figures are "
+              "damaged", file=sys.stderr)
     _stack_notes(records)
     amd = [rec for rec in result.amd_records if args.all_functions or rec.is_kernel]
     hidden = len(result.records) - len(records) + len(result.amd_records) - len(amd)

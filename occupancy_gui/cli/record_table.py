@@ -3,7 +3,7 @@ its cells from the record's JSON row, so that the table and ``--json`` say the s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from ..importers import KernelRecord, json_records, printable
@@ -15,20 +15,20 @@ _COLUMNS = (
 )
 
 
-def _note(rec: KernelRecord, impossible: str | None) -> str:
-    """What a reader should know of a row: device function, pre-link (-rdc) copy, embedded fatbin,
-    identical copies merged, cluster shape (``impossible``: its :func:`impossible_figure`)."""
-    parts = [] if rec.is_kernel else ["device fn"]
-    if impossible is not None:
+def _note(row: Any) -> str:
+    """What a reader should know of a record, from its JSON row: device function, impossible figures, pre-link
+    (-rdc) copy, embedded fatbin, identical copies merged, cluster shape."""
+    parts = [] if row.kind == "kernel" else ["device fn"]
+    if row.impossible is not None:
         parts.append("IMPOSSIBLE")
-    if rec.relocatable:
+    if row.relocatable:
         parts.append("pre-link")
-    if rec.embedded:
+    if row.embedded:
         parts.append("embedded")
-    if rec.copies > 1:
-        parts.append(f"x{rec.copies}")
-    if rec.cluster_dims:
-        parts.append("cluster {}x{}x{}".format(*rec.cluster_dims))
+    if row.copies > 1:
+        parts.append(f"x{row.copies}")
+    if row.cluster_dims:
+        parts.append("cluster {}x{}x{}".format(*row.cluster_dims))
     return ",".join(parts) or "-"
 
 
@@ -40,14 +40,14 @@ _LAUNCH_COLUMNS = (("threads_per_block", "threads"), ("dynamic_smem", "dyn smem"
 """Shown when a record carries its launch (a Triton cache)."""
 
 
-def _row(rec: KernelRecord, row: Any, columns: tuple[tuple[str, str], ...], bounds_unknown: bool) -> list[str]:
+def _row(row: Any, columns: tuple[tuple[str, str], ...], bounds_unknown: bool) -> list[str]:
     """One table row from the record's JSON row (:func:`json_records`); a stack that cannot be bounded reads
     "unknown", and a launch bound the source does not record "?" (the reasons are notes)."""
     cells = []
     for key, _ in columns:
         value = getattr(row, key) if key != "note" else None
         if key == "note":
-            cells.append(_note(rec, row.impossible))
+            cells.append(_note(row))
         elif key == "stack_bytes" and row.stack_note:
             cells.append("unknown")
         elif key == "max_threads" and value is None and bounds_unknown:
@@ -57,14 +57,15 @@ def _row(rec: KernelRecord, row: Any, columns: tuple[tuple[str, str], ...], boun
     return cells
 
 
-def format_table(records: Iterable[KernelRecord], bounds_unknown: bool = False) -> str:
+def format_table(records: Sequence[KernelRecord], bounds_unknown: bool = False) -> str:
     """``occupancy import``'s table; ``bounds_unknown``: the source does not record launch bounds (a build
-    log), so a missing one reads "?" rather than "-" (none)."""
-    records = list(records)
+    log), so a missing one reads "?" rather than "-" (none).  Made from the JSON rows alone: an import's
+    10^5 records are never made one by one (``importers.Records``)."""
+    json_rows = json_records(records)
     columns: tuple[tuple[str, str], ...] = _COLUMNS
-    if any(rec.block_size is not None for rec in records):
+    if any(row.block_size is not None for row in json_rows):
         columns = _COLUMNS[:-2] + _LAUNCH_COLUMNS + _COLUMNS[-2:]
-    rows = [_row(rec, row, columns, bounds_unknown) for rec, row in zip(records, json_records(records))]
+    rows = [_row(row, columns, bounds_unknown) for row in json_rows]
     heads = [title for _, title in columns]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
     lines = []

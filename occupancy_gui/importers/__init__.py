@@ -7,7 +7,7 @@ Public API (everything outside this package imports from here, never from a subm
                                             # "host_binary" (ELF/PE/Mach-O, ``!<arch>`` static libraries
                                             # and clang's LLVM offload binaries),
                                             # "jit_cache" (a Triton NAME.json, a CuPy cache file; folders too)
-    import_file(path, progress=None, cancel=None) -> list[KernelRecord]
+    import_file(path, progress=None, cancel=None) -> Records   # a sequence of KernelRecord (record_list)
     import_file_detailed(path, ...) -> ImportResult   # records plus per-entry notes (skipped entries);
                                             # its amd_records: AMD kernels (importers.amd), which
                                             # import_file leaves out until the window takes them
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 __all__ = [
     "HEAD_SIZE", "IMPORTERS", "LAUNCH_BOUNDS_NOTE", "STACK_UNKNOWN",
     "AmdKernelRecord", "CancelFn", "ImportCancelled", "ImportFailure", "ImportResult", "IncompleteKernel",
-    "KernelRecord", "ProgressFn", "RecordCache",
+    "KernelRecord", "ProgressFn", "RecordCache", "Records",
     "amd_json_rows", "amd_table", "arch_number", "built_states", "demangle", "demangled_names", "detect_format",
     "impossible_figure", "impossible_figures", "import_file", "import_file_detailed", "json_records",
     "merge_records", "parse_ptxas_log", "printable", "read_cubin", "reader_modules", "record_json",
@@ -58,23 +58,16 @@ if TYPE_CHECKING:  # what the names below are, for a type checker; at run time t
     from .names.demangle import demangle
     from .names.printable import printable
     from .record_cache import RecordCache
-    from .records import (
-        STACK_UNKNOWN,
-        KernelRecord,
-        arch_number,
-        built_states,
-        demangled_names,
-        impossible_figure,
-        impossible_figures,
-        merge_records,
-    )
+    from .record_list import Records, built_states, demangled_names, impossible_figures, merge_records
+    from .records import STACK_UNKNOWN, KernelRecord, arch_number, impossible_figure
     from .text.ptxas_log import parse_bytes as parse_ptxas_log
 
 _WHERE = {
     **dict.fromkeys(("CancelFn", "ImportCancelled", "ImportFailure", "ImportResult", "IncompleteKernel",
                      "ProgressFn"), ".base"),
-    **dict.fromkeys(("STACK_UNKNOWN", "KernelRecord", "arch_number", "built_states", "demangled_names",
-                     "impossible_figure", "impossible_figures", "merge_records"), ".records"),
+    **dict.fromkeys(("STACK_UNKNOWN", "KernelRecord", "arch_number", "impossible_figure"), ".records"),
+    **dict.fromkeys(("Records", "built_states", "demangled_names", "impossible_figures", "merge_records"),
+                    ".record_list"),
     **dict.fromkeys(("IMPORTERS", "LAUNCH_BOUNDS_NOTE", "import_file", "import_file_detailed"), ".dispatch"),
     **dict.fromkeys(("HEAD_SIZE", "detect_format"), ".detect"),
     **dict.fromkeys(("json_records", "record_json"), ".json_rows"),  # the command's: the window never loads msgspec

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .names.printable import printable
-from .records import KernelRecord
+from .record_list import Records
 
 if TYPE_CHECKING:
     from .amd.record import AmdKernelRecord
@@ -63,7 +63,7 @@ class ImportResult:
     """What an import found: its records, and notes (one line each: entries skipped, assumptions made,
     what a record cannot say)."""
 
-    records: list[KernelRecord] = field(default_factory=list)
+    records: Records = field(default_factory=Records)
     notes: list[str] = field(default_factory=list)
     no_functions: bool = False
     """The file is valid and holds device code, but no function (its CUDA ELF images hold none, as a

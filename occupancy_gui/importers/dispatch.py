@@ -14,43 +14,43 @@ from .binary.reader import import_fatbin_detailed
 from .detect import HEAD_SIZE, detect_format
 from .files import open_regular
 from .names.printable import printable
-from .records import KernelRecord, merge_records
+from .record_list import Records, merge_records
 
 if TYPE_CHECKING:
     from .record_cache import RecordCache
 
-Importer = Callable[..., list[KernelRecord]]
+Importer = Callable[..., Records]
 
 def _host_binary(path: str | os.PathLike[str],
-                 progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+                 progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
     return import_fatbin_detailed(path, progress, cancel).records
 
 
 # The text parsers load on first use (listing a binary needs none of them).  Plain import statements,
 # not importlib: a bundler (PyInstaller) finds its modules by reading them.
 def _ptxas_log(path: str | os.PathLike[str],
-               progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+               progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
     from .text.parallel import import_log  # noqa: PLC0415 - lazy: see above
 
     return import_log(path, progress=progress, cancel=cancel)
 
 
 def _cuobjdump_text(path: str | os.PathLike[str],
-                    progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+                    progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
     from .text.cuobjdump_text import import_cuobjdump_text  # noqa: PLC0415 - lazy: see above
 
     return import_cuobjdump_text(path, progress=progress, cancel=cancel)
 
 
 def _ncu_csv(path: str | os.PathLike[str],
-             progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+             progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
     from .text.ncu_csv import import_ncu_csv  # noqa: PLC0415 - lazy: see above
 
     return import_ncu_csv(path, progress=progress, cancel=cancel)
 
 
 def _jit_cache(path: str | os.PathLike[str],
-               progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+               progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
     from .jit.triton_cache import import_jit_cache  # noqa: PLC0415 - lazy: see above
 
     return import_jit_cache(path, progress=progress, cancel=cancel)
@@ -65,7 +65,7 @@ IMPORTERS: dict[str, Importer] = {
     "fatbin": _host_binary,
     "host_binary": _host_binary,
 }
-"""Format name -> ``importer(path, progress=None, cancel=None) -> list[KernelRecord]``."""
+"""Format name -> ``importer(path, progress=None, cancel=None) -> Records``."""
 
 
 _CACHED_FORMATS = ("cubin", "fatbin", "host_binary")
@@ -162,7 +162,6 @@ def _log_notes(name: str, result: ImportResult) -> None:
         result.notes.append(f"{name}:{cut.line}: the log ends inside kernel {printable(cut.name)} ({cut.arch}): "
                             "its figures are not in it, so it is not listed (the log was cut off)")
     result.launch_bounds_unknown = bool(records)  # said by occupancy import (LAUNCH_BOUNDS_NOTE) and the window
-    result.records = list(records)
 
 
 def _checked(name: str, fmt: str, result: ImportResult) -> ImportResult:
@@ -177,6 +176,6 @@ def _checked(name: str, fmt: str, result: ImportResult) -> ImportResult:
 
 
 def import_file(path: str | os.PathLike[str], progress: ProgressFn | None = None,
-                cancel: CancelFn | None = None, cache: RecordCache | None = None) -> list[KernelRecord]:
+                cancel: CancelFn | None = None, cache: RecordCache | None = None) -> Records:
     """All kernels of a file, whatever its format (detected from its content)."""
     return import_file_detailed(path, progress, cancel, cache).records

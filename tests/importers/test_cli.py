@@ -9,9 +9,8 @@ import subprocess
 import sys
 
 from occupancy_gui.cli.import_command import run_import
-from occupancy_gui.importers import import_file
+from occupancy_gui.importers import import_file, impossible_figure, impossible_figures
 from occupancy_gui.importers.json_rows import record_json
-from occupancy_gui.importers.records import impossible_figure, impossible_figures
 from tests.random_records import random_records
 
 from .conftest import GEN, HAND

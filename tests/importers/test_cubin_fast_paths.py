@@ -13,7 +13,7 @@ import struct
 
 import pytest
 
-from occupancy_gui.importers import ImportFailure, import_file_detailed
+from occupancy_gui.importers import ImportFailure, import_file_detailed, merge_records
 from occupancy_gui.importers.binary.blob import Blob
 from occupancy_gui.importers.binary.cubin import (
     _KERNEL_ATTRS,
@@ -28,7 +28,7 @@ from occupancy_gui.importers.binary.cubin import (
 from occupancy_gui.importers.binary.elf import Elf, StringTable
 from occupancy_gui.importers.binary.fatbin import read_fatbin_bytes
 from occupancy_gui.importers.binary.host import read_host_binary
-from occupancy_gui.importers.records import FIELDS, merge_records
+from occupancy_gui.importers.records import FIELDS
 
 from .conftest import GEN
 

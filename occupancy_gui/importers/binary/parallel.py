@@ -34,7 +34,7 @@ from ..._process.collector import collection_paused
 from ..base import ImportCancelled, ImportFailure, ImportResult
 from ..files import open_regular
 from ..names.demangle import demangle, is_slow
-from ..records import KernelRecord, merge_records, records_from
+from ..record_list import Records, merge_records
 from .blob import Blob, FileImage
 from .cubin import EM_CUDA
 from .elf import ELF_MAGIC, Elf
@@ -352,11 +352,11 @@ def _answer(outbox: Connection, number: int, containers: list[_Found] | None, in
     outbox.send((number, containers, inflated))
 
 
-def _rows(records: Iterable[KernelRecord]) -> list[dict[str, Any]]:
-    """The records' fields as the parent adopts them (a pickled dict is rebuilt in C there), with the
+def _rows(states: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records' states as the parent adopts them (a pickled dict is rebuilt in C there), with the
     demangled names that only the slow fallback spells filled in here, in parallel (libcusparse: 312
     names of 1,349 to 2,489 characters, ~0.3 s of the parent's time otherwise)."""
-    rows = [rec.__dict__ for rec in records]
+    rows = list(states)
     for row in rows:
         if is_slow(row["name"]):
             row["demangled"] = demangle(row["name"])
@@ -370,7 +370,7 @@ def _read_fat(image: FileImage, piece: _Piece, work: Decoding, merge: bool = Tru
     fatbin section, so each copy's first stays first): the parent then merges 41,003 records of
     libcusparse, not 66,478 (and 23,120 of libcublas's 31,356)."""
     blob = Blob(image.view[piece.offset:piece.offset + piece.size], image.path, base=piece.offset, image=image)
-    out: list[tuple[int, int, list[KernelRecord], list[str]]] = []
+    out: list[tuple[int, int, list[dict[str, Any]], list[str]]] = []
     pending: tuple[int, Any] | None = None
     for at in piece.starts:
         opened = open_container(blob, at, piece.prefix, NUMBER_LATER, work)
@@ -380,16 +380,17 @@ def _read_fat(image: FileImage, piece: _Piece, work: Decoding, merge: bool = Tru
     if pending is not None:
         out.append(_finish_fat(blob, *pending, work))
     if not merge:
-        return [(at, end, _rows(records), notes) for at, end, records, notes in out]
-    kept = set(map(id, merge_records([rec for _at, _end, records, _notes in out for rec in records])))
-    return [(at, end, _rows(rec for rec in records if id(rec) in kept), notes) for at, end, records, notes in out]
+        return [(at, end, _rows(states), notes) for at, end, states, notes in out]
+    # merge_records keeps each distinct copy's first state (its count of copies added to): told by identity
+    kept = set(map(id, merge_records(Records([s for _at, _end, states, _notes in out for s in states])).states()))
+    return [(at, end, _rows(s for s in states if id(s) in kept), notes) for at, end, states, notes in out]
 
 
-def _finish_fat(blob: Blob, at: int, opened: Any, work: Decoding) -> tuple[int, int, list[KernelRecord],
+def _finish_fat(blob: Blob, at: int, opened: Any, work: Decoding) -> tuple[int, int, list[dict[str, Any]],
                                                                                 list[str]]:
     result = ImportResult()
     read_entries(blob, opened, result, False, work)
-    return (at, opened.end, result.records, result.notes)
+    return (at, opened.end, result.records.states(), result.notes)
 
 
 def _read_data(image: FileImage, piece: _Piece, work: Decoding) -> list[_Found]:
@@ -420,14 +421,14 @@ def _read_data(image: FileImage, piece: _Piece, work: Decoding) -> list[_Found]:
             scan.skip_to(past)
             out.append((at, _EMPTY, past))
         else:
-            out.append((at, past, _rows(read.records), read.notes))
+            out.append((at, past, _rows(read.records.states()), read.notes))
     return out
 
 
 def _stitched(pieces: list[_Piece], found: dict[int, list[_Found]]) -> ImportResult | None:
     """The serial reader's result from the pieces' containers, or ``None`` where it would differ."""
     result = ImportResult()
-    records: list[KernelRecord] = []
+    records = Records()
     by_section: dict[int, list[_Piece]] = {}
     for piece in pieces:
         by_section.setdefault(piece.offset, []).append(piece)
@@ -444,7 +445,7 @@ def _stitched(pieces: list[_Piece], found: dict[int, list[_Found]]) -> ImportRes
             label = str(number)
             for fields in rows:
                 fields["source"] = fields["source"].replace(NUMBER_LATER, label, 1)
-            records.extend(records_from(rows))
+            records.extend(Records(rows))
             result.notes.extend(note.replace(NUMBER_LATER, label, 1) for note in notes)
     if not records:
         return None  # the serial reader explains an empty file

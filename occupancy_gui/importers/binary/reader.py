@@ -10,7 +10,7 @@ from collections.abc import Callable
 from ..._process.collector import collection_paused
 from ..base import ImportFailure, ImportResult
 from ..files import open_regular
-from ..records import merge_records
+from ..record_list import merge_records
 from . import offload
 from .archive import AR_MAGIC, read_ar_archive
 from .blob import Blob, FileImage
@@ -54,7 +54,7 @@ def import_fatbin_detailed(path: str | os.PathLike[str], progress: Callable[[int
                            cancel: Callable[[], bool] | None = None) -> ImportResult:
     """A fatbin, host binary or static library; only the parts that are parsed are read.
 
-    One record per distinct copy of a function (see ``records.merge_records``).  ``progress(done,
+    One record per distinct copy of a function (see ``record_list.merge_records``).  ``progress(done,
     total)`` hears the bytes of the file reached; ``cancel()`` is polled at every container, image
     and 8 MB of data scanned (it raises ``ImportCancelled``).
     """

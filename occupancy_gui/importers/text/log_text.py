@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..base import IncompleteKernel
-
-if TYPE_CHECKING:
-    from ..records import KernelRecord
+from ..record_list import Records
 
 PASTE_MAX = 4 << 20
 """The largest chunk checked for the marks of a paste (see the module's docstring)."""
@@ -58,14 +56,14 @@ class LogFindings:
                 self.unbounded.add(restore_underscore(bytes(m.group(1)).decode("utf-8", "replace").strip()))
 
 
-class LogRecords(list):  # type: ignore[type-arg]  # list[KernelRecord]; a generic base needs Python 3.9+ at run time
-    """A log's records (a plain list to every caller), with what the log said beyond them."""
+class LogRecords(Records):
+    """A log's records (its states, or the builds of its standard blocks: see ``ptxas_log``), with what the log
+    said beyond them."""
 
-    findings: LogFindings
-    incomplete: list[IncompleteKernel]
+    __slots__ = ("findings", "incomplete")
 
-    def __init__(self, records: list[KernelRecord], findings: LogFindings, incomplete: list[IncompleteKernel]):
-        super().__init__(records)
+    def __init__(self, items: list[Any], findings: LogFindings, incomplete: list[IncompleteKernel]):
+        super().__init__(items, builds=True)
         self.findings = findings
         self.incomplete = incomplete
 
