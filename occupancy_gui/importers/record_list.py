@@ -34,7 +34,7 @@ class Records(Sequence[KernelRecord]):
 
     __slots__ = ("__weakref__", "_items", "_made", "_pending")
 
-    def __init__(self, states: Iterable[dict[str, Any]] = (), *, builds: bool = False):
+    def __init__(self, states: Iterable[dict[str, Any] | tuple[Any, ...]] = (), *, builds: bool = False):
         """``states``: the records' states (a list is taken over, not copied); ``builds``: some of them may be
         builds, ``(build, *args)`` tuples whose call returns the state."""
         self._items: list[Any] = states if type(states) is list else list(states)
@@ -107,8 +107,12 @@ class Records(Sequence[KernelRecord]):
 
     def __iter__(self) -> Iterator[KernelRecord]:
         self._build(0, len(self._items))
-        for i in range(len(self._items)):
-            yield self[i]
+        made = self._made
+        for i, state in enumerate(self._items):
+            rec = made.get(i)
+            if rec is None:
+                rec = made[i] = make_record(state)
+            yield rec
 
     def __delitem__(self, index: int | slice) -> None:
         lo = index.indices(len(self._items))[0] if isinstance(index, slice) else index % max(len(self._items), 1)
@@ -191,7 +195,11 @@ def impossible_figures(records: Sequence[KernelRecord]) -> list[str | None]:
     """``records.impossible_figure`` of every record: each figure's column is checked with one ``min`` and one
     ``max`` in C, and only a column that breaks its limit is looked at per record (libcusparse's 40,667
     records: 2 ms, not 60 ms)."""
-    states = built_states(records)
+    return impossible_in_states(built_states(records))
+
+
+def impossible_in_states(states: list[dict[str, Any]]) -> list[str | None]:
+    """:func:`impossible_figures` of the records whose states are ``states``."""
     flagged: set[int] = set()
     for name, limit in IMPOSSIBLE_LIMITS:
         column = list(map(operator.itemgetter(name), states))

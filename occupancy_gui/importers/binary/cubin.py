@@ -273,7 +273,7 @@ class _Module:
             "reserved_smem": 0, "stack_bytes": 0, "spill_stores": None, "spill_loads": None, "barriers": None,
             "const_bytes": None, "const_banks": None, "max_threads": None, "min_blocks": None,
             "req_threads": None, "cluster_dims": None, "max_registers": None, "relocatable": self.relocatable,
-            "embedded": embedded, "copies": 1, "source": "", **_NO_LAUNCH_FIGURES}
+            "embedded": embedded, "copies": 1, "source": "", **_NO_LAUNCH_FIGURES, "launch_source": None}
         self._relocations: dict[int, list[int]] | None = None  # section -> its .rel/.rela sections
         self._shared_sections: frozenset[int] = frozenset()
 

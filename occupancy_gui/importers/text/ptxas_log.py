@@ -214,7 +214,7 @@ def _block_fields(name: str, arch: str, tail: bytes, line: int, source: str) -> 
         "source": f"{source}:{line}",
         "block_size": None, "grid_size": None, "dynamic_smem": None,
         "theoretical_occupancy": None, "achieved_occupancy": None, "waves_per_sm": None,
-        "device_name": None,
+        "device_name": None, "launch_source": None,
     }
 
 
