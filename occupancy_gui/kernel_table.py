@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,7 @@ from .engine import (
 from .record_launch import DEFAULT_BARRIERS, launch_smem, launch_threads
 
 if TYPE_CHECKING:
-    from .importers import KernelRecord
+    from .importers import KernelRecord, Records
 
 
 COMBO = ("max_threads", "required", "registers", "static_smem", "barriers", "launch_block", "launch_dynamic")
@@ -42,7 +42,7 @@ class KernelTable:
     """Columns of an import, ready for display; built off the GUI thread by :meth:`from_records`."""
 
     path: str
-    records: list[KernelRecord]
+    records: Records
     names: list[str]
     demangled: list[str]
     haystack: list[str]
@@ -59,7 +59,7 @@ class KernelTable:
     """Stack per thread (``stack_bytes``), 0 where unknown: kept for the window until it reads :attr:`stack_bytes`."""
     stack_bytes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     """Stack per thread as cuobjdump prints it; -1 where no bound is known (recursion or indirect calls:
-    show ``importers.records.STACK_UNKNOWN``, "unknown — recursion or indirect calls")."""
+    show ``importers.STACK_UNKNOWN``, "unknown — recursion or indirect calls")."""
     required: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     """The required block size (.reqntid x·y·z); 0: none."""
     launch_block: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -71,7 +71,7 @@ class KernelTable:
     combo_inverse: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     combos: np.ndarray = field(default_factory=lambda: np.zeros((0, len(COMBO)), np.int64))
     impossible: dict[int, str] = field(default_factory=dict)
-    """Record index -> why no GPU can have its figures (see ``importers.records.impossible_figure``)."""
+    """Record index -> why no GPU can have its figures (see ``importers.impossible_figure``)."""
     notes: tuple[str, ...] = ()
     """The import's own notes, one line each: entries it skipped, kernels a cut-off log lost, assumptions it made."""
     launch_bounds_unknown: bool = False
@@ -84,14 +84,17 @@ class KernelTable:
         return len(self.records)
 
     @classmethod
-    def from_records(cls, path: str, records: list[KernelRecord], cancelled: Any = None) -> KernelTable:
+    def from_records(cls, path: str, records: Sequence[KernelRecord], cancelled: Any = None) -> KernelTable:
         """Build the columns; ``cancelled()`` is polled every :data:`SLICE` records.
 
         Column by column in C (``map``), a slice of records at a time: a loop over the records took
         libcublasLt's 42,517 0.17-0.23 s and a 200 MB log's 137,990 0.39 s, on the pool thread the
-        window waits on; a slice's C loops are short, so the GUI thread gets the GIL between them."""
-        from .importers import ImportCancelled  # noqa: PLC0415 - lazy: loaded with the importers, off the GUI thread
-        from .importers.records import arch_number, built_states, impossible_figures  # noqa: PLC0415 - as above
+        window waits on; a slice's C loops are short, so the GUI thread gets the GIL between them.  The records
+        stay as the import holds them (``importers.Records``: a record is made where a row is read)."""
+        # Lazy: loaded with the importers, off the GUI thread.
+        from .importers import ImportCancelled, Records, arch_number, built_states, impossible_figures  # noqa: PLC0415
+
+        records = Records.of(records)
 
         n = len(records)
         names: list[str] = []
@@ -204,8 +207,8 @@ _get = operator.itemgetter
 
 
 def _pretty_names(states: list[dict[str, Any]], names: list[str]) -> list[str]:
-    """Each record's demangled name (``records.demangled_names``), its mangled one where that is empty."""
-    from .importers.records import demangled_names  # noqa: PLC0415 - lazy: as in KernelTable.from_records
+    """Each record's demangled name (``importers.demangled_names``), its mangled one where that is empty."""
+    from .importers import demangled_names  # noqa: PLC0415 - lazy: as in KernelTable.from_records
 
     pretty = demangled_names(states)
     return [text or name for text, name in zip(pretty, names)] if "" in pretty else pretty
@@ -305,7 +308,7 @@ def occupancy_column(table: KernelTable, device: DeviceProperties, state: Device
 
 def record_tags(rec: KernelRecord) -> list[str]:
     """Short marks shown before a name: pre-link (-rdc), embedded fatbin, identical copies, cluster shape."""
-    from .importers.records import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
+    from .importers import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
 
     tags = ["impossible figures"] if impossible_figure(rec) is not None else []
     if rec.cluster_dims:
@@ -321,7 +324,7 @@ def record_tags(rec: KernelRecord) -> list[str]:
 
 def record_notes(rec: KernelRecord) -> list[str]:
     """What a reader of a row should know beyond its figures, one line each."""
-    from .importers.records import STACK_UNKNOWN, impossible_figure  # noqa: PLC0415 - lazy: loaded by then
+    from .importers import STACK_UNKNOWN, impossible_figure  # noqa: PLC0415 - lazy: loaded by then
 
     notes = [] if rec.is_kernel else ["(device function, not a kernel)"]
     if rec.stack_bytes is None:

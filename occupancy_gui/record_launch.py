@@ -31,7 +31,7 @@ import numpy as np
 from .engine import CacheConfig, DeviceProperties
 
 if TYPE_CHECKING:
-    from .importers.records import KernelRecord
+    from .importers import KernelRecord
     from .profiles import Catalog
 
 DEFAULT_DYNAMIC_LIMIT = 48 << 10

@@ -83,6 +83,6 @@ def _workers_exec(monkeypatch: pytest.MonkeyPatch) -> None:
     before (one that imports numpy adds a thread, and with it the choice between forking and a fresh
     interpreter would depend on the order): ``tests/test_child_process.py`` forks them in processes of
     its own, single-threaded as the command line is."""
-    from occupancy_gui import child_process
+    from occupancy_gui._process import child_process
 
     monkeypatch.setattr(child_process, "single_threaded", lambda: False)

@@ -7,16 +7,17 @@ import random
 from pathlib import Path
 
 from occupancy_gui.importers import import_file
-from occupancy_gui.importers.records import FIELDS, IMPOSSIBLE_ABOVE, KernelRecord, fast_record
+from occupancy_gui.importers.record_list import Records
+from occupancy_gui.importers.records import FIELDS, IMPOSSIBLE_ABOVE
 
 GEN = Path(__file__).resolve().parent / "data" / "importers" / "gen"
 
 
-def random_records(rng: random.Random, count: int) -> list[KernelRecord]:
+def random_records(rng: random.Random, count: int) -> Records:
     """Figures in and out of range (negative, past their limit, beyond int64, None), launches or none,
     ``.reqntid``, clusters, register caps, arch names a GPU has or not, empty and mangled names."""
     base = import_file(GEN / "a_sm80.cubin")[0]
-    out = []
+    out: list[dict[str, object]] = []  # the records' states, as a bulk reader gives them
     for i in range(count):
         values = {name: getattr(base, name) for name in FIELDS}
         for name, limit in IMPOSSIBLE_ABOVE.items():
@@ -32,5 +33,5 @@ def random_records(rng: random.Random, count: int) -> list[KernelRecord]:
         values["arch"] = rng.choice(["sm_80", "sm_90a", "compute_75", "unknown", "sm_1" + "0" * 30])
         values["name"] = rng.choice(["_Z3fooi", "plain", "", f"_Z{i % 9 + 1}{'k' * (i % 9 + 1)}v"])
         values["is_kernel"] = rng.random() < 0.8
-        out.append(fast_record(values))
-    return out
+        out.append(values)
+    return Records(out)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from occupancy_gui import child_process
+from occupancy_gui._process import child_process
 from tests.frozen_bundle import ROOT
 from tests.importers.test_parallel_binary import chain, data_section, host
 
@@ -38,13 +38,14 @@ def test_a_single_threaded_process_forks_its_workers_and_reads_as_the_serial_rea
     path = host(tmp_path, chain(rng, 40), data_section(rng, 20))
     said = _run("""
 import json, sys
-from occupancy_gui import child_process
-from occupancy_gui.importers import fatbin, parallel_binary
+from occupancy_gui._process import child_process
+from occupancy_gui.importers.binary import parallel as parallel_binary
+from occupancy_gui.importers.binary.reader import import_fatbin_detailed
 from occupancy_gui.importers.json_rows import record_json
 parallel_binary._PIECE_MIN, parallel_binary._MIN_IMAGES = 1 << 10, 0
 threads = child_process.single_threaded()
 parallel = parallel_binary.import_host_binary(sys.argv[1], workers=2)
-serial = fatbin.import_fatbin_detailed(sys.argv[1])
+serial = import_fatbin_detailed(sys.argv[1])
 same = parallel is not None and parallel.notes == serial.notes and \
     [record_json(r) for r in parallel.records] == [record_json(r) for r in serial.records]
 print(json.dumps({"threads": threads, "starts": child_process.STARTS, "read": parallel is not None, "same": same}))
@@ -57,7 +58,7 @@ def test_a_forked_worker_holds_only_its_own_pipes() -> None:
     or the first would never see its input end when the parent closes it."""
     said = _run("""
 import json, time
-from occupancy_gui import child_process
+from occupancy_gui._process import child_process
 first = child_process.start("occupancy_gui.cli.batch_worker")
 second = child_process.start("occupancy_gui.cli.batch_worker")
 first.to_child.close()
@@ -84,7 +85,7 @@ def test_a_window_s_worker_runs_below_its_parent_s_priority() -> None:
         child.close(kill=True)
     said = _run("""
 import json, os
-from occupancy_gui import child_process
+from occupancy_gui._process import child_process
 child = child_process.start("occupancy_gui.cli.batch_worker")
 same = os.getpriority(os.PRIO_PROCESS, child.proc.pid) == os.getpriority(os.PRIO_PROCESS, 0)
 child.close(kill=True)
@@ -103,7 +104,7 @@ def test_a_forked_batch_answers_as_one_process(tmp_path: Path) -> None:
     path.write_text("\n".join(random_lines(13, 4000, load_catalog().names())) + "\n")
     said = _run("""
 import hashlib, io, json, sys
-from occupancy_gui import child_process
+from occupancy_gui._process import child_process
 from occupancy_gui.cli import batch_parallel
 from occupancy_gui.cli.main import main
 batch_parallel.FIRST_BLOCK_BYTES, batch_parallel.BLOCK_BYTES = 8192, 32768

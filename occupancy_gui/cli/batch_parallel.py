@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import BinaryIO, TextIO
 
-from .. import child_process
-from ..child_process import Child
+from .._process import child_process
+from .._process.child_process import Child
 from .batch_input import MAX_LINE_CHARS, READ_BYTES
 
 BLOCK_BYTES = 4 << 20

@@ -21,10 +21,10 @@ from ..compile import (
     make_source,
 )
 from ..compile.regcap import ResultCache, Sweep, sweep
-from ..importers.cli import format_table
-from ..importers.json_rows import record_json
+from ..importers import record_json
 from .common import fail
 from .devices import load_catalog
+from .record_table import format_table
 
 
 def _source(args: argparse.Namespace) -> Source:

@@ -108,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _jobs(text: str) -> int:
     """``--jobs``: a count of worker processes, 1 to ``MAX_JOBS``, or ``auto``: the CPUs this process may
     run on (its affinity, not the machine's count: a container or ``taskset`` gets what it was given)."""
-    from ..child_process import usable_cpus  # noqa: PLC0415 - lazy: as below
+    from .._process.child_process import usable_cpus  # noqa: PLC0415 - lazy: as below
     from .batch_parallel import MAX_JOBS  # noqa: PLC0415 - lazy: its pipes' modules cost every command ~25 ms
 
     if text == "auto":
@@ -153,7 +153,7 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
         from .compile_commands import run_compiled_import  # noqa: PLC0415 - lazy: only sources need the compiler
 
         return run_compiled_import(args, out)
-    from ..importers.cli import run_import  # noqa: PLC0415 - lazy: `occupancy calc` starts without the importers
+    from .import_command import run_import  # noqa: PLC0415 - lazy: `occupancy calc` starts without the importers
     argv = [args.file] + (["--json"] if args.json else []) + (["--all-functions"] if args.all_functions else []) \
         + (["--no-cache"] if args.no_cache else [])
     return run_import(argv)

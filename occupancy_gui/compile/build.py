@@ -1,9 +1,9 @@
 """Compile one PTX or CUDA file for one architecture and read its resource usage, as ptxas reports it.
 
 ``.ptx`` goes through ``ptxas -v`` (no host compiler needed); ``.cu`` through ``nvcc --resource-usage
--cubin --keep``.  The compiler's output is read by the one ptxas log parser (``importers.ptxas_log``);
+-cubin --keep``.  The compiler's output is read by the one ptxas log parser (``importers.parse_ptxas_log``);
 what its lines leave out — the launch bound, required block size, cluster shape and register cap — is
-read from the cubin the compiler wrote (``importers.elf_cubin``, as a binary import reads it), and the
+read from the cubin the compiler wrote (``importers.read_cubin``, as a binary import reads it), and the
 minimum blocks per SM (``__launch_bounds__``' second argument, in no binary) from the PTX.  Each compile
 runs in its own temporary directory, removed whatever happens (error, cancel, exception), and polls
 ``cancel()`` while the compiler runs, killing it when asked.
@@ -23,9 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..importers.elf_cubin import read_cubin
-from ..importers.ptxas_log import parse_bytes
-from ..importers.records import KernelRecord
+from ..importers import KernelRecord, parse_ptxas_log, read_cubin
 from .toolchain import find_tool, supported_archs, tool_version
 
 SOURCE_KINDS = {".ptx": "ptx", ".cu": "cu"}
@@ -188,7 +186,7 @@ def parse_log(src: Source, compiled: Compiled, cap: int | None = None) -> list[K
     """The records of a compile (every kernel and device function its ``-v`` output reports), each kernel
     with the launch attributes of the cubin it wrote and the minimum blocks per SM its PTX states."""
     what = os.path.basename(src.path) + f" [{src.arch}" + (f", -maxrregcount={cap}]" if cap is not None else "]")
-    records = parse_bytes(compiled.log, what)
+    records = parse_ptxas_log(compiled.log, what)
     image = {rec.name: rec for rec in read_cubin(compiled.image, what) if rec.is_kernel} if compiled.image else {}
     min_blocks = compiled.min_blocks
     out = []

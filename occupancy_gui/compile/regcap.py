@@ -25,8 +25,8 @@ from pathlib import Path
 
 from platformdirs import user_cache_path
 
-from ..cache_trim import touch, trim
-from ..child_process import usable_cpus
+from .._process.cache_trim import touch, trim
+from .._process.child_process import usable_cpus
 from ..engine import (
     DeviceProperties,
     DeviceState,
@@ -35,7 +35,7 @@ from ..engine import (
     compute_occupancy,
     reg_allocation_granularity,
 )
-from ..importers.records import KernelRecord
+from ..importers import KernelRecord
 from .build import (
     CancelFn,
     CompileCancelled,

@@ -1,271 +1,102 @@
-"""Importers: kernel resource usage from compiler logs, ``cuobjdump`` output and CUDA binaries.
+"""Importers: kernel resource usage from compiler logs, ``cuobjdump`` output, CUDA binaries and JIT caches.
 
-Public API::
+Public API (everything outside this package imports from here, never from a submodule: an import-linter
+``protected`` contract holds it)::
 
     detect_format(path, head) -> str        # "ptxas_log", "cuobjdump_text", "ncu_csv", "cubin", "fatbin",
                                             # "host_binary" (ELF/PE/Mach-O, ``!<arch>`` static libraries
                                             # and clang's LLVM offload binaries),
                                             # "jit_cache" (a Triton NAME.json, a CuPy cache file; folders too)
-    import_file(path, progress=None, cancel=None) -> list[KernelRecord]
+    import_file(path, progress=None, cancel=None) -> Records   # a sequence of KernelRecord (record_list)
     import_file_detailed(path, ...) -> ImportResult   # records plus per-entry notes (skipped entries);
                                             # its amd_records: AMD kernels (importers.amd), which
                                             # import_file leaves out until the window takes them
-    IMPORTERS                                  # format name -> importer
+    IMPORTERS                               # format name -> importer
+    RecordCache                             # our own cache of import results (a binary's second open)
 
-Every failure is an :class:`ImportFailure` (a ``ValueError``) whose message names the file and the
-line or byte offset.  This package uses only the standard library.
+The house, by kind of input:
+
+* ``base``: what every reader returns and takes (:class:`ImportResult`, :class:`ImportFailure`,
+  :class:`ImportCancelled`, the progress and cancel callbacks); ``records``: :class:`KernelRecord` and what is
+  worked out from records (merging copies, impossible figures); ``files``: opening an input;
+* ``detect`` and ``dispatch``: which reader reads a file, and the import of a file as a whole;
+* ``binary``: ELF/cubin, fatbin containers, host binaries (ELF, PE), offload binaries, ``ar`` archives, the
+  inflation of compressed images within one budget, and the parallel reader of big binaries;
+* ``text``: ``ptxas``/``nvlink`` logs, ``cuobjdump`` text, Nsight Compute CSV, and the parallel log reader;
+* ``jit``: the kernel caches of JIT compilers (Triton, torch inductor, CuPy);
+* ``names``: demangling and printable names; ``amd``: the AMD vendor package;
+* ``record_cache``: our cache of import results; ``json_rows``: ``occupancy import --json``'s rows.
+
+Every failure is an :class:`ImportFailure` (a ``ValueError``) whose message names the file and the line or byte
+offset.  Nothing here imports Qt.  The names below load on first use (PEP 562): the window starts without
+loading an importer, and a binary's import loads no text parser.  (The frozen bundle collects every submodule
+whatever names it, ``packaging/occupancy_gui.spec``.)
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-from .elf import ELF_MAGIC
-from .elf_cubin import import_cubin, is_cuda_elf
-from .fatbin import FATBIN_MAGIC_BYTES, ImportResult, import_fatbin_detailed
-from .line_chunks import CancelFn, ImportCancelled, ProgressFn, sniff_utf16
-from .names import printable
-from .offload_binary import MAGIC as OFFLOAD_MAGIC
-from .records import STACK_UNKNOWN, ImportFailure, KernelRecord, merge_records, open_regular
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __all__ = [
-    "IMPORTERS", "LAUNCH_BOUNDS_NOTE", "ImportCancelled", "ImportFailure", "ImportResult", "KernelRecord",
-    "STACK_UNKNOWN", "RecordCache", "demangle", "printable",
-    "detect_format", "import_file", "import_file_detailed", "merge_records",
+    "HEAD_SIZE", "IMPORTERS", "LAUNCH_BOUNDS_NOTE", "STACK_UNKNOWN",
+    "AmdKernelRecord", "CancelFn", "ImportCancelled", "ImportFailure", "ImportResult", "IncompleteKernel",
+    "KernelRecord", "ProgressFn", "RecordCache", "Records",
+    "amd_json_rows", "amd_table", "arch_number", "built_states", "demangle", "demangled_names", "detect_format",
+    "impossible_figure", "impossible_figures", "import_file", "import_file_detailed", "json_records",
+    "merge_records", "parse_ptxas_log", "printable", "read_cubin", "reader_modules", "record_json",
 ]
 
-if TYPE_CHECKING:  # loaded lazily by __getattr__ below
-    from .cache import RecordCache
-    from .demangle import demangle
+if TYPE_CHECKING:  # what the names below are, for a type checker; at run time they load on first use
+    from .amd.json_rows import amd_json_rows, amd_table
+    from .amd.record import AmdKernelRecord
+    from .base import CancelFn, ImportCancelled, ImportFailure, ImportResult, IncompleteKernel, ProgressFn
+    from .binary.cubin import read_cubin
+    from .detect import HEAD_SIZE, detect_format
+    from .dispatch import IMPORTERS, LAUNCH_BOUNDS_NOTE, import_file, import_file_detailed
+    from .json_rows import json_records, record_json
+    from .names.demangle import demangle
+    from .names.printable import printable
+    from .record_cache import RecordCache
+    from .record_list import Records, built_states, demangled_names, impossible_figures, merge_records
+    from .records import STACK_UNKNOWN, KernelRecord, arch_number, impossible_figure
+    from .text.ptxas_log import parse_bytes as parse_ptxas_log
 
-Importer = Callable[..., list[KernelRecord]]
-
-HEAD_SIZE = 64 << 10
-
-
-def _host_binary(path: str | os.PathLike[str],
-                 progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
-    return import_fatbin_detailed(path, progress, cancel).records
-
-
-# The text parsers load on first use (listing a binary needs none of them).  Plain import statements,
-# not importlib: a bundler (PyInstaller) finds its modules by reading them.
-def _ptxas_log(path: str | os.PathLike[str],
-               progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
-    from .parallel_log import import_log  # noqa: PLC0415 - lazy: see above
-
-    return import_log(path, progress=progress, cancel=cancel)
-
-
-def _cuobjdump_text(path: str | os.PathLike[str],
-                    progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
-    from .cuobjdump_text import import_cuobjdump_text  # noqa: PLC0415 - lazy: see above
-
-    return import_cuobjdump_text(path, progress=progress, cancel=cancel)
-
-
-def _ncu_csv(path: str | os.PathLike[str],
-             progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
-    from .ncu_csv import import_ncu_csv  # noqa: PLC0415 - lazy: see above
-
-    return import_ncu_csv(path, progress=progress, cancel=cancel)
-
-
-def _jit_cache(path: str | os.PathLike[str],
-               progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
-    from .triton_cache import import_jit_cache  # noqa: PLC0415 - lazy: see above
-
-    return import_jit_cache(path, progress=progress, cancel=cancel)
-
-
-IMPORTERS: dict[str, Importer] = {
-    "jit_cache": _jit_cache,
-    "ptxas_log": _ptxas_log,
-    "cuobjdump_text": _cuobjdump_text,
-    "ncu_csv": _ncu_csv,
-    "cubin": import_cubin,
-    "fatbin": _host_binary,
-    "host_binary": _host_binary,
+_WHERE = {
+    **dict.fromkeys(("CancelFn", "ImportCancelled", "ImportFailure", "ImportResult", "IncompleteKernel",
+                     "ProgressFn"), ".base"),
+    **dict.fromkeys(("STACK_UNKNOWN", "KernelRecord", "arch_number", "impossible_figure"), ".records"),
+    **dict.fromkeys(("Records", "built_states", "demangled_names", "impossible_figures", "merge_records"),
+                    ".record_list"),
+    **dict.fromkeys(("IMPORTERS", "LAUNCH_BOUNDS_NOTE", "import_file", "import_file_detailed"), ".dispatch"),
+    **dict.fromkeys(("HEAD_SIZE", "detect_format"), ".detect"),
+    **dict.fromkeys(("json_records", "record_json"), ".json_rows"),  # the command's: the window never loads msgspec
+    **dict.fromkeys(("amd_json_rows", "amd_table"), ".amd.json_rows"),
+    "AmdKernelRecord": ".amd.record",
+    "RecordCache": ".record_cache",  # platformdirs, hashlib, tempfile: 25 ms a worker process never needs
+    "demangle": ".names.demangle",
+    "printable": ".names.printable",
+    "read_cubin": ".binary.cubin",
 }
-"""Format name -> ``importer(path, progress=None, cancel=None) -> list[KernelRecord]``."""
+"""Where each public name lives (``parse_ptxas_log``: ``.text.ptxas_log``'s ``parse_bytes``)."""
+
+_READERS_LOADED_LATER = (".text.parallel", ".text.cuobjdump_text", ".text.ncu_csv", ".jit.triton_cache",
+                         ".binary.parallel", ".amd.dispatch")
+"""The readers an import loads only when a file needs them."""
 
 
-def __getattr__(name: str) -> object:
-    if name == "demangle":
-        from .demangle import demangle  # noqa: PLC0415 - lazy: the demangler binds libstdc++
-        return demangle
-    if name == "RecordCache":
-        # Lazy: platformdirs, hashlib, tempfile and the rest cost 25 ms, paid by every worker process
-        # of a big library, which never opens the cache (nor does `occupancy import --no-cache`).
-        from .cache import RecordCache  # noqa: PLC0415 - lazy: see above
-        return RecordCache
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-_BINARY_MAGICS = (b"MZ", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"!<arch>\n", OFFLOAD_MAGIC)
-"""PE, Mach-O (64-bit, universal), static libraries and LLVM offload binaries (``llvm-offload-binary -o``)."""
-# Bytes a text log may hold: everything but the C0 controls other than \t \n \f \r ESC, and DEL.
-_TEXT_BYTES = bytes([9, 10, 12, 13, 27]) + bytes(range(32, 127)) + bytes(range(128, 256))
-_LOG_MARKERS = (b"ptxas", b"nvlink", b"nvcc", b"Compiling entry function", b"bytes stack frame")
-
-
-def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
-    """The format of a file from its first bytes (``HEAD_SIZE`` is plenty), extension as a hint.
-
-    Raises :class:`ImportFailure` when the content is none of the known formats.
-    """
-    name = os.fspath(path)
-    from .amd.dispatch import amd_format  # noqa: PLC0415 - lazy: the AMD readers load with the first file
-
-    amd = amd_format(name, head)
-    if amd is not None:
-        return amd  # an AMD code object, bundle, log or Triton JSON (importers.amd)
-    if head.startswith(FATBIN_MAGIC_BYTES):
-        return "fatbin"
-    if head.startswith(ELF_MAGIC):
-        return "cubin" if is_cuda_elf(head) else "host_binary"
-    if head.startswith(_BINARY_MAGICS):
-        return "host_binary"
-    from .triton_cache import cupy_payload, looks_like_triton_json  # noqa: PLC0415 - lazy: as below
-
-    if cupy_payload(head) or (name.endswith(".json") and looks_like_triton_json(head)):
-        return "jit_cache"  # a CuPy cache file, a Triton kernel's NAME.json
-    from .cuobjdump_text import looks_like_cuobjdump  # noqa: PLC0415 - lazy: binaries need no text parser
-    from .ncu_csv import looks_like_ncu_csv  # noqa: PLC0415 - lazy: as above
-
-    utf16 = sniff_utf16(head)
-    text = head
-    if utf16:
-        text = head.decode(utf16, "replace").encode("utf-8", "replace")
-    if looks_like_ncu_csv(text):
-        return "ncu_csv"
-    if looks_like_cuobjdump(text):
-        return "cuobjdump_text"
-    if not head:
-        raise ImportFailure(name, "the file is empty", offset=0)
-    sample = text[:8192]
-    if utf16 is None and len(sample.translate(None, _TEXT_BYTES)) > len(sample) // 100 + 1:
-        raise ImportFailure(name, "unrecognised binary file (not ELF, fatbin, cubin or a PE/Mach-O "
-                                  "container)", offset=0)
-    if any(marker in text for marker in _LOG_MARKERS):
-        return "ptxas_log"
-    if os.path.splitext(name)[1].lower() in (".log", ".txt", ".out", ".err", ".tlog", ""):
-        return "ptxas_log"  # a big build log may print its first ptxas line late
-    raise ImportFailure(name, "unrecognised file: no ptxas/nvlink lines, cuobjdump output or CUDA "
-                              "binary header", line=1)
-
-
-_CACHED_FORMATS = ("cubin", "fatbin", "host_binary")
-"""Formats whose import is worth a cache entry: binaries (seconds for a vendor library).  A log is
-read at hundreds of MB/s and may list a million launches; it is read again."""
-
-
-def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | None = None,
-                         cancel: CancelFn | None = None, cache: RecordCache | None = None) -> ImportResult:
-    """The records and notes of a file; ``cache``: where a binary's import is looked up first and
-    stored after (``RecordCache()`` is the user's cache directory)."""
-    name = os.fspath(path)
-    fmt = "folder"
-    if not os.path.isdir(name):
-        try:
-            with open_regular(name) as fh:
-                head = fh.read(HEAD_SIZE)
-        except OSError as exc:
-            raise ImportFailure(name, exc.strerror or str(exc)) from None
-        fmt = detect_format(name, head)
-    from .amd.dispatch import import_with_amd  # noqa: PLC0415 - lazy: as in detect_format
-
-    # AMD kernels (importers.amd): read alone where only AMD readers know the format; beside the NVIDIA
-    # import (_nvidia_detailed) in host binaries and cache folders, which may hold both vendors' kernels.
-    both = import_with_amd(name, fmt, lambda: _nvidia_detailed(name, fmt, progress, cancel, cache), progress, cancel)
-    return both if both is not None else _nvidia_detailed(name, fmt, progress, cancel, cache)
-
-
-def _nvidia_detailed(name: str, fmt: str, progress: ProgressFn | None, cancel: CancelFn | None,
-                     cache: RecordCache | None) -> ImportResult:
-    """The NVIDIA readers' import of ``name`` (format ``fmt``, ``"folder"`` for a directory)."""
-    if fmt == "folder":  # a Triton / torch inductor / CuPy cache, or one kernel's folder
-        return ImportResult(records=_jit_cache(name, progress, cancel))
-    key = cache.key(name, fmt) if cache is not None and fmt in _CACHED_FORMATS else None
-    if cache is not None and key is not None:
-        hit = cache.get(name, key)
-        if hit is not None:
-            return _checked(name, fmt, ImportResult(records=hit.records, notes=hit.notes))
-    if fmt in ("fatbin", "host_binary"):
-        result = _binary(name, fmt, progress, cancel)
+def __getattr__(name: str) -> Any:
+    if name == "parse_ptxas_log":
+        value: Any = importlib.import_module(".text.ptxas_log", __name__).parse_bytes
+    elif name in _WHERE:
+        value = getattr(importlib.import_module(_WHERE[name], __name__), name)
     else:
-        result = ImportResult(records=IMPORTERS[fmt](name, progress=progress, cancel=cancel))
-    if fmt == "ptxas_log":
-        _log_notes(name, result)
-    if fmt == "cuobjdump_text":  # binaries are merged as they are read; a log lists each launch/line
-        result.records = merge_records(result.records)
-        from .cuobjdump_text import window_notes  # noqa: PLC0415 - lazy: binaries need no text parser
-
-        result.notes.extend(window_notes(name, result.records))
-    _checked(name, fmt, result)
-    if cache is not None and key is not None and result.records:  # (an empty listing's note is not kept)
-        cache.put(name, key, result.records, result.notes)
-    return result
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # the next read is a plain one
+    return value
 
 
-def _binary(name: str, fmt: str, progress: ProgressFn | None, cancel: CancelFn | None) -> ImportResult:
-    """A fatbin or host binary: a big host ELF by worker processes where they can, else serially."""
-    if fmt == "host_binary" and os.path.getsize(name) >= PARALLEL_MIN_BYTES:
-        from .parallel_binary import import_host_binary  # noqa: PLC0415 - lazy: multiprocessing, for big files only
-
-        result = import_host_binary(name, progress, cancel)
-        if result is not None:
-            return result
-    return import_fatbin_detailed(name, progress, cancel)
-
-
-PARALLEL_MIN_BYTES = 32 << 20
-"""Smaller binaries are read serially: starting worker processes costs more than they save."""
-
-
-LAUNCH_BOUNDS_NOTE = ("a build log does not record launch bounds (__launch_bounds__, .maxntid, .reqntid) or cluster "
-                      "shapes: the object, cubin or executable the build wrote, or the source (occupancy import "
-                      "FILE.cu --arch sm_XY), carries them")
-"""What to say of an import whose ``launch_bounds_unknown`` is set (its table shows "?" for the bound)."""
-
-
-def _log_notes(name: str, result: ImportResult) -> None:
-    """What a log's records cannot say, as notes and typed fields of ``result``: the build's first error (the
-    failure itself where it printed no figures), the kernels it never finished (``incomplete``), and that no
-    log records a launch bound (``launch_bounds_unknown``: no note, see :data:`LAUNCH_BOUNDS_NOTE`)."""
-    from .log_text import LogRecords, failure_reason  # noqa: PLC0415 - lazy: loaded with the log parser
-
-    records = result.records
-    if not isinstance(records, LogRecords):
-        return
-    error = records.findings.first_error
-    if error is not None and not records:
-        raise ImportFailure(name, failure_reason(error), line=error[0])
-    if error is not None:
-        result.notes.append(f"{name}:{error[0]}: the build failed; kernels it could not compile are not in the log: "
-                            f"{error[1]}")
-    result.incomplete = list(records.incomplete)
-    for cut in result.incomplete:
-        result.notes.append(f"{name}:{cut.line}: the log ends inside kernel {printable(cut.name)} ({cut.arch}): "
-                            "its figures are not in it, so it is not listed (the log was cut off)")
-    result.launch_bounds_unknown = bool(records)  # said by occupancy import (LAUNCH_BOUNDS_NOTE) and the window
-    result.records = list(records)
-
-
-def _checked(name: str, fmt: str, result: ImportResult) -> ImportResult:
-    """``result``, unless it holds no records: then the failure that explains why."""
-    if not result.records and not result.amd_records and not result.no_functions:
-        if result.notes:
-            raise ImportFailure(name, result.notes[0].split(": ", 1)[-1])
-        if fmt == "ptxas_log":
-            raise ImportFailure(name, "no ptxas or nvlink resource-usage lines found (build with "
-                                      "-Xptxas -v or --resource-usage)")
-    return result
-
-
-def import_file(path: str | os.PathLike[str], progress: ProgressFn | None = None,
-                cancel: CancelFn | None = None, cache: RecordCache | None = None) -> list[KernelRecord]:
-    """All kernels of a file, whatever its format (detected from its content)."""
-    return import_file_detailed(path, progress, cancel, cache).records
+def reader_modules() -> tuple[Any, ...]:
+    """Every reader that an import loads only when a file needs it, loaded now: the window's self-test asks
+    a frozen bundle for them (a bundle that lacks one would fail only on the first file that needs it)."""
+    return tuple(importlib.import_module(module, __name__) for module in _READERS_LOADED_LATER)

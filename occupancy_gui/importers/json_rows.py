@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Any
 
-from .records import STACK_UNKNOWN, KernelRecord, built_states, demangled_names, impossible_figures
+from .record_list import built_states, demangled_names, impossible_in_states
+from .records import STACK_UNKNOWN, KernelRecord, impossible_in_state, record_state
 
 JSON_ALWAYS = ("name", "demangled", "kind", "arch", "registers", "static_smem", "stack_bytes", "local_bytes",
                "spill_stores", "spill_loads", "barriers", "const_bytes", "max_threads", "min_blocks", "reserved_smem",
@@ -37,13 +38,16 @@ def _json_type() -> Any:
     return msgspec.defstruct("JsonRecord", fields_, gc=False, omit_defaults=True)  # an optional None: not written
 
 
-def json_records(records: list[KernelRecord], reasons: list[str | None] | None = None) -> list[Any]:
+def json_records(records: Sequence[KernelRecord], reasons: list[str | None] | None = None) -> list[Any]:
     """The records' JSON rows (msgspec structs; an optional key that is ``None`` is not written), made
     column by column in C (``map``): libcusparse's 40,667 records took 0.3 s of ``to_json`` and
     ``impossible_figure`` one by one.  ``reasons``: :func:`impossible_figures`, if already known."""
     states = built_states(records)
-    if reasons is None:
-        reasons = impossible_figures(records)
+    return _rows(states, reasons if reasons is not None else impossible_in_states(states))
+
+
+def _rows(states: list[dict[str, Any]], reasons: list[str | None]) -> list[Any]:
+    """The JSON rows of the records whose states are ``states`` (``reasons``: their impossible figures)."""
 
     def column(key: str) -> Iterable[Any]:
         return map(operator.itemgetter(key), states)
@@ -68,7 +72,8 @@ def record_json(rec: KernelRecord) -> dict[str, Any]:
     """One record as ``occupancy import --json`` writes it, as JSON reads it back (lists, no unset keys)."""
     import msgspec  # noqa: PLC0415 - lazy: as in _json_type
 
-    items = msgspec.structs.asdict(json_records([rec])[0]).items()
+    state = record_state(rec)
+    items = msgspec.structs.asdict(_rows([state], [impossible_in_state(state)])[0]).items()
     return {key: list(value) if isinstance(value, tuple) else value
             for key, value in items if value is not None or key not in _OPTIONAL}  # fmt: skip
 

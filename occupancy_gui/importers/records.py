@@ -1,4 +1,5 @@
-"""What every importer produces: one :class:`KernelRecord` per function and architecture.
+"""What every importer produces: one :class:`KernelRecord` per function and architecture (many of them held by
+:class:`~.record_list.Records`).
 
 The figures are those ``cudaFuncGetAttributes`` and ``ptxas -v`` speak of: registers per thread,
 static shared memory per block (the user's ``__shared__`` variables, without the per-block
@@ -8,19 +9,11 @@ reservation that sm_80+ devices add on their own, which the engine takes from th
 
 from __future__ import annotations
 
-import functools
-import io
 import operator
-import os
-import stat
-from collections import deque
-from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
-from itertools import repeat
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
-from .demangle import demangle
-from .names import printable
+from .names.demangle import demangle
 
 STACK_UNKNOWN = "unknown — recursion or indirect calls"
 """What a stack that cannot be bounded is called wherever it is shown (``stack_bytes`` is ``None``)."""
@@ -31,36 +24,20 @@ driver's reserved shared memory.  ``cuobjdump`` counts them, ``nvlink -v`` only 
 ``ptxas -v`` never."""
 
 
-class ImportFailure(ValueError):
-    """A file that cannot be imported.  The message is one line that names the file and the place (control
-    characters of the path or of a name in the reason escaped: see ``names``).
-
-    ``line`` is a 1-based line number for text formats, ``offset`` a byte offset for binaries.
-    """
-
-    def __init__(self, path: str, reason: str, *, line: int | None = None, offset: int | None = None):
-        self.path = printable(str(path))
-        self.reason = printable(" ".join(str(reason).split()))
-        self.line = line
-        self.offset = offset
-        where = self.path
-        if line is not None:
-            where += f":{line}"
-        elif offset is not None:
-            where += f": at byte {offset} (0x{offset:x})"
-        super().__init__(f"{where}: {self.reason}")
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KernelRecord:
-    """Resource usage of one compiled function for one architecture.
+    """Resource usage of one compiled function for one architecture: a plain frozen value.
 
     ``None`` means "not in this source": a binary does not record spills, a log does not record
     ``__launch_bounds__``.  ``const_banks`` maps constant bank number to bytes (bank 0 holds the
-    kernel parameters and the driver's launch data).
-    """
+    kernel parameters and the driver's launch data).  ``demangled``: the name as ``c++filt`` prints it;
+    left empty, it is worked out from ``name`` when the record is made.
 
-    __slots__ = ("__dict__", "_lazy")  # _lazy: (build, *args) of a record not yet built
+    An import's 10^5 records are not made one by one: a reader gives each one's fields as a dict (its
+    *state*, :func:`new_state`), and :class:`~.record_list.Records` holds the states, makes a record where
+    one is read, and lets bulk readers (the JSON rows, the record cache, the window's table) take the
+    states' columns as they are.
+    """
 
     name: str
     arch: str
@@ -102,41 +79,17 @@ class KernelRecord:
     waves_per_sm: float | None = None
     device_name: str | None = None
     launch_source: str | None = None
-    """Where ``block_size``/``dynamic_smem`` were read (a Triton ``NAME.json``, an Nsight Compute row);
-    records built before this field existed (bulk ``fast_record`` dicts) read it as ``None``."""
+    """Where ``block_size``/``dynamic_smem`` were read (a Triton ``NAME.json``, an Nsight Compute row)."""
 
     def __post_init__(self) -> None:
-        if not self.demangled:
-            # Demangled on first use (see __getattr__): a big log holds 10^5 names nobody reads.
-            del self.__dict__["demangled"]
-
-    def __getattr__(self, attr: str) -> Any:
-        # Only called for attributes missing from the instance: a lazy record's fields, `demangled`.
-        if attr == "_lazy":
-            raise AttributeError(attr)
-        state = self.__dict__
-        lazy = _get_lazy(self)
-        if lazy is not None:
-            state = _build(self, lazy)
-            if attr in state:
-                return state[attr]
-        if attr == "demangled" and "name" in state:
-            value = state["demangled"] = demangle(state["name"])
-            return value
-        if attr in LATE_DEFAULTS:
-            return LATE_DEFAULTS[attr]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # pickle/copy: the built fields (a frozen dataclass refuses the default slot restore).
-        return (fast_record, ({name: getattr(self, name) for name in FIELDS},))
+        if not self.demangled and self.name:
+            object.__setattr__(self, "demangled", demangle(self.name))  # the frozen dataclass's own idiom
 
     @property
     def local_bytes(self) -> int:
         """Deprecated: :attr:`stack_bytes` under its old name, kept for one release, 0 where the stack is
         unknown (read ``stack_bytes``, which says ``None`` then)."""
-        stack: int | None = self.stack_bytes
-        return stack or 0
+        return self.stack_bytes or 0
 
     @property
     def key(self) -> tuple[str, str]:
@@ -152,85 +105,40 @@ class KernelRecord:
         return "kernel" if self.is_kernel else "device_function"
 
 
-# The class attributes the dataclass leaves for defaults would hide __getattr__ (the generated
-# __init__ keeps its own copies of the defaults): every field lives in the instance.
-for _f in fields(KernelRecord):
-    if hasattr(KernelRecord, _f.name):
-        delattr(KernelRecord, _f.name)
-
-_LAUNCH_KEYS = ("block_size", "grid_size", "dynamic_smem", "theoretical_occupancy",
-                "achieved_occupancy", "waves_per_sm", "device_name")
 FIELDS = tuple(f.name for f in fields(KernelRecord) if f.name != "demangled")
+"""The fields a reader gives (a state's keys); ``demangled`` is worked out from ``name`` where none is given."""
+LAUNCH_KEYS = ("block_size", "grid_size", "dynamic_smem", "theoretical_occupancy", "achieved_occupancy",
+               "waves_per_sm", "device_name")
+"""The launch and measurement figures, ``None`` in every record but a Triton cache's or a profiler's."""
 LATE_DEFAULTS: dict[str, Any] = {"launch_source": None}
-"""Fields the bulk importers' ``fast_record`` dicts may leave out: read as their default."""
-_new = object.__new__
+"""Fields a state may leave out (the bulk readers' dicts were made before it existed): read as their default."""
+_DEFAULTS = {f.name: f.default for f in fields(KernelRecord) if f.default is not MISSING and f.name != "demangled"}
 
 
-def fast_record(values: dict[str, Any]) -> KernelRecord:
-    """A KernelRecord from a dict holding every field but ``demangled`` (which stays lazy).
-
-    Bulk importers build 10^5 records; this skips the frozen dataclass's per-field ``__setattr__``.
-    ``values`` becomes the record's own ``__dict__`` (no copy): the caller hands it over.
-    """
-    rec = _new(KernelRecord)
-    _set_dict(rec, "__dict__", values)
-    return rec
+def new_state(**values: Any) -> dict[str, Any]:
+    """A record's state: ``values`` over every field's default (``name``, ``arch`` and ``registers`` have none;
+    ``demangled`` is left out, to be worked out when needed)."""
+    state = dict(_DEFAULTS)
+    state["const_banks"] = {}
+    state.update(values)
+    return state
 
 
-_set_lazy = KernelRecord._lazy.__set__  # type: ignore[attr-defined]  # the slot's descriptor, not the field
-_lazy_slot = KernelRecord._lazy.__get__  # type: ignore[attr-defined]  # as above
-_set_dict = object.__setattr__  # past the frozen dataclass's __setattr__
+def record_state(rec: KernelRecord) -> dict[str, Any]:
+    """A made record's fields as a state (a new dict), its demangled name among them."""
+    return dict(zip(_STATE_KEYS, _get_all(rec)))
 
 
-def new_lazy_records(builds: Iterable[tuple[Any, ...]]) -> list[KernelRecord]:
-    """Records whose fields are ``build(*args)`` (a dict of every field), called on first read.
-
-    For a cache's 10^5 rows: the loops run in C (``map``), ~0.2 us a record.
-    """
-    pending = list(builds)
-    recs = list(map(_new, repeat(KernelRecord, len(pending))))
-    deque(map(_set_lazy, recs, pending), maxlen=0)
-    return recs
+_STATE_KEYS = (*FIELDS, "demangled")
+_get_all = operator.attrgetter(*_STATE_KEYS)
 
 
-def build_records(records: list[KernelRecord], states: list[dict[str, Any]]) -> None:
-    """Make lazy records whole at once, ``states[i]`` becoming ``records[i]``'s ``__dict__`` (none may
-    hold a field yet): the loops run in C."""
-    deque(map(_set_dict, records, repeat("__dict__"), states), maxlen=0)
-    deque(map(_set_lazy, records, repeat(None)), maxlen=0)
-
-
-def _build(rec: KernelRecord, lazy: tuple[Any, ...]) -> dict[str, Any]:
-    """Make a lazy record whole; its new ``__dict__`` is the dict its build returned."""
-    built: dict[str, Any] = lazy[0](*lazy[1:])  # may raise (a damaged binary): the record stays lazy
-    if rec.__dict__:
-        built.update(rec.__dict__)  # fields set before the build
-    _set_dict(rec, "__dict__", built)
-    _set_lazy(rec, None)
-    return built
-
-
-def realize(records: list[KernelRecord]) -> None:
-    """Build every lazy record now, so that a build that fails does so inside the import."""
-    for rec in records:
-        lazy = _get_lazy(rec) if "registers" not in rec.__dict__ else None
-        if lazy is not None:
-            _build(rec, lazy)
-
-
-def built_states(records: list[KernelRecord]) -> list[dict[str, Any]]:
-    """Every record built (:func:`realize`) and its fields, its ``__dict__``: what the column-wise
-    readers (the JSON rows, the cache's rows, the kernel table, the merge) take fields from in C."""
-    realize(records)
-    return list(map(_get_state, records))
-
-
-def _get_lazy(rec: KernelRecord) -> tuple[Any, ...] | None:
-    try:
-        lazy: tuple[Any, ...] | None = _lazy_slot(rec)
-        return lazy
-    except AttributeError:  # never set: an eager record
-        return None
+def make_record(state: dict[str, Any]) -> KernelRecord:
+    """The record whose fields are ``state``; its demangled name, where the state has none, is worked out and
+    kept in the state (a listing, the record cache and the window's table all want it)."""
+    if "demangled" not in state:
+        state["demangled"] = demangle(state["name"])
+    return KernelRecord(**(state if "launch_source" in state else {**LATE_DEFAULTS, **state}))
 
 
 def arch_number(arch: str) -> int | None:
@@ -289,8 +197,12 @@ IMPOSSIBLE_ABOVE = {
 def impossible_figure(rec: KernelRecord) -> str | None:
     """Why no GPU can run ``rec`` as read (the first figure beyond :data:`IMPOSSIBLE_ABOVE`, or
     negative), else ``None``.  Such a record is listed, flagged, and never loaded into the inputs."""
-    state = rec.__dict__ if "registers" in rec.__dict__ else _build_state(rec)
-    for name, limit in _IMPOSSIBLE_LIMITS:
+    return impossible_in_state({name: getattr(rec, name) for name in IMPOSSIBLE_ABOVE})
+
+
+def impossible_in_state(state: dict[str, Any]) -> str | None:
+    """:func:`impossible_figure` of a record's state."""
+    for name, limit in IMPOSSIBLE_LIMITS:
         value = state[name]
         if value is not None and not 0 <= value <= limit:
             shown = str(value) if len(str(value)) <= 24 else f"a {len(str(value))}-digit number"
@@ -298,141 +210,4 @@ def impossible_figure(rec: KernelRecord) -> str | None:
     return None
 
 
-_IMPOSSIBLE_LIMITS = tuple(IMPOSSIBLE_ABOVE.items())
-
-
-def impossible_figures(records: list[KernelRecord]) -> list[str | None]:
-    """:func:`impossible_figure` of every record (lazy ones built): each figure's column is checked
-    with one ``min`` and one ``max`` in C, and only a column that breaks its limit is looked at per
-    record (libcusparse's 40,667 records: 2 ms, not 60 ms)."""
-    return _impossible_in(records, built_states(records))
-
-
-def demangled_names(states: list[dict[str, Any]]) -> list[str]:
-    """The demangled name of each built record whose ``__dict__`` is in ``states``: known where a cache's
-    row or an earlier read left it, else demangled here and kept in the record, as reading the
-    ``demangled`` attribute does (a JSON listing, a cache entry and the window's table all want it)."""
-    names = list(map(operator.methodcaller("get", "demangled"), states))
-    for i in [i for i, text in enumerate(names) if text is None]:
-        names[i] = states[i]["demangled"] = demangle(states[i]["name"])
-    return names
-
-
-def _impossible_in(records: list[KernelRecord], states: list[dict[str, Any]]) -> list[str | None]:
-    """:func:`impossible_figures` of built records whose ``__dict__`` are ``states``."""
-    flagged: set[int] = set()
-    for name, limit in _IMPOSSIBLE_LIMITS:
-        column = list(map(operator.itemgetter(name), states))
-        present = list(filter(_not_none, column))
-        if present and (min(present) < 0 or max(present) > limit):
-            flagged.update(i for i, value in enumerate(column) if value is not None and not 0 <= value <= limit)
-    reasons: list[str | None] = [None] * len(records)
-    for i in flagged:
-        reasons[i] = impossible_figure(records[i])
-    return reasons
-
-
-_get_state = operator.attrgetter("__dict__")
-_not_none = functools.partial(operator.is_not, None)
-def _build_state(rec: KernelRecord) -> dict[str, Any]:
-    """The fields of a record, a lazy one built first."""
-    rec.registers  # noqa: B018 - the read builds it
-    return rec.__dict__
-
-
-_NOT_FIGURES = frozenset(("source", "copies", "demangled", "const_banks", "launch_source"))
-_FIGURES = tuple(name for name in FIELDS if name not in _NOT_FIGURES)
-
-
-_get_figures = operator.itemgetter(*_FIGURES)
-
-
-def figures(rec: KernelRecord) -> tuple[Any, ...]:
-    """Everything a record says of its function but where it was read: two copies of a kernel
-    with equal figures are the same kernel to the occupancy model.  (Built records only.)"""
-    state = rec.__dict__
-    return _get_figures(state), frozenset(state["const_banks"].items())
-
-
-def merge_records(records: list[KernelRecord]) -> list[KernelRecord]:
-    """One record per distinct copy, in first-seen order: identical copies of a function (same
-    name, arch and figures) become one record whose ``copies`` counts them and whose ``source``
-    is the first; copies that differ in any figure are all kept, each with its own source.
-
-    A relocatable copy (``-rdc``, before nvlink) is dropped when the input also holds a linked
-    copy of the same function for the same arch: the linked image is what the GPU runs.  Embedded
-    fatbins (which their library links and loads itself) and registered ones are apart here.
-
-    The identities are made column-wise in C (``map``); only the dictionary step is Python
-    (libcusparse's 66,478 records: 0.12 -> 0.04 s).
-    """
-    states = built_states(records)
-    idents = zip(map(_get_figures, states), map(frozenset, map(dict.items, map(_get_banks, states))))
-    kept: Iterable[tuple[KernelRecord, Any]] = zip(records, idents)
-    if any(map(_get_relocatable, states)):
-        linked = {key for key, relocatable in zip(map(_get_key, states), map(_get_relocatable, states))
-                  if not relocatable}
-        kept = [(rec, ident) for (rec, ident), state in zip(kept, states)
-                if not (state["relocatable"] and _get_key(state) in linked)]
-    out: dict[Any, KernelRecord] = {}
-    first_of = out.setdefault
-    for rec, ident in kept:
-        first = first_of(ident, rec)
-        if first is not rec:
-            _set_dict(first, "copies", first.copies + rec.copies)
-    merged = list(out.values())
-    while out:  # the identities freed a few at a time: all at once, libtorch_cuda's 143,409 held the GIL ~50 ms
-        out.popitem()
-    return merged
-
-
-_get_banks = operator.itemgetter("const_banks")
-_get_relocatable = operator.itemgetter("relocatable")
-_get_key = operator.itemgetter("name", "arch", "embedded")  # a record's (key, embedded)
-
-
-def records_from(states: list[dict[str, Any]]) -> list[KernelRecord]:
-    """Records whose ``__dict__`` are ``states`` (each holding every field but ``demangled``), made in
-    C: :func:`fast_record` for a batch (a worker process's rows)."""
-    recs = list(map(_new, repeat(KernelRecord, len(states))))
-    deque(map(_set_dict, recs, repeat("__dict__"), states), maxlen=0)
-    return recs
-
-
-_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
-               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
-
-
-def open_regular(path: os.PathLike[str] | str) -> io.BufferedReader:
-    """``path`` opened for reading if it is a regular file; anything else is an ``ImportFailure``.
-
-    Opened non-blocking and checked on the open descriptor: a FIFO (or a file replaced by one
-    after a check) never blocks the caller waiting for a writer, and a device is never read.
-    """
-    name = os.fspath(path)
-    try:
-        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-                     | getattr(os, "O_BINARY", 0))
-    except OSError as exc:
-        raise ImportFailure(name, exc.strerror or str(exc)) from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = next((what for test, what in _FILE_KINDS if test(mode)), "not a regular file")
-            raise ImportFailure(name, f"{kind}, not a file: only regular files are imported")
-        stream = os.fdopen(fd, "rb")
-        assert isinstance(stream, io.BufferedReader)
-        return stream
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def read_input(path: os.PathLike[str] | str) -> tuple[str, bytes]:
-    """A whole input file as bytes, its path as text; an unreadable file is an ``ImportFailure``."""
-    name = os.fspath(path)
-    try:
-        with open_regular(name) as fh:
-            return name, fh.read()
-    except OSError as exc:
-        raise ImportFailure(name, exc.strerror or str(exc)) from None
+IMPOSSIBLE_LIMITS = tuple(IMPOSSIBLE_ABOVE.items())

@@ -188,11 +188,11 @@ class _QtMessages:
 def check_on_demand_modules() -> int:
     """Import what the window loads only on first use (a bundle that lacks one fails only then)."""
     from .. import engine  # noqa: PLC0415 - see the module docstring
-    from ..importers import cuobjdump_text, ncu_csv, ptxas_log  # noqa: PLC0415 - see the module docstring
+    from ..importers import reader_modules  # noqa: PLC0415 - see the module docstring
     from .analysis import advisor_view, heatmap_view, waves_view  # noqa: PLC0415 - see the module docstring
     from .kernels import import_dock  # noqa: PLC0415 - see the module docstring
 
-    modules = (cuobjdump_text, ncu_csv, ptxas_log, advisor_view, heatmap_view, import_dock, waves_view)
+    modules = (*reader_modules(), advisor_view, heatmap_view, import_dock, waves_view)
     names = ("advise", "analyse_waves", "grid_blocks", "suggest_launch_bounds")
     missing = [name for name in names if not callable(getattr(engine, name, None))]
     if missing:

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from occupancy_gui.importers import import_file
 from occupancy_gui.importers.json_rows import record_json
-from occupancy_gui.importers.ptxas_log import import_ptxas_log
+from occupancy_gui.importers.text.ptxas_log import import_ptxas_log
 from tests.benchmarks import publish
 
 ARCHS = ("sm_80", "sm_86", "sm_90a", "sm_100", "sm_120")

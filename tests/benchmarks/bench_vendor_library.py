@@ -35,16 +35,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from occupancy_gui.importers import KernelRecord, fatbin  # noqa: E402
-from occupancy_gui.importers.binary_data import FileImage  # noqa: E402
-from occupancy_gui.importers.records import open_regular  # noqa: E402
+from occupancy_gui.importers import KernelRecord  # noqa: E402
+from occupancy_gui.importers.binary.blob import FileImage  # noqa: E402
+from occupancy_gui.importers.binary.host import read_host_binary  # noqa: E402
+from occupancy_gui.importers.files import open_regular  # noqa: E402
 from tests import toolchains  # noqa: E402
 from tests.benchmarks import publish  # noqa: E402
 from tests.fatbin_containers import embedded_containers, write_fatbin  # noqa: E402
 
 LISTING = """
 import resource, sys, time
-from occupancy_gui.importers import RecordCache, import_file_detailed, fatbin, elf_cubin  # loaded, as in a window
+from occupancy_gui.importers import RecordCache, import_file_detailed  # loaded (the binary readers too), as in a window
 cache = RecordCache() if sys.argv[2] == "cache" else None
 t0 = time.perf_counter()
 records = import_file_detailed(sys.argv[1], cache=cache).records
@@ -105,7 +106,7 @@ def unmerged_embedded(lib: Path) -> list[KernelRecord]:
     container that holds an ELF image (a merged record names only its first copy's)."""
     with open_regular(lib) as stream:
         image = FileImage(stream, os.fstat(stream.fileno()).st_size, str(lib))
-        return [r for r in fatbin.read_host_binary(image.view, str(lib), image=image).records if r.embedded]
+        return [r for r in read_host_binary(image.view, str(lib), image=image).records if r.embedded]
 
 
 def main() -> int:

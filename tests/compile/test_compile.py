@@ -32,7 +32,7 @@ from occupancy_gui.compile import (
 )
 from occupancy_gui.compile.build import make_source
 from occupancy_gui.compile.regcap import ResultCache, candidate_caps, sweep
-from occupancy_gui.importers.elf_cubin import import_cubin
+from occupancy_gui.importers.binary.cubin import import_cubin
 from tests import toolchains
 
 DATA = Path(__file__).resolve().parents[1] / "data"

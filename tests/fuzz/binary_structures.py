@@ -28,9 +28,9 @@ import zstandard
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from occupancy_gui.importers.binary_data import Blob
-from occupancy_gui.importers.elf import Elf
-from occupancy_gui.importers.fatbin import (
+from occupancy_gui.importers.binary.blob import Blob
+from occupancy_gui.importers.binary.elf import Elf
+from occupancy_gui.importers.binary.fatbin import (
     FATBIN_MAGIC,
     FLAG_COMPRESSED_LZ4,
     FLAG_COMPRESSED_ZSTD,
@@ -151,7 +151,7 @@ def host_binary(rng: random.Random) -> bytes:
 
 
 def _offload_one(rng: random.Random) -> bytes:
-    """One LLVM offload binary (see ``importers.offload_binary``): real cubins as its images, in any
+    """One LLVM offload binary (see ``importers.binary.offload``): real cubins as its images, in any
     version, maybe compressed or a bomb, with sizes, counts, offsets and strings that may lie."""
     lying = rng.random() < 0.3  # else every size and offset is true, and what may lie is the version or codec
     version = rng.choice((1, 2, 3, 3, 3, rng.randrange(1 << 32)))

@@ -89,8 +89,8 @@ def pack_corpus(target: str, folder: Path) -> int:
 
 def seed_inputs(target: str) -> list[bytes]:
     """The fixtures a target starts from (``harness.seeds``; the offload binaries of clang's objects)."""
-    from occupancy_gui.importers.binary_data import Blob
-    from occupancy_gui.importers.elf import Elf
+    from occupancy_gui.importers.binary.blob import Blob
+    from occupancy_gui.importers.binary.elf import Elf
     from tests.fuzz.harness import DATA, seeds
 
     if target != "offload_binary":
@@ -137,10 +137,10 @@ def main(argv: list[str]) -> None:
     import atheris
 
     with atheris.instrument_imports(include=["occupancy_gui"]):
-        import occupancy_gui.importers.cli
-        import occupancy_gui.importers.cuobjdump_text
-        import occupancy_gui.importers.ncu_csv
-        import occupancy_gui.importers.parallel_log
+        import occupancy_gui.cli.import_command
+        import occupancy_gui.importers.text.cuobjdump_text
+        import occupancy_gui.importers.text.ncu_csv
+        import occupancy_gui.importers.text.parallel
         import occupancy_gui.profiles  # noqa: F401
     seeds = seed_inputs(target)
     work = tempfile.mkdtemp(prefix=f"fuzz-{target}-")

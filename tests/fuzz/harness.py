@@ -19,20 +19,17 @@ from pathlib import Path
 from occupancy_gui.importers import IMPORTERS, ImportCancelled, ImportFailure, import_file_detailed
 from occupancy_gui.importers.amd.json_rows import amd_record_json
 from occupancy_gui.importers.amd.reader import read_amd
-from occupancy_gui.importers.binary_data import Blob
-from occupancy_gui.importers.cuobjdump_text import parse_text
-from occupancy_gui.importers.elf import Elf
-from occupancy_gui.importers.elf_cubin import read_cubin
-from occupancy_gui.importers.fatbin import (
-    Decoding,
-    ImportResult,
-    read_ar_archive,
-    read_fatbin_bytes,
-    read_host_binary,
-    read_offload_section,
-)
+from occupancy_gui.importers.base import ImportResult
+from occupancy_gui.importers.binary.archive import read_ar_archive
+from occupancy_gui.importers.binary.blob import Blob
+from occupancy_gui.importers.binary.cubin import read_cubin
+from occupancy_gui.importers.binary.elf import Elf
+from occupancy_gui.importers.binary.fatbin import read_fatbin_bytes
+from occupancy_gui.importers.binary.host import read_host_binary, read_offload_section
+from occupancy_gui.importers.binary.inflate import Decoding
 from occupancy_gui.importers.json_rows import record_json
-from occupancy_gui.importers.ptxas_log import parse_bytes, parse_stream
+from occupancy_gui.importers.text.cuobjdump_text import parse_text
+from occupancy_gui.importers.text.ptxas_log import parse_bytes, parse_stream
 from occupancy_gui.profiles import ProfileError, parse_profile
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from occupancy_gui.importers.cuobjdump_text import parse_text
+from occupancy_gui.importers.text.cuobjdump_text import parse_text
 from tests import toolchains
 from tests.gpu.check_runtime import build_probe, importer_readings
 

@@ -7,8 +7,8 @@ import subprocess
 import pytest
 
 from occupancy_gui.importers import detect_format, import_file, import_file_detailed
-from occupancy_gui.importers.cuobjdump_text import parse_text
-from occupancy_gui.importers.decompress import lz4_block_decompress
+from occupancy_gui.importers.binary.decompress import lz4_block_decompress
+from occupancy_gui.importers.text.cuobjdump_text import parse_text
 
 from .conftest import GEN, find_cuobjdump
 from .test_ncu_csv import WINDOWS_SAVES, save_both_ways

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from occupancy_gui.importers.binary_data import FileImage
-from occupancy_gui.importers.fatbin import import_fatbin_detailed, read_fatbin_bytes, read_host_binary
-from occupancy_gui.importers.records import ImportFailure
+from occupancy_gui.importers.base import ImportFailure
+from occupancy_gui.importers.binary.blob import FileImage
+from occupancy_gui.importers.binary.fatbin import read_fatbin_bytes
+from occupancy_gui.importers.binary.host import read_host_binary
+from occupancy_gui.importers.binary.reader import import_fatbin_detailed
 
 from .conftest import GEN
 

@@ -8,10 +8,9 @@ import random
 import subprocess
 import sys
 
-from occupancy_gui.importers import import_file
-from occupancy_gui.importers.cli import run_import
+from occupancy_gui.cli.import_command import run_import
+from occupancy_gui.importers import import_file, impossible_figure, impossible_figures
 from occupancy_gui.importers.json_rows import record_json
-from occupancy_gui.importers.records import impossible_figure, impossible_figures
 from tests.random_records import random_records
 
 from .conftest import GEN, HAND
@@ -100,7 +99,7 @@ def test_json_bytes_on_stdout_equal_the_text_written_to_a_stream(tmp_path):
     """The command writes UTF-8 bytes to a real stdout and text to a caller's stream: the same
     characters, one record per line."""
     path = GEN / "b_sm90.cubin"
-    script = "import sys; from occupancy_gui.importers.cli import run_import; sys.exit(run_import(sys.argv[1:]))"
+    script = "import sys; from occupancy_gui.cli.import_command import run_import; sys.exit(run_import(sys.argv[1:]))"
     proc = subprocess.run([sys.executable, "-c", script, str(path), "--json", "--all-functions", "--no-cache"],
                           capture_output=True, check=True, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
     stream = io.StringIO()
@@ -115,7 +114,7 @@ def test_json_bytes_on_stdout_equal_the_text_written_to_a_stream(tmp_path):
 
 def test_json_written_a_slice_at_a_time_is_one_list(monkeypatch, capsys):
     """Slices of any size join into the same list, on a text stream and on a byte stream alike."""
-    from occupancy_gui.importers import cli
+    from occupancy_gui.cli import import_command as cli
 
     path = str(GEN / "b_host.o")
     assert run_import([path, "--json", "--all-functions", "--no-cache"]) == 0
@@ -129,7 +128,7 @@ def test_json_written_a_slice_at_a_time_is_one_list(monkeypatch, capsys):
         with contextlib.redirect_stdout(stream):
             assert run_import([path, "--json", "--all-functions", "--no-cache"]) == 0
         assert stream.getvalue() == whole
-    script = ("import sys; from occupancy_gui.importers import cli; cli.JSON_SLICE = 2; "
+    script = ("import sys; from occupancy_gui.cli import import_command as cli; cli.JSON_SLICE = 2; "
               "sys.exit(cli.run_import(sys.argv[1:]))")  # fmt: skip
     proc = subprocess.run([sys.executable, "-c", script, path, "--json", "--all-functions", "--no-cache"],
                           capture_output=True, check=True, env={**os.environ, "PYTHONIOENCODING": "utf-8"})  # fmt: skip

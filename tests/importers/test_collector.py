@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from occupancy_gui.importers.collector import collection_paused
+from occupancy_gui._process.collector import collection_paused
 
 
 def test_overlapping_pauses_end_with_the_last_one() -> None:

@@ -12,8 +12,14 @@ import pytest
 import zstandard
 
 from occupancy_gui.importers import ImportFailure, detect_format, import_file, import_file_detailed
-from occupancy_gui.importers.elf_cubin import read_cubin
-from occupancy_gui.importers.fatbin import FATBIN_MAGIC, FLAG_COMPRESSED_ZSTD, KIND_ELF, MAX_IMAGE, read_fatbin_bytes
+from occupancy_gui.importers.binary.cubin import read_cubin
+from occupancy_gui.importers.binary.fatbin import (
+    FATBIN_MAGIC,
+    FLAG_COMPRESSED_ZSTD,
+    KIND_ELF,
+    MAX_IMAGE,
+    read_fatbin_bytes,
+)
 
 from .conftest import GEN
 

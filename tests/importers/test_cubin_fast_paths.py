@@ -13,10 +13,9 @@ import struct
 
 import pytest
 
-from occupancy_gui.importers import ImportFailure, import_file_detailed
-from occupancy_gui.importers.binary_data import Blob
-from occupancy_gui.importers.elf import Elf, StringTable
-from occupancy_gui.importers.elf_cubin import (
+from occupancy_gui.importers import ImportFailure, import_file_detailed, merge_records
+from occupancy_gui.importers.binary.blob import Blob
+from occupancy_gui.importers.binary.cubin import (
     _KERNEL_ATTRS,
     _MODULE_WANTED,
     EIATTR_NUM_BARRIERS,
@@ -26,8 +25,10 @@ from occupancy_gui.importers.elf_cubin import (
     nv_info_entries,
     read_cubin,
 )
-from occupancy_gui.importers.fatbin import read_fatbin_bytes, read_host_binary
-from occupancy_gui.importers.records import FIELDS, merge_records
+from occupancy_gui.importers.binary.elf import Elf, StringTable
+from occupancy_gui.importers.binary.fatbin import read_fatbin_bytes
+from occupancy_gui.importers.binary.host import read_host_binary
+from occupancy_gui.importers.records import FIELDS
 
 from .conftest import GEN
 

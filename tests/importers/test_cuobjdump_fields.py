@@ -25,11 +25,11 @@ from pathlib import Path
 
 import pytest
 
+from occupancy_gui.cli.import_command import run_import
 from occupancy_gui.importers import import_file, import_file_detailed
-from occupancy_gui.importers.cli import run_import
-from occupancy_gui.importers.cuobjdump_text import parse_text
-from occupancy_gui.importers.elf_cubin import read_cubin
+from occupancy_gui.importers.binary.cubin import read_cubin
 from occupancy_gui.importers.records import STACK_UNKNOWN
+from occupancy_gui.importers.text.cuobjdump_text import parse_text
 from tests import toolchains
 
 pytestmark = pytest.mark.slow

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from occupancy_gui.importers import demangle as demangle_module
-from occupancy_gui.importers import demangle_fallback
-from occupancy_gui.importers.demangle import demangle
+from occupancy_gui.importers.names import demangle as demangle_module
+from occupancy_gui.importers.names import demangle_fallback
+from occupancy_gui.importers.names.demangle import demangle
 from tests import toolchains
 from tests.fatbin_containers import HEADER, containers
 

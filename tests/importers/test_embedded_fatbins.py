@@ -103,20 +103,22 @@ def _container(rng: random.Random) -> bytes:
 def test_containers_without_images_are_counted_as_read_container_counts_them(monkeypatch):
     """The short walk over containers that hold no ELF image leaves what the full read leaves: the
     records, the containers found, and the entries by kind (the message of a file with no image)."""
-    from occupancy_gui.importers import fatbin
-    from occupancy_gui.importers.binary_data import Blob
+    from occupancy_gui.importers.base import ImportResult
+    from occupancy_gui.importers.binary import embedded
+    from occupancy_gui.importers.binary.blob import Blob
+    from occupancy_gui.importers.binary.inflate import Decoding
 
     rng = random.Random(20261202)
     data = b"".join(rng.randbytes(rng.randrange(0, 40)) + _container(rng) for _ in range(300))
 
     def read() -> tuple:
-        work = fatbin.Decoding(None, len(data))
-        result = fatbin.ImportResult()
-        found = fatbin.read_embedded(Blob(data, "x.bin"), 0, len(data), result, "x.bin", work)
+        work = Decoding(None, len(data))
+        result = ImportResult()
+        found = embedded.read_embedded(Blob(data, "x.bin"), 0, len(data), result, "x.bin", work)
         return found, [r.source for r in result.records], work.skipped
 
     short = read()
-    monkeypatch.setattr(fatbin, "_without_images", lambda *args: None)
+    monkeypatch.setattr(embedded, "entry_kinds_without_images", lambda *args: None)
     assert read() == short
     assert short[0] > 10 and short[2]["PTX"] > 50 and short[2]["LTO IR"] > 50
 
@@ -140,10 +142,11 @@ def test_a_container_inside_a_container_without_images_is_none(tmp_path):
 def test_the_scan_resumes_where_it_is_told_in_bytes_and_in_chunks_read_from_a_file(tmp_path, monkeypatch, chunk):
     """Every header is found, in order, but none before an offset the caller skipped to; in a file the
     chunks read are cut at every kind of place (a header across two chunks, a skip past the chunk)."""
-    from occupancy_gui.importers import fatbin
-    from occupancy_gui.importers.binary_data import Blob, FileImage
+    from occupancy_gui.importers.binary import embedded
+    from occupancy_gui.importers.binary.blob import Blob, FileImage
+    from occupancy_gui.importers.binary.inflate import Decoding
 
-    monkeypatch.setattr(fatbin, "_SCAN_CHUNK", chunk)
+    monkeypatch.setattr(embedded, "_SCAN_CHUNK", chunk)
     rng = random.Random(chunk)
     header = MAGIC + struct.pack("<HH", 1, 16)
     data = b"".join(rng.randbytes(rng.randrange(0, 90)) + header for _ in range(400))
@@ -157,7 +160,7 @@ def test_the_scan_resumes_where_it_is_told_in_bytes_and_in_chunks_read_from_a_fi
     (tmp_path / "f").write_bytes(data)
     with open(tmp_path / "f", "rb") as stream:
         for blob in (Blob(data, "f"), Blob(FileImage(stream, len(data), "f").view, "f", image=FileImage(stream, len(data), "f"))):
-            scan = fatbin.MagicScan(blob, 0, len(data), fatbin.Decoding(None, len(data)))
+            scan = embedded.MagicScan(blob, 0, len(data), Decoding(None, len(data)))
             got = []
             for at in scan:
                 got.append(at)

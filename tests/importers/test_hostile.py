@@ -8,8 +8,9 @@ import struct
 import pytest
 
 from occupancy_gui.importers import ImportFailure, import_file_detailed
-from occupancy_gui.importers.elf_cubin import read_cubin
-from occupancy_gui.importers.fatbin import read_fatbin_bytes, read_host_binary
+from occupancy_gui.importers.binary.cubin import read_cubin
+from occupancy_gui.importers.binary.fatbin import read_fatbin_bytes
+from occupancy_gui.importers.binary.host import read_host_binary
 
 from .conftest import GEN
 

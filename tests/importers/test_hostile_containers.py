@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from occupancy_gui.importers import ImportCancelled, ImportFailure, budget, fatbin, import_file_detailed
-from occupancy_gui.importers.fatbin import FATBIN_MAGIC, FLAG_COMPRESSED_ZSTD, KIND_ELF
+from occupancy_gui.importers import ImportCancelled, ImportFailure, import_file_detailed
+from occupancy_gui.importers.binary import budget, fatbin, inflate
+from occupancy_gui.importers.binary.fatbin import FATBIN_MAGIC, FLAG_COMPRESSED_ZSTD, KIND_ELF
 from occupancy_gui.importers.json_rows import record_json
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
@@ -136,15 +137,15 @@ def test_a_small_inflight_budget_reads_the_same(tmp_path: Path, frame: bytes, cu
     path = tmp_path / "three.fatbin"
     path.write_bytes(container(*[(frame, len(cubin))] * 3) * 3)
     expected = import_file_detailed(path).records
-    monkeypatch.setattr(fatbin, "INFLIGHT_BUDGET", len(cubin) + 1)
+    monkeypatch.setattr(inflate, "INFLIGHT_BUDGET", len(cubin) + 1)
     seen: list[int] = []
-    real = fatbin.Decoding._pump
+    real = inflate.Decoding._pump
 
-    def spy(self: fatbin.Decoding) -> None:
+    def spy(self: inflate.Decoding) -> None:
         real(self)
         seen.append(self.pending)
 
-    monkeypatch.setattr(fatbin.Decoding, "_pump", spy)
+    monkeypatch.setattr(inflate.Decoding, "_pump", spy)
     assert import_file_detailed(path).records == expected
     assert seen and max(seen) <= len(cubin) + 1
 
@@ -244,8 +245,8 @@ def test_each_importer_refuses_a_fifo(tmp_path: Path, importer: str) -> None:
 def patched_cubin(what: str) -> bytes:
     """a_sm80.cubin with one figure no GPU can have: a module REGCOUNT of 0xFFFFFFFF, or a kernel's
     ``.nv.shared`` of 2^63 bytes."""
-    from occupancy_gui.importers.binary_data import Blob
-    from occupancy_gui.importers.elf import Elf
+    from occupancy_gui.importers.binary.blob import Blob
+    from occupancy_gui.importers.binary.elf import Elf
 
     data = bytearray((GEN / "a_sm80.cubin").read_bytes())
     elf = Elf(Blob(bytes(data), "a_sm80.cubin"))
@@ -309,8 +310,8 @@ def test_a_sparse_six_gigabyte_cubin_costs_what_its_tables_do(tmp_path: Path) ->
 
 def test_a_section_claiming_gigabytes_is_refused_without_reading_it(tmp_path: Path) -> None:
     """A symbol table that claims 5 GiB (inside a sparse file) is refused before it is read."""
-    from occupancy_gui.importers.binary_data import Blob
-    from occupancy_gui.importers.elf import SHT_SYMTAB, Elf
+    from occupancy_gui.importers.binary.blob import Blob
+    from occupancy_gui.importers.binary.elf import SHT_SYMTAB, Elf
 
     data = bytearray((GEN / "a_sm80.cubin").read_bytes())
     elf = Elf(Blob(bytes(data), "a.cubin"))

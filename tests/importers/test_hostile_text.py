@@ -12,7 +12,7 @@ import tracemalloc
 import pytest
 
 from occupancy_gui.importers import ImportFailure, import_file_detailed
-from occupancy_gui.importers.ncu_csv import MAX_ROW_CHARS
+from occupancy_gui.importers.text.ncu_csv import MAX_ROW_CHARS
 
 from .conftest import DATA, GEN
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from occupancy_gui.importers import RecordCache, import_file_detailed
-from occupancy_gui.importers import cache as cache_module
+from occupancy_gui.importers import record_cache as cache_module
 from occupancy_gui.importers.json_rows import record_json
 from occupancy_gui.importers.records import FIELDS
 
@@ -55,7 +55,7 @@ def test_a_hit_equals_a_fresh_read(tmp_path: Path, name: str) -> None:
 
 def test_many_records_span_blocks(tmp_path: Path, binary: Path) -> None:
     """More records than one block holds, read back in any order."""
-    records = import_file_detailed(binary).records * 1500  # 3000+ rows: four blocks
+    records = list(import_file_detailed(binary).records) * 1500  # 3000+ rows: four blocks
     cache = RecordCache(tmp_path / "cache")
     key = cache.key(str(binary), "fatbin")
     cache.put(str(binary), key, records, ["a note"])
@@ -71,7 +71,7 @@ def test_an_entry_read_in_part_leaves_no_cycle(tmp_path: Path, binary: Path) -> 
     """The window reads an entry's records a block at a time and may stop halfway (a cancelled import): what
     it drops must be freed by reference counting.  The cyclic collector may never come for it: the window
     freezes what a big import leaves."""
-    records = import_file_detailed(binary).records * 1500  # four blocks
+    records = list(import_file_detailed(binary).records) * 1500  # four blocks
     cache = RecordCache(tmp_path / "cache")
     key = cache.key(str(binary), "fatbin")
     cache.put(str(binary), key, records, [])
@@ -181,21 +181,21 @@ def test_the_command_uses_the_cache_and_no_cache_bypasses_it(tmp_path: Path, bin
 
 
 def test_rows_of_bulk_and_lazy_records_read_back_whole(tmp_path: Path, binary: Path) -> None:
-    """A bulk importer's dict may leave ``launch_source`` out and nothing has read ``demangled`` yet; a lazy
-    record is built on the way in: each row still holds every field, and the demangled name stays in its
-    record (the window's table reads it next)."""
-    from occupancy_gui.importers.records import fast_record, new_lazy_records
+    """A bulk importer's state may leave ``launch_source`` out and nothing has read ``demangled`` yet; a build
+    is done on the way in: each row still holds every field, and the demangled name stays in its state (the
+    window's table reads it next)."""
+    from occupancy_gui.importers.record_list import Records
 
     base = import_file_detailed(binary).records[0]
     values = {name: getattr(base, name) for name in FIELDS if name != "launch_source"}
-    bulk = [fast_record({**values, "name": f"_Z{len(stem)}{stem}v"}) for stem in ("kernel", "other")]
-    lazy = new_lazy_records([(lambda v: dict(v, launch_source="x.json"), {**values, "name": "_Z4lazyv"})])
-    records = bulk + lazy
-    assert all("demangled" not in rec.__dict__ for rec in bulk)
+    bulk = [{**values, "name": f"_Z{len(stem)}{stem}v"} for stem in ("kernel", "other")]
+    build = (lambda v: dict(v, launch_source="x.json"), {**values, "name": "_Z4lazyv"})
+    records = Records([*bulk, build], builds=True)
+    assert all("demangled" not in state for state in bulk)
     cache = RecordCache(tmp_path / "cache")
     key = cache.key(str(binary), "fatbin")
     cache.put(str(binary), key, records, [])
-    assert [rec.__dict__["demangled"] for rec in records] == ["kernel()", "other()", "lazy()"]
+    assert [state["demangled"] for state in records.states()] == ["kernel()", "other()", "lazy()"]
     hit = cache.get(str(binary), key)
     assert hit is not None and state(hit.records) == state(records)
     assert [rec.launch_source for rec in hit.records] == [None, None, "x.json"]

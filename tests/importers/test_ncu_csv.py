@@ -11,7 +11,7 @@ import pytest
 
 from occupancy_gui.importers import ImportCancelled, ImportFailure, detect_format, import_file, import_file_detailed
 from occupancy_gui.importers.json_rows import record_json
-from occupancy_gui.importers.ncu_csv import _bytes, import_ncu_csv
+from occupancy_gui.importers.text.ncu_csv import _bytes, import_ncu_csv
 
 from .conftest import DATA
 

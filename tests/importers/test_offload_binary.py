@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from occupancy_gui.importers import ImportFailure, import_file, import_file_detailed
-from occupancy_gui.importers.elf_cubin import import_cubin
+from occupancy_gui.importers.binary.cubin import import_cubin
 from occupancy_gui.importers.json_rows import record_json
 from tests.offload_writer import OBJECT, PTX, offload_binary
 

@@ -20,9 +20,14 @@ from pathlib import Path
 
 import pytest
 
-import occupancy_gui.importers as importers
-from occupancy_gui.child_process import Child
-from occupancy_gui.importers import ImportCancelled, ImportFailure, fatbin, import_file_detailed, parallel_binary
+from occupancy_gui._process.child_process import Child
+from occupancy_gui.importers import ImportCancelled, ImportFailure, import_file_detailed
+from occupancy_gui.importers import dispatch as importers
+from occupancy_gui.importers.base import ImportResult
+from occupancy_gui.importers.binary import fatbin
+from occupancy_gui.importers.binary import parallel as parallel_binary
+from occupancy_gui.importers.binary import reader as binary_reader
+from occupancy_gui.importers.binary.reader import import_fatbin_detailed
 from occupancy_gui.importers.json_rows import record_json
 from tests.frozen_bundle import ENTRY_SCRIPTS, act_frozen
 
@@ -80,7 +85,7 @@ def host(tmp_path: Path, fat: bytes, data: bytes | None = None, name: str = "hos
     return out
 
 
-def listing(result: fatbin.ImportResult) -> list[dict[str, object]]:
+def listing(result: ImportResult) -> list[dict[str, object]]:
     return [record_json(rec) for rec in result.records]
 
 
@@ -90,13 +95,13 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel_binary, "_MIN_IMAGES", 0)
 
 
-def _parallel_equals_serial(tmp_path: Path, seed: int) -> fatbin.ImportResult:
+def _parallel_equals_serial(tmp_path: Path, seed: int) -> ImportResult:
     """A random host binary (a 60-container chain and a data section) read by 3 workers: its listing and
     notes must be the serial reader's; the parallel result, for the caller's own checks."""
     rng = random.Random(seed)
     path = host(tmp_path, chain(rng, 60), data_section(rng, 40))
     parallel = parallel_binary.import_host_binary(str(path), workers=3)
-    serial = fatbin.import_fatbin_detailed(path)
+    serial = import_fatbin_detailed(path)
     assert parallel is not None
     assert listing(parallel) == listing(serial)
     assert parallel.notes == serial.notes
@@ -107,7 +112,7 @@ def _parallel_equals_serial(tmp_path: Path, seed: int) -> fatbin.ImportResult:
 def test_workers_give_exactly_the_serial_result(tmp_path: Path, small_pieces: None, seed: int,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     # Every copy kept (merging would hide all but the first copy's source, and so its numbering).
-    for module in (parallel_binary, fatbin):
+    for module in (parallel_binary, binary_reader):
         monkeypatch.setattr(module, "merge_records", list)
     monkeypatch.setattr(parallel_binary, "MERGE_IN_WORKERS", False)
     parallel = _parallel_equals_serial(tmp_path, seed)
@@ -165,7 +170,7 @@ def test_a_damaged_chain_is_left_to_the_serial_reader(tmp_path: Path, small_piec
     path = host(tmp_path, bytes(fat))
     assert parallel_binary.import_host_binary(str(path), workers=2) is None
     with pytest.raises(ImportFailure) as serial:
-        fatbin.import_fatbin_detailed(path)
+        import_fatbin_detailed(path)
     monkeypatch.setattr(importers, "PARALLEL_MIN_BYTES", 0)
     with pytest.raises(ImportFailure) as through_api:
         import_file_detailed(path)
@@ -178,7 +183,7 @@ def test_workers_that_cannot_start_leave_it_to_the_serial_reader(tmp_path: Path,
     monkeypatch.setattr(sys, "executable", "/bin/false")
     assert parallel_binary.import_host_binary(str(path), workers=2) is None
     monkeypatch.setattr(importers, "PARALLEL_MIN_BYTES", 0)
-    assert listing(import_file_detailed(path)) == listing(fatbin.import_fatbin_detailed(path))
+    assert listing(import_file_detailed(path)) == listing(import_fatbin_detailed(path))
 
 
 def _children() -> set[int]:
@@ -267,7 +272,7 @@ def test_a_frozen_bundle_reads_with_itself_as_the_worker(tmp_path: Path, small_p
     hands over before importing Qt): the result is the serial reader's, read in parallel (not ``None``)."""
     rng = random.Random(9)
     path = host(tmp_path, chain(rng, 30), data_section(rng, 10))
-    serial = fatbin.import_fatbin_detailed(path)
+    serial = import_fatbin_detailed(path)
     act_frozen(tmp_path, monkeypatch, entry)
     parallel = parallel_binary.import_host_binary(str(path), workers=2)
     assert parallel is not None
@@ -285,4 +290,4 @@ def test_no_process_to_be_had_leaves_it_to_the_serial_reader(tmp_path: Path, sma
     monkeypatch.setattr(parallel_binary.child_process, "start", refuse)
     assert parallel_binary.import_host_binary(str(path), workers=2) is None
     monkeypatch.setattr(importers, "PARALLEL_MIN_BYTES", 0)
-    assert listing(import_file_detailed(path)) == listing(fatbin.import_fatbin_detailed(path))
+    assert listing(import_file_detailed(path)) == listing(import_fatbin_detailed(path))

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from occupancy_gui import child_process
-from occupancy_gui.importers import ImportCancelled, KernelRecord, import_file, parallel_log
+from occupancy_gui._process import child_process
+from occupancy_gui.importers import ImportCancelled, KernelRecord, import_file
 from occupancy_gui.importers.json_rows import record_json
-from occupancy_gui.importers.ptxas_log import import_ptxas_log, parse_bytes, parse_stream
+from occupancy_gui.importers.text import parallel as parallel_log
+from occupancy_gui.importers.text.ptxas_log import import_ptxas_log, parse_bytes, parse_stream
 from tests.frozen_bundle import ROOT
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="worker processes are POSIX-only (child_process)")
@@ -76,10 +77,10 @@ def mixed_log(seed: int, pieces: int = 60, crlf: bool = False) -> bytes:
 
 _EVERY_CUT = """
 import json, sys
-from occupancy_gui import child_process
-from occupancy_gui.importers import parallel_log
+from occupancy_gui._process import child_process
+from occupancy_gui.importers.text import parallel as parallel_log
 from occupancy_gui.importers.json_rows import record_json
-from occupancy_gui.importers.ptxas_log import parse_stream
+from occupancy_gui.importers.text.ptxas_log import parse_stream
 from tests.importers.test_parallel_log import mixed_log, outcome
 
 path, bad = sys.argv[1], 0
@@ -158,7 +159,7 @@ def test_an_error_in_the_tail_is_the_one_parser_s(tmp_path: Path) -> None:
 
 
 def test_a_fresh_interpreter_as_the_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The window's workers are fresh interpreters (``python -m occupancy_gui.importers.log_worker``)."""
+    """The window's workers are fresh interpreters (``python -m occupancy_gui.importers.text.worker``)."""
     monkeypatch.setattr(child_process, "single_threaded", lambda: False)
     data = mixed_log(6, pieces=200)
     path = tmp_path / "build.log"

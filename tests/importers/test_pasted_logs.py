@@ -16,10 +16,10 @@ import sys
 
 import pytest
 
+from occupancy_gui.cli.import_command import run_import
 from occupancy_gui.importers import LAUNCH_BOUNDS_NOTE, ImportFailure, import_file_detailed
-from occupancy_gui.importers.cli import run_import
-from occupancy_gui.importers.log_text import repair, restore_underscore
-from occupancy_gui.importers.names import printable
+from occupancy_gui.importers.names.printable import printable
+from occupancy_gui.importers.text.log_text import repair, restore_underscore
 from tests import toolchains
 
 from .conftest import GEN, HAND
@@ -183,14 +183,14 @@ def test_a_name_with_a_newline_stays_on_its_row_and_its_note(tmp_path):
     csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
     path = tmp_path / "evil.csv"
     path.write_text(buf.getvalue())
-    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.importers.cli", str(path), "--no-cache"],
+    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.import_command", str(path), "--no-cache"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "\x1b" not in proc.stdout + proc.stderr
     assert any(row.endswith("evil\\nkernel\\x1b[2J") for row in proc.stdout.splitlines()), proc.stdout
     (note,) = [line for line in proc.stderr.splitlines() if "evil" in line]
     assert note.startswith("occupancy import: note: evil\\nkernel\\x1b[2J (") and "impossible registers 300" in note
-    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.importers.cli", str(path), "--json", "--no-cache"],
+    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.import_command", str(path), "--json", "--no-cache"],
                           capture_output=True, text=True)
     assert "evil\nkernel\x1b[2J" in {r["name"] for r in json.loads(proc.stdout)}  # JSON escapes it its own way
 

@@ -8,7 +8,7 @@ import io
 import pytest
 
 from occupancy_gui.importers import ImportCancelled, ImportFailure, import_file
-from occupancy_gui.importers.ptxas_log import import_ptxas_log, parse_bytes, parse_stream
+from occupancy_gui.importers.text.ptxas_log import import_ptxas_log, parse_bytes, parse_stream
 
 from .conftest import GEN, HAND
 
@@ -153,7 +153,7 @@ def test_standard_block_shortcut_matches_the_state_machine(monkeypatch, fname):
     """The scanner's one-match-per-kernel path gives what the line-by-line state machine gives."""
     import re
 
-    from occupancy_gui.importers import ptxas_log
+    from occupancy_gui.importers.text import ptxas_log
 
     if fname == "bench":
         from tests.benchmarks.bench_import import noise_block, ptxas_block

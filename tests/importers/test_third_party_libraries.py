@@ -64,8 +64,8 @@ def test_cubins_of_nvidias_assembler_read_as_cuobjdump_says(tmp_path):
     import zipfile
     from collections import Counter
 
-    from occupancy_gui.importers.cuobjdump_text import parse_text
-    from occupancy_gui.importers.elf_cubin import read_cubin
+    from occupancy_gui.importers.binary.cubin import read_cubin
+    from occupancy_gui.importers.text.cuobjdump_text import parse_text
 
     chosen, flags_seen = [], set()
     with zipfile.ZipFile(toolchains.wheel_file(FLASHINFER_CUBIN)) as wheel:

@@ -19,9 +19,9 @@ from collections import Counter
 
 import pytest
 
+from occupancy_gui.cli.import_command import run_import
 from occupancy_gui.importers import import_file, import_file_detailed
-from occupancy_gui.importers.cli import run_import
-from occupancy_gui.importers.cuobjdump_text import parse_text
+from occupancy_gui.importers.text.cuobjdump_text import parse_text
 from tests import toolchains
 from tests.importers import matrix_build as mb
 

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from occupancy_gui.cli.devices import load_catalog
 from occupancy_gui.cli.main import main as cli_main
 from occupancy_gui.importers import ImportFailure, detect_format, import_file
-from occupancy_gui.importers.cuobjdump_text import parse_text
 from occupancy_gui.importers.json_rows import record_json
+from occupancy_gui.importers.text.cuobjdump_text import parse_text
 from occupancy_gui.record_launch import record_inputs
 from occupancy_gui.session import Session
 from tests import toolchains
@@ -180,7 +180,7 @@ def test_bad_metadata_is_one_line(tmp_path):
 
 
 def test_cluster_from_num_ctas_and_cluster_dims(tmp_path):
-    from occupancy_gui.importers.triton_cache import triton_launch
+    from occupancy_gui.importers.jit.triton_cache import triton_launch
 
     base = {"name": "k", "num_warps": 4, "warp_size": 32, "shared": 0}
     assert triton_launch({**base, "num_ctas": 2}, "x")["cluster_dims"] == (2, 1, 1)
@@ -243,7 +243,7 @@ _VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40), st.tex
 @given(st.dictionaries(st.sampled_from(["num_warps", "warp_size", "shared", "num_ctas", "cluster_dims", "maxnreg",
                                         "target"]), _VALUES))
 def test_any_metadata_gives_a_launch_or_one_line(meta):
-    from occupancy_gui.importers.triton_cache import triton_launch
+    from occupancy_gui.importers.jit.triton_cache import triton_launch
 
     try:
         launch = triton_launch(meta, "k.json")

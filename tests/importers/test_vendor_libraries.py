@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from occupancy_gui.importers import import_file_detailed
-from occupancy_gui.importers.cuobjdump_text import parse_text
+from occupancy_gui.importers.text.cuobjdump_text import parse_text
 from tests import toolchains
 from tests.fatbin_containers import embedded_containers, write_fatbin
 

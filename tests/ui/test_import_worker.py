@@ -123,7 +123,7 @@ def test_a_replaced_table_is_freed_then_its_memory_handed_back(monkeypatch):
     from occupancy_gui.ui.kernels import import_tasks
     from tests.test_kernel_table import GEN
 
-    table = KernelTable.from_records("b_host.o", import_file(GEN / "b_host.o") * 3)
+    table = KernelTable.from_records("b_host.o", list(import_file(GEN / "b_host.o")) * 3)
     seen: list[list[int]] = []
     columns = (table.records, table.names, table.demangled, table.haystack, table.arch)
     monkeypatch.setattr(import_tasks, "return_free_memory", lambda: seen.append([len(c) for c in columns]))

@@ -6,7 +6,7 @@ and its records are handed out at once (a :class:`Walk` yields them a code objec
 library of 10^5 kernels lists its first rows long before its last bundle inflates.
 
 Budgets, checked against what a compressed bundle *declares* before it is inflated: :data:`MAX_BUNDLE` bytes
-for one bundle, and the import's :class:`~occupancy_gui.importers.budget.InflateBudget` (the one budget of
+for one bundle, and the import's :class:`~occupancy_gui.importers.binary.budget.InflateBudget` (the one budget of
 every decompressor: bytes held at once, and ``max(4 GiB, 16 x the file's size)`` in all).  One inflated bundle
 is held at a time, and released once its entries are read.
 """
@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..binary_data import Blob
-from ..budget import BudgetExceeded, InflateBudget, decode
-from ..elf import ELF_MAGIC
-from ..line_chunks import ImportCancelled
+from ..base import ImportCancelled
+from ..binary.blob import Blob
+from ..binary.budget import BudgetExceeded, InflateBudget, decode
+from ..binary.elf import ELF_MAGIC
 from .bundle import CCOB_MAGIC, PLAIN_MAGIC, Entry, compressed_header, plain_entries
 from .code_object import Reading, is_amdgpu_elf, read_code_object
 from .record import AmdKernelRecord

@@ -4,7 +4,7 @@ A kernel is what the HIP runtime loads as one: a metadata entry (``amdhsa.kernel
 ``NT_AMDGPU_METADATA`` note, or ``Kernels`` of code object v2's YAML note) whose ``.symbol`` names a kernel
 descriptor in the ELF symbol table (``NAME.kd``, or v2's ``STT_AMDGPU_HSA_KERNEL`` symbol at the
 ``amd_kernel_code_t``).  An entry without its descriptor, or a descriptor without an entry, is skipped with
-a note.  Every offset is checked (``..binary_data.Blob``); a failure names the file and the byte offset.
+a note.  Every offset is checked (``..binary.blob.Blob``); a failure names the file and the byte offset.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..binary_data import Blob
-from ..demangle import demangle
-from ..elf import ELF_MAGIC, LINK, OFFSET, SIZE, TYPE, Elf, StringTable
+from ..binary.blob import Blob
+from ..binary.elf import ELF_MAGIC, LINK, OFFSET, SIZE, TYPE, Elf, StringTable
+from ..names.demangle import demangle
 from .descriptor import CODE_T_SIZE, KD_SIZE, Buffer, Descriptor, decode_code_t, decode_kd
 from .metadata import MetadataError, decode_metadata
 from .metadata_v2 import decode_v2_metadata

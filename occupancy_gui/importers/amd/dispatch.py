@@ -15,12 +15,11 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..records import ImportFailure
+from ..base import ImportFailure
 from .reader import FOLDER, HOST, ONLY_AMD, AmdImport, read_amd, sniff
 
 if TYPE_CHECKING:
-    from ..fatbin import ImportResult
-    from ..line_chunks import CancelFn, ProgressFn
+    from ..base import CancelFn, ImportResult, ProgressFn
 
 _HOST_FORMATS = ("host_binary",)
 _NOT_NVIDIA = ("no CUDA", "not NVIDIA device code", "a directory with no Triton kernel folders")
@@ -44,7 +43,7 @@ def import_with_amd(path: str, fmt: str, nvidia: Callable[[], ImportResult], pro
     """The import of ``path`` (format ``fmt``, ``"folder"`` for a directory) with its AMD kernels, or ``None``
     where AMD readers have nothing to say about this format (the caller goes on as before).  ``nvidia()``
     runs the NVIDIA import."""
-    from ..fatbin import ImportResult  # noqa: PLC0415 - the NVIDIA result type, filled here
+    from ..base import ImportResult  # noqa: PLC0415 - the result type, filled here
 
     if fmt in ONLY_AMD or fmt == "amd_triton_json":
         amd = _read(path, fmt, progress, cancel)

@@ -20,13 +20,13 @@ import re
 import struct
 from collections.abc import Iterator
 
-from ..binary_data import Blob
-from ..elf import ELF_MAGIC, OFFSET, SIZE, TYPE, Elf, Section
-from ..offload_binary import IMAGE_BITCODE, SHT_LLVM_OFFLOADING, offload_images
-from ..offload_binary import MAGIC as OFFLOAD_MAGIC
-from ..offload_binary import SECTION as OFFLOAD_SECTION
-from ..pe import pe_sections
-from ..records import ImportFailure
+from ..base import ImportFailure
+from ..binary.blob import Blob
+from ..binary.elf import ELF_MAGIC, OFFSET, SIZE, TYPE, Elf, Section
+from ..binary.offload import IMAGE_BITCODE, SHT_LLVM_OFFLOADING, offload_images
+from ..binary.offload import MAGIC as OFFLOAD_MAGIC
+from ..binary.offload import SECTION as OFFLOAD_SECTION
+from ..binary.pe import pe_sections
 from .bundle import CCOB_MAGIC, PLAIN_MAGIC, compressed_header, plain_entries
 from .bundles import BITCODE, Batch, Walk, bundles_in, code_object_records
 from .code_object import is_amdgpu_elf

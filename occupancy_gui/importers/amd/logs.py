@@ -27,8 +27,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..demangle import demangle
-from ..records import ImportFailure, open_regular
+from ..base import ImportFailure
+from ..files import open_regular
+from ..names.demangle import demangle
 from .bundles import Batch, Walk
 from .metadata import MetadataError
 from .metadata_v2 import parse_yaml

@@ -16,9 +16,10 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..binary_data import Blob, FileImage
-from ..collector import collection_paused
-from ..records import ImportFailure, open_regular
+from ..._process.collector import collection_paused
+from ..base import ImportFailure
+from ..binary.blob import Blob, FileImage
+from ..files import open_regular
 from .bundle import CCOB_MAGIC, PLAIN_MAGIC
 from .bundles import Batch, Walk, bundles_in
 from .code_object import is_amdgpu_elf, read_code_object

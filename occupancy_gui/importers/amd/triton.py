@@ -14,10 +14,10 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from ..binary_data import Blob
-from ..line_chunks import ImportCancelled
-from ..records import ImportFailure, read_input
-from ..triton_cache import MAX_DEPTH, MAX_ENTRIES, looks_like_triton_json, triton_launch
+from ..base import ImportCancelled, ImportFailure
+from ..binary.blob import Blob
+from ..files import read_input
+from ..jit.triton_cache import MAX_DEPTH, MAX_ENTRIES, looks_like_triton_json, triton_launch
 from .bundles import Batch, Walk
 from .code_object import read_code_object
 from .record import AmdKernelRecord, with_launch

@@ -20,7 +20,7 @@ from ..support.tasks import TaskCancelled, TaskFailed, quick_gil_handoff
 
 BIG_FILE = 16 << 20
 """Files above this size are read with the cyclic collector paused until the table is built, and the
-table stays frozen (``importers.collector.collection_paused``, ``keep_frozen``)."""
+table stays frozen (``_process.collector.collection_paused``, ``keep_frozen``)."""
 
 
 @dataclass
@@ -49,8 +49,8 @@ def import_task(path: str, settle_s: float = 0.0,
         if settle_s:
             time.sleep(settle_s)
         # Imported here, on the pool thread: the first import does not load the parsers on the GUI thread.
+        from ..._process.collector import collection_paused  # noqa: PLC0415 - lazy: as below
         from ...importers import ImportCancelled, ImportFailure, RecordCache, import_file_detailed  # noqa: PLC0415 - lazy: see above
-        from ...importers.collector import collection_paused  # noqa: PLC0415 - lazy: as above
 
         big = (file_stamp(path) or (0, 0))[0] > BIG_FILE
         try:

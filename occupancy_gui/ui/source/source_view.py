@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from ...compile import CompileCancelled, CompileError, CompilerNotFound, DeviceCompile, compile_for_device, make_source
 from ...compile.regcap import ResultCache, Sweep, sweep
-from ...importers.records import KernelRecord
+from ...importers import KernelRecord
 from ...record_launch import record_inputs
 from ...session import Session
 from ..calculator.plots.plot_style import plot_style

@@ -149,7 +149,7 @@ def _peak_rss(path: Path) -> tuple[int, str]:
 
 def test_a_ccob_bomb_is_refused_before_inflating(tmp_path):
     """A stream of zeros in a few hundred KB that declares 2 GiB: refused by the import's one inflation budget
-    (importers.budget: 1 GiB held at once) before anything is inflated."""
+    (importers.binary.budget: 1 GiB held at once) before anything is inflated."""
     packed = _zeros_zstd(1 << 30)
     path = tmp_path / "bomb.hipfb"
     path.write_bytes(struct.pack("<4sHHQQQ", b"CCOB", 3, 1, 32 + len(packed), 2 << 30, 0) + packed)
@@ -177,7 +177,7 @@ def test_ccob_budgets(matrix, tmp_path, monkeypatch):
     with pytest.raises(ImportFailure, match="over the reader's 1000 per bundle"):
         import_file_detailed(path)
     monkeypatch.setattr(bundles, "MAX_BUNDLE", 1 << 30)
-    from occupancy_gui.importers import budget
+    from occupancy_gui.importers.binary import budget
 
     monkeypatch.setattr(budget, "MIN_TOTAL", 1000)
     monkeypatch.setattr(budget, "TOTAL_PER_INPUT_BYTE", 0)

@@ -36,9 +36,12 @@ import os
 import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
-from .line_chunks import CancelFn, ImportCancelled, ProgressFn, sniff_utf16
-from .records import ImportFailure, KernelRecord, fast_record, open_regular
+from ..base import CancelFn, ImportCancelled, ImportFailure, ProgressFn
+from ..files import open_regular
+from ..record_list import Records
+from .line_chunks import sniff_utf16
 
 _ID_COLUMNS = ('"ID"', '"Process ID"', '"Kernel Name"')
 _LONG_COLUMNS = ("Section Name", "Metric Name", "Metric Unit", "Metric Value")
@@ -182,7 +185,8 @@ def _arch(launch: _Launch) -> str:
     return "unknown"
 
 
-def _record(launch: _Launch, source: str, name: str) -> KernelRecord:
+def _record(launch: _Launch, source: str, name: str) -> dict[str, Any]:
+    """The state of one launch's record (``records.new_state``'s keys, all of them)."""
     v = launch.values
     for field, dims in (("block_size", launch.block_dims), ("grid_size", launch.grid_dims)):
         if v.get(field) is None and dims:
@@ -191,7 +195,7 @@ def _record(launch: _Launch, source: str, name: str) -> KernelRecord:
     if device is None and launch.device and not launch.device.strip().isdigit():
         device = launch.device.strip()
     registers = v.get("registers")
-    return fast_record({
+    return {
         "name": launch.name, "arch": _arch(launch),
         "registers": registers if isinstance(registers, int) else 0, "is_kernel": True,
         "static_smem": v.get("static_smem") or 0, "stack_bytes": 0, "spill_stores": None,
@@ -206,12 +210,12 @@ def _record(launch: _Launch, source: str, name: str) -> KernelRecord:
         "achieved_occupancy": v.get("achieved_occupancy"), "waves_per_sm": v.get("waves_per_sm"),
         "device_name": device,
         "launch_source": f"{source}:{launch.line}" if v.get("block_size") is not None else None,
-    })
+    }
 
 
 def parse_ncu_csv(stream: io.TextIOBase, name: str, progress: ProgressFn | None = None,
                   cancel: CancelFn | None = None, size: int = 0,
-                  position: Callable[[], int] | None = None) -> list[KernelRecord]:
+                  position: Callable[[], int] | None = None) -> Records:
     """Records from an ``ncu --csv`` report read from a text stream (opened with ``newline=""``)."""
     source = os.path.basename(name)
     lines = _BoundedLines(stream, name)
@@ -279,7 +283,7 @@ def parse_ncu_csv(stream: io.TextIOBase, name: str, progress: ProgressFn | None 
         raise ImportFailure(name, "the report lists no kernel launches", line=reader.line_num)
     if progress is not None:
         progress(size, size)
-    return [_record(launch, source, name) for launch in launches.values()]
+    return Records([_record(launch, source, name) for launch in launches.values()])
 
 
 class _BoundedLines:
@@ -318,7 +322,7 @@ def text_encoding(head: bytes) -> str:
 
 
 def import_ncu_csv(path: str | os.PathLike[str],
-                   progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+                   progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
     """Records of an ``ncu --csv`` report file in any of the encodings Windows shells save.
 
     The file is decoded as a stream, so memory does not grow with its size; progress counts bytes

@@ -26,8 +26,11 @@ from __future__ import annotations
 import os
 import re
 
-from .line_chunks import CancelFn, ProgressFn, sniff_utf16
-from .records import RESERVED_SMEM_BASE, ImportFailure, KernelRecord, read_input, split_reserved_smem
+from ..base import CancelFn, ImportFailure, ProgressFn
+from ..files import read_input
+from ..record_list import Records
+from ..records import RESERVED_SMEM_BASE, arch_number, new_state, split_reserved_smem
+from .line_chunks import sniff_utf16
 
 _PAIR = re.compile(r"([A-Z_]+)(?:\[([^\]\s]*)\])?:(\S*)")
 _FIGURE = re.compile(r"[0-9]{1,18}", re.ASCII)
@@ -48,11 +51,12 @@ def looks_like_cuobjdump(head: bytes) -> bool:
 
 
 def parse_text(text: str, source_name: str, default_arch: str = "unknown",
-              path: str | None = None) -> list[KernelRecord]:
+              path: str | None = None) -> Records:
     """Records of a dump; ``source_name`` goes into each record's source, ``path`` (default: the
     same) into error messages."""
     path = source_name if path is None else path
-    records: list[KernelRecord] = []
+    records = Records()
+    states = records.states()
     arch = default_arch
     function: str | None = None
     function_line = 0
@@ -91,19 +95,18 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
             if "REG" not in values:
                 raise ImportFailure(path, f"resource line without REG for {_cut(function)}", line=number)
             static, reserved = split_reserved_smem(arch, values.get("SHARED", 0))
-            rec = KernelRecord(
+            states.append(new_state(  # copies of one function: merge_records keeps each distinct one
                 name=function, arch=arch, registers=values["REG"],
                 static_smem=static, reserved_smem=reserved,
                 stack_bytes=None if unbounded else max(values.get("STACK", 0), values.get("LOCAL", 0)),
                 const_bytes=banks.get(0), const_banks=banks,
                 source=f"{source_name}:{function_line}",
-            )
-            records.append(rec)  # copies of one function: merge_records keeps each distinct one
+            ))
             function = None
     return records
 
 
-def window_notes(path: str, records: list[KernelRecord]) -> list[str]:
+def window_notes(path: str, records: Records) -> list[str]:
     """The assumptions behind shared memory read from cuobjdump's text, where they were made.
 
     cuobjdump's SHARED is the size of a kernel's ``.nv.shared`` section.  A linked sm_90+ image's
@@ -113,13 +116,15 @@ def window_notes(path: str, records: list[KernelRecord]) -> list[str]:
     Run on a bare cubin, cuobjdump names no architecture: SHARED is then kept whole.
     """
     notes = []
-    split = sum(1 for rec in records if rec.reserved_smem)
+    states = records.states()
+    split = sum(1 for state in states if state["reserved_smem"])
     if split:
         notes.append(f"{path}: the shared memory of {split} sm_90+ kernel{'s' if split != 1 else ''} is read as a "
                      "linked image's, its first 1 KiB the driver's window; cuobjdump's text does not say whether an "
                      "image is linked, and a relocatable (-rdc) object's has no window: import the file itself for "
                      "exact figures")
-    whole = sum(1 for rec in records if rec.arch_number is None and rec.static_smem >= RESERVED_SMEM_BASE)
+    whole = sum(1 for state in states
+                if arch_number(state["arch"]) is None and state["static_smem"] >= RESERVED_SMEM_BASE)
     if whole:
         notes.append(f"{path}: {whole} kernel{'s' if whole != 1 else ''} of no named architecture (cuobjdump names "
                      "none for a bare cubin) keep all of SHARED; in a linked sm_90+ image its first 1 KiB is the "
@@ -138,7 +143,7 @@ def decode_dump(data: bytes) -> str:
 
 
 def import_cuobjdump_text(path: str | os.PathLike[str],
-                          progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+                          progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
     name, data = read_input(path)
     records = parse_text(decode_dump(data), os.path.basename(name), path=name)
     if progress is not None:

@@ -28,16 +28,20 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from .. import child_process
-from ..child_process import Child
-from . import fatbin
-from .binary_data import Blob, FileImage
-from .collector import collection_paused
-from .demangle import demangle, is_slow
+from ..._process import child_process
+from ..._process.child_process import Child
+from ..._process.collector import collection_paused
+from ..base import ImportCancelled, ImportFailure, ImportResult
+from ..files import open_regular
+from ..names.demangle import demangle, is_slow
+from ..record_list import Records, merge_records
+from .blob import Blob, FileImage
+from .cubin import EM_CUDA
 from .elf import ELF_MAGIC, Elf
-from .elf_cubin import EM_CUDA
-from .line_chunks import ImportCancelled
-from .records import ImportFailure, KernelRecord, merge_records, open_regular, records_from
+from .embedded import MagicScan
+from .fatbin import FATBIN_MAGIC, KIND_ELF, MAX_CONTAINERS, NUMBER_LATER, open_container, read_entries
+from .host import offload_sections, sections_to_read
+from .inflate import Decoding
 
 if TYPE_CHECKING:  # imported where workers run: a file too small to share (libcurand) never pays its ~20 ms
     from multiprocessing.connection import Connection
@@ -90,9 +94,9 @@ _Found = tuple[Any, ...]
 
 def import_host_binary(path: str, progress: Callable[[int, int], None] | None = None,
                        cancel: Callable[[], bool] | None = None,
-                       workers: int | None = None) -> fatbin.ImportResult | None:
+                       workers: int | None = None) -> ImportResult | None:
     """The records and notes of a host ELF read by worker processes, or ``None`` where the serial
-    reader (``fatbin.import_fatbin_detailed``) must read it: a small file, one CPU, no section
+    reader (``reader.import_fatbin_detailed``) must read it: a small file, one CPU, no section
     table, or anything the stitching does not vouch for.  In a frozen bundle the workers are the
     executable itself (``child_process``).  Raises ``ImportCancelled`` when ``cancel()`` says so."""
     count = workers if workers is not None else min(_MAX_WORKERS, child_process.usable_cpus())
@@ -120,9 +124,9 @@ def _plan(path: str, size: int, workers: int) -> list[_Piece]:
         if bytes(image.buffer[:4]) != ELF_MAGIC:
             return []
         elf = Elf(blob)
-        if elf.machine == EM_CUDA or fatbin.offload_sections(elf.sections):
+        if elf.machine == EM_CUDA or offload_sections(elf.sections):
             return []  # a cubin, or clang's offload images (an object's few): the serial reader reads them
-        fat, data_sections = fatbin.sections_to_read(elf.sections)
+        fat, data_sections = sections_to_read(elf.sections)
         chains = [_chain(Blob(image.view[sec.offset:sec.offset + sec.size], path, base=sec.offset, image=image))
                   for sec in fat]
     if any(chain is None for chain in chains):
@@ -172,14 +176,14 @@ def _chain(blob: Blob) -> list[tuple[int, int, int]] | None:
             break
         magic, _version, header_size, fat_size = blob.unpack("<IHHQ", pos, "fatbin header")
         end = pos + header_size + fat_size
-        if magic != fatbin.FATBIN_MAGIC or header_size < 16 or end > n or len(out) >= fatbin._MAX_CONTAINERS:
+        if magic != FATBIN_MAGIC or header_size < 16 or end > n or len(out) >= MAX_CONTAINERS:
             return None
         images, at = 0, pos + header_size
         while at + 16 <= end:
             kind, _ver, entry_header, payload = blob.unpack("<HHIQ", at, "fatbin entry header")
             if entry_header < 16:
                 return None
-            images += kind == fatbin.KIND_ELF
+            images += kind == KIND_ELF
             at += entry_header + payload
         out.append((pos, end, images))
         pos = end
@@ -197,7 +201,7 @@ def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Calla
     workers: list[_Worker] = []
     found: dict[int, list[_Found]] = {}
     done_bytes, total = 0, sum(p.hi - p.lo for p in pieces)
-    inflated, cap = 0, fatbin.Decoding(None, size).total_cap  # the serial reader's limit, over all pieces
+    inflated, cap = 0, Decoding(None, size).total_cap  # the serial reader's limit, over all pieces
     try:
         for _ in range(count):
             try:
@@ -237,7 +241,7 @@ def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Calla
 
 
 class _Worker:
-    """One worker process (``occupancy_gui.importers.binary_worker``, see ``child_process``) and its pipes."""
+    """One worker process (``occupancy_gui.importers.binary.worker``, see ``child_process``) and its pipes."""
 
     def __init__(self, child: Child):
         self.child = child
@@ -247,7 +251,7 @@ class _Worker:
 
     @classmethod
     def start(cls, path: str, size: int) -> _Worker:
-        worker = cls(child_process.start("occupancy_gui.importers.binary_worker"))
+        worker = cls(child_process.start("occupancy_gui.importers.binary.worker"))
         worker.send((path, size, MERGE_IN_WORKERS))
         return worker
 
@@ -311,7 +315,7 @@ def _serve_pieces(image: FileImage, inbox: Connection, outbox: Connection, merge
     # parses as fast as one thread inflates, so a few images ahead keep it busy (libcublasLt's largest: 16 MiB).
     pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fatbin-inflate")
     while (piece := inbox.recv()) is not None:
-        work = fatbin.Decoding(pool, image.size, inflight=WORKER_INFLIGHT)
+        work = Decoding(pool, image.size, inflight=WORKER_INFLIGHT)
         try:
             containers = _read_fat(image, piece, work, merge) if piece.fat else _read_data(image, piece, work)
         except Exception:  # noqa: BLE001 - the serial reader reports it, with its own message
@@ -348,48 +352,49 @@ def _answer(outbox: Connection, number: int, containers: list[_Found] | None, in
     outbox.send((number, containers, inflated))
 
 
-def _rows(records: Iterable[KernelRecord]) -> list[dict[str, Any]]:
-    """The records' fields as the parent adopts them (a pickled dict is rebuilt in C there), with the
+def _rows(states: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records' states as the parent adopts them (a pickled dict is rebuilt in C there), with the
     demangled names that only the slow fallback spells filled in here, in parallel (libcusparse: 312
     names of 1,349 to 2,489 characters, ~0.3 s of the parent's time otherwise)."""
-    rows = [rec.__dict__ for rec in records]
+    rows = list(states)
     for row in rows:
         if is_slow(row["name"]):
             row["demangled"] = demangle(row["name"])
     return rows
 
 
-def _read_fat(image: FileImage, piece: _Piece, work: fatbin.Decoding, merge: bool = True) -> list[_Found]:
+def _read_fat(image: FileImage, piece: _Piece, work: Decoding, merge: bool = True) -> list[_Found]:
     """As ``fatbin.read_fatbin_bytes`` reads a section's containers: the next inflates while one is read.
 
     The piece's identical copies are merged here, in the worker (the parent keeps every container of a
     fatbin section, so each copy's first stays first): the parent then merges 41,003 records of
     libcusparse, not 66,478 (and 23,120 of libcublas's 31,356)."""
     blob = Blob(image.view[piece.offset:piece.offset + piece.size], image.path, base=piece.offset, image=image)
-    out: list[tuple[int, int, list[KernelRecord], list[str]]] = []
+    out: list[tuple[int, int, list[dict[str, Any]], list[str]]] = []
     pending: tuple[int, Any] | None = None
     for at in piece.starts:
-        opened = fatbin._open_container(blob, at, piece.prefix, fatbin.NUMBER_LATER, work)
+        opened = open_container(blob, at, piece.prefix, NUMBER_LATER, work)
         if pending is not None:
             out.append(_finish_fat(blob, *pending, work))
         pending = (at, opened)
     if pending is not None:
         out.append(_finish_fat(blob, *pending, work))
     if not merge:
-        return [(at, end, _rows(records), notes) for at, end, records, notes in out]
-    kept = set(map(id, merge_records([rec for _at, _end, records, _notes in out for rec in records])))
-    return [(at, end, _rows(rec for rec in records if id(rec) in kept), notes) for at, end, records, notes in out]
+        return [(at, end, _rows(states), notes) for at, end, states, notes in out]
+    # merge_records keeps each distinct copy's first state (its count of copies added to): told by identity
+    kept = set(map(id, merge_records(Records([s for _at, _end, states, _notes in out for s in states])).states()))
+    return [(at, end, _rows(s for s in states if id(s) in kept), notes) for at, end, states, notes in out]
 
 
-def _finish_fat(blob: Blob, at: int, opened: Any, work: fatbin.Decoding) -> tuple[int, int, list[KernelRecord],
+def _finish_fat(blob: Blob, at: int, opened: Any, work: Decoding) -> tuple[int, int, list[dict[str, Any]],
                                                                                 list[str]]:
-    result = fatbin.ImportResult()
-    fatbin._read_entries(blob, opened, result, False, work)
-    return (at, opened.end, result.records, result.notes)
+    result = ImportResult()
+    read_entries(blob, opened, result, False, work)
+    return (at, opened.end, result.records.states(), result.notes)
 
 
-def _read_data(image: FileImage, piece: _Piece, work: fatbin.Decoding) -> list[_Found]:
-    """As ``fatbin.read_embedded`` reads a data section (every candidate checked end to end), for the
+def _read_data(image: FileImage, piece: _Piece, work: Decoding) -> list[_Found]:
+    """As ``embedded.read_embedded`` reads a data section (every candidate checked end to end), for the
     candidates that start in the piece (a header's 8 bytes may cross its end, so the scan looks 7 further;
     each candidate is tried while the scan's chunk still holds its headers).
 
@@ -400,14 +405,14 @@ def _read_data(image: FileImage, piece: _Piece, work: fatbin.Decoding) -> list[_
     hi = piece.offset + piece.size
     out: list[_Found] = []
     past = piece.lo
-    scan = fatbin.MagicScan(blob, piece.lo, min(piece.hi + 7, hi), work)
+    scan = MagicScan(blob, piece.lo, min(piece.hi + 7, hi), work)
     for at in scan:
         if at >= piece.hi:
             break
         if at < past:
             out.append((at, _UNREAD))
             continue
-        trial = scan.trial(at, hi, piece.prefix, fatbin.NUMBER_LATER)
+        trial = scan.trial(at, hi, piece.prefix, NUMBER_LATER)
         if trial is None:
             out.append((at, _FAILED))
             continue
@@ -416,14 +421,14 @@ def _read_data(image: FileImage, piece: _Piece, work: fatbin.Decoding) -> list[_
             scan.skip_to(past)
             out.append((at, _EMPTY, past))
         else:
-            out.append((at, past, _rows(read.records), read.notes))
+            out.append((at, past, _rows(read.records.states()), read.notes))
     return out
 
 
-def _stitched(pieces: list[_Piece], found: dict[int, list[_Found]]) -> fatbin.ImportResult | None:
+def _stitched(pieces: list[_Piece], found: dict[int, list[_Found]]) -> ImportResult | None:
     """The serial reader's result from the pieces' containers, or ``None`` where it would differ."""
-    result = fatbin.ImportResult()
-    records: list[KernelRecord] = []
+    result = ImportResult()
+    records = Records()
     by_section: dict[int, list[_Piece]] = {}
     for piece in pieces:
         by_section.setdefault(piece.offset, []).append(piece)
@@ -434,14 +439,14 @@ def _stitched(pieces: list[_Piece], found: dict[int, list[_Found]]) -> fatbin.Im
         if chain is None:
             return None
         containers += len(chain)
-        if containers > fatbin._MAX_CONTAINERS:
+        if containers > MAX_CONTAINERS:
             return None
         for number, (_at, _end, rows, notes) in enumerate(chain, 1):
             label = str(number)
             for fields in rows:
-                fields["source"] = fields["source"].replace(fatbin.NUMBER_LATER, label, 1)
-            records.extend(records_from(rows))
-            result.notes.extend(note.replace(fatbin.NUMBER_LATER, label, 1) for note in notes)
+                fields["source"] = fields["source"].replace(NUMBER_LATER, label, 1)
+            records.extend(Records(rows))
+            result.notes.extend(note.replace(NUMBER_LATER, label, 1) for note in notes)
     if not records:
         return None  # the serial reader explains an empty file
     result.records = merge_records(records)

@@ -23,7 +23,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .binary_data import Blob
+from .blob import Blob
 from .budget import BudgetExceeded, InflateBudget, decode
 
 SECTION = ".llvm.offloading"

@@ -1,4 +1,5 @@
-"""A persistent cache of import results: the second open of an unchanged library is instant.
+"""The record cache: our own persistent cache of import results (not a JIT compiler's cache, ``jit``), so
+that the second open of an unchanged library is instant.
 
 Listing libcublasLt takes seconds; the same file opened again (same path, size, modification time,
 inode and importer version) is read back from one file in the user cache directory instead.
@@ -7,8 +8,9 @@ An entry is ``MAGIC``, a header, the key it was made for, the import's notes, a 
 blocks of 1,024 records each: every record's field values (its demangled name too) as a tuple,
 ``marshal``-ed (builtin types only; the fastest codec the standard library has for them) and
 LZ4-compressed.  Opening an entry checks the header, the key and a CRC-32 of everything after it,
-then makes one *lazy* record per row: a block is decompressed and decoded the first time one of its
-records is read, so opening libcusparse's 40,667 records reads ~4 MB and builds none of them.
+then hands back its records as :class:`.record_list.LazyRecords`: a block is decompressed and decoded the
+first time one of its records is read, so opening libcusparse's 40,667 records reads ~4 MB and makes none of
+them (nor any per-row object: libtorch_cuda's 143,409 lazy records took 96-103 ms of the GIL to make).
 An entry that fails any check is ignored and removed, never trusted.  The directory is kept under a
 size cap by removing the least recently used entries.  Nothing here raises to the caller: a cache
 that cannot be read or written is no cache.
@@ -23,9 +25,8 @@ import os
 import struct
 import sys
 import tempfile
-import weakref
 import zlib
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
@@ -35,9 +36,10 @@ import lz4.block
 import platformdirs
 
 from .. import __version__
-from ..cache_trim import remove, touch, trim
-from .collector import collection_paused
-from .records import FIELDS, LATE_DEFAULTS, KernelRecord, build_records, built_states, demangled_names, new_lazy_records
+from .._process.cache_trim import remove, touch, trim
+from .._process.collector import collection_paused
+from .record_list import LazyRecords, Records, built_states, demangled_names
+from .records import FIELDS, LATE_DEFAULTS, KernelRecord
 
 CACHE_DIR_ENV = "OCCUPANCY_GUI_CACHE_DIR"
 MAGIC = b"OCCRECS\x02"
@@ -49,7 +51,6 @@ _BLOCK = struct.Struct("<QQQ")  # offset in the entry, compressed length, decode
 _BLOCK_ROWS = 1024
 _SUFFIX = ".records"
 _COLUMNS = (*FIELDS, "demangled")
-_get_state = operator.attrgetter("__dict__")
 
 
 def default_cache_dir() -> Path:
@@ -72,10 +73,10 @@ def importer_version() -> str:
         except OSError:
             return f"{__version__}/{FORMAT}/unreadable"
         return f"{__version__}/{FORMAT}/frozen-{built.st_size}-{built.st_mtime_ns}"
-    here = Path(__file__).resolve().parent
-    for source in sorted(here.glob("*.py")):
+    here = Path(__file__).resolve().parent  # the importers, their sub-packages too
+    for source in sorted(here.rglob("*.py")):
         try:
-            digest.update(source.name.encode() + b"\0" + source.read_bytes())
+            digest.update(source.relative_to(here).as_posix().encode() + b"\0" + source.read_bytes())
         except OSError:
             return f"{__version__}/{FORMAT}/unreadable"
     return f"{__version__}/{FORMAT}/{digest.hexdigest()}"
@@ -83,7 +84,7 @@ def importer_version() -> str:
 
 @dataclass(frozen=True)
 class CachedImport:
-    records: list[KernelRecord]
+    records: Records
     notes: list[str]
 
 
@@ -117,7 +118,7 @@ class RecordCache:
             blob = entry.read_bytes()
         except OSError:
             return None
-        with collection_paused():  # one lazy record per row, none in a cycle
+        with collection_paused():  # the notes; the records' states are made when first read
             decoded = _decode(blob, key)
         if decoded is None:
             remove(entry)
@@ -125,7 +126,7 @@ class RecordCache:
         touch(entry)  # least recently *used* is what the cap evicts
         return decoded
 
-    def put(self, path: str, key: bytes, records: list[KernelRecord], notes: list[str]) -> None:
+    def put(self, path: str, key: bytes, records: Sequence[KernelRecord], notes: list[str]) -> None:
         """Store an import under the key taken *before* the file was read (a file rewritten during
         the import then never matches it); a failure to write (read-only home, full disk) is no cache."""
         with collection_paused():  # 10^4-10^5 row tuples, none in a cycle
@@ -154,26 +155,23 @@ class RecordCache:
 _LATE = tuple(name for name in FIELDS if name in LATE_DEFAULTS)
 assert FIELDS[len(FIELDS) - len(_LATE):] == _LATE, "the fields a bulk dict may leave out come last"
 _get_early = operator.itemgetter(*FIELDS[:len(FIELDS) - len(_LATE)])
-_SLICE = 4096
-"""Lazy records made in one C call (~0.5 ms): the GUI thread gets the GIL between two.  libtorch_cuda's
-143,409 in one call held it 96-103 ms.  (Rows are made a block at a time, :func:`_encode`.)"""
 
 
-def _rows(records: list[KernelRecord]) -> list[tuple[Any, ...]]:
+def _rows(states: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """Each record's ``_COLUMNS`` values, a record's fields read in one C call (``itemgetter``): one
     ``getattr`` a field took libcublasLt's 42,517 records 0.4-0.5 s, a first open's longest step after
     the reading (and a field at a time over every record, 0.2 s: each pass misses the cache on every
-    record).  The demangled names are :func:`records.demangled_names`'s."""
-    states = built_states(records)
+    record).  The demangled names are :func:`.record_list.demangled_names`'s."""
     late = [list(map(operator.methodcaller("get", name, LATE_DEFAULTS[name]), states)) for name in _LATE]
     return list(map(operator.add, map(_get_early, states), zip(*late, demangled_names(states))))
 
 
-def _encode(key: bytes, records: list[KernelRecord], notes: list[str]) -> bytes:
+def _encode(key: bytes, records: Sequence[KernelRecord], notes: list[str]) -> bytes:
     # A block's rows at a time: all rows at once were freed in one go when this returned (libtorch_cuda's
     # 143,409 tuples: ~50 ms holding the GIL, felt by the window).
-    raw = [marshal.dumps(_rows(records[at:at + _BLOCK_ROWS]), 4) for at in range(0, len(records), _BLOCK_ROWS)]
-    count = len(records)
+    states = built_states(records)
+    raw = [marshal.dumps(_rows(states[at:at + _BLOCK_ROWS]), 4) for at in range(0, len(states), _BLOCK_ROWS)]
+    count = len(states)
     blocks = [lz4.block.compress(block, store_size=False) for block in raw]
     notes_blob = marshal.dumps(list(notes), 4)
     table_at = len(MAGIC) + _HEADER.size + len(key) + 4 + len(notes_blob)
@@ -186,46 +184,19 @@ def _encode(key: bytes, records: list[KernelRecord], notes: list[str]) -> bytes:
     return MAGIC + _HEADER.pack(len(key), zlib.crc32(body), count, len(blocks)) + key + body
 
 
-class _Records(list[KernelRecord]):
-    """An opened entry's list of records, which its blocks reach through a weak reference only."""
-
-    __slots__ = ("__weakref__",)
-
-
 class _Blocks:
-    """The compressed blocks of one opened entry, each decoded the first time a record needs it.
-
-    Each lazy record holds its blocks (its build is :meth:`fields`); the blocks reach the records only
-    weakly.  A strong reference made a cycle of every record not yet built, which only the cyclic
-    collector frees: an import cancelled halfway through its listing left libcusparse's 63,481 records
-    (158,750 objects) to it, and the window, which freezes what a big import leaves, kept them for good
-    (libtorch_cuda: ~500 MiB an import cancelled)."""
+    """The compressed blocks of one opened entry, each decoded when its records are first read (the build of
+    :class:`.record_list.LazyRecords`): a block's states are made in C (``map``), a listing reads them all,
+    and one by one each cost a Python call (libcusparse's 40,667: 0.25 s)."""
 
     def __init__(self, blob: bytes, table: list[tuple[int, int, int]]):
         self.blob = blob
         self.table = table
-        self.rows: list[list[tuple[Any, ...]] | None] = [None] * len(table)
-        self.records: Callable[[], list[KernelRecord] | None] = lambda: None  # the lazy records these blocks build
 
-    def fields(self, index: int) -> dict[str, Any]:
-        """The fields of record ``index`` (a lazy record's build).  The first record read of a
-        block builds the whole block's in C (``map``): a listing reads them all, and one by one
-        each cost a Python call (libcusparse's 40,667: 0.25 s)."""
-        number, row = divmod(index, _BLOCK_ROWS)
-        rows = self.rows[number]
-        if rows is None:
-            at, size, decoded = self.table[number]
-            rows = self.rows[number] = marshal.loads(
-                lz4.block.decompress(self.blob[at:at + size], uncompressed_size=decoded))
-            if all(r is not None for r in self.rows):
-                self.blob = b""  # every block decoded: the compressed bytes are no longer needed
-            records = self.records()
-            block = records[number * _BLOCK_ROWS:number * _BLOCK_ROWS + len(rows)] if records is not None else []
-            if len(block) == len(rows) and not any(map(len, map(_get_state, block))):  # none holds a field yet
-                states = list(map(dict, map(zip, repeat(_COLUMNS), rows)))
-                build_records(block, states)
-                return states[row]
-        return dict(zip(_COLUMNS, rows[row]))
+    def states(self, number: int) -> list[dict[str, Any]]:
+        at, size, decoded = self.table[number]
+        rows = marshal.loads(lz4.block.decompress(self.blob[at:at + size], uncompressed_size=decoded))
+        return list(map(dict, map(zip, repeat(_COLUMNS), rows)))
 
 
 def _decode(blob: bytes, key: bytes) -> CachedImport | None:
@@ -248,11 +219,4 @@ def _decode(blob: bytes, key: bytes) -> CachedImport | None:
         return None
     if not isinstance(notes, list) or any(at + size > len(blob) for at, size, _ in table):
         return None
-    blocks = _Blocks(blob, table)
-    records = _Records()
-    for at in range(0, count, _SLICE):  # the window opens entries on a pool thread: a C loop holds the GIL
-        rows = range(at, min(at + _SLICE, count))
-        records += new_lazy_records(zip(repeat(blocks.fields, len(rows)), rows))
-    blocks.records = weakref.ref(records)
-    return CachedImport(records, notes)
-
+    return CachedImport(LazyRecords(count, _BLOCK_ROWS, _Blocks(blob, table).states), notes)

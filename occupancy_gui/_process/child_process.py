@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # at run time imported on the first start: ~20 ms that a seri
     from multiprocessing.connection import Connection
 
 WORKER_FLAG = "--occupancy-worker"
-WORKER_MODULES = frozenset({"occupancy_gui.importers.binary_worker", "occupancy_gui.importers.log_worker",
+WORKER_MODULES = frozenset({"occupancy_gui.importers.binary.worker", "occupancy_gui.importers.text.worker",
                             "occupancy_gui.cli.batch_worker"})
 """The modules a worker may run (the flag names no other code)."""
 
@@ -68,7 +68,7 @@ def _command(module: str, read_fd: int, write_fd: int) -> tuple[list[str], dict[
     if getattr(sys, "frozen", False):
         return [sys.executable, WORKER_FLAG, module, str(read_fd), str(write_fd)], env
     # the child finds this package where the parent did (never ahead of the stdlib)
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if os.path.basename(here) not in ("site-packages", "dist-packages"):
         env["PYTHONPATH"] = os.pathsep.join(filter(None, (here, env.get("PYTHONPATH"))))
     return [sys.executable, "-m", module, str(read_fd), str(write_fd)], env

@@ -13,7 +13,7 @@ importers' own bounds-checked ``Blob``, and adds no dependency to the bundle.
 
 from __future__ import annotations
 
-from .binary_data import Blob
+from .blob import Blob
 from .elf import Section
 
 PE_MAGIC = b"MZ"

@@ -1,6 +1,6 @@
 """The one size cap of the user cache folders: the least recently used entries go first.
 
-Both caches there (imports' records, ``importers.cache``; register-cap compiles, ``compile.regcap``) hold
+Both caches there (imports' records, ``importers.record_cache``; register-cap compiles, ``compile.regcap``) hold
 files that can be made again, and would otherwise grow with every file a user opens or sweeps.  An
 entry's modification time is its last use (a cache :func:`touch`-es what it reads), so entries are
 removed oldest first until the folder holds at most the cap.

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from .records import KernelRecord
+from ..base import IncompleteKernel
+from ..record_list import Records
 
 PASTE_MAX = 4 << 20
 """The largest chunk checked for the marks of a paste (see the module's docstring)."""
@@ -56,24 +56,14 @@ class LogFindings:
                 self.unbounded.add(restore_underscore(bytes(m.group(1)).decode("utf-8", "replace").strip()))
 
 
-@dataclass(frozen=True)
-class IncompleteKernel:
-    """A kernel a build log starts to describe and never finishes (the log was cut off mid-kernel)."""
+class LogRecords(Records):
+    """A log's records (its states, or the builds of its standard blocks: see ``ptxas_log``), with what the log
+    said beyond them."""
 
-    name: str
-    arch: str
-    line: int
-    """The 1-based line of its ``Compiling entry function``."""
+    __slots__ = ("findings", "incomplete")
 
-
-class LogRecords(list):  # type: ignore[type-arg]  # list[KernelRecord]; a generic base needs Python 3.9+ at run time
-    """A log's records (a plain list to every caller), with what the log said beyond them."""
-
-    findings: LogFindings
-    incomplete: list[IncompleteKernel]
-
-    def __init__(self, records: list[KernelRecord], findings: LogFindings, incomplete: list[IncompleteKernel]):
-        super().__init__(records)
+    def __init__(self, items: list[Any], findings: LogFindings, incomplete: list[IncompleteKernel]):
+        super().__init__(items, builds=True)
         self.findings = findings
         self.incomplete = incomplete
 
@@ -159,7 +149,7 @@ def restore_underscore(name: str) -> str:
     ``_..._`` as emphasis), where the name with it demangles; any other name as it is."""
     if not _MANGLED_WITHOUT_UNDERSCORE.match(name):
         return name
-    from .demangle import demangle  # noqa: PLC0415 - lazy: only for names that need it
+    from ..names.demangle import demangle  # noqa: PLC0415 - lazy: only for names that need it
 
     candidate = "_" + name
     return candidate if demangle(candidate) != candidate else name

@@ -10,18 +10,13 @@ from __future__ import annotations
 
 import codecs
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Protocol
 
-ProgressFn = Callable[[int, int], None]
-CancelFn = Callable[[], bool]
+from ..base import CancelFn, ImportCancelled, ProgressFn
 
 CHUNK_SIZE = 8 << 20
 _MAX_CARRY = 1 << 20
-
-
-class ImportCancelled(Exception):
-    """Raised when the ``cancel`` callback asked an import to stop."""
 
 
 class ChunkParser(Protocol):
@@ -158,5 +153,5 @@ def feed_stream(
 def feed_rest(stream: io.BufferedIOBase, parser: ChunkParser, total: int = 0, progress: ProgressFn | None = None,
               cancel: CancelFn | None = None, chunk_size: int = CHUNK_SIZE) -> None:
     """Hand the rest of a byte-oriented log to ``parser`` from where ``stream`` stands (a line's start,
-    past any byte order mark): the tail of a log that :mod:`.parallel_log` cut in two."""
+    past any byte order mark): the tail of a log that :mod:`.parallel` cut in two."""
     _parse_bytes(stream, parser, b"", total, progress, cancel, chunk_size)

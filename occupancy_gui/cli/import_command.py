@@ -1,102 +1,36 @@
-"""``occupancy import FILE [--json]``: list the kernels a log or binary describes."""
+"""``occupancy import FILE [--json]``: list the kernels a log or binary describes (the importers' JSON rows,
+``importers.json_records``, one per line; or ``record_table``'s table)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from collections.abc import Iterable
-from typing import Any
 
 import msgspec
 
-from . import LAUNCH_BOUNDS_NOTE, ImportCancelled, ImportFailure, KernelRecord, import_file_detailed
-from .amd.json_rows import amd_json_rows, amd_table
-from .amd.record import AmdKernelRecord
-from .collector import collection_paused
-from .json_rows import json_records
-from .names import printable
-from .records import STACK_UNKNOWN, impossible_figures
-
-_COLUMNS = (
-    ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("stack_bytes", "stack"),
-    ("spill_stores", "spill st"), ("spill_loads", "spill ld"), ("barriers", "bars"),
-    ("const_bytes", "cmem[0]"), ("max_threads", "max thr"), ("note", "note"), ("demangled", "kernel"),
+from .._process.collector import collection_paused
+from ..importers import (
+    LAUNCH_BOUNDS_NOTE,
+    STACK_UNKNOWN,
+    AmdKernelRecord,
+    ImportCancelled,
+    ImportFailure,
+    Records,
+    amd_json_rows,
+    amd_table,
+    import_file_detailed,
+    impossible_figures,
+    json_records,
+    printable,
 )
-
-
-def _note(rec: KernelRecord, impossible: str | None) -> str:
-    """What a reader should know of a row: device function, pre-link (-rdc) copy, embedded fatbin,
-    identical copies merged, cluster shape (``impossible``: its :func:`impossible_figure`)."""
-    parts = [] if rec.is_kernel else ["device fn"]
-    if impossible is not None:
-        parts.append("IMPOSSIBLE")
-    if rec.relocatable:
-        parts.append("pre-link")
-    if rec.embedded:
-        parts.append("embedded")
-    if rec.copies > 1:
-        parts.append(f"x{rec.copies}")
-    if rec.cluster_dims:
-        parts.append("cluster {}x{}x{}".format(*rec.cluster_dims))
-    return ",".join(parts) or "-"
-
-
-def _cell(value: object) -> str:
-    return "-" if value is None else printable(str(value))
-
-
-_LAUNCH_COLUMNS = (("threads_per_block", "threads"), ("dynamic_smem", "dyn smem"))
-"""Shown when a record carries its launch (a Triton cache)."""
-
-
-def _row(rec: KernelRecord, row: Any, columns: tuple[tuple[str, str], ...], bounds_unknown: bool) -> list[str]:
-    """One table row from the record's JSON row (:func:`json_records`); a stack that cannot be bounded reads
-    "unknown", and a launch bound the source does not record "?" (the reasons are notes)."""
-    cells = []
-    for key, _ in columns:
-        value = getattr(row, key) if key != "note" else None
-        if key == "note":
-            cells.append(_note(rec, row.impossible))
-        elif key == "stack_bytes" and row.stack_note:
-            cells.append("unknown")
-        elif key == "max_threads" and value is None and bounds_unknown:
-            cells.append("?")
-        else:
-            cells.append(_cell(value))
-    return cells
-
-
-def format_table(records: Iterable[KernelRecord], bounds_unknown: bool = False) -> str:
-    """``occupancy import``'s table; ``bounds_unknown``: the source does not record launch bounds (a build
-    log), so a missing one reads "?" rather than "-" (none)."""
-    records = list(records)
-    columns: tuple[tuple[str, str], ...] = _COLUMNS
-    if any(rec.block_size is not None for rec in records):
-        columns = _COLUMNS[:-2] + _LAUNCH_COLUMNS + _COLUMNS[-2:]
-    rows = [_row(rec, row, columns, bounds_unknown) for rec, row in zip(records, json_records(records))]
-    heads = [title for _, title in columns]
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
-    lines = []
-    for row in [heads, *rows]:
-        cells: list[str] = []
-        for i, cell in enumerate(row):
-            last = i == len(row) - 1
-            if last:
-                cells.append(cell)
-            elif i == 0:
-                cells.append(cell.ljust(widths[i]))
-            else:
-                cells.append(cell.rjust(widths[i]))
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
-
+from .record_table import format_table
 
 JSON_SLICE = 16384
 """Records encoded at a time: the text held at once is a slice's (~10 MB), whatever the listing's size."""
 
 
-def _write_json(records: list[KernelRecord], reasons: list[str | None], amd: list[AmdKernelRecord] | None = None) -> None:
+def _write_json(records: Records, reasons: list[str | None], amd: list[AmdKernelRecord] | None = None) -> None:
     """One record per line: still one JSON list, readable.  msgspec writes a slice's rows in one call
     (``encode_lines``; a JSON string holds no raw newline, so each newline ends a row): libcusparse's
     40,667 rows (54 MB) took 0.15 s encoded one by one, 0.07 s so.  Where stdout takes UTF-8 bytes
@@ -125,9 +59,9 @@ def _write_json(records: list[KernelRecord], reasons: list[str | None], amd: lis
     sys.stdout.flush()
 
 
-def _stack_notes(records: list[KernelRecord]) -> None:
+def _stack_notes(records: Records) -> None:
     """Say which listed functions have a stack no bound is known for (cuobjdump's ``STACK:UNKNOWN``)."""
-    unknown = [rec for rec in records if rec.stack_bytes is None]
+    unknown = [records[i] for i, state in enumerate(records.states()) if state["stack_bytes"] is None]
     if unknown:
         named = ", ".join(f"{printable(rec.name)} ({printable(rec.arch)})" for rec in unknown[:5])
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
@@ -154,7 +88,7 @@ def _listed(args: argparse.Namespace) -> int:
     try:
         cache = None
         if not args.no_cache:
-            from .cache import RecordCache  # noqa: PLC0415 - lazy: --no-cache never loads it (25 ms)
+            from ..importers import RecordCache  # noqa: PLC0415 - lazy: --no-cache never loads it (25 ms)
 
             cache = RecordCache()
         result = import_file_detailed(args.file, cache=cache)
@@ -173,12 +107,12 @@ def _listed(args: argparse.Namespace) -> int:
         print(f"occupancy import: note: {printable(note)}", file=sys.stderr)
     if result.launch_bounds_unknown:
         print(f"occupancy import: note: {printable(args.file)}: {LAUNCH_BOUNDS_NOTE}", file=sys.stderr)
-    records = result.records if args.all_functions else [rec for rec in result.records if rec.is_kernel]
+    records = result.records if args.all_functions else result.records.kernels()
     reasons = impossible_figures(records)
-    for rec, flag in zip(records, reasons):
-        if flag is not None:
-            print(f"occupancy import: note: {printable(rec.name)} ({printable(rec.arch)}): {flag}; its figures are damaged",
-                  file=sys.stderr)
+    for i in [i for i, flag in enumerate(reasons) if flag is not None]:  # (a record is made only where needed)
+        rec = records[i]
+        print(f"occupancy import: note: {printable(rec.name)} ({printable(rec.arch)}): {reasons[i]}; its figures are "
+              "damaged", file=sys.stderr)
     _stack_notes(records)
     amd = [rec for rec in result.amd_records if args.all_functions or rec.is_kernel]
     hidden = len(result.records) - len(records) + len(result.amd_records) - len(amd)

@@ -27,10 +27,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .elf import ELF_MAGIC
-from .elf_cubin import read_cubin
-from .line_chunks import ImportCancelled
-from .records import FIELDS, ImportFailure, KernelRecord, fast_record, read_input
+from ..base import ImportCancelled, ImportFailure
+from ..binary.cubin import read_cubin
+from ..binary.elf import ELF_MAGIC
+from ..files import read_input
+from ..record_list import Records
 
 MAX_DEPTH = 6
 """Folders below the given one that are searched (inductor: ``triton/<device>/<hash>/``)."""
@@ -60,7 +61,7 @@ def looks_like_triton_json(head: bytes) -> bool:
 
 
 def import_jit_cache(path: str | os.PathLike[str], progress: ProgressFn | None = None,
-                     cancel: CancelFn | None = None) -> list[KernelRecord]:
+                     cancel: CancelFn | None = None) -> Records:
     """Every kernel of a Triton/inductor/CuPy cache path (see the module docstring)."""
     name = os.fspath(path)
     if os.path.isdir(name):
@@ -80,10 +81,10 @@ def _relative(path: str, root: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-def _import_tree(top: str, progress: ProgressFn | None, cancel: CancelFn | None) -> list[KernelRecord]:
+def _import_tree(top: str, progress: ProgressFn | None, cancel: CancelFn | None) -> Records:
     root = os.path.dirname(top.rstrip(os.sep)) or top
     jsons, cubins = _scan(top, cancel)
-    records: list[KernelRecord] = []
+    records = Records()
     claimed: set[str] = set()
     total = len(jsons) + len(cubins)
     for i, meta in enumerate(jsons):
@@ -211,17 +212,16 @@ def triton_launch(meta: dict[str, Any], path: str) -> dict[str, Any]:
     return out
 
 
-def _with(rec: KernelRecord, changes: dict[str, Any]) -> KernelRecord:
-    values = {name: getattr(rec, name) for name in FIELDS}
+def _with(state: dict[str, Any], changes: dict[str, Any]) -> None:
+    """A kernel's state given its launch (``changes``), in place."""
     # A cubin's own figures (EIATTR cluster dims, max reg count) win over the metadata's.
     for key in ("cluster_dims", "max_registers"):
-        if values.get(key) is not None:
+        if state.get(key) is not None:
             changes.pop(key, None)
-    values.update(changes)
-    return fast_record(values)
+    state.update(changes)
 
 
-def _triton_kernel(meta_path: str, root: str) -> list[KernelRecord]:
+def _triton_kernel(meta_path: str, root: str) -> Records:
     meta = _read_meta(meta_path)
     if meta is None:
         raise ImportFailure(meta_path, "not a Triton kernel's metadata (no \"num_warps\" and \"name\" keys)", line=1)
@@ -233,22 +233,20 @@ def _triton_kernel(meta_path: str, root: str) -> list[KernelRecord]:
     launch = triton_launch(meta, _relative(meta_path, root))
     kernel = meta.get("name")
     records = read_cubin(data, name, source_prefix=_relative(cubin, root))
-    out = []
-    for rec in records:
-        if rec.is_kernel and (kernel is None or rec.name == kernel):
-            rec = _with(rec, dict(launch))
-        out.append(rec)
-    return out
+    for state in records.states():
+        if state["is_kernel"] and (kernel is None or state["name"] == kernel):
+            _with(state, dict(launch))
+    return records
 
 
-def _cupy_file(path: str, root: str, plain_ok: bool = False) -> list[KernelRecord]:
+def _cupy_file(path: str, root: str, plain_ok: bool = False) -> Records:
     name, data = read_input(path)
     found = cupy_payload(data)
     if found is None:
         if plain_ok and data.startswith(ELF_MAGIC):  # a plain cubin in a cache folder
             return read_cubin(data, name, source_prefix=_relative(path, root))
         if plain_ok:
-            return []
+            return Records()
         raise ImportFailure(name, "not a CuPy kernel-cache file (a hex digest followed by a cubin)", offset=0)
     start, digest = found
     payload = data[start:]

@@ -32,25 +32,20 @@ from itertools import repeat
 from queue import Queue
 from typing import TYPE_CHECKING, Any
 
-from .. import child_process
-from .collector import collection_paused
-from .line_chunks import CHUNK_SIZE, CancelFn, ImportCancelled, ProgressFn, feed_rest, feed_stream, sniff_utf16
+from ..._process import child_process
+from ..._process.collector import collection_paused
+from ..base import CancelFn, ImportCancelled, ImportFailure, ProgressFn
+from ..files import open_regular
+from .line_chunks import CHUNK_SIZE, feed_rest, feed_stream, sniff_utf16
+from .log_text import LogRecords
 from .ptxas_log import BUILD_KEY, PtxasLogParser, block_fields_below, import_ptxas_log, moved_source
-from .records import (
-    ImportFailure,
-    KernelRecord,
-    built_states,
-    fast_record,
-    new_lazy_records,
-    open_regular,
-)
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-    from ..child_process import Child
+    from ..._process.child_process import Child
 
-WORKER = "occupancy_gui.importers.log_worker"
+WORKER = "occupancy_gui.importers.text.worker"
 MIN_BYTES = 64 << 20
 """Smaller logs are read by one process: a forked worker costs a few ms, and ~0.05 s of taking in its
 table is paid whatever the size."""
@@ -66,7 +61,7 @@ TAILS: dict[str, int] = {"adopted": 0, "read_here": 0}
 
 
 def import_log(path: str | os.PathLike[str], progress: ProgressFn | None = None,
-               cancel: CancelFn | None = None) -> list[KernelRecord]:
+               cancel: CancelFn | None = None) -> LogRecords:
     """A ptxas/nvlink log's records: by two processes where it is big (:func:`parse_split`), else by
     ``ptxas_log.import_ptxas_log``."""
     name = os.fspath(path)
@@ -78,7 +73,7 @@ def import_log(path: str | os.PathLike[str], progress: ProgressFn | None = None,
 
 
 def parse_split(path: str, source_name: str, total: int, progress: ProgressFn | None = None,
-                cancel: CancelFn | None = None, chunk_size: int = CHUNK_SIZE) -> list[KernelRecord] | None:
+                cancel: CancelFn | None = None, chunk_size: int = CHUNK_SIZE) -> LogRecords | None:
     """The records of the log at ``path`` (``total`` bytes), read by this process and a worker; ``None``
     where one process must read it: too small, one CPU, a process with threads of its own (the window),
     UTF-16 (re-encoded as it is read), a last line that runs from past the middle to the end, or no worker
@@ -94,7 +89,7 @@ def parse_split(path: str, source_name: str, total: int, progress: ProgressFn | 
 
 
 def read_cut(path: str, source_name: str, total: int, cut: int, progress: ProgressFn | None = None,
-             cancel: CancelFn | None = None, chunk_size: int = CHUNK_SIZE) -> list[KernelRecord] | None:
+             cancel: CancelFn | None = None, chunk_size: int = CHUNK_SIZE) -> LogRecords | None:
     """The records of a byte-oriented log (not UTF-16) whose head ``[0, cut)`` this process reads and whose
     tail, from the start of a line at ``cut``, a worker reads; ``None`` where no worker can be started."""
     try:
@@ -126,7 +121,7 @@ of the head half-read (a cut inside a block makes this process read the tail its
 
 
 def _read(fh: io.BufferedIOBase, child: Child, path: str, source_name: str, total: int, cut: int,
-          progress: ProgressFn | None, cancel: CancelFn | None, chunk_size: int) -> list[KernelRecord]:
+          progress: ProgressFn | None, cancel: CancelFn | None, chunk_size: int) -> LogRecords:
     tail = _Tail(child)
     tail.send((path, source_name, cut, chunk_size))
 
@@ -182,7 +177,7 @@ class _Tail:
     def __init__(self, child: Child):
         self.child = child
         self.done = 0  # bytes of the tail read
-        self.records: dict[tuple[str, str], KernelRecord] = {}  # the tail's table, its lines counted from 1
+        self.records: dict[tuple[str, str], Any] = {}  # the tail's table (see PtxasLogParser), lines from 1
         self.below = [0]  # lines above the tail: every lazy build of the tail holds this one list
         self.whole: list[dict[str, Any]] = []  # the fields of the records built whole (their source moves too)
         self.over = False  # the worker answered or failed
@@ -239,15 +234,15 @@ class _Tail:
             self.over = self.failed = True
 
     def _adopt(self, kind: int, items: Any) -> None:
-        """A run of the worker's table: lazy builds as columns (made tuples again in C), whole records as
-        (key, fields)."""
+        """A run of the worker's table: builds as columns (made tuples again in C), whole records as
+        (key, state)."""
         if kind == _LAZY:
             builds = list(zip(repeat(block_fields_below), *items, repeat(self.below)))
-            self.records.update(zip(map(BUILD_KEY, builds), new_lazy_records(builds)))
+            self.records.update(zip(map(BUILD_KEY, builds), builds))
         else:
             for key, state in items:
                 self.whole.append(state)
-                self.records[key] = fast_record(state)
+                self.records[key] = state
 
 
 class _TailParser(PtxasLogParser):
@@ -269,7 +264,7 @@ class _TailParser(PtxasLogParser):
         self.journal[-1][1].update(zip(map(BUILD_KEY, made), made))
         super()._add_records(made)
 
-    def _record(self, key: tuple[str, str]) -> KernelRecord | None:
+    def _record(self, key: tuple[str, str]) -> dict[str, Any] | None:
         found = super()._record(key)
         if found is None:
             self.needs_head = True  # the head may hold it
@@ -280,17 +275,17 @@ class _TailParser(PtxasLogParser):
         return super()._nvlink_arch(name)
 
     def depends_on_head(self) -> bool:
-        # A lazy record's architecture is its block's own, in its dict only once built (an
-        # unbuilt one's dict is empty): a record that took the unknown one was made whole.
+        # A build's architecture is its block's own: a record that took the unknown one was made whole.
         # What the log says beyond its records (an error, a stack ptxas cannot bound, a kernel cut off at the
         # end) is this process's to say: it reads such a tail itself (rare: a big log is a clean build's).
         found = self.findings
         if found.first_error is not None or found.unbounded or any(entry.is_kernel for entry in self.pending):
             return True
-        return self.needs_head or any(vars(rec).get("arch") == UNKNOWN_ARCH for rec in self.records.values())
+        return self.needs_head or any(type(item) is dict and item["arch"] == UNKNOWN_ARCH
+                                      for item in self.records.values())
 
     def sent(self) -> list[tuple[int, Any]]:
-        """The journal since the last call, emptied: lazy builds as columns (a quarter less to pickle and
+        """The journal since the last call, emptied: builds as columns (a quarter less to pickle and
         unpickle than the tuples), without the first, which is always ``_block_fields``; whole records as
         (key, fields)."""
         runs = [(kind, list(zip(*items.values()))[1:] if kind == _LAZY else items) for kind, items in self.journal]
@@ -298,19 +293,19 @@ class _TailParser(PtxasLogParser):
         return runs
 
 
-class _Journaled(dict):  # type: ignore[type-arg]  # dict[tuple[str, str], KernelRecord]
+class _Journaled(dict):  # type: ignore[type-arg]  # dict[tuple[str, str], Any]: a parser's table
     """The tail parser's table, which notes every record put in one by one (``update`` does not come here:
-    the lazy batches are noted by ``_add_records``)."""
+    the batches of builds are noted by ``_add_records``)."""
 
     def __init__(self, journal: list[tuple[int, Any]]):
         super().__init__()
         self.journal = journal
 
-    def __setitem__(self, key: tuple[str, str], rec: KernelRecord) -> None:
-        super().__setitem__(key, rec)
+    def __setitem__(self, key: tuple[str, str], item: Any) -> None:
+        super().__setitem__(key, item)
         if not self.journal or self.journal[-1][0] != _WHOLE:
             self.journal.append((_WHOLE, []))
-        self.journal[-1][1].append((key, dict(built_states([rec])[0])))
+        self.journal[-1][1].append((key, dict(item)))
 
 
 def serve(read_fd: int, write_fd: int) -> None:

@@ -30,21 +30,28 @@ import os
 import re
 from typing import Any
 
-from .collector import collection_paused
-from .line_chunks import CHUNK_SIZE, CancelFn, ImportCancelled, ProgressFn, feed_stream, sniff_utf16
-from .log_text import PASTE_MAX, IncompleteKernel, LogFindings, LogRecords, needs_repair, repair, restore_underscore
-from .records import ImportFailure, KernelRecord, new_lazy_records, open_regular, split_nvlink_smem
+from ..._process.collector import collection_paused
+from ..base import CancelFn, ImportCancelled, ImportFailure, IncompleteKernel, ProgressFn
+from ..files import open_regular
+from ..records import new_state, split_nvlink_smem
+from .line_chunks import CHUNK_SIZE, feed_stream, sniff_utf16
+from .log_text import PASTE_MAX, LogFindings, LogRecords, needs_repair, repair, restore_underscore
 
 __all__ = ["CHUNK_SIZE", "ImportCancelled", "PtxasLogParser", "import_ptxas_log", "parse_bytes", "parse_stream",
            "sniff_utf16"]
 
 BUILD_KEY = operator.itemgetter(1, 2)
-"""A standard block's key in the table, (name, arch), from its lazy build."""
+"""A standard block's key in the table, (name, arch), from its build."""
+
+
+def built(item: Any) -> dict[str, Any]:
+    """A table item's state: the item itself, or what its build returns (see :class:`PtxasLogParser`)."""
+    return item[0](*item[1:]) if type(item) is tuple else item  # type: ignore[no-any-return]  # a build's dict
 
 
 def moved_source(source: str, lines: int) -> str:
     """A record's ``source`` (``"build.log:LINE"``) ``lines`` further down: where a worker process read a
-    log's tail (``parallel_log``), counting its lines from 1."""
+    log's tail (``text.parallel``), counting its lines from 1."""
     name, _, line = source.rpartition(":")
     return f"{name}:{int(line) + lines}"
 
@@ -207,13 +214,13 @@ def _block_fields(name: str, arch: str, tail: bytes, line: int, source: str) -> 
         "source": f"{source}:{line}",
         "block_size": None, "grid_size": None, "dynamic_smem": None,
         "theoretical_occupancy": None, "achieved_occupancy": None, "waves_per_sm": None,
-        "device_name": None,
+        "device_name": None, "launch_source": None,
     }
 
 
 def block_fields_below(name: str, arch: str, tail: bytes, line: int, source: str, lines: list[int]) -> dict[str, Any]:
     """A standard block's fields (:func:`_block_fields`) where its ``line`` was counted from a later start,
-    ``lines[0]`` lines further down: the lazy build of a block a worker process read (``parallel_log``),
+    ``lines[0]`` lines further down: the lazy build of a block a worker process read (``text.parallel``),
     whose offset is known only once the head is read, and then set once for all of them."""
     return _block_fields(name, arch, tail, line + lines[0], source)
 
@@ -230,7 +237,10 @@ class PtxasLogParser:
     def __init__(self, source_name: str, path: str | None = None):
         self.source_name = source_name
         self.path = source_name if path is None else path  # named in errors
-        self.records: dict[tuple[str, str], KernelRecord] = {}
+        # (name, arch) -> the record's state, or the build of a standard block's, (_block_fields, name, arch, ...):
+        # its figures are read from the block's text when first needed (a later block of a kernel replaces it
+        # unread; the records of a big log are ``record_list.Records`` of these items).
+        self.records: dict[tuple[str, str], Any] = {}
         self.pending: list[_Entry] = []  # entry functions waiting for their "Used" line
         self.await_stack: list[_Entry] = []  # functions waiting for their stack-frame line
         self.arch = ""  # the architecture of the latest "Compiling entry function"
@@ -262,7 +272,7 @@ class PtxasLogParser:
         count = chunk.count
         # The records of standard blocks go to the table in batches (see _BATCH), put in before
         # anything else reads or adds to it: the table's order is that of the log.  A block costs a
-        # tuple here; its record is made with the batch's (in C: new_lazy_records).
+        # tuple here, the build of its state (see self.records).
         made: list[tuple[Any, ...]] = []
         add = made.append
         archs = self._archs
@@ -318,9 +328,9 @@ class PtxasLogParser:
         self.line_base = line + count(b"\n", last, end)
 
     def _add_records(self, made: list[tuple[Any, ...]]) -> None:
-        """Put the records of standard blocks (their lazy builds) into the table in order (a later one
-        of a key replaces an earlier one)."""
-        self.records.update(zip(map(BUILD_KEY, made), new_lazy_records(made)))
+        """Put the records of standard blocks (their builds) into the table in order (a later one of a key
+        replaces an earlier one)."""
+        self.records.update(zip(map(BUILD_KEY, made), made))
         made.clear()
 
     def _arch_text(self, raw: bytes) -> str:
@@ -421,12 +431,12 @@ class PtxasLogParser:
                 self.deferred.append(entry)
 
     def _emit_device_function(self, entry: _Entry) -> None:
-        rec = KernelRecord(
-            name=entry.name, arch=entry.arch or "unknown", registers=0, is_kernel=False,
+        arch = entry.arch or "unknown"
+        self.records[(entry.name, arch)] = new_state(
+            name=entry.name, arch=arch, registers=0, is_kernel=False,
             stack_bytes=entry.stack or 0, spill_stores=entry.spill_st, spill_loads=entry.spill_ld,
             source=f"{self.source_name}:{entry.line}",
         )
-        self.records[rec.key] = rec
 
     def _used(self, tail: bytes) -> None:
         if not self.pending:
@@ -443,14 +453,13 @@ class PtxasLogParser:
         banks = {int(k[4:]): v for k, v in items.items() if k.startswith("cmem")}
         local = max(items.get("cumulative stack size", 0), entry.stack or 0, items.get("stack frame", 0))
         local += items.get("lmem", 0)
-        rec = KernelRecord(
+        self.records[(entry.name, entry.arch)] = new_state(
             name=entry.name, arch=entry.arch, registers=items.get("registers", 0), is_kernel=True,
             static_smem=items.get("smem", 0), stack_bytes=local,
             spill_stores=entry.spill_st, spill_loads=entry.spill_ld,
             barriers=items.get("barriers"), const_bytes=banks.get(0), const_banks=banks,
             source=f"{self.source_name}:{entry.line}",
         )
-        self.records[rec.key] = rec
 
     # -- nvlink ---------------------------------------------------------------------------------
     def _nvlink_properties(self, rest: bytes, line: int) -> None:
@@ -484,21 +493,22 @@ class PtxasLogParser:
         # variables that the linked section holds (the toolkit matrix's -rdc kernels).
         static, reserved = split_nvlink_smem(arch, items.get("smem", 0))
         local = max(items.get("stack", 0), items.get("lmem", 0))
-        rec = KernelRecord(
+        self.records[(name, arch)] = new_state(
             name=name, arch=arch, registers=items.get("registers", 0), is_kernel=True,
             static_smem=static, reserved_smem=reserved, stack_bytes=local,
-            spill_stores=prior.spill_stores if prior else None,
-            spill_loads=prior.spill_loads if prior else None,
-            barriers=items.get("barriers", prior.barriers if prior else None),
-            const_bytes=banks.get(0, prior.const_bytes if prior else None),
-            const_banks=banks or (dict(prior.const_banks) if prior else {}),
+            spill_stores=prior["spill_stores"] if prior else None,
+            spill_loads=prior["spill_loads"] if prior else None,
+            barriers=items.get("barriers", prior["barriers"] if prior else None),
+            const_bytes=banks.get(0, prior["const_bytes"] if prior else None),
+            const_banks=banks or (dict(prior["const_banks"]) if prior else {}),
             source=f"{self.source_name}:{self.nvlink_line}",
         )
         self.nvlink_done.add((name, arch))
-        self.records[rec.key] = rec
 
-    def _record(self, key: tuple[str, str]) -> KernelRecord | None:
-        return self.records.get(key)
+    def _record(self, key: tuple[str, str]) -> dict[str, Any] | None:
+        """The state of the record of ``key`` in the table, if any (a build's: made for this read only)."""
+        item = self.records.get(key)
+        return None if item is None else built(item)
 
     def finish(self) -> LogRecords:
         """The records (a list), with the log's findings and the kernels it never finished (see ``log_text``)."""
@@ -508,14 +518,14 @@ class PtxasLogParser:
         self.await_stack.clear()
         self.deferred.clear()
         incomplete = [IncompleteKernel(e.name, e.arch, e.line) for e in self.pending if e.is_kernel]
-        records = list(self.records.values())
+        items = list(self.records.values())
         unbounded = self.findings.unbounded
         if unbounded:
-            for rec in records:
-                if rec.name in unbounded:
-                    rec.registers  # noqa: B018 - the read builds a lazy record
-                    rec.__dict__["stack_bytes"] = None  # ptxas: "cannot be statically determined"
-        return LogRecords(records, self.findings, incomplete)
+            for i, item in enumerate(items):
+                if (item[1] if type(item) is tuple else item["name"]) in unbounded:
+                    items[i] = state = built(item)
+                    state["stack_bytes"] = None  # ptxas: "cannot be statically determined"
+        return LogRecords(items, self.findings, incomplete)
 
 
 def parse_stream(
@@ -537,7 +547,7 @@ def parse_stream(
         return parser.finish()
 
 
-def parse_bytes(data: bytes, source_name: str = "<log>") -> list[KernelRecord]:
+def parse_bytes(data: bytes, source_name: str = "<log>") -> LogRecords:
     return parse_stream(io.BytesIO(data), source_name, total=len(data))
 
 
@@ -545,7 +555,7 @@ def import_ptxas_log(
     path: str | os.PathLike[str],
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
-) -> list[KernelRecord]:
+) -> LogRecords:
     name = os.fspath(path)
     try:
         total = os.path.getsize(name)

@@ -27,18 +27,12 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-from .binary_data import Blob, FileImage
+from ..base import CancelFn, ImportFailure, ProgressFn
+from ..files import open_regular
+from ..record_list import Records
+from ..records import LAUNCH_KEYS, RESERVED_SMEM_BASE, arch_number
+from .blob import Blob, FileImage
 from .elf import ELF_MAGIC, FLAGS, INFO, MAX_PARSED_SECTION, OFFSET, SHT_NOBITS, SIZE, TYPE, Elf
-from .line_chunks import CancelFn, ProgressFn
-from .records import (
-    _LAUNCH_KEYS,
-    RESERVED_SMEM_BASE,
-    ImportFailure,
-    KernelRecord,
-    arch_number,
-    fast_record,
-    open_regular,
-)
 
 EM_CUDA = 190
 
@@ -208,7 +202,7 @@ def is_cuda_elf(head: bytes) -> bool:
 
 def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "",
                source_prefix: str | None = None, image: FileImage | None = None,
-               embedded: bool = False) -> list[KernelRecord]:
+               embedded: bool = False) -> Records:
     """Records for every function of one CUDA ELF image (``image``: the file behind ``data``).
 
     ``embedded``: the image sits in a fatbin outside the sections the CUDA runtime registers
@@ -231,19 +225,19 @@ def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "
                  and (other & STO_CUDA_ENTRY or index in owners)]
     names = strtab.get_all([f[1] for f in functions],  # type: ignore[union-attr]  # functions imply a symtab
                            lambda i: f"symbol {functions[i][0]} name") if functions else []
-    records: list[KernelRecord] = []
-    append = records.append
+    states: list[dict[str, Any]] = []
+    append = states.append
     for (index, _at, entry, shndx), name in zip(functions, names):
         if not name:
             continue
         display = name
         if not entry and name.startswith("$") and name.count("$") >= 2:
             display = name.rsplit("$", 1)[1]  # "$kernel$device_function"
-        append(fast_record(_function_fields(module, index, name, display, entry, shndx)))
-    return records
+        append(_function_fields(module, index, name, display, entry, shndx))
+    return Records(states)
 
 
-_NO_LAUNCH_FIGURES = {key: None for key in _LAUNCH_KEYS}
+_NO_LAUNCH_FIGURES = {key: None for key in LAUNCH_KEYS}
 _MODULE_ATTRS = (EIATTR_REGCOUNT, EIATTR_FRAME_SIZE, EIATTR_MIN_STACK_SIZE, EIATTR_MAX_STACK_SIZE)
 _KERNEL_ATTRS = frozenset((EIATTR_NUM_BARRIERS, EIATTR_MAX_THREADS, EIATTR_REQNTID, EIATTR_CTA_PER_CLUSTER,
                            EIATTR_MAXREG_COUNT, EIATTR_REGCOUNT))
@@ -279,7 +273,7 @@ class _Module:
             "reserved_smem": 0, "stack_bytes": 0, "spill_stores": None, "spill_loads": None, "barriers": None,
             "const_bytes": None, "const_banks": None, "max_threads": None, "min_blocks": None,
             "req_threads": None, "cluster_dims": None, "max_registers": None, "relocatable": self.relocatable,
-            "embedded": embedded, "copies": 1, "source": "", **_NO_LAUNCH_FIGURES}
+            "embedded": embedded, "copies": 1, "source": "", **_NO_LAUNCH_FIGURES, "launch_source": None}
         self._relocations: dict[int, list[int]] | None = None  # section -> its .rel/.rela sections
         self._shared_sections: frozenset[int] = frozenset()
 
@@ -543,7 +537,7 @@ def _module_banks(elf: Elf) -> dict[int, int]:
 
 
 def import_cubin(path: str | os.PathLike[str],
-                 progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
+                 progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
     """A ``.cubin`` file, read only where it is parsed (a 6 GB sparse file costs what its tables do)."""
     name = os.fspath(path)
     try:

@@ -16,7 +16,7 @@ import struct
 from bisect import bisect_right
 from typing import Any
 
-from .records import ImportFailure
+from ..base import ImportFailure
 
 MAX_NAME = 64 << 10  # longest string-table entry we read (mangled C++ names run to a few KB)
 _PAGE_MASK = mmap.PAGESIZE - 1

@@ -1,6 +1,6 @@
 """ELF files read with every offset checked: section headers, section names, symbols.
 
-Nothing here is CUDA-specific; ``elf_cubin`` reads the CUDA figures out of what this gives, and
+Nothing here is CUDA-specific; ``cubin`` reads the CUDA figures out of what this gives, and
 ``fatbin`` walks the sections of host binaries to find the fatbinaries inside them.
 
 A vendor library holds hundreds of cubins of hundreds of sections each, so the section table is
@@ -14,7 +14,7 @@ import functools
 import struct
 from collections.abc import Callable
 
-from .binary_data import MAX_NAME, Blob
+from .blob import MAX_NAME, Blob
 
 ELF_MAGIC = b"\x7fELF"
 SHT_SYMTAB = 2
