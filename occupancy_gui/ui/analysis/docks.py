@@ -35,6 +35,12 @@ def _heatmap(session: Session) -> QWidget:
     return HeatmapView(session)
 
 
+def _amd_heatmap(session: Session) -> QWidget:
+    from .amd_heatmap_view import AmdHeatmapView  # noqa: PLC0415 - lazy: see above
+
+    return AmdHeatmapView(session)
+
+
 def _waves(session: Session) -> QWidget:
     from .waves_view import WavesView  # noqa: PLC0415 - lazy: see above
 
@@ -50,5 +56,5 @@ def _amd_waves(session: Session) -> QWidget:
 def install_analysis_docks(window: WindowApi) -> tuple[AnalysisDock, AnalysisDock, AnalysisDock]:
     """The Advisor, Heat maps and Grid-and-waves docks; their modules load when a dock is first shown."""
     return (add_analysis_dock(window, _advisor, "advisor_dock", "Advisor", {AMD: _amd_advisor}),
-            add_analysis_dock(window, _heatmap, "heatmap_dock", "Heat maps"),
+            add_analysis_dock(window, _heatmap, "heatmap_dock", "Heat maps", {AMD: _amd_heatmap}),
             add_analysis_dock(window, _waves, "waves_dock", "Grid and waves", {AMD: _amd_waves}))

@@ -7,7 +7,8 @@ on a cell moves the session's inputs there.  Items are created once; updates cal
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import pyqtgraph as pg
@@ -21,7 +22,6 @@ from ...engine import (
     CANNOT_LAUNCH,
     NO_BLOCK_FITS,
     Limit,
-    LimitGrid,
     OccupancyError,
     grid_block_size_registers,
     grid_block_size_shared_memory,
@@ -63,14 +63,36 @@ def boundary_segments(codes: np.ndarray, x_edges: np.ndarray, y_edges: np.ndarra
     return np.concatenate(xs).astype(np.float64), np.concatenate(ys).astype(np.float64)
 
 
-class HeatMap:
-    """One map: image, region outlines, region names and the current-point marker, all created once."""
+class Grid(Protocol):
+    """What a map draws: NVIDIA's ``LimitGrid`` or the AMD engine's ``AmdGrid`` (the same fields)."""
 
-    def __init__(self, cell: PlotCell, y_labels: tuple[str, str], scale: float) -> None:
+    @property
+    def block_sizes(self) -> np.ndarray: ...
+    @property
+    def values(self) -> np.ndarray: ...
+    @property
+    def active_blocks(self) -> np.ndarray: ...
+    @property
+    def occupancy(self) -> np.ndarray: ...
+    @property
+    def binding(self) -> np.ndarray: ...
+
+
+class HeatMap:
+    """One map: image, region outlines, region names and the current-point marker, all created once.
+
+    ``names`` names the grid's binding codes (NVIDIA's limits by default); :meth:`set_names` renames them (the AMD
+    view switches between the runtime's limits and the compiler's), ``counts`` is what a cell counts."""
+
+    def __init__(self, cell: PlotCell, y_labels: tuple[str, str], scale: float,
+                 names: Mapping[int, str] = REGION_NAMES) -> None:  # fmt: skip
         self.cell, self.scale = cell, scale
         self.y_labels = y_labels
         """The y axis title, long and short: the long one where the plot is tall enough to hold it."""
-        self.grid: LimitGrid | None = None
+        self.names: Mapping[int, str] = names
+        self.counts: tuple[str, str | None] = ("block", None)
+        self.x_words = "threads"
+        self.grid: Grid | None = None
         self.launch_bound: int | None = None
         self.reqntid: int | None = None
         self.x_edges = self.y_edges = np.zeros(1)
@@ -86,7 +108,8 @@ class HeatMap:
         self.image = pg.ImageItem(axisOrder="col-major")
         self.outline = pg.PlotCurveItem(connect="pairs", antialias=False)
         self.marker = pg.ScatterPlotItem(size=13, symbol="o")
-        self.labels = [pg.TextItem(REGION_NAMES[code], anchor=(0.5, 0.5)) for code in REGION_CODES]
+        self.codes = tuple(names)
+        self.labels = [pg.TextItem(names[code], anchor=(0.5, 0.5)) for code in self.codes]
         cell.addItem(self.cannot_launch, ignoreBounds=True)
         for item in (self.image, self.outline, self.marker, *self.labels):
             cell.addItem(item)
@@ -111,7 +134,19 @@ class HeatMap:
             label.setColor("w")
             label.fill = pg.mkBrush(0, 0, 0, 110)
 
-    def update(self, grid: LimitGrid, current: tuple[float, float], launch_bound: int | None = None,
+    def set_names(self, names: Mapping[int, str], counts: tuple[str, str | None], x_label: str, x_words: str) -> None:
+        """Name the binding codes ``names`` (at most as many as the map was made with), cells counting ``counts``
+        over an x axis titled ``x_label`` (``x_words`` in a cell's description)."""
+        self.names, self.counts, self.x_words = names, counts, x_words
+        self.codes = tuple(names) + tuple(c for c in self.codes if c not in names)[: len(self.labels) - len(names)]
+        for code, label in zip(self.codes, self.labels):
+            text = names.get(code, "")
+            if label.textItem.toPlainText() != text:
+                label.setText(text)
+        if self.cell.getAxis("bottom").labelText != x_label:
+            self.cell.setLabel("bottom", x_label)
+
+    def update(self, grid: Grid, current: tuple[float, float], launch_bound: int | None = None,
                reqntid: int | None = None) -> None:  # fmt: skip
         self.grid = grid
         self.launch_bound, self.reqntid = launch_bound, reqntid  # rows that cannot launch: the hover says why
@@ -134,7 +169,7 @@ class HeatMap:
         self.marker.setData([current[0]], [current[1] / self.scale])
         self._place_labels(grid)
 
-    def _place_labels(self, grid: LimitGrid) -> None:
+    def _place_labels(self, grid: Grid) -> None:
         """Name each region large enough where its name fits whole: on the region's cell nearest its centroid whose
         label lies inside the map and clear of the marker and the other names; a region with no such cell is
         outlined but not named (hovering it tells)."""
@@ -146,9 +181,9 @@ class HeatMap:
         marker = vb.mapViewToScene(QPointF(float(self.marker.data["x"][0]), float(self.marker.data["y"][0]))) \
             if len(self.marker.data) else None
         taken = [QRectF(marker.x() - 8, marker.y() - 8, 16, 16)] if marker is not None else []
-        for code, label in zip(REGION_CODES, self.labels):
+        for code, label in zip(self.codes, self.labels):
             i, j = np.nonzero(codes == code)
-            if i.size < MIN_LABELLED_SHARE * codes.size:
+            if code not in self.names or i.size < MIN_LABELLED_SHARE * codes.size:
                 label.hide()
                 continue
             near = np.argsort((i - i.mean()) ** 2 / codes.shape[0] ** 2 + (j - j.mean()) ** 2 / codes.shape[1] ** 2)
@@ -194,13 +229,14 @@ class HeatMap:
         i = int(np.searchsorted(self.grid.block_sizes, found[0]))
         j = int(np.searchsorted(self.grid.values, found[1]))
         code = int(self.grid.binding[i, j])
-        where = f"{found[0]} threads · {found[1]} {unit}"
+        where = f"{found[0]} {self.x_words} · {found[1]} {unit}"
         if code == CANNOT_LAUNCH and self.reqntid is not None and found[0] != self.reqntid:
             return f"{where}\ncannot launch: the kernel requires exactly {self.reqntid} threads per block (.reqntid)"
         if code == CANNOT_LAUNCH and self.launch_bound is not None:
             return f"{where}\ncannot launch: above the kernel's launch bound of {self.launch_bound}"
-        return (f"{found[0]} threads · {found[1]} {unit}\n{units.count(int(self.grid.active_blocks[i, j]), 'block')} · "
-                f"{self.grid.occupancy[i, j] * 100:.4g} % · limited by {REGION_NAMES[code]}\nclick to use these inputs")
+        return (f"{where}\n{units.count(int(self.grid.active_blocks[i, j]), *self.counts)} · "
+                f"{self.grid.occupancy[i, j] * 100:.4g} % · limited by {self.names.get(code, '?')}\n"
+                "click to use these inputs")
 
 
 class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph is untyped

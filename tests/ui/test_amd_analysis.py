@@ -1,0 +1,110 @@
+"""The analysis docks on an AMD device: heat maps, utilization, GPU data and the source dock, each checked against
+the AMD engine (or, for GPU data, the AMD profile) for the session's question."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.ui.flush import settle
+from tests.ui.test_amd_window import choose_device, type_inputs
+
+KIB = 1024
+
+
+def open_dock(qtbot, window, name: str):
+    from occupancy_gui.ui.support.window_layout import docks_by_name, show_docks
+
+    dock = docks_by_name(window)[name]
+    show_docks(window, [dock])
+    settle(qtbot, window)
+    return dock
+
+
+@pytest.fixture
+def mi300x(qtbot, window):
+    """The MI300X worked case of issue #40: 256 threads, 128 VGPRs, 96 SGPRs, 16 KiB LDS (4 blocks, 50 %)."""
+    choose_device(qtbot, window, "MI300X")
+    type_inputs(qtbot, window, vgprs="128", sgprs="96", lds="16 KiB")
+    return window
+
+
+def test_amd_heat_maps_are_the_runtimes_grids_with_the_current_point(qtbot, mi300x):
+    from occupancy_gui.engine.amd import HIP_LIMITS, hip_grid_lds, hip_grid_vgprs
+    from occupancy_gui.ui.analysis.amd_heatmap_view import AmdHeatmapView
+
+    dock = open_dock(qtbot, mi300x, "heatmap")
+    view = dock.view()
+    assert isinstance(view, AmdHeatmapView) and dock.widget() is not dock.note
+    result = mi300x.session.amd.answer
+    grid = view.vgprs.grid
+    expected = hip_grid_vgprs(result.device, result.kernel, result.launch)
+    assert np.array_equal(grid.occupancy, expected.occupancy) and np.array_equal(grid.binding, expected.binding)
+    i, j = list(grid.block_sizes).index(256), list(grid.values).index(128)
+    assert grid.active_blocks[i, j] == result.hip.active_blocks == 4 and grid.occupancy[i, j] == result.hip.occupancy
+    assert HIP_LIMITS[grid.binding[i, j]] == result.hip.binding[0] == "vgprs"
+    assert (view.vgprs.marker.data["x"][0], view.vgprs.marker.data["y"][0]) == (256, 128)
+    lds = view.lds.grid
+    assert np.array_equal(lds.active_blocks, hip_grid_lds(result.device, result.kernel, int(64 * KIB * 1.25)).active_blocks)
+    k = list(lds.values).index(16 * KIB)
+    assert lds.active_blocks[list(lds.block_sizes).index(256), k] == result.hip.limits["lds"] == 4
+    assert view.lds.marker.data["y"][0] == 16.0  # KiB
+    words = view.vgprs.describe(view.vgprs.cell.view.mapSceneToView(view.vgprs.cell.view.mapViewToScene(
+        view.vgprs.cell.view.viewRect().center())), "VGPRs")  # fmt: skip
+    assert words is not None and "block" in words and "limited by" in words and "registers" not in words
+    assert view.note.text() == ""
+
+
+def test_the_compiler_models_maps_are_llvms_over_the_launch_bound(qtbot, mi300x):
+    from occupancy_gui.engine.amd import compiler_grid_vgprs
+
+    view = open_dock(qtbot, mi300x, "heatmap").view()
+    view.set_rule(True)
+    result = mi300x.session.amd.answer
+    grid = view.vgprs.grid
+    assert np.array_equal(grid.active_blocks, compiler_grid_vgprs(result.device, result.kernel).active_blocks)
+    i, j = list(grid.block_sizes).index(1024), list(grid.values).index(128)
+    assert grid.active_blocks[i, j] == result.compiler.waves_per_simd  # the default bound: 1024
+    assert view.vgprs.marker.data["x"][0] == 1024
+    assert "maximum flat workgroup size" in view.note.text() and "static LDS only" in view.note.text()
+    assert view.vgprs.cell.getAxis("bottom").labelText == "max flat workgroup size"
+    cached = view.vgprs.grid
+    type_inputs(qtbot, mi300x, threads="512")
+    view.refresh()
+    assert view.vgprs.grid is cached  # the launch does not change LLVM's answer: not recomputed
+    view.choose(True, 256, 64)
+    settle(qtbot, mi300x)
+    assert mi300x.session.inputs.max_flat_workgroup_size == 256 and mi300x.session.inputs.vgprs == 64
+    assert view.vgprs.grid is not cached and view.vgprs.marker.data["x"][0] == 256
+    view.set_rule(False)
+    assert view.note.text() == "" and view.vgprs.cell.getAxis("bottom").labelText == "threads per block"
+
+
+def test_a_click_on_the_runtimes_maps_moves_block_vgprs_and_dynamic_lds(qtbot, mi300x):
+    view = open_dock(qtbot, mi300x, "heatmap").view()
+    view.choose(True, 128, 256)
+    view.choose(False, 128, 40 * KIB)
+    settle(qtbot, mi300x)
+    i = mi300x.session.inputs
+    assert (i.threads, i.vgprs, i.lds, i.dynamic_smem) == (128, 256, 16 * KIB, 24 * KIB)
+    assert mi300x.session.amd.answer.hip.limits["lds"] == 1  # 64 KiB // 40 KiB
+
+
+def test_rdna_wave32_and_wave64_maps(qtbot, window):
+    from occupancy_gui.engine.amd import hip_grid_vgprs
+
+    choose_device(qtbot, window, "RX 7900 XTX")
+    type_inputs(qtbot, window, vgprs="96", sgprs="40")
+    view = open_dock(qtbot, window, "heatmap").view()
+    grid = view.vgprs.grid
+    assert grid.block_sizes[0] == 32 and len(grid.block_sizes) == 32
+    i, j = list(grid.block_sizes).index(256), list(grid.values).index(96)
+    assert grid.active_blocks[i, j] == 8 and grid.occupancy[i, j] == 1.0  # issue #40: 8 blocks, 64 of 64
+    window.amd.panel.editors["wave_size"].activated.emit(2)  # wave64
+    settle(qtbot, window)
+    result = window.session.amd.answer
+    assert result.kernel.wave_size == 64
+    grid = view.vgprs.grid
+    assert grid.block_sizes[0] == 64
+    assert np.array_equal(grid.active_blocks, hip_grid_vgprs(result.device, result.kernel, result.launch).active_blocks)
+    assert grid.active_blocks[list(grid.block_sizes).index(256), 96] == 8 and grid.occupancy.max() <= 1.0
