@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 from tests.ui.flush import settle
 from tests.ui.test_amd_window import choose_device, type_inputs
@@ -108,3 +109,39 @@ def test_rdna_wave32_and_wave64_maps(qtbot, window):
     assert grid.block_sizes[0] == 64
     assert np.array_equal(grid.active_blocks, hip_grid_vgprs(result.device, result.kernel, result.launch).active_blocks)
     assert grid.active_blocks[list(grid.block_sizes).index(256), 96] == 8 and grid.occupancy.max() <= 1.0
+
+
+def test_amd_utilization_is_the_runtimes_split_of_one_cu(qtbot, mi300x):
+    from occupancy_gui.engine.amd import hip_utilization
+    from occupancy_gui.ui.analysis.amd_utilization_view import AmdUtilizationView
+
+    dock = open_dock(qtbot, mi300x, "utilization")
+    view = dock.view()
+    assert isinstance(view, AmdUtilizationView) and dock.widget() is not dock.note
+    result = mi300x.session.amd.answer
+    model = view.model
+    assert [model.item(r) for r in range(model.rowCount())] == list(hip_utilization(result.hip))
+    rows = {model.display_text(r, 0): [model.display_text(r, c) for c in range(2, 7)] for r in range(model.rowCount())}
+    assert rows == {"Wave slots": ["16 waves (50 %)", "16 waves (50 %)", "0", "32 waves", "4 waves"],
+                    "★ VGPRs": ["2048 VGPRs (100 %)", "0", "0", "2048 VGPRs", "512 VGPRs"],
+                    "SGPRs": ["1536 SGPRs (48 %)", "1536 SGPRs (48 %)", "128 SGPRs (4 %)", "3200 SGPRs", "384 SGPRs"],
+                    "★ LDS": ["64 KiB (100 %)", "0", "0", "64 KiB", "16 KiB"]}  # fmt: skip
+    assert model.headerData(1, Qt.Orientation.Horizontal) == "One CU"
+    assert "per CU" in model.tooltip(0) and "SM" not in model.tooltip(0)
+    caption = view.caption.text()
+    assert "One CU with <b>4 resident blocks</b> (16 waves), limited by <b>VGPRs + LDS</b>" in caption
+    assert "Compiler model" not in caption  # both answers agree: 4 waves per SIMD
+
+
+def test_amd_utilization_on_rdna_in_wgp_mode_names_the_wgp_and_the_compilers_answer(qtbot, window):
+    choose_device(qtbot, window, "RX 7900 XTX")
+    type_inputs(qtbot, window, threads="128", vgprs="64", lds="48 KiB")
+    view = open_dock(qtbot, window, "utilization").view()
+    model = view.model
+    assert model.headerData(1, Qt.Orientation.Horizontal) == "One WGP"
+    hip = window.session.amd.answer.hip
+    assert hip.active_blocks == 1  # issue #40: 1 block, 4 of 64 waves, LDS binds
+    lds = next(model.item(r) for r in range(model.rowCount()) if model.item(r).usage.resource == "LDS")
+    assert (lds.allocated, lds.remainder, lds.binding) == (48 * KIB, 16 * KIB, True)
+    compiler = window.session.amd.answer.compiler
+    assert f"Compiler model (LLVM): {compiler.waves_per_simd} waves per SIMD" in view.caption.text()

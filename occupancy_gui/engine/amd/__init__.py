@@ -29,12 +29,14 @@ from .hip_search import HipBlockSizeSearch, hip_block_size_search
 from .rows import AmdLimitRow, compiler_rows, hip_rows
 from .sweeps import AmdSweep, sweep_block_size, sweep_lds, sweep_vgprs
 from .types import AGPR_FILES, AmdDevice, AmdKernel, AmdLaunch, AmdTarget, gfx_version
+from .utilization import hip_utilization
 
 __all__ = [
     "AGPR_FILES", "AmdDevice", "AmdGrid", "AmdInputError", "AmdKernel", "AmdLaunch", "AmdLimitRow", "AmdSweep",
     "AmdTarget", "COMPILER_LIMITS", "CompilerBudget", "CompilerResult", "FAILS", "HIP_LIMITS", "HipBlockSizeSearch",
     "HipBudget", "HipRuntimeResult", "NO_BLOCK_FITS", "VgprStep", "compiler_grid_lds", "compiler_grid_vgprs",
     "compiler_occupancy", "compiler_rows", "explain_difference", "gfx_version", "hip_block_size_search",
-    "hip_grid_lds", "hip_grid_vgprs", "hip_occupancy", "hip_potential_block_size", "hip_rows", "max_active_blocks",
+    "hip_grid_lds", "hip_grid_vgprs", "hip_occupancy", "hip_potential_block_size", "hip_rows", "hip_utilization",
+    "max_active_blocks",
     "sweep_block_size", "sweep_lds", "sweep_vgprs", "vgpr_hint", "vgpr_steps",
 ]  # fmt: skip

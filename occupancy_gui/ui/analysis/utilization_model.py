@@ -65,7 +65,7 @@ def _share(item: ResourceUtilization, part: int) -> str:
 class UtilizationModel(ReadOnlyTableModel):
     """Read-only rows over the last result's utilization (``None``: no rows)."""
 
-    HEADERS = HEADERS
+    HEADERS: tuple[str, ...] = HEADERS
     HEADER_TIPS = HEADER_TIPS
 
     def __init__(self, parent: Any = None) -> None:
@@ -75,11 +75,25 @@ class UtilizationModel(ReadOnlyTableModel):
         self._texts: list[tuple[str, ...]] = []
         self._bold = QFont()
         self._bold.setBold(True)
+        self.where = "SM"
+        """What one row's capacity belongs to: an SM; on an AMD device a CU or a WGP, as HIP counts it."""
+
+    def set_where(self, where: str) -> None:
+        """Name the multiprocessor ``where`` in the headers and tooltips (emits only on a change)."""
+        if where == self.where:
+            return
+        self.where = where
+        self.HEADERS = tuple(h.replace("SM", where) for h in HEADERS)
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(HEADERS) - 1)
 
     def set_result(self, result: OccupancyResult | None) -> None:
         """Show ``result``'s utilization; emits only for rows whose figures changed."""
         items = utilization(result) if result is not None else ()
         calculations = tuple(row.calculation for row in result.rows) if result is not None else ()
+        self.set_items(items, calculations)
+
+    def set_items(self, items: tuple[ResourceUtilization, ...], calculations: tuple[str, ...]) -> None:
+        """Show ``items`` (each with its limit's calculation); emits only for rows whose figures changed."""
         if items == self._items and calculations == self._calculations:
             return
         texts = [self._row_texts(item) for item in items]
@@ -141,8 +155,8 @@ class UtilizationModel(ReadOnlyTableModel):
         item, calculation = self._items[row], self._calculations[row]
         usage, unit = item.usage, item.usage.unit
         allowed = "does not limit this launch" if usage.blocks is None else (
-            f"alone allows {units.count(usage.blocks, 'block')} per SM ({calculation})")  # fmt: skip
-        lines = [f"{usage.resource}: one SM has {exact(item.capacity, unit)}; one block is allocated "
+            f"alone allows {units.count(usage.blocks, 'block')} per {self.where} ({calculation})")  # fmt: skip
+        lines = [f"{usage.resource}: one {self.where} has {exact(item.capacity, unit)}; one block is allocated "
                  f"{exact(usage.per_block, unit)}; this resource {allowed}.",
                  f"Allocated to {units.count(item.resident_blocks, 'resident block')}: {exact(item.allocated, unit)}.",
                  f"Unusable, because another limit binds: {exact(item.unusable, unit)}.",

@@ -128,7 +128,7 @@ class UtilizationView(RefreshWhenVisible, QWidget):
         for column in range(len(HEADERS)):
             if column == BAR_COLUMN:
                 continue
-            width = max(head.horizontalAdvance(line) for line in HEADERS[column].split("\n"))
+            width = max(head.horizontalAdvance(line) for line in model.HEADERS[column].split("\n"))
             for row in range(model.rowCount()):
                 metrics = bold if model.is_binding(row) else plain
                 width = max(width, metrics.horizontalAdvance(model.display_text(row, column)))
@@ -140,8 +140,7 @@ class UtilizationView(RefreshWhenVisible, QWidget):
 
     def refresh(self) -> None:
         self._dirty = False
-        result = self.session.result
-        self.model.set_result(result)
+        self.fill_model()
         if is_dark() != self._dark:  # the bar colours follow a light/dark switch
             self._dark = is_dark()
             self.legend.setText(legend_html())
@@ -149,6 +148,10 @@ class UtilizationView(RefreshWhenVisible, QWidget):
         caption = self.describe()
         if caption != self.caption.text():
             self.caption.setText(caption)
+
+    def fill_model(self) -> None:
+        """Give the model the session's figures (NVIDIA's result; the AMD view, the HIP runtime's)."""
+        self.model.set_result(self.session.result)
 
     def describe(self) -> str:
         """The caption: what the rows show, for this launch, or why there are none."""

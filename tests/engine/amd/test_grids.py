@@ -113,3 +113,39 @@ def test_every_hip_limit_binds_somewhere_and_errors_are_marked(amd_catalog: AmdC
     assert NO_BLOCK_FITS in seen
     too_many = hip_grid_lds(amd_catalog.get("MI300X").device(), AmdKernel(vgprs=600), None)
     assert (too_many.binding == FAILS).all() and (too_many.active_blocks == 0).all()  # hipErrorUnknown everywhere
+
+
+@pytest.mark.parametrize(("name", "kernel", "launch"), CASES)
+def test_hip_utilization_splits_each_resource_for_the_runtimes_answer(amd_catalog: AmdCatalog, name: str,
+                                                                      kernel: AmdKernel, launch: AmdLaunch) -> None:  # fmt: skip
+    """Each resource alone allows the runtime's own limit for it, the resident blocks are its answer, and the
+    binding rows are its binding limits."""
+    from occupancy_gui.engine.amd import hip_occupancy, hip_utilization
+
+    device = amd_catalog.get(name).device()
+    result = hip_occupancy(device, kernel, launch)
+    items = hip_utilization(result)
+    keys = {"Wave slots": "waves", "VGPRs": "vgprs", "SGPRs": "sgprs", "LDS": "lds"}
+    assert items and items[0].usage.resource == "Wave slots"
+    for item in items:
+        key = keys[item.usage.resource]
+        assert item.usage.blocks == result.limits[key] and item.resident_blocks == result.active_blocks
+        assert item.allocated + item.unusable + item.remainder == item.capacity
+        assert item.binding == (key in result.binding)
+    wave_slots = items[0]
+    assert wave_slots.allocated == result.active_waves and wave_slots.capacity == result.max_waves
+    assert {keys[i.usage.resource] for i in items} == {k for k in ("waves", "vgprs", "sgprs", "lds")
+                                                       if result.limits[k] is not None}  # fmt: skip
+
+
+def test_hip_utilization_of_the_mi300x_worked_case(amd_catalog: AmdCatalog) -> None:
+    from occupancy_gui.engine.amd import hip_occupancy, hip_utilization
+
+    result = hip_occupancy(amd_catalog.get("MI300X").device(), AmdKernel(vgprs=128, sgprs=96, static_lds=16 * KiB),
+                           AmdLaunch(256))  # fmt: skip
+    figures = {i.usage.resource: (i.allocated, i.unusable, i.remainder, i.capacity) for i in hip_utilization(result)}
+    assert figures == {"Wave slots": (16, 16, 0, 32),  # 4 blocks of 4 waves of 4 SIMDs × 8
+                       "VGPRs": (4 * 4 * 128, 0, 0, 4 * 512),  # 16 waves of 128 of 4 × 512: full
+                       "SGPRs": (16 * 96, 16 * 96, 4 * 800 - 32 * 96, 4 * 800),  # 8 blocks allowed
+                       "LDS": (64 * KiB, 0, 0, 64 * KiB)}  # fmt: skip
+    assert hip_utilization(hip_occupancy(amd_catalog.get("MI300X").device(), AmdKernel(vgprs=600), AmdLaunch(64))) == ()
