@@ -3,6 +3,8 @@ the AMD engine (or, for GPU data, the AMD profile) for the session's question.""
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
@@ -145,3 +147,42 @@ def test_amd_utilization_on_rdna_in_wgp_mode_names_the_wgp_and_the_compilers_ans
     assert (lds.allocated, lds.remainder, lds.binding) == (48 * KIB, 16 * KIB, True)
     compiler = window.session.amd.answer.compiler
     assert f"Compiler model (LLVM): {compiler.waves_per_simd} waves per SIMD" in view.caption.text()
+
+
+def test_amd_gpu_data_shows_every_amd_profiles_values_with_their_sources(qtbot, mi300x):
+    from occupancy_gui.profiles.amd_schema import TARGET_FIELDS
+    from occupancy_gui.ui.analysis.amd_gpu_data_model import AmdGpuDataModel
+
+    dock = open_dock(qtbot, mi300x, "gpu_data")
+    view = dock.view()
+    model = view.model
+    assert isinstance(model, AmdGpuDataModel) and dock.widget() is not dock.note
+    catalog = mi300x.session.amd_catalog
+    assert model.rowCount() == len(catalog) and {model.name_of(r) for r in range(model.rowCount())} == set(catalog.names())
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    row = model.row_of("AMD Instinct MI300X")
+    assert model.is_selected(row) and model.headerData(row, Qt.Orientation.Vertical).startswith("▸ ")
+    mi300x_profile = catalog.get("MI300X")
+    texts = {h.replace("\n", " "): model.index(row, c).data() for c, h in enumerate(headers)}
+    assert texts["Target"] == "gfx942" and texts["CUs"] == "304" and texts["HIP multi- processors"] == "304"
+    assert texts["Default mode"] == "CU"
+    for c, f in enumerate(TARGET_FIELDS, start=5):
+        value = getattr(mi300x_profile.target, f.name)
+        cell = model.cell(row, c)
+        if isinstance(value, str):
+            assert cell.text == value and cell.sort == f.choices.index(value), f.name
+        else:
+            assert cell.sort == (-1 if value is None else value), f.name
+        assert html.escape(mi300x_profile.sources[f.name]) in cell.tip, f.name
+    assert model.cell(row, 5 + [f.name for f in TARGET_FIELDS].index("lds_per_workgroup")).text == "64 KiB"
+    xtx = model.row_of("AMD Radeon RX 7900 XTX")
+    assert (model.cell(xtx, 2).text, model.cell(xtx, 3).text, model.cell(xtx, 4).text) == ("96", "48", "WGP")
+    gfx = model.row_of("gfx1100")
+    assert model.cell(gfx, 2).text == "—" and "no CU count" in model.cell(gfx, 2).tip
+    view.set_filter("rdna 3")
+    shown = {model.name_of(view.proxy.mapToSource(view.proxy.index(r, 0)).row()) for r in range(view.proxy.rowCount())}
+    assert "AMD Radeon RX 7900 XTX" in shown and "AMD Instinct MI300X" not in shown
+    view._on_table_double_clicked(view.proxy.mapFromSource(model.index(xtx, 0)))
+    settle(qtbot, mi300x)
+    assert mi300x.session.amd_profile.name == "AMD Radeon RX 7900 XTX"
+    assert model.is_selected(xtx) and not model.is_selected(row)

@@ -247,7 +247,7 @@ def test_every_dock_answers_for_amd_or_says_it_cannot(qtbot, window):
     settle(qtbot, window)
     choose_device(qtbot, window, "MI300X")
     type_inputs(qtbot, window, vgprs="128", sgprs="96", lds="16 KiB")
-    answered = {"advisor", "heatmap", "utilization", "waves", "compare", "every_gpu", "kernel_table"}
+    answered = {"advisor", "heatmap", "utilization", "gpu_data", "waves", "compare", "every_gpu", "kernel_table"}
     for name, dock in docks.items():
         dock.raise_()
         settle(qtbot, window)

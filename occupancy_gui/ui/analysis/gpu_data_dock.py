@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...fields import AMD
 from ..support.analysis_dock import AnalysisDock, add_analysis_dock
 
 if TYPE_CHECKING:
@@ -19,6 +20,12 @@ def _gpu_data(session: Session) -> QWidget:
     return GpuDataView(session)
 
 
+def _amd_gpu_data(session: Session) -> QWidget:
+    from .gpu_data_view import GpuDataView  # noqa: PLC0415 - lazy: as above
+
+    return GpuDataView(session, amd=True)
+
+
 def install_gpu_data_dock(window: WindowApi) -> AnalysisDock:
     """Add the closed GPU data dock (``--docks gpu_data``) to the analysis docks."""
-    return add_analysis_dock(window, _gpu_data, "gpu_data_dock", "GPU data")
+    return add_analysis_dock(window, _gpu_data, "gpu_data_dock", "GPU data", {AMD: _amd_gpu_data})

@@ -181,6 +181,9 @@ class GpuDataModel(QAbstractTableModel):
     def row_of(self, name: str) -> int | None:
         return next((r for r, p in enumerate(self._profiles) if p.name == name), None)
 
+    def name_of(self, row: int) -> str:
+        return self._profiles[row].name
+
     def profile(self, row: int) -> DeviceProfile:
         return self._profiles[row]
 

@@ -23,9 +23,11 @@ from ... import units
 from ...session import Session
 from ..support.qt_utils import signals_blocked
 from ..support.refresh import RefreshWhenVisible
+from .amd_gpu_data_model import AmdGpuDataModel
 from .gpu_data_model import SEARCH_ROLE, SORT_ROLE, GpuDataModel
 
 PLACEHOLDER = "Filter: a name (H100), an architecture (Hopper) or a compute capability (8.6, sm_86)"
+AMD_PLACEHOLDER = "Filter: a name (MI300X, RX 7900 XTX), an architecture (CDNA 3, RDNA 3) or a target (gfx942)"
 
 
 class GpuDataFilter(QSortFilterProxyModel):
@@ -53,14 +55,16 @@ class GpuDataFilter(QSortFilterProxyModel):
 class GpuDataView(RefreshWhenVisible, QWidget):
     """Filter box, a count of what it shows, and the table; double-click writes the session's device."""
 
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Session, parent: QWidget | None = None, amd: bool = False) -> None:
         super().__init__(parent)
         self.session = session
-        self.model = GpuDataModel(session.catalog, session.profile.name, self)
+        self.model: GpuDataModel | AmdGpuDataModel = (
+            AmdGpuDataModel(session.amd_catalog, session.amd_profile.name, self) if amd
+            else GpuDataModel(session.catalog, session.profile.name, self))  # fmt: skip
         self.proxy = GpuDataFilter(self)
         self.proxy.setSourceModel(self.model)
         self.filter = QLineEdit(self)
-        self.filter.setPlaceholderText(PLACEHOLDER)
+        self.filter.setPlaceholderText(AMD_PLACEHOLDER if amd else PLACEHOLDER)
         self.filter.setClearButtonEnabled(True)
         self.filter.setToolTip("Shows the profiles whose name, aliases, compute capability or architecture "
                                "contain every word typed")  # fmt: skip
@@ -100,13 +104,18 @@ class GpuDataView(RefreshWhenVisible, QWidget):
     # ----------------------------------------------------------------------------- behaviour
     def refresh(self) -> None:
         self._dirty = False
-        self.model.set_catalog(self.session.catalog)
-        self.model.set_selected(self.session.profile.name)
+        if isinstance(self.model, GpuDataModel):
+            self.model.set_catalog(self.session.catalog)
+        self.model.set_selected(self.selected_name())
         self._update_status()
         self.scroll_to_selected()
 
+    def selected_name(self) -> str:
+        """The session's device: an NVIDIA profile for NVIDIA's sheet, an AMD one for AMD's."""
+        return self.session.amd_profile.name if isinstance(self.model, AmdGpuDataModel) else self.session.profile.name
+
     def scroll_to_selected(self) -> None:
-        row = self.model.row_of(self.session.profile.name)
+        row = self.model.row_of(self.selected_name())
         if row is None:
             return
         index = self.proxy.mapFromSource(self.model.index(row, 0))
@@ -143,4 +152,4 @@ class GpuDataView(RefreshWhenVisible, QWidget):
     def _on_table_double_clicked(self, index: QModelIndex) -> None:
         source = self.proxy.mapToSource(index)
         if source.isValid():
-            self.session.replace(device=self.model.profile(source.row()).name)
+            self.session.replace(device=self.model.name_of(source.row()))
