@@ -186,3 +186,24 @@ def test_amd_gpu_data_shows_every_amd_profiles_values_with_their_sources(qtbot, 
     settle(qtbot, mi300x)
     assert mi300x.session.amd_profile.name == "AMD Radeon RX 7900 XTX"
     assert model.is_selected(xtx) and not model.is_selected(row)
+
+
+def test_the_source_dock_says_in_one_line_that_it_compiles_for_nvidia_only(qtbot, window, tmp_path):
+    """A source opened on an NVIDIA device and saved again while an AMD device is selected is not compiled (for
+    the NVIDIA device before, or any): the view says why; the dock shows one line on the AMD device."""
+    from occupancy_gui.ui.source.source_dock import AMD_NOTE
+
+    view = window.source.view()
+    src = tmp_path / "k.cu"
+    src.write_text('extern "C" __global__ void k(float *o) { o[threadIdx.x] = 1.0f; }\n')
+    view.path = str(src)
+    choose_device(qtbot, window, "MI300X")
+    dock = window.source.dock
+    assert dock.widget() is dock.note and dock.note.text() == f"Source and register caps: {AMD_NOTE}"
+    assert "\n" not in dock.note.text()
+    view._on_file_rewritten(str(src), None)
+    view.start_sweep()
+    assert view._task is None and not view.runner.busy
+    assert view.status.text() == "Not compiled: AMD device selected; nvcc and ptxas compile for NVIDIA GPUs only."
+    assert window.source.view() is None  # occupancy-gui FILE.cu on an AMD device: nothing compiled
+    assert window.statusBar().currentMessage().startswith(f"Source and register caps: {AMD_NOTE}")

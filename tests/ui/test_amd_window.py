@@ -237,8 +237,8 @@ def test_an_amd_session_file_round_trips(qtbot, window, tmp_path):
 
 
 def test_every_dock_answers_for_amd_or_says_it_cannot(qtbot, window):
-    """No dock shows an NVIDIA figure while an AMD device is selected: it answers for AMD, or says in one line
-    that it cannot yet; back on NVIDIA the NVIDIA views are there again, caught up."""
+    """No dock shows an NVIDIA figure while an AMD device is selected: it answers for AMD, or (the source dock)
+    says in one line that it compiles for NVIDIA only; back on NVIDIA the NVIDIA views are there again, caught up."""
     from occupancy_gui.ui.support.analysis_dock import AnalysisDock
     from occupancy_gui.ui.support.window_layout import docks_by_name, show_docks
 
@@ -256,8 +256,9 @@ def test_every_dock_answers_for_amd_or_says_it_cannot(qtbot, window):
             if name in answered:
                 assert shown is not dock.note, name
             else:
+                assert name == "source"  # compiles PTX / CUDA for NVIDIA only: says so in one line
                 assert shown is dock.note and dock.note.isVisible(), name
-                assert dock.note.text().endswith(": not available for AMD devices yet."), name
+                assert dock.note.text().endswith("choose an NVIDIA device to compile PTX or CUDA source."), name
     advisor = docks["advisor"].view()
     assert "amdgpu_waves_per_eu(5)" in advisor.labels["waves_per_eu"].text()
     assert "hipOccupancyMaxPotentialBlockSize: 1024 threads per block, grid 304" in advisor.labels["runtime"].text()

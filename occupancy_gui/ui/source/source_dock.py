@@ -13,12 +13,18 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from ...fields import AMD
 from ..support.analysis_dock import AnalysisDock, add_analysis_dock
 
 if TYPE_CHECKING:
     from ...session import Session
     from ..support.window_api import WindowApi
     from .source_view import OriginNote, SourceView
+
+
+AMD_NOTE = "nvcc and ptxas compile for NVIDIA GPUs only; choose an NVIDIA device to compile PTX or CUDA source."
+"""The dock's one line on an AMD device: this view compiles for NVIDIA architectures, never silently for one
+while an AMD device is selected (AMD kernels come from their code objects, through the kernel table)."""
 
 
 class FolderImporter(Protocol):
@@ -46,7 +52,7 @@ class SourceFeature(QObject):
         super().__init__(window.frame)
         self.window, self.import_panel = window, import_panel
         self.dock: AnalysisDock = add_analysis_dock(window, _SourceViewFactory(origin_note), "source_dock",
-                                                    "Source and register caps")  # fmt: skip
+                                                    "Source and register caps", notes={AMD: AMD_NOTE})  # fmt: skip
         window.frame.installEventFilter(self)
         frame = window.frame
         self.source_action = QAction("Open PTX / CUDA &source…", frame)

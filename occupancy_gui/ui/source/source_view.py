@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from ...compile import CompileCancelled, CompileError, CompilerNotFound, DeviceCompile, compile_for_device, make_source
 from ...compile.regcap import ResultCache, Sweep, sweep
+from ...fields import NVIDIA, VENDOR_NAMES
 from ...importers import KernelRecord
 from ...record_launch import record_inputs
 from ...session import Session
@@ -260,11 +261,15 @@ class SourceView(QWidget):
     def compile(self) -> None:
         if self.path is None:
             return
+        if self.session.vendor != NVIDIA:  # a file saved while an AMD device is selected: no NVIDIA compile
+            self.status.setText(f"Not compiled: {VENDOR_NAMES[self.session.vendor]} device selected; nvcc and ptxas "
+                                "compile for NVIDIA GPUs only.")  # fmt: skip
+            return
         self._start("compile", _compile_task(self.path, self.arch(), self.cuda_bin))
 
     def start_sweep(self) -> None:
         kernel = self.kernel_combo.currentText()
-        if self.path is None or not kernel:
+        if self.path is None or not kernel or self.session.vendor != NVIDIA:
             return
         s = self.session
         self._request = (s.inputs.device, s.inputs.threads, s.inputs.dynamic_smem)

@@ -42,8 +42,10 @@ class AnalysisDock(QDockWidget):
     """
 
     def __init__(self, window: WindowApi, factory: ViewFactory, name: str, title: str,
-                 others: dict[str, ViewFactory] | None = None) -> None:  # fmt: skip
+                 others: dict[str, ViewFactory] | None = None, notes: dict[str, str] | None = None) -> None:  # fmt: skip
         super().__init__(title, window.frame)
+        self._notes = notes or {}
+        """The one line for a vendor the dock has no view for, where it says more than "not available yet"."""
         self.setObjectName(name)  # QSettings restores docks by object name
         self._window = window
         self._factories: dict[str, ViewFactory] = {NVIDIA: factory, **(others or {})}
@@ -120,7 +122,8 @@ class AnalysisDock(QDockWidget):
         return follows
 
     def _show_note(self) -> None:
-        words = f"{self.windowTitle()}: not available for {VENDOR_NAMES[self._window.session.vendor]} devices yet."
+        vendor = self._window.session.vendor
+        words = f"{self.windowTitle()}: " + self._notes.get(vendor, f"not available for {VENDOR_NAMES[vendor]} devices yet.")
         if self.note.text() != words:
             self.note.setText(words)
         self._show(self.note)
@@ -155,10 +158,12 @@ class AnalysisDock(QDockWidget):
 
 
 def add_analysis_dock(window: WindowApi, factory: ViewFactory, name: str, title: str,
-                      others: dict[str, ViewFactory] | None = None) -> AnalysisDock:  # fmt: skip
+                      others: dict[str, ViewFactory] | None = None,
+                      notes: dict[str, str] | None = None) -> AnalysisDock:  # fmt: skip
     """Add a closed analysis dock, tabbed with the others in the bottom area, with a menu toggle; ``factory`` makes
-    its view for NVIDIA devices, ``others`` for other vendors' (the dock says it is not available for the rest)."""
-    dock = AnalysisDock(window, factory, name, title, others)
+    its view for NVIDIA devices, ``others`` for other vendors' (the dock says it is not available for the rest, or
+    what ``notes`` says for that vendor)."""
+    dock = AnalysisDock(window, factory, name, title, others, notes)
     frame = window.frame
     tabbed = [d for d in frame.findChildren(QDockWidget)
               if d is not dock and frame.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]  # fmt: skip
