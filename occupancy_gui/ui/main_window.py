@@ -201,9 +201,16 @@ class MainWindow(QMainWindow):
         self.history = install_history_actions(self, self.kernel_panel.threads_slider)
         if self.amd is not None:
             self.history.watch_inputs(self.amd.panel, self.amd.panel.threads_slider)
-        self.help = install_help(self, self.help_menu, TourTargets(self.inputs_scroll, self.summary, self.table,
+        self.help = install_help(self, self.help_menu, TourTargets(self.inputs_scroll, self._tour_answer, self._tour_table,
                                                                    self.plot_area))  # fmt: skip
         install_window_layout(self, self.analysis_menu)  # last: it sees every dock
+
+    def _tour_answer(self) -> QWidget:
+        """The answer card the tour points at: the selected vendor's."""
+        return self.amd.summary if self.amd is not None and self.vendor == AMD else self.summary
+
+    def _tour_table(self) -> QWidget:
+        return self.amd.table if self.amd is not None and self.vendor == AMD else self.table
 
     # ----------------------------------------------------------------------------- WindowApi
     @property

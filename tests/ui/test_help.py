@@ -155,3 +155,26 @@ def test_screenshot_shows_a_tour_step_only_when_asked(qapp, tmp_path, capsys):
         return sum(image.pixelColor(x, y).lightnessF() for x, y in points) / len(points)
 
     assert lightness(b) < lightness(a) - 0.15  # dimmed around the step's target
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_on_an_amd_device_the_tour_points_at_amds_card_and_table_and_says_amds_words(qtbot, window, size):
+    from tests.ui.test_amd_window import choose_device
+
+    window.resize(*size)
+    choose_device(qtbot, window, "MI300X")
+    tour = window.help.start_tour()
+    steps = {step.key: step for step in tour.steps}
+    assert "VGPRs" in steps["inputs"].text and "registers per thread" not in steps["inputs"].text
+    assert "HIP runtime" in steps["answer"].text and "compiler model" in steps["answer"].text
+    for index, (key, widget) in enumerate((("answer", window.amd.summary), ("table", window.amd.table)), start=1):
+        tour.show_step(index)
+        assert tour.steps[index].key == key and widget.isVisible()
+        assert tour.target == QRect(widget.mapTo(window, QPoint(0, 0)), widget.size()), key
+        assert cut_texts(tour.bubble) == [], key
+    tour.close_tour()
+    choose_device(qtbot, window, "sm_90")
+    tour = window.help.start_tour()
+    tour.show_step(1)
+    assert tour.target == QRect(window.summary.mapTo(window, QPoint(0, 0)), window.summary.size())
+    assert "SM" in tour.steps[1].text

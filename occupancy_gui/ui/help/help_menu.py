@@ -8,11 +8,14 @@ remembers it and it is not made again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QRect, QTimer
 from PySide6.QtGui import QAction, QKeySequence
+
+from ...fields import AMD
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenu, QWidget
@@ -26,12 +29,38 @@ TOUR_OFFERED_KEY = "help/tour_offered"
 
 @dataclass(frozen=True)
 class TourTargets:
-    """The widgets the tour points at, handed over by the window (which alone knows its parts)."""
+    """The widgets the tour points at, handed over by the window (which alone knows its parts).
+
+    ``answer`` and ``table`` give the selected vendor's answer card and limits table when the tour starts (an AMD
+    device has its own: both rules' answers and limits)."""
 
     inputs: QWidget
-    answer: QWidget
-    table: QWidget
+    answer: Callable[[], QWidget]
+    table: Callable[[], QWidget]
     plots: QWidget
+
+
+NVIDIA_TEXTS = {
+    "inputs": "Pick a GPU (or a compute capability such as <i>sm_90</i>), then type the launch and what the "
+              "compiler gave the kernel: threads per block, registers per thread, shared memory, barriers, "
+              "launch bounds. Every change is computed at once; Edit → Undo takes it back.",
+    "answer": "Theoretical occupancy, the blocks and warps that fit on one SM, the limit that binds, and the "
+              "first-pass estimate beside the exact figure. When no block fits, a red box lists every reason.",
+    "table": "Each resource allows some number of whole blocks; the smallest wins and is marked ★. "
+             "<i>Calculation</i> shows the arithmetic with the rounded allocations; <i>≠ estimate</i> marks a "
+             "row where rounding moved the ceiling.",
+}  # fmt: skip
+AMD_TEXTS = {
+    "inputs": "Pick a GPU (or a target such as <i>gfx942</i>), then type the launch and what the compiler gave "
+              "the kernel: threads per block, VGPRs, SGPRs, LDS, wave size, WGP or CU mode, launch bound. Every "
+              "change is computed at once; Edit → Undo takes it back.",
+    "answer": "Two answers: the HIP runtime's (hipOccupancyMaxActiveBlocksPerMultiprocessor: blocks and waves per "
+              "CU, or per WGP in WGP mode) and the compiler model's (LLVM's waves per SIMD, for the kernel's launch "
+              "bound). Where they differ, one line says why.",
+    "table": "Both rules' limits: the blocks each resource allows the runtime, the waves per SIMD it allows LLVM; "
+             "the smallest of each rule binds and is marked ★, with the arithmetic beside it.",
+}  # fmt: skip
+"""The first three steps' words for each vendor's inputs, answer card and limits table."""
 
 
 def menu_title(window: WindowApi, menu: QMenu) -> Target:
@@ -50,21 +79,11 @@ def tour_steps(window: WindowApi, help_menu: QMenu, targets: TourTargets) -> lis
     from .help_tour import TourStep, widget_rect  # noqa: PLC0415 - lazy: with the tour
 
     frame = window.frame
+    texts = AMD_TEXTS if window.session.vendor == AMD else NVIDIA_TEXTS
     return [
-        TourStep("inputs", "1. Describe the kernel and the GPU",
-                 "Pick a GPU (or a compute capability such as <i>sm_90</i>), then type the launch and what the "
-                 "compiler gave the kernel: threads per block, registers per thread, shared memory, barriers, "
-                 "launch bounds. Every change is computed at once; Edit → Undo takes it back.",
-                 widget_rect(targets.inputs, frame)),
-        TourStep("answer", "2. The answer",
-                 "Theoretical occupancy, the blocks and warps that fit on one SM, the limit that binds, and the "
-                 "first-pass estimate beside the exact figure. When no block fits, a red box lists every reason.",
-                 widget_rect(targets.answer, frame)),
-        TourStep("table", "3. Why: one row per limit",
-                 "Each resource allows some number of whole blocks; the smallest wins and is marked ★. "
-                 "<i>Calculation</i> shows the arithmetic with the rounded allocations; <i>≠ estimate</i> marks a "
-                 "row where rounding moved the ceiling.",
-                 widget_rect(targets.table, frame)),
+        TourStep("inputs", "1. Describe the kernel and the GPU", texts["inputs"], widget_rect(targets.inputs, frame)),
+        TourStep("answer", "2. The answer", texts["answer"], widget_rect(targets.answer(), frame)),
+        TourStep("table", "3. Why: one row per limit", texts["table"], widget_rect(targets.table(), frame)),
         TourStep("plots", "4. What if",
                  "How occupancy moves as one input changes, the others held. The dot is your launch; the labels "
                  "name the nearest value that gains or loses a block.",
