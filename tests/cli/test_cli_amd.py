@@ -171,7 +171,7 @@ def test_the_text_shows_both_answers_each_limit_the_binding_marked_and_why() -> 
     assert lines[1].startswith("HIP runtime (hipOccupancyMaxActiveBlocksPerMultiprocessor): 1 block, 4 waves per WGP")
     assert lines[2].startswith("compiler model (LLVM's '; Occupancy', static LDS only: it leaves out dynamic LDS): "
                                "16 waves per SIMD")  # fmt: skip
-    assert lines[4].startswith("why: The runtime gives 1 waves per SIMD and the compiler 16")
+    assert lines[4].startswith("why: The runtime gives 1 wave per SIMD and the compiler 16")
     rows = {line.split()[0]: line for line in lines[lines.index("") + 3:]}
     assert set(rows) == {"workgroup_size", "waves", "vgprs", "sgprs", "lds", "waves_per_eu"}
     assert "* 1 " in rows["lds"] and "* 16" in rows["lds"]  # binding for both rules

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ..words import count
 from .compiler import CompilerResult, compiler_occupancy, total_vgprs
 from .hip_runtime import HipRuntimeResult, hip_occupancy
 from .types import AmdDevice, AmdKernel, AmdLaunch
@@ -31,8 +32,8 @@ def explain_difference(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch, 
     compiler = compiler if compiler is not None else compiler_occupancy(target, kernel)
     comp = compiler.waves_per_simd
     if hip.error is not None:
-        return (f"The runtime refuses the kernel ({hip.error}); the compiler still reports {comp} wave"
-                f"{'s' if comp != 1 else ''} per SIMD, because LLVM never counts fewer than one.")
+        return (f"The runtime refuses the kernel ({hip.error}); the compiler still reports "
+                f"{count(comp, 'wave')} per SIMD, because LLVM never counts fewer than one.")
     if hip.limits.get("workgroup_size") == 0:
         return (f"The runtime fits no block of {launch.threads_per_block} threads (the limit is "
                 f"{target.max_workgroup_size}); the compiler answers for the kernel's launch bound.")
@@ -40,11 +41,11 @@ def explain_difference(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch, 
     if launch.threads_per_block > bound:
         return (f"The launch itself fails: a block of {launch.threads_per_block} threads is above the kernel's "
                 f"launch bound of {bound} (hipErrorLaunchFailure), though the occupancy call still answers "
-                f"{hip.active_blocks} blocks.")
+                f"{count(hip.active_blocks, 'block')}.")
     runtime = runtime_waves_per_simd(hip)
     if runtime == comp:
-        return f"Both answers agree: {comp} wave{'s' if comp != 1 else ''} per SIMD."
-    head = f"The runtime gives {_num(runtime)} waves per SIMD and the compiler {comp}: "
+        return f"Both answers agree: {count(comp, 'wave')} per SIMD."
+    head = f"The runtime gives {_num(runtime)} {'wave' if runtime == 1 else 'waves'} per SIMD and the compiler {comp}: "
     return head + (_runtime_lower(device, kernel, launch, hip, compiler) if runtime < comp
                    else _compiler_lower(device, kernel, launch, hip, compiler))  # fmt: skip
 
@@ -57,7 +58,7 @@ def _runtime_lower(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch, hip:
         return f"the block's {b.lds_per_block} B of LDS exceed the {b.lds_per_workgroup} B a workgroup may use."
     if "lds" in binding and launch.dynamic_lds:
         return (f"the runtime counts the {launch.dynamic_lds} B of dynamic LDS, which the compiler cannot see, "
-                f"so only {hip.limits['lds']} blocks fit.")
+                f"so only {count(hip.limits['lds'] or 0, 'block')} {'fits' if hip.limits['lds'] == 1 else 'fit'}.")
     if "lds" in binding and b.lds_per_workgroup < compiler.budget.lds_pool:
         return (f"the runtime gives a workgroup {b.lds_per_workgroup} B of LDS to share, "
                 f"LLVM {compiler.budget.lds_pool} B per {'WGP' if compiler.budget.wgp_mode else 'CU'}.")
@@ -69,15 +70,15 @@ def _runtime_lower(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch, hip:
         if device.target.agpr_file == "separate" and kernel.agprs > kernel.vgprs:
             return "the runtime counts .vgpr_count only, LLVM max(VGPRs, AGPRs)."
         return (f"the runtime rounds {kernel.vgprs} VGPRs to {b.vgprs_allocated} of {b.vgprs_per_simd} per SIMD "
-                f"({vgpr_waves} waves), LLVM to a granule of {compiler.budget.vgpr_granule} of "
-                f"{compiler.budget.total_vgprs} ({compiler_vgprs} waves).")
+                f"({count(vgpr_waves, 'wave')}), LLVM to a granule of {compiler.budget.vgpr_granule} of "
+                f"{compiler.budget.total_vgprs} ({count(compiler_vgprs, 'wave')}).")
     if "waves" in binding and compiler.waves_per_simd > b.cap:
-        return f"the runtime caps a SIMD at {b.cap} waves where LLVM allows {compiler.max_waves_per_simd}."
+        return f"the runtime caps a SIMD at {count(b.cap, 'wave')} where LLVM allows {compiler.max_waves_per_simd}."
     slots = b.simds * min([b.cap] + [w for w in (b.vgpr_waves, b.sgpr_waves) if w is not None])
     if hip.active_blocks == 0:
-        return (f"a block of {hip.waves_per_block} waves does not fit in the {slots} wave slots its registers "
+        return (f"a block of {count(hip.waves_per_block, 'wave')} does not fit in the {slots} wave slots its registers "
                 f"leave on {b.simds} SIMDs.")
-    return (f"the runtime fits whole blocks of {hip.waves_per_block} waves: {hip.active_blocks} of them fill "
+    return (f"the runtime fits whole blocks of {count(hip.waves_per_block, 'wave')}: {hip.active_blocks} of them fill "
             f"{hip.active_waves} of the {slots} wave slots on {b.simds} SIMDs.")
 
 
@@ -96,8 +97,8 @@ def _compiler_lower(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch, hip
             return f"LLVM counts max(VGPRs, AGPRs) = {kernel.agprs}; the runtime reads .vgpr_count, {kernel.vgprs}."
         b = hip.budget
         return (f"LLVM rounds {cb.vgprs} VGPRs to a granule of {cb.vgpr_granule} of {cb.total_vgprs} "
-                f"({compiler.limits['vgprs']} waves), the runtime to {b.vgprs_allocated} of {b.vgprs_per_simd} "
-                f"({b.vgpr_waves} waves).")
+                f"({count(compiler.limits['vgprs'] or 0, 'wave')}), the runtime to {b.vgprs_allocated} of {b.vgprs_per_simd} "
+                f"({count(b.vgpr_waves or 0, 'wave')}).")
     if "sgprs" in binding:
         return (f"LLVM charges {cb.sgprs} SGPRs rounded to {target.llvm_sgpr_granule} plus {target.llvm_trap_sgprs} "
                 f"for the trap handler per wave; the runtime rounds to 16 with no trap reserve.")

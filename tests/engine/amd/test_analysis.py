@@ -180,3 +180,23 @@ def test_rows_mirror_the_results(amd_catalog: AmdCatalog) -> None:
     assert {r.name: r.value for r in crows} == comp.limits
     assert [r.name for r in crows if r.binding] == list(comp.binding) == ["vgprs"]
     assert crows[2].allocated == "16384 B (granule 512)" and crows[2].capacity == "64 KiB per CU"
+
+
+def test_explanations_write_one_wave_and_one_block_in_the_singular(amd_catalog: AmdCatalog) -> None:
+    """"1 wave per SIMD", "1 block": never "1 waves" (the engine's ``words.count``), over many questions."""
+    import re
+
+    rng = random.Random(40)
+    singular = re.compile(r"(?<![\d.,])1 (waves|blocks)\b")
+    seen_one = False
+    for _ in range(400):
+        profile = rng.choice([p for p in amd_catalog if p.compute_units is not None])
+        target = profile.target
+        kernel = AmdKernel(vgprs=rng.choice([1, 24, 96, 128, 200, 256]), sgprs=rng.choice([0, 40, 102]),
+                           static_lds=rng.choice([0, 8 * 1024, 40 * 1024]),
+                           wave_size=rng.choice(target.wave_sizes()))  # fmt: skip
+        launch = AmdLaunch(rng.choice([64, 256, 1024]), rng.choice([0, 30000]))
+        text = explain_difference(profile.device(), kernel, launch)
+        assert not singular.search(text), text
+        seen_one |= bool(re.search(r"(?<![\d.,])1 (wave|block)\b", text))
+    assert seen_one  # the singular case was met, not only avoided
