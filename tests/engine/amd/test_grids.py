@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pytest
@@ -48,12 +49,12 @@ def _code(binding: tuple[str, ...], answer: int, error: str | None, names: tuple
     return names.index(binding[0])
 
 
-def _check_hip(grid: AmdGrid, device: object, kernel_at: object, dynamic_at: object) -> None:
+def _check_hip(grid: AmdGrid, device: Any, kernel_at: Any, dynamic_at: Any) -> None:
     assert grid.limits == HIP_LIMITS
     assert grid.active_blocks.shape == grid.occupancy.shape == (len(grid.block_sizes), len(grid.values))
     for i, block in enumerate(grid.block_sizes):
         for j, value in enumerate(grid.values):
-            r = max_active_blocks(device, kernel_at(int(value)), int(block), dynamic_at(int(value)))  # type: ignore[arg-type, operator]
+            r = max_active_blocks(device, kernel_at(int(value)), int(block), dynamic_at(int(value)))
             where = f"block {block}, column {value}"
             assert grid.active_blocks[i, j] == r.active_blocks, where
             assert grid.binding[i, j] == _code(r.binding, r.active_blocks, r.error, HIP_LIMITS), where
@@ -95,7 +96,7 @@ def test_compiler_grids_equal_llvms_model_with_the_row_as_launch_bound(amd_catal
                 changes = {column: int(value), "max_threads": int(block), "required_block": 0}
                 if column == "vgprs":
                     changes |= {"agprs": 0, "allocated_vgprs": 0}
-                r = compiler_occupancy(device.target, dataclasses.replace(kernel, **changes))  # type: ignore[arg-type]
+                r = compiler_occupancy(device.target, dataclasses.replace(kernel, **changes))
                 assert grid.active_blocks[i, j] == r.waves_per_simd, (block, value)
                 assert grid.occupancy[i, j] == r.occupancy
                 assert grid.binding[i, j] == _code(r.binding, r.waves_per_simd, None, COMPILER_LIMITS)
