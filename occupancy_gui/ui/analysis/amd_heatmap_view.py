@@ -77,7 +77,7 @@ class AmdHeatmapView(RefreshWhenVisible, QWidget):
         self.plots.setBackground(plot_style().background)
         self.plots.ci.layout.setSpacing(6)
         self.vgprs = HeatMap(PlotCell(self.plots.ci, 0, 0), ("VGPRs per lane", "VGPRs"), 1.0, HIP_NAMES)
-        self.lds = HeatMap(PlotCell(self.plots.ci, 0, 1), ("LDS per workgroup (KiB)", "LDS (KiB)"), KIB, HIP_NAMES)
+        self.lds = HeatMap(PlotCell(self.plots.ci, 0, 1), ("LDS per workgroup (KiB)", "KiB"), KIB, HIP_NAMES)
         self.color_bar = pg.ColorBarItem(values=(0, 100), colorMap=pg.colormap.get("viridis"), label="occupancy (%)",
                                          interactive=False, width=14)  # fmt: skip
         self.color_bar.setImageItem([self.vgprs.image, self.lds.image])
@@ -143,9 +143,9 @@ class AmdHeatmapView(RefreshWhenVisible, QWidget):
         x_label, x_words = ("max flat workgroup size", "max workgroup") if self.compiler else ("threads per block", "threads")
         for heat_map in (self.vgprs, self.lds):
             heat_map.set_names(names, counts, x_label, x_words)
-        self.lds.y_labels = (("static LDS per workgroup (KiB)", "static LDS (KiB)") if self.compiler
-                             else ("LDS per workgroup (KiB)", "LDS (KiB)"))  # fmt: skip
-        self.lds.cell.setLabel("left", self.lds.y_labels[0])
+        self.lds.y_labels = (("static LDS per workgroup (KiB)", "KiB") if self.compiler
+                             else ("LDS per workgroup (KiB)", "KiB"))  # fmt: skip
+        self.lds.fit_axis_label()
         text = COMPILER_NOTE if self.compiler else ""
         if self.note.text() != text:
             self.note.setText(text)

@@ -203,14 +203,18 @@ class HeatMap:
                 taken.append(spot[2])
 
     def _on_view_resized(self) -> None:
+        self.fit_axis_label()
+        if self.grid is not None:
+            self._place_labels(self.grid)
+
+    def fit_axis_label(self) -> None:
+        """The y axis title, long where the plot is tall enough to hold it, else short."""
         vb = self.cell.view
         long_label, short_label = self.y_labels
         fits = QFontMetrics(self.cell.getAxis("left").label.font()).horizontalAdvance(long_label) <= vb.height()
         wanted = long_label if fits else short_label
         if self.cell.getAxis("left").labelText != wanted:
             self.cell.setLabel("left", wanted)
-        if self.grid is not None:
-            self._place_labels(self.grid)
 
     def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
         """(block size, column value) of the cell at view position ``pos``, or ``None`` outside the map."""
