@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from occupancy_gui.compile.regcap import ResultCache
-from tests import toolchains
+from tests.helpers import toolchains
 from tests.ui.flush import flush_all
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "compile"

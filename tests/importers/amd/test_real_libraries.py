@@ -25,7 +25,7 @@ from occupancy_gui.importers.amd.bundles import Walk
 from occupancy_gui.importers.amd.json_rows import amd_record_json
 from occupancy_gui.importers.amd.reader import iter_batches
 from occupancy_gui.importers.amd.record import padded_vgprs
-from tests import toolchains
+from tests.helpers import toolchains
 
 from .reference import expected_records, extract_bundle, mismatches, needs_llvm, notes, section
 
