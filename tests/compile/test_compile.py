@@ -58,11 +58,6 @@ def by_hand(cmd: list) -> dict[str, dict[str, int]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def cuda_bin() -> Path:
-    return toolchains.nvcc13_bin()
-
-
 def _ptx_arch(ptx: Path) -> str:
     target = re.search(r"^\.target\s+(sm_\w+)", ptx.read_text(), re.MULTILINE)
     assert target
