@@ -65,6 +65,31 @@ def catalog():
     return make_fake_catalog()
 
 
+@pytest.fixture(scope="session")
+def bundled_catalog():
+    """The NVIDIA profiles shipped in device_profiles/ (the real ones, beside the fake ``catalog``)."""
+    from occupancy_gui.paths import data_dir
+    from occupancy_gui.profiles import Catalog
+
+    return Catalog.load([data_dir("device_profiles")])
+
+
+@pytest.fixture(scope="session")
+def reference():
+    """The C++ harness built against the wheel's cuda_occupancy.h; failing to build is a test failure."""
+    from tests.harness.reference import Reference
+
+    return Reference.build()
+
+
+@pytest.fixture(scope="session")
+def cuda_bin() -> Path:
+    """The bin folder of the pinned CUDA 13.5 nvcc/ptxas wheels (fetched into the test cache)."""
+    from tests.helpers import toolchains
+
+    return toolchains.nvcc13_bin()
+
+
 SEED_EXAMPLE = dict(device="sm_100", threads=256, registers=64, static_smem=24 * 1024)
 """The Programming Guide's worked example: 4 blocks of 256 threads, 50 %, limited by registers."""
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from occupancy_gui._process import child_process
-from tests.frozen_bundle import ROOT
+from tests.helpers.frozen_bundle import ROOT
 from tests.importers.test_parallel_binary import chain, data_section, host
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="forking workers is Linux-only (child_process)")

@@ -12,7 +12,7 @@ from occupancy_gui.cli.main import main
 from occupancy_gui.detect import DetectionUnavailable, detect_devices, profile_document, save_profile
 from occupancy_gui.paths import data_dir
 from occupancy_gui.profiles import Catalog
-from tests.fake_cuda import NoDriver, fake_h200_runtime
+from tests.helpers.fake_cuda import NoDriver, fake_h200_runtime
 
 
 def test_detected_profile_loads_and_matches_the_runtime(tmp_path) -> None:

@@ -13,7 +13,7 @@ import pytest
 from occupancy_gui.importers import ImportCancelled, import_file
 from occupancy_gui.importers.records import impossible_figure
 from occupancy_gui.kernel_table import SLICE, KernelTable
-from tests.random_records import random_records
+from tests.helpers.random_records import random_records
 
 GEN = Path(__file__).resolve().parent / "data" / "importers" / "gen"
 

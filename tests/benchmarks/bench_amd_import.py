@@ -31,9 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests import toolchains  # noqa: E402
 from tests.benchmarks import publish  # noqa: E402
 from tests.benchmarks.bench_vendor_library import measured  # noqa: E402
+from tests.helpers import toolchains  # noqa: E402
 from tests.importers.amd.reference import extract_bundle, section  # noqa: E402
 
 JAX_ROCM = "jax-rocm7-pjrt==0.12.0"

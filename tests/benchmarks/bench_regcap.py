@@ -35,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     cuda_bin = args.cuda_bin
     if cuda_bin is None:
-        from tests import toolchains
+        from tests.helpers import toolchains
 
         cuda_bin = str(toolchains.nvcc13_bin())
     src = make_source(args.file, args.arch, cuda_bin)

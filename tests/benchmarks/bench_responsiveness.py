@@ -176,7 +176,7 @@ def filter_typing(window, library: Path, repeat: int) -> None:
 
 
 def libraries(window, only: str | None, repeat: int) -> None:
-    from tests.toolchains import LIBRARIES, library_file
+    from tests.helpers.toolchains import LIBRARIES, library_file
 
     for wheel, stem in LIBRARIES:
         if only and only.lower() not in stem.lower():

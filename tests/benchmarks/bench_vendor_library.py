@@ -1,7 +1,7 @@
 """Benchmark: list every kernel of NVIDIA's big libraries, our binary reader vs cuobjdump.
 
 The five libraries of the exactness tests (curand, cublas, cublasLt, cufft, cusparse; pinned wheels,
-fetched once into the test cache by ``tests/toolchains.py``).  For each, in fresh processes, the
+fetched once into the test cache by ``tests/helpers/toolchains.py``).  For each, in fresh processes, the
 median of ``--repeat`` runs of:
 
 * ``cuobjdump --dump-resource-usage LIB`` (the reference; libcufft, which it refuses, is measured
@@ -39,9 +39,9 @@ from occupancy_gui.importers import KernelRecord  # noqa: E402
 from occupancy_gui.importers.binary.blob import FileImage  # noqa: E402
 from occupancy_gui.importers.binary.host import read_host_binary  # noqa: E402
 from occupancy_gui.importers.files import open_regular  # noqa: E402
-from tests import toolchains  # noqa: E402
 from tests.benchmarks import publish  # noqa: E402
-from tests.fatbin_containers import embedded_containers, write_fatbin  # noqa: E402
+from tests.helpers import toolchains  # noqa: E402
+from tests.helpers.fatbin_containers import embedded_containers, write_fatbin  # noqa: E402
 
 LISTING = """
 import resource, sys, time

@@ -17,7 +17,7 @@ from occupancy_gui.cli.batch_parallel import count_lines, cut
 from occupancy_gui.cli.devices import load_catalog
 from occupancy_gui.cli.main import main
 from tests.cli.batch_queries import random_lines
-from tests.frozen_bundle import ENTRY_SCRIPTS, act_frozen
+from tests.helpers.frozen_bundle import ENTRY_SCRIPTS, act_frozen
 
 
 def _batch(path: Path, *extra: str) -> bytes:

@@ -1,6 +1,6 @@
 """PTX and CUDA sources compiled for real, and the register-cap sweep, checked against ptxas run by hand.
 
-The compilers are the pinned pip CUDA 13.5 wheels (tests/toolchains.py), handed over as ``--cuda-bin``.
+The compilers are the pinned pip CUDA 13.5 wheels (tests/helpers/toolchains.py), handed over as ``--cuda-bin``.
 The figures the tests expect are read from ptxas's own ``-v`` lines with a regex written here, not
 with the project's parser.
 """
@@ -33,7 +33,7 @@ from occupancy_gui.compile import (
 from occupancy_gui.compile.build import make_source
 from occupancy_gui.compile.regcap import ResultCache, candidate_caps, sweep
 from occupancy_gui.importers.binary.cubin import import_cubin
-from tests import toolchains
+from tests.helpers import toolchains
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PRESSURE = DATA / "compile" / "pressure.cu"
@@ -56,11 +56,6 @@ def by_hand(cmd: list) -> dict[str, dict[str, int]]:
                           "stack": int(m["stack"]), "smem": int(smem.group(1)) if smem else 0}
     assert out, proc.stderr
     return out
-
-
-@pytest.fixture(scope="module")
-def cuda_bin() -> Path:
-    return toolchains.nvcc13_bin()
 
 
 def _ptx_arch(ptx: Path) -> str:

@@ -1,24 +1,12 @@
-"""Fixtures for the engine tests: the reference harness and the devices to compare on."""
+"""Fixtures for the engine tests: the devices to compare on (the reference harness and the bundled catalog
+are the suite's, in tests/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from occupancy_gui.engine import DeviceProperties
-from occupancy_gui.paths import data_dir
 from occupancy_gui.profiles import Catalog
-from tests.harness.reference import Reference
-
-
-@pytest.fixture(scope="session")
-def reference() -> Reference:
-    """The C++ harness built against the wheel's cuda_occupancy.h; failing to build is a test failure."""
-    return Reference.build()
-
-
-@pytest.fixture(scope="session")
-def bundled_catalog() -> Catalog:
-    return Catalog.load([data_dir("device_profiles")])
 
 
 @pytest.fixture(scope="session")

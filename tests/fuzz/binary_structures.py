@@ -37,9 +37,9 @@ from occupancy_gui.importers.binary.fatbin import (
     KIND_ELF,
     KIND_PTX,
 )
-from tests import offload_writer
 from tests.fuzz import harness
 from tests.fuzz.harness import INTERESTING, Crash, run_one
+from tests.helpers import offload_writer
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
 CLANG = Path(__file__).resolve().parents[1] / "data" / "importers" / "clang"

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from occupancy_gui.importers.text.cuobjdump_text import parse_text
-from tests import toolchains
 from tests.gpu.check_runtime import build_probe, importer_readings
+from tests.helpers import toolchains
 
 PROBE_KERNELS = {"k_plain", "k_bounded", "k_heavy", "k_static_smem", "k_dynamic_smem", "k_barriers", "k_cluster2",
                  "k_cluster_at_launch"}  # fmt: skip

@@ -21,7 +21,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests import toolchains
+from tests.helpers import toolchains
 
 SRC = Path(__file__).resolve().parents[1] / "data" / "importers" / "src"
 SOURCES = ("matrix.cu", "rdc_a.cu", "rdc_b.cu", "rdc_main.cu")

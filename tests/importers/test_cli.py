@@ -11,7 +11,7 @@ import sys
 from occupancy_gui.cli.import_command import run_import
 from occupancy_gui.importers import import_file, impossible_figure, impossible_figures
 from occupancy_gui.importers.json_rows import record_json
-from tests.random_records import random_records
+from tests.helpers.random_records import random_records
 
 from .conftest import GEN, HAND
 

@@ -30,7 +30,7 @@ from occupancy_gui.importers import import_file, import_file_detailed
 from occupancy_gui.importers.binary.cubin import read_cubin
 from occupancy_gui.importers.records import STACK_UNKNOWN
 from occupancy_gui.importers.text.cuobjdump_text import parse_text
-from tests import toolchains
+from tests.helpers import toolchains
 
 pytestmark = pytest.mark.slow
 

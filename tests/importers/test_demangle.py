@@ -26,8 +26,8 @@ import pytest
 from occupancy_gui.importers.names import demangle as demangle_module
 from occupancy_gui.importers.names import demangle_fallback
 from occupancy_gui.importers.names.demangle import demangle
-from tests import toolchains
-from tests.fatbin_containers import HEADER, containers
+from tests.helpers import toolchains
+from tests.helpers.fatbin_containers import HEADER, containers
 
 CXXFILT = shutil.which("c++filt")
 needs_cxxfilt = pytest.mark.skipif(CXXFILT is None, reason="c++filt (binutils) not installed")

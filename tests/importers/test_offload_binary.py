@@ -10,7 +10,7 @@ importers.  (cuobjdump's dump gives a device function of an sm_90+ relocatable i
 its ``.nv.info`` — and ``cuobjdump -elf`` — say 24; nvcc's ``-rdc`` images show the same, so kernels are
 compared with the dump and every function with the extracted image.)  Offload binaries of versions 2
 and 3 (clang 23's multi-entry and compressed forms), which no clang here writes, are built by
-``tests/offload_writer.py``, which follows LLVM's ``OffloadBinary.cpp``.
+``tests/helpers/offload_writer.py``, which follows LLVM's ``OffloadBinary.cpp``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pytest
 from occupancy_gui.importers import ImportFailure, import_file, import_file_detailed
 from occupancy_gui.importers.binary.cubin import import_cubin
 from occupancy_gui.importers.json_rows import record_json
-from tests.offload_writer import OBJECT, PTX, offload_binary
+from tests.helpers.offload_writer import OBJECT, PTX, offload_binary
 
 from .conftest import GEN
 

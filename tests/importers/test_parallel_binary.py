@@ -29,7 +29,7 @@ from occupancy_gui.importers.binary import parallel as parallel_binary
 from occupancy_gui.importers.binary import reader as binary_reader
 from occupancy_gui.importers.binary.reader import import_fatbin_detailed
 from occupancy_gui.importers.json_rows import record_json
-from tests.frozen_bundle import ENTRY_SCRIPTS, act_frozen
+from tests.helpers.frozen_bundle import ENTRY_SCRIPTS, act_frozen
 
 GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
 HOST = GEN / "b_host.o"

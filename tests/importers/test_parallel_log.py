@@ -19,7 +19,7 @@ from occupancy_gui.importers import ImportCancelled, KernelRecord, import_file
 from occupancy_gui.importers.json_rows import record_json
 from occupancy_gui.importers.text import parallel as parallel_log
 from occupancy_gui.importers.text.ptxas_log import import_ptxas_log, parse_bytes, parse_stream
-from tests.frozen_bundle import ROOT
+from tests.helpers.frozen_bundle import ROOT
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="worker processes are POSIX-only (child_process)")
 

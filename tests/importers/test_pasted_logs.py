@@ -20,7 +20,7 @@ from occupancy_gui.cli.import_command import run_import
 from occupancy_gui.importers import LAUNCH_BOUNDS_NOTE, ImportFailure, import_file_detailed
 from occupancy_gui.importers.names.printable import printable
 from occupancy_gui.importers.text.log_text import repair, restore_underscore
-from tests import toolchains
+from tests.helpers import toolchains
 
 from .conftest import GEN, HAND
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from occupancy_gui.importers import import_file_detailed
-from tests import toolchains
+from tests.helpers import toolchains
 from tests.importers.test_vendor_libraries import compare, cuobjdump
 
 pytestmark = pytest.mark.slow

@@ -22,7 +22,7 @@ import pytest
 from occupancy_gui.cli.import_command import run_import
 from occupancy_gui.importers import import_file, import_file_detailed
 from occupancy_gui.importers.text.cuobjdump_text import parse_text
-from tests import toolchains
+from tests.helpers import toolchains
 from tests.importers import matrix_build as mb
 
 pytestmark = pytest.mark.slow

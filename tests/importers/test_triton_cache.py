@@ -27,7 +27,7 @@ from occupancy_gui.importers.json_rows import record_json
 from occupancy_gui.importers.text.cuobjdump_text import parse_text
 from occupancy_gui.record_launch import record_inputs
 from occupancy_gui.session import Session
-from tests import toolchains
+from tests.helpers import toolchains
 
 from .conftest import DATA
 

@@ -6,7 +6,7 @@ fatbins the CUDA runtime registers are compared with ``cuobjdump --dump-resource
 library, and the records of the embedded fatbins (cublasLt's ``.cask_resource``, cufft's
 ``.data``/``.ldata``, curand 10.4.5's ``.data``, cusparse's ``.rodata``), which cuobjdump does not
 look at, with cuobjdump of a fatbin file made of every container outside ``.nv_fatbin`` (and
-``__nv_relfatbin``, the pre-link copies), found by its header (``tests/fatbin_containers.py``), not
+``__nv_relfatbin``, the pre-link copies), found by its header (``tests/helpers/fatbin_containers.py``), not
 by our reader.  cuobjdump refuses libcufft.so ("does
 not contain device code"): all of its kernels are embedded, so that second comparison is the whole
 check for it.
@@ -29,8 +29,8 @@ import pytest
 
 from occupancy_gui.importers import import_file_detailed
 from occupancy_gui.importers.text.cuobjdump_text import parse_text
-from tests import toolchains
-from tests.fatbin_containers import embedded_containers, write_fatbin
+from tests.helpers import toolchains
+from tests.helpers.fatbin_containers import embedded_containers, write_fatbin
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.toolchains import _UNREACHABLE
+from tests.helpers.toolchains import _UNREACHABLE
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))

@@ -40,18 +40,18 @@ def amd_dir(bundled_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def catalog(bundled_dir: Path) -> AmdCatalog:
+def amd_catalog(bundled_dir: Path) -> AmdCatalog:
     return AmdCatalog.from_profile_root(bundled_dir)
 
 
-def test_every_shipped_amd_profile_loads(amd_dir: Path, catalog: AmdCatalog) -> None:
+def test_every_shipped_amd_profile_loads(amd_dir: Path, amd_catalog: AmdCatalog) -> None:
     files = sorted(amd_dir.glob("*.yaml"))
-    assert len(files) == len(catalog) == 44
+    assert len(files) == len(amd_catalog) == 44
     for path in files:
         raw = load_amd_profile(path)
         assert raw.name and raw.kind in ("amd_target", "amd_gpu")
-    assert [p.name for p in catalog.targets()] == TARGETS
-    for profile in catalog:
+    assert [p.name for p in amd_catalog.targets()] == TARGETS
+    for profile in amd_catalog:
         assert set(profile.sources) >= set(TARGET_FIELD_NAMES)
         assert all(len(source) > 20 for source in profile.sources.values())
 
@@ -62,36 +62,36 @@ def test_schema_is_the_engine_target() -> None:
 
 
 @pytest.mark.parametrize(("typed", "target", "cus", "reported"), LOOKUPS)
-def test_lookup_by_what_people_type(typed: str, target: str, cus: int, reported: int, catalog: AmdCatalog) -> None:
-    profile = catalog.get(typed)
+def test_lookup_by_what_people_type(typed: str, target: str, cus: int, reported: int, amd_catalog: AmdCatalog) -> None:
+    profile = amd_catalog.get(typed)
     device = profile.device()
     assert (profile.target.name, profile.compute_units, device.multiprocessor_count) == (target, cus, reported)
     assert profile.hip_multiprocessor_count == reported
 
 
-def test_targets_by_name_have_no_cu_count(catalog: AmdCatalog) -> None:
+def test_targets_by_name_have_no_cu_count(amd_catalog: AmdCatalog) -> None:
     for name in TARGETS:
-        profile = catalog.get(name.upper())
+        profile = amd_catalog.get(name.upper())
         assert profile.kind == "amd_target" and profile.device().multiprocessor_count is None
 
 
-def test_unknown_name_suggests(catalog: AmdCatalog) -> None:
+def test_unknown_name_suggests(amd_catalog: AmdCatalog) -> None:
     with pytest.raises(KeyError, match="did you mean: .*MI300X"):
-        catalog.get("MI300XX")
+        amd_catalog.get("MI300XX")
 
 
-def test_profiles_say_where_sources_disagree(catalog: AmdCatalog) -> None:
-    assert "160 KiB is taken" in (catalog.get("gfx950").notes or "")
-    assert catalog.get("gfx950").target.lds_per_workgroup == 160 * 1024
-    gfx1030 = catalog.get("gfx1030")
+def test_profiles_say_where_sources_disagree(amd_catalog: AmdCatalog) -> None:
+    assert "160 KiB is taken" in (amd_catalog.get("gfx950").notes or "")
+    assert amd_catalog.get("gfx950").target.lds_per_workgroup == 160 * 1024
+    gfx1030 = amd_catalog.get("gfx1030")
     assert "LLVM says 16" in (gfx1030.notes or "")
     assert (gfx1030.target.runtime_vgpr_granule, gfx1030.target.llvm_vgpr_granule_wave32) == (8, 16)
     assert "comgr" in gfx1030.sources["runtime_vgpr_granule"] and "AMDGPUBaseInfo" in gfx1030.sources["llvm_vgpr_granule_wave32"]
 
 
-def test_nvidia_catalog_does_not_see_amd(bundled_dir: Path, catalog: AmdCatalog) -> None:
+def test_nvidia_catalog_does_not_see_amd(bundled_dir: Path, amd_catalog: AmdCatalog) -> None:
     nvidia = Catalog.load([bundled_dir])
-    assert not {p.name for p in nvidia} & {p.name for p in catalog}
+    assert not {p.name for p in nvidia} & {p.name for p in amd_catalog}
     assert all(Path(p.path).parent.name != AMD_SUBDIR for p in nvidia)
 
 

@@ -59,11 +59,6 @@ DRIVER_VALUES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def catalog(bundled_dir: Path) -> Catalog:
-    return Catalog.load([bundled_dir])
-
-
 def test_every_shipped_file_loads(bundled_dir: Path) -> None:
     files = sorted(bundled_dir.glob("*.yaml"))
     assert len(files) >= 25 + 30
@@ -73,33 +68,33 @@ def test_every_shipped_file_loads(bundled_dir: Path) -> None:
     assert not list(bundled_dir.glob("*.yml")), "use the .yaml suffix"
 
 
-def test_catalog_has_no_errors_and_every_file(catalog: Catalog, bundled_dir: Path) -> None:
-    assert catalog.errors == []
-    assert len(catalog.profiles) == len(list(bundled_dir.glob("*.yaml")))
+def test_catalog_has_no_errors_and_every_file(bundled_catalog: Catalog, bundled_dir: Path) -> None:
+    assert bundled_catalog.errors == []
+    assert len(bundled_catalog.profiles) == len(list(bundled_dir.glob("*.yaml")))
 
 
-def test_all_header_compute_capabilities_present(catalog: Catalog) -> None:
-    ccs = [p for p in catalog.profiles if p.kind == "compute_capability"]
+def test_all_header_compute_capabilities_present(bundled_catalog: Catalog) -> None:
+    ccs = [p for p in bundled_catalog.profiles if p.kind == "compute_capability"]
     assert [p.cc_string for p in ccs] == HEADER_CCS
     for profile in ccs:
         assert profile.name == "sm_" + profile.cc_string.replace(".", "")
         assert profile.sm_count is None and profile.segment is None
 
 
-def test_enough_gpus_across_architectures_and_segments(catalog: Catalog) -> None:
-    gpus = [p for p in catalog.profiles if p.kind == "gpu"]
+def test_enough_gpus_across_architectures_and_segments(bundled_catalog: Catalog) -> None:
+    gpus = [p for p in bundled_catalog.profiles if p.kind == "gpu"]
     assert len(gpus) >= 32
     assert {p.architecture for p in gpus} >= ARCHITECTURES
     assert {p.segment for p in gpus} == {"datacenter", "workstation", "consumer", "embedded"}
 
 
 @pytest.mark.parametrize(("cc", "field", "value"), DRIVER_VALUES)
-def test_driver_reported_values(catalog: Catalog, cc: str, field: str, value: int) -> None:
-    assert catalog.get(cc).values[field] == value
+def test_driver_reported_values(bundled_catalog: Catalog, cc: str, field: str, value: int) -> None:
+    assert bundled_catalog.get(cc).values[field] == value
 
 
-def test_common_conventions(catalog: Catalog) -> None:
-    for profile in catalog.profiles:
+def test_common_conventions(bundled_catalog: Catalog) -> None:
+    for profile in bundled_catalog.profiles:
         v = profile.values
         assert v["warp_size"] == 32 and v["max_threads_per_block"] == 1024
         assert v["shared_mem_per_block"] == 49152
@@ -112,8 +107,8 @@ def test_common_conventions(catalog: Catalog) -> None:
         assert v["regs_per_multiprocessor"] == expected_regs
 
 
-def test_every_value_has_a_source(catalog: Catalog) -> None:
-    for profile in catalog.profiles:
+def test_every_value_has_a_source(bundled_catalog: Catalog) -> None:
+    for profile in bundled_catalog.profiles:
         assert set(profile.values) == set(LIMIT_NAMES)
         for name in LIMIT_NAMES:
             assert profile.sources[name].strip(), (profile.name, name)
@@ -121,8 +116,8 @@ def test_every_value_has_a_source(catalog: Catalog) -> None:
             assert profile.sources["sm_count"].strip()
 
 
-def test_gpu_device_properties_are_sane(catalog: Catalog) -> None:
-    for profile in (p for p in catalog.profiles if p.kind == "gpu"):
+def test_gpu_device_properties_are_sane(bundled_catalog: Catalog) -> None:
+    for profile in (p for p in bundled_catalog.profiles if p.kind == "gpu"):
         props = profile.device_properties()
         assert isinstance(props, DeviceProperties)
         assert props.num_sms == profile.sm_count and 1 <= props.num_sms <= 256
@@ -131,17 +126,17 @@ def test_gpu_device_properties_are_sane(catalog: Catalog) -> None:
         assert props.max_threads_per_block <= props.max_threads_per_multiprocessor
         assert props.regs_per_block <= props.regs_per_multiprocessor
         assert props.shared_mem_per_block <= props.shared_mem_per_block_optin <= props.shared_mem_per_multiprocessor
-        parent = catalog.get("sm_{}{}".format(*props.compute_capability))
+        parent = bundled_catalog.get("sm_{}{}".format(*props.compute_capability))
         assert profile.values == parent.values, "bundled GPUs inherit their limits unchanged"
         assert any("inherited from" in profile.sources[n] for n in LIMIT_NAMES)
 
 
-def test_cc_profile_counts_one_sm(catalog: Catalog) -> None:
-    props = catalog.get("sm_90").device_properties()
+def test_cc_profile_counts_one_sm(bundled_catalog: Catalog) -> None:
+    props = bundled_catalog.get("sm_90").device_properties()
     assert props.num_sms == 1 and props.compute_capability == (9, 0)
 
 
-def test_sm_counts_of_well_known_gpus(catalog: Catalog) -> None:
+def test_sm_counts_of_well_known_gpus(bundled_catalog: Catalog) -> None:
     expected = {
         "Tesla K80": 13, "Tesla P100-SXM2-16GB": 56, "Tesla V100-SXM2-16GB": 80, "Tesla T4": 40,
         "A100": 108, "NVIDIA A30": 56, "NVIDIA A10": 72, "NVIDIA L4": 58, "NVIDIA L40S": 142,
@@ -149,21 +144,21 @@ def test_sm_counts_of_well_known_gpus(catalog: Catalog) -> None:
         "RTX 5090": 170, "Jetson TK1": 1, "Jetson AGX Xavier": 8, "Jetson AGX Thor": 20, "DGX Spark": 48,
     }  # fmt: skip
     for name, sms in expected.items():
-        assert catalog.get(name).sm_count == sms, name
+        assert bundled_catalog.get(name).sm_count == sms, name
 
 
-def test_renumbered_and_derived_profiles_say_so(catalog: Catalog) -> None:
-    assert "11.0" in (catalog.get("sm_101").notes or "")
-    assert catalog.get("10.1").values == catalog.get("11.0").values
-    rubin = catalog.get("sm_107")
+def test_renumbered_and_derived_profiles_say_so(bundled_catalog: Catalog) -> None:
+    assert "11.0" in (bundled_catalog.get("sm_101").notes or "")
+    assert bundled_catalog.get("10.1").values == bundled_catalog.get("11.0").values
+    rubin = bundled_catalog.get("sm_107")
     assert "DERIVED" in rubin.sources["shared_mem_per_multiprocessor"]
     assert "UNVERIFIED" in rubin.sources["max_threads_per_multiprocessor"]
-    assert catalog.get("Thor").compute_capability == (11, 0)
+    assert bundled_catalog.get("Thor").compute_capability == (11, 0)
 
 
-def test_cc_8_8_is_8_6_as_cccl_defines_it(catalog: Catalog) -> None:
+def test_cc_8_8_is_8_6_as_cccl_defines_it(bundled_catalog: Catalog) -> None:
     """ptxas 13.1+ targets sm_88; CCCL's arch_traits<sm_88> are sm_86's, and the profile says it is provisional."""
-    ga10x, cc88 = catalog.get("sm_86"), catalog.get("8.8")
+    ga10x, cc88 = bundled_catalog.get("sm_86"), bundled_catalog.get("8.8")
     assert cc88.compute_capability == (8, 8)
     assert cc88.values == ga10x.values
     assert "provisional" in (cc88.notes or "")

@@ -11,11 +11,6 @@ from occupancy_gui.profiles import PROFILE_DIR_ENV, Catalog, ProfileError, defau
 from .texts import CC_TEMPLATE, GPU_TEMPLATE
 
 
-@pytest.fixture(scope="module")
-def catalog(bundled_dir: Path) -> Catalog:
-    return Catalog.load([bundled_dir])
-
-
 @pytest.mark.parametrize(
     ("query", "name"),
     [
@@ -38,27 +33,27 @@ def catalog(bundled_dir: Path) -> Catalog:
         ("3.2", "sm_32"),
     ],
 )
-def test_lookup(catalog: Catalog, query: str, name: str) -> None:
-    assert catalog.get(query).name == name
+def test_lookup(bundled_catalog: Catalog, query: str, name: str) -> None:
+    assert bundled_catalog.get(query).name == name
 
 
-def test_unknown_name_lists_close_matches(catalog: Catalog) -> None:
+def test_unknown_name_lists_close_matches(bundled_catalog: Catalog) -> None:
     with pytest.raises(KeyError) as info:
-        catalog.get("RTX 4900")
+        bundled_catalog.get("RTX 4900")
     message = str(info.value)
     assert "RTX 4900" in message and "RTX 4090" in message
 
 
-def test_unknown_without_matches(catalog: Catalog) -> None:
+def test_unknown_without_matches(bundled_catalog: Catalog) -> None:
     with pytest.raises(KeyError, match="no device profile named"):
-        catalog.get("zzzzzzzzzzzz")
+        bundled_catalog.get("zzzzzzzzzzzz")
 
 
-def test_order_cc_then_gpus_by_capability(catalog: Catalog) -> None:
-    kinds = [p.kind for p in catalog.profiles]
+def test_order_cc_then_gpus_by_capability(bundled_catalog: Catalog) -> None:
+    kinds = [p.kind for p in bundled_catalog.profiles]
     first_gpu = kinds.index("gpu")
     assert set(kinds[:first_gpu]) == {"compute_capability"} and set(kinds[first_gpu:]) == {"gpu"}
-    gpus = catalog.profiles[first_gpu:]
+    gpus = bundled_catalog.profiles[first_gpu:]
     assert [g.compute_capability for g in gpus] == sorted(g.compute_capability for g in gpus)
 
 
@@ -73,12 +68,12 @@ def user_gpu(name: str = "My Lab GPU", alias: str = "lab", inherits: str = "sm_8
 
 def test_user_profiles_are_appended(bundled_dir: Path, tmp_path: Path) -> None:
     (tmp_path / "lab.yaml").write_text(user_gpu(), encoding="utf-8")
-    catalog = Catalog.load([bundled_dir], [tmp_path])
-    assert catalog.errors == []
-    lab = catalog.get("LAB")
+    bundled_catalog = Catalog.load([bundled_dir], [tmp_path])
+    assert bundled_catalog.errors == []
+    lab = bundled_catalog.get("LAB")
     assert lab.user and lab.sm_count == 10 and lab.compute_capability == (8, 0)
-    assert catalog.profiles[-1] is lab
-    assert not any(p.user for p in catalog.profiles[:-1])
+    assert bundled_catalog.profiles[-1] is lab
+    assert not any(p.user for p in bundled_catalog.profiles[:-1])
     assert lab.device_properties().num_sms == 10
 
 
@@ -86,10 +81,10 @@ def test_user_cc_profile_and_gpu_on_it(bundled_dir: Path, tmp_path: Path) -> Non
     cc = CC_TEMPLATE.replace("name: sm_80", "name: sm_130").replace('"8.0"', '"13.0"')
     (tmp_path / "sm_130.yaml").write_text(cc, encoding="utf-8")
     (tmp_path / "future.yaml").write_text(user_gpu("Future GPU", "future", "sm_130"), encoding="utf-8")
-    catalog = Catalog.load([bundled_dir], [tmp_path])
-    assert catalog.errors == []
-    assert [p.name for p in catalog.profiles[-2:]] == ["sm_130", "Future GPU"]
-    assert catalog.get("13.0").user and catalog.get("future").compute_capability == (13, 0)
+    bundled_catalog = Catalog.load([bundled_dir], [tmp_path])
+    assert bundled_catalog.errors == []
+    assert [p.name for p in bundled_catalog.profiles[-2:]] == ["sm_130", "Future GPU"]
+    assert bundled_catalog.get("13.0").user and bundled_catalog.get("future").compute_capability == (13, 0)
 
 
 def test_bad_user_profiles_are_reported_not_raised(bundled_dir: Path, tmp_path: Path) -> None:
@@ -98,21 +93,21 @@ def test_bad_user_profiles_are_reported_not_raised(bundled_dir: Path, tmp_path: 
     (tmp_path / "binary.yaml").write_bytes(b"\xff\xfe\x00")
     (tmp_path / "orphan.yaml").write_text(user_gpu("Orphan", "orphan", "sm_999"), encoding="utf-8")
     (tmp_path / "readme.txt").write_text("not a profile", encoding="utf-8")
-    catalog = Catalog.load([bundled_dir], [tmp_path])
-    assert catalog.get("lab").user
-    paths = sorted(Path(e.path).name for e in catalog.errors)
+    bundled_catalog = Catalog.load([bundled_dir], [tmp_path])
+    assert bundled_catalog.get("lab").user
+    paths = sorted(Path(e.path).name for e in bundled_catalog.errors)
     assert paths == ["binary.yaml", "broken.yaml", "orphan.yaml"]
-    assert all(isinstance(e, ProfileError) for e in catalog.errors)
+    assert all(isinstance(e, ProfileError) for e in bundled_catalog.errors)
     with pytest.raises(KeyError):
-        catalog.get("Orphan")
+        bundled_catalog.get("Orphan")
 
 
 def test_user_duplicate_of_bundled_is_skipped(bundled_dir: Path, tmp_path: Path) -> None:
     (tmp_path / "a100.yaml").write_text(user_gpu("My A100", "A100"), encoding="utf-8")
-    catalog = Catalog.load([bundled_dir], [tmp_path])
-    assert [e.field for e in catalog.errors] == ["aliases[0]"]
-    assert "already used" in catalog.errors[0].message
-    assert not catalog.get("A100").user
+    bundled_catalog = Catalog.load([bundled_dir], [tmp_path])
+    assert [e.field for e in bundled_catalog.errors] == ["aliases[0]"]
+    assert "already used" in bundled_catalog.errors[0].message
+    assert not bundled_catalog.get("A100").user
 
 
 def test_bad_bundled_profile_raises(cc_dir: Path, tmp_path: Path) -> None:
@@ -122,8 +117,8 @@ def test_bad_bundled_profile_raises(cc_dir: Path, tmp_path: Path) -> None:
 
 
 def test_missing_user_dir_is_fine(cc_dir: Path, tmp_path: Path) -> None:
-    catalog = Catalog.load([cc_dir], [tmp_path / "does-not-exist"])
-    assert catalog.names() == ["sm_80"] and catalog.errors == []
+    bundled_catalog = Catalog.load([cc_dir], [tmp_path / "does-not-exist"])
+    assert bundled_catalog.names() == ["sm_80"] and bundled_catalog.errors == []
 
 
 def test_user_profile_dir_env_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -137,5 +132,5 @@ def test_user_profile_dir_env_override(monkeypatch: pytest.MonkeyPatch, tmp_path
 def test_default_catalog_reads_user_dir(monkeypatch: pytest.MonkeyPatch, bundled_dir: Path, tmp_path: Path) -> None:
     (tmp_path / "lab.yaml").write_text(user_gpu(), encoding="utf-8")
     monkeypatch.setenv(PROFILE_DIR_ENV, str(tmp_path))
-    catalog = default_catalog(bundled_dir)
-    assert catalog.get("lab").user and catalog.get("sm_90").kind == "compute_capability"
+    bundled_catalog = default_catalog(bundled_dir)
+    assert bundled_catalog.get("lab").user and bundled_catalog.get("sm_90").kind == "compute_capability"

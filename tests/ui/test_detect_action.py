@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from occupancy_gui.profiles import user_profile_dir
-from tests.fake_cuda import NoDevice, fake_h200_runtime
+from tests.helpers.fake_cuda import NoDevice, fake_h200_runtime
 
 
 def _close_message(window):

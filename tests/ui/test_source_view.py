@@ -10,22 +10,16 @@ from pathlib import Path
 import pytest
 
 from occupancy_gui.compile.regcap import ResultCache
-from tests import toolchains
 from tests.ui.flush import flush_all
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "compile"
 TIMEOUT = 120_000
 
 
-@pytest.fixture(scope="module")
-def cuda_bin() -> str:
-    return str(toolchains.nvcc13_bin())
-
-
 @pytest.fixture
 def view(window, cuda_bin, tmp_path):
     v = window.source.view()
-    v.cuda_bin = cuda_bin
+    v.cuda_bin = str(cuda_bin)
     v.cache = ResultCache(tmp_path / "regcap-cache")
     return v
 
@@ -97,7 +91,7 @@ def test_compiler_errors_shown_and_cancel(qtbot, window, view, tmp_path):
 def test_gui_command_line_opens_a_source(qtbot, monkeypatch, cuda_bin, tmp_path):
     from occupancy_gui.ui.app import create_window
 
-    monkeypatch.setenv("PATH", cuda_bin + ":" + __import__("os").environ["PATH"])
+    monkeypatch.setenv("PATH", str(cuda_bin) + ":" + __import__("os").environ["PATH"])
     _app, window, _args = create_window([str(DATA / "pressure.ptx"), "--arch", "sm_86", "--device", "sm_86"])
     qtbot.addWidget(window)
     view = window.source.view()
@@ -168,7 +162,7 @@ def test_screenshot_of_a_source_waits_for_the_compile_and_cleans_up(tmp_path, cu
 
     from occupancy_gui.ui.app import main
 
-    monkeypatch.setenv("PATH", cuda_bin + ":" + __import__("os").environ["PATH"])
+    monkeypatch.setenv("PATH", str(cuda_bin) + ":" + __import__("os").environ["PATH"])
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(tempfile, "tempdir", None)

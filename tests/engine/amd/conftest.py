@@ -16,7 +16,7 @@ import pytest
 
 from occupancy_gui.paths import data_dir
 from occupancy_gui.profiles.amd_catalog import AmdCatalog
-from tests import toolchains
+from tests.helpers import toolchains
 
 HERE = Path(__file__).resolve().parent
 

@@ -25,7 +25,7 @@ from occupancy_gui.importers.amd.bundles import Walk
 from occupancy_gui.importers.amd.json_rows import amd_record_json
 from occupancy_gui.importers.amd.reader import iter_batches
 from occupancy_gui.importers.amd.record import padded_vgprs
-from tests import toolchains
+from tests.helpers import toolchains
 
 from .reference import expected_records, extract_bundle, mismatches, needs_llvm, notes, section
 
@@ -155,9 +155,11 @@ def test_xla_rocm_plugin(tmp_path):
     assert len(files) == 1215 and len({f.stem.split(".", 1)[1] for f in files}) == 27
     assert {tuple(f.stem.split(".", 1)) for f in files} >= set(by_entry)  # some code objects hold no kernel
     # Every code object's kernels, field by field; the fast note scan is held to PyYAML on a few first.
+    def strip(doc: dict) -> list[dict]:
+        return [{k: v for k, v in kernel.items() if k not in (".args", ".language_version")}
+                for kernel in doc["amdhsa.kernels"]]
+
     for path in files[:3]:
-        strip = lambda doc: [{k: v for k, v in kernel.items() if k not in (".args", ".language_version")}  # noqa: E731
-                             for kernel in doc["amdhsa.kernels"]]
         assert strip(notes(path)) == strip(notes(path, fast=True))
     compared, problems = _compare_files(files, functools.partial(_rows_of, by_entry), fast=True)
     assert not problems, "\n".join(problems[:40])

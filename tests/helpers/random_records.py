@@ -10,7 +10,7 @@ from occupancy_gui.importers import import_file
 from occupancy_gui.importers.record_list import Records
 from occupancy_gui.importers.records import FIELDS, IMPOSSIBLE_ABOVE
 
-GEN = Path(__file__).resolve().parent / "data" / "importers" / "gen"
+GEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "gen"
 
 
 def random_records(rng: random.Random, count: int) -> Records:
