@@ -14,9 +14,10 @@ no Qt, no I/O; targets come from ``profiles.amd_catalog``.
 
 from .advisor import VgprStep, vgpr_hint, vgpr_steps
 from .compiler import COMPILER_LIMITS, CompilerBudget, CompilerResult, compiler_occupancy
+from .compiler_grids import compiler_grid_lds, compiler_grid_vgprs
 from .errors import AmdInputError
 from .explain import explain_difference
-from .grids import FAILS, NO_BLOCK_FITS, AmdGrid, compiler_grid_lds, compiler_grid_vgprs, hip_grid_lds, hip_grid_vgprs
+from .grids import FAILS, NO_BLOCK_FITS, AmdGrid, hip_grid_lds, hip_grid_vgprs
 from .hip_runtime import (
     HIP_LIMITS,
     HipBudget,

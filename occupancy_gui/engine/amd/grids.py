@@ -4,10 +4,10 @@
   vectorised pass; a call per cell costs 10-15 µs, some 100 ms per map), each cell equal to that function's
   answer (``tests/engine/amd/test_grids.py`` checks every cell against it).  Rows are the wave-aligned block
   sizes (the rule sees only ``alignUp(block, wave)``), columns every VGPR count, or LDS per workgroup in steps.
-* The compiler model's grids are ``compiler_occupancy`` called per cell.  LLVM's answer depends on the kernel's
-  maximum flat workgroup size (its launch bound), not on the block launched, so their rows are that bound; and
-  it sees static LDS only.  They do not depend on the launch at all, so a caller may keep one while only the
-  block or the dynamic LDS changes.
+* The compiler model's grids (``compiler_grids``) share ``AmdGrid`` and the columns.  LLVM's answer depends on
+  the kernel's maximum flat workgroup size (its launch bound), not on the block launched, so their rows are that
+  bound; and it sees static LDS only.  They do not depend on the launch at all, so a caller may keep one while
+  only the block or the dynamic LDS changes.
 
 A cell's ``binding`` is the index in ``HIP_LIMITS`` (or ``COMPILER_LIMITS``) of the first limit equal to its
 answer; ``NO_BLOCK_FITS`` where the answer is 0, ``FAILS`` where the runtime returns an error (more VGPRs than a
@@ -16,13 +16,11 @@ SIMD holds: ``hipErrorUnknown``; more SGPRs than it holds: no answer).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from .compiler import COMPILER_LIMITS, compiler_occupancy
 from .hip_runtime import HIP_LIMITS, INT_MAX, SGPR_GRANULE, align_up
 from .types import AmdDevice, AmdKernel, AmdLaunch
 
@@ -66,7 +64,9 @@ def lds_columns(device: AmdDevice, kernel: AmdKernel, upto: int | None = None) -
     return np.arange(first, last + 1, dtype=np.int64) * step
 
 
-def _binding(answer: IntArray, limits: list[IntArray | None], failed: npt.NDArray[np.bool_]) -> IntArray:
+def binding_codes(answer: IntArray, limits: list[IntArray | None], failed: npt.NDArray[np.bool_]) -> IntArray:
+    """Each cell's binding code: the index of the first limit equal to ``answer`` (``None`` limits and -1 cells
+    never bind), ``NO_BLOCK_FITS`` where the answer is 0, ``FAILS`` where ``failed``."""
     binding = np.full(answer.shape, NO_BLOCK_FITS, dtype=np.int64)
     for i, limit in reversed(list(enumerate(limits))):
         if limit is not None:
@@ -107,7 +107,8 @@ def _hip_grid(device: AmdDevice, kernel: AmdKernel, vgprs: IntArray, total_lds: 
         np.broadcast_to(np.where(total_lds > 0, lds_blocks, -1), shape),
     ]
     occupancy = blocks * (aligned // wave) / (simds * cap)
-    return AmdGrid(sizes, values, blocks, occupancy.astype(np.float64), _binding(blocks, limits, failed), HIP_LIMITS)
+    return AmdGrid(sizes, values, blocks, occupancy.astype(np.float64), binding_codes(blocks, limits, failed),
+                   HIP_LIMITS)  # fmt: skip
 
 
 def hip_grid_vgprs(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch) -> AmdGrid:
@@ -123,41 +124,3 @@ def hip_grid_lds(device: AmdDevice, kernel: AmdKernel, upto: int | None = None) 
     dynamic, :func:`lds_columns`), for the kernel's VGPRs and SGPRs."""
     total = lds_columns(device, kernel, upto)
     return _hip_grid(device, kernel, np.asarray(kernel.vgprs, dtype=np.int64), total[None, :], total)
-
-
-def _or_minus_one(value: int | None) -> int:
-    return -1 if value is None else value
-
-
-def _compiler_grid(device: AmdDevice, kernels: list[list[AmdKernel]], values: IntArray) -> AmdGrid:
-    sizes = wave_aligned_blocks(device, kernels[0][0]) if kernels else np.zeros(0, dtype=np.int64)
-    results = [[compiler_occupancy(device.target, k) for k in row] for row in kernels]
-    waves = np.asarray([[r.waves_per_simd for r in row] for row in results], dtype=np.int64)
-    cap = np.asarray([[r.max_waves_per_simd for r in row] for row in results], dtype=np.int64)
-    limits: list[IntArray | None] = [
-        np.asarray([[_or_minus_one(r.limits.get(name)) for r in row] for row in results],
-                   dtype=np.int64)
-        for name in COMPILER_LIMITS
-    ]  # fmt: skip
-    failed = np.zeros(waves.shape, dtype=np.bool_)
-    return AmdGrid(sizes, values, waves, (waves / cap).astype(np.float64), _binding(waves, limits, failed),
-                   COMPILER_LIMITS)  # fmt: skip
-
-
-def compiler_grid_vgprs(device: AmdDevice, kernel: AmdKernel) -> AmdGrid:
-    """LLVM's waves per SIMD over maximum flat workgroup sizes (wave multiples) × every VGPR count."""
-    vgprs = np.arange(0, device.target.llvm_addressable_vgprs + 1, dtype=np.int64)
-    base = dataclasses.replace(kernel, agprs=0, allocated_vgprs=0, required_block=0)
-    rows = [[dataclasses.replace(base, vgprs=int(v), max_threads=int(b)) for v in vgprs]
-            for b in wave_aligned_blocks(device, kernel)]  # fmt: skip
-    return _compiler_grid(device, rows, vgprs)
-
-
-def compiler_grid_lds(device: AmdDevice, kernel: AmdKernel, upto: int | None = None) -> AmdGrid:
-    """LLVM's waves per SIMD over maximum flat workgroup sizes × static LDS (the only LDS it sees), in its LDS
-    granule steps, each the same for every byte of its step (LLVM rounds LDS up to the granule)."""
-    total = lds_columns(device, kernel, upto)
-    base = dataclasses.replace(kernel, required_block=0)
-    rows = [[dataclasses.replace(base, static_lds=int(s), max_threads=int(b)) for s in total]
-            for b in wave_aligned_blocks(device, kernel)]  # fmt: skip
-    return _compiler_grid(device, rows, total)

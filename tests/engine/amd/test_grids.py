@@ -82,7 +82,18 @@ def test_hip_lds_grid_equals_the_runtime_rule_at_each_columns_bytes(amd_catalog:
     _check_hip(grid, device, lambda _v: kernel, lambda v: v - kernel.static_lds)
 
 
-@pytest.mark.parametrize(("name", "kernel", "launch"), CASES[::2])
+COMPILER_CASES = [
+    *CASES,
+    # amdgpu-waves-per-eu pads the registers (getMinNumVGPRs / getMinNumSGPRs): the per-cell comparison of the
+    # padding with the column's count, on a gfx9 target (SGPRs limit) and a gfx11 one in wave64.
+    ("MI300X", AmdKernel(vgprs=64, sgprs=90, waves_per_eu=(1, 3)), AmdLaunch(256)),
+    ("MI50", AmdKernel(vgprs=30, sgprs=20, waves_per_eu=(2, 5), static_lds=3 * KiB), AmdLaunch(128)),
+    ("RX 7900 XTX", AmdKernel(vgprs=80, wave_size=64, waves_per_eu=(3, 6)), AmdLaunch(256)),
+    ("MI100", AmdKernel(vgprs=10, agprs=300, waves_per_eu=(2, 2)), AmdLaunch(64)),
+]
+
+
+@pytest.mark.parametrize(("name", "kernel", "launch"), COMPILER_CASES)
 def test_compiler_grids_equal_llvms_model_with_the_row_as_launch_bound(amd_catalog: AmdCatalog, name: str,
                                                                       kernel: AmdKernel, launch: AmdLaunch) -> None:  # fmt: skip
     device = amd_catalog.get(name).device()
