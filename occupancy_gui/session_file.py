@@ -40,20 +40,30 @@ relative to the session file's folder.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import re
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import fields
-from .device_choice import amd_of
+from .atomic_write import atomic_write_bytes, atomic_write_text
 from .engine import CacheConfig
-from .fields import AMD, NVIDIA, VENDOR_NAMES
-from .session import INPUT_RANGES, OPTIONAL_FIELDS, Inputs, input_problem
+from .fields import AMD, NVIDIA
+from .session_file_reader import SessionFileReader
+from .session_format import (
+    AMD_VALUE_RANGES,
+    AMD_VERSION,
+    CACHE_NAMES,
+    FORMAT_KEY,
+    FORMAT_VERSION,
+    MAX_DEVICE_NAME,
+    TOP_KEYS,
+    VALUE_RANGES,
+    VENDOR_INPUTS,
+    SessionFileError,
+    SessionState,
+)
+from .session_inputs import Inputs
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -61,53 +71,18 @@ if TYPE_CHECKING:
     from .profiles import AmdCatalog, Catalog
     from .session import Session
 
-FORMAT_KEY = "occupancy_session"
-FORMAT_VERSION = 2
-"""The newest format this program reads; 2 added AMD devices and their inputs."""
-AMD_VERSION = 2
-"""The first version that holds an AMD device."""
-VENDOR_INPUTS = {vendor: tuple(f.name for f in fields.for_vendor(vendor)) for vendor in fields.VENDORS}
-"""The input keys a file holds for a device of each vendor, in the table's order."""
+# Re-exported: the window, the command line and the tests use them from here, as before they had modules of their own.
+__all__ = [
+    "AMD_VALUE_RANGES", "AMD_VERSION", "CACHE_NAMES", "FORMAT_KEY", "FORMAT_VERSION", "MAX_BYTES", "MAX_DEVICE_NAME",
+    "SUFFIX", "TOP_KEYS", "VALUE_RANGES", "VENDOR_INPUTS", "YAML_SUFFIXES", "SessionFileError", "SessionState",
+    "apply_inputs", "atomic_write_bytes", "atomic_write_text", "dumps", "inputs_to_dict", "is_session_file", "load",
+    "loads", "save", "state_of", "state_to_dict",
+]  # fmt: skip
+
 SUFFIX = ".occsession"
 YAML_SUFFIXES = (".yaml", ".yml")
 MAX_BYTES = 1 << 20
 """A session is a few hundred bytes; anything larger is not one (and is refused before parsing)."""
-
-CACHE_NAMES = {CacheConfig(i): name for i, name in enumerate(fields.CACHE_NAMES)}
-TOP_KEYS = (FORMAT_KEY, "device", "inputs", "import", "compare")
-VALUE_RANGES: dict[str, tuple[int, int]] = {name: INPUT_RANGES[name] for name in VENDOR_INPUTS[NVIDIA]
-                                             if fields.FIELD[name].kind != fields.CACHE}  # fmt: skip
-"""Every NVIDIA number's range (carveout's -1..100 included); a cache preference is read by name."""
-AMD_VALUE_RANGES: dict[str, tuple[int, int]] = {name: INPUT_RANGES[name] for name in VENDOR_INPUTS[AMD]
-                                                 if name in INPUT_RANGES}  # fmt: skip
-"""Every AMD number's range (a mode and a minimum-maximum are read by their kind)."""
-MAX_DEVICE_NAME = 256
-"""Longest device name looked up (profile names are far shorter); a longer one is refused unread."""
-
-
-class SessionFileError(ValueError):
-    """A session file that cannot be used: ``path:line: field: message`` on one line."""
-
-    def __init__(self, path: str, line: int | None, field: str | None, message: str) -> None:
-        self.path, self.line, self.field = str(path), line, field
-        self.message = " ".join(str(message).split())
-        where = self.path if line is None else f"{self.path}:{line}"
-        super().__init__(f"{where}: {field}: {self.message}" if field else f"{where}: {self.message}")
-
-
-@dataclass(frozen=True)
-class SessionState:
-    """What a session file holds.
-
-    ``source`` is ``(imported file path, selected kernel name)``; ``pinned`` the inputs of
-    comparison A; ``vendor`` and ``pinned_vendor`` whose devices those are (which inputs apply).
-    """
-
-    inputs: Inputs
-    source: tuple[str, str] | None = None
-    pinned: Inputs | None = None
-    vendor: str = NVIDIA
-    pinned_vendor: str = NVIDIA
 
 
 # ----------------------------------------------------------------------------- writing
@@ -142,64 +117,6 @@ def dumps(state: SessionState) -> str:
 
     return yaml.safe_dump(state_to_dict(state), sort_keys=False, default_flow_style=False, allow_unicode=True)
 
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` (UTF-8) so that ``path`` holds either its old content or all of the new."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` so that ``path`` holds either its old content or all of the new, never a part.
-
-    The bytes go to a temporary file in the same directory, are flushed and fsync'ed, and then
-    ``os.replace`` swaps the file in (atomic on POSIX and Windows).  On any failure the temporary
-    file is removed and the old file is left as it was.  A missing directory is an error
-    (``FileNotFoundError``), never created: a mistyped folder must not appear on the user's disk.
-    """
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        _chmod_as_new_file(fd)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_directory(target.parent)
-
-
-def _chmod_as_new_file(fd: int) -> None:
-    """Give the temporary file the mode ``open()`` would: 0666 less the umask (``mkstemp`` makes 0600).
-
-    The umask can only be read by setting it; it is put back at once.
-    """
-    if not hasattr(os, "fchmod"):
-        return  # Windows: no POSIX modes
-    umask = os.umask(0o022)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make the rename itself durable where the platform allows it (POSIX; a no-op on Windows)."""
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def save(path: str | os.PathLike[str], state: SessionState) -> None:
     """Write ``state`` to ``path`` atomically."""
     atomic_write_text(path, dumps(state))
@@ -216,7 +133,6 @@ def apply_inputs(session: Session, inputs: Inputs, vendor: str = NVIDIA) -> bool
     changed.  The other vendor's inputs stay as the session holds them."""
     with session.batch():
         return session.replace(device=inputs.device, **{name: getattr(inputs, name) for name in VENDOR_INPUTS[vendor]})
-
 
 # ----------------------------------------------------------------------------- reading
 def is_session_file(path: str | os.PathLike[str]) -> bool:
@@ -262,187 +178,5 @@ def loads(text: str, catalog: Catalog, source: str = "<session>",
           amd: Callable[[], AmdCatalog] | None = None) -> SessionState:  # fmt: skip
     """Parse session YAML ``text`` (``source`` names it in errors); an AMD device is looked up in ``amd()`` (the
     bundled AMD profiles by default), read only for a name NVIDIA's profiles do not have."""
-    reader = _Reader(text, catalog, source, amd)
+    reader = SessionFileReader(text, catalog, source, amd)
     return reader.state()
-
-
-def _shown(value: Any) -> str:
-    """A file's value for a message, cut (see ``safe_yaml.shown``)."""
-    from .profiles.safe_yaml import shown  # noqa: PLC0415 - lazy: with the reader, not at start-up
-
-    return shown(value)
-
-
-class _Reader:
-    """Validation of one document; errors carry the line of the offending key where it can be found."""
-
-    def __init__(self, text: str, catalog: Catalog, source: str, amd: Callable[[], AmdCatalog] | None) -> None:
-        self.text, self.catalog, self.source, self.amd = text, catalog, source, amd
-        self.version = 1
-        self.lines = text.splitlines()
-        from .profiles import safe_yaml  # noqa: PLC0415 - lazy: YAML loads with the first session read
-
-        try:
-            node = safe_yaml.compose(text)
-            self.data = safe_yaml.construct(node) if node is not None else None
-        except safe_yaml.YamlRefused as exc:
-            raise SessionFileError(source, exc.line, exc.field, exc.message) from None
-
-    def fail(self, field: str, message: str) -> SessionFileError:
-        shown_field = field if len(field) <= 120 else field[:119] + "…"
-        return SessionFileError(self.source, self._line_of(field), shown_field, message)
-
-    def _line_of(self, field: str) -> int | None:
-        """The line of ``a.b.c``'s key: each part searched at a deeper indentation after its parent."""
-        if len(field) > 200:  # an unknown key a megabyte long: not worth a regex of its size
-            return None
-        start, indent = 0, -1
-        for part in field.split("."):
-            pattern = re.compile(rf"^(\s*)(?:-\s+)?['\"]?{re.escape(part)}['\"]?\s*:")
-            for i in range(start, len(self.lines)):
-                match = pattern.match(self.lines[i])
-                if match and len(match.group(1)) > indent:
-                    start, indent = i + 1, len(match.group(1))
-                    break
-            else:
-                return None
-        return start
-
-    def state(self) -> SessionState:
-        data = self.data
-        if not isinstance(data, dict):
-            kind = "an empty document" if data is None else type(data).__name__
-            raise SessionFileError(self.source, 1, None, f"not a session file: the top level is {kind}, not a mapping")
-        if FORMAT_KEY not in data:
-            raise SessionFileError(self.source, 1, None, f"not a session file: no '{FORMAT_KEY}: {FORMAT_VERSION}' key")
-        version = data[FORMAT_KEY]
-        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-            raise self.fail(FORMAT_KEY, f"expected a format version number, got {_shown(version)}")
-        if version > FORMAT_VERSION:
-            raise self.fail(FORMAT_KEY, f"format version {version} is newer than this program reads ({FORMAT_VERSION})")
-        self.version = version
-        self._no_unknown(data, TOP_KEYS, "")
-        inputs, vendor = self._inputs(data, "")
-        source = self._source(data.get("import"))
-        compare = data.get("compare")
-        pinned, pinned_vendor = None, NVIDIA
-        if compare is not None:
-            if not isinstance(compare, dict):
-                raise self.fail("compare", f"expected a mapping with device and inputs, got {_shown(compare)}")
-            self._no_unknown(compare, ("device", "inputs"), "compare.")
-            pinned, pinned_vendor = self._inputs(compare, "compare.")
-        return SessionState(inputs, source, pinned, vendor, pinned_vendor)
-
-    def _no_unknown(self, data: dict[Any, Any], known: tuple[str, ...], prefix: str) -> None:
-        for key in data:
-            if key not in known:
-                raise self.fail(f"{prefix}{key}", f"unknown key; expected one of: {', '.join(known)}")
-
-    def _device(self, name: str, field: str) -> Any:
-        """The profile ``name`` finds, NVIDIA's first (a ``DeviceProfile``) and AMD's after (an ``AmdProfile``)."""
-        try:
-            return self.catalog.get(name)
-        except KeyError as exc:
-            nvidia_miss = str(exc.args[0]) if exc.args else f"unknown device {_shown(name)}"
-        from .amd_question import bundled_catalog, find_device  # noqa: PLC0415 - lazy: an NVIDIA file needs no AMD
-
-        try:
-            return find_device(name, self.catalog, self.amd or bundled_catalog)
-        except KeyError as exc:
-            raise self.fail(field, str(exc.args[0]) if exc.args else nvidia_miss) from None
-
-    def _inputs(self, data: dict[str, Any], prefix: str) -> tuple[Inputs, str]:
-        device = data.get("device")
-        if not isinstance(device, str) or not device.strip() or len(device) > MAX_DEVICE_NAME:
-            raise self.fail(f"{prefix}device", f"expected a device profile name, got {_shown(device)}")
-        profile = self._device(device, f"{prefix}device")
-        vendor = NVIDIA if amd_of(profile) is None else AMD
-        if vendor == AMD and self.version < AMD_VERSION:
-            raise self.fail(f"{prefix}device", f"{profile.name} is an AMD device: AMD devices are format version "
-                                               f"{AMD_VERSION} and later ({FORMAT_KEY}: {AMD_VERSION})")  # fmt: skip
-        raw = data.get("inputs", {})
-        if raw is None:
-            raw = {}
-        if not isinstance(raw, dict):
-            raise self.fail(f"{prefix}inputs", f"expected a mapping of input names to values, got {_shown(raw)}")
-        names = VENDOR_INPUTS[vendor]
-        other = set(VENDOR_INPUTS[NVIDIA if vendor == AMD else AMD]) - set(names)
-        for key in raw:
-            if key in other:
-                raise self.fail(f"{prefix}inputs.{key}", f"for {VENDOR_NAMES[NVIDIA if vendor == AMD else AMD]} "
-                                f"devices only; {profile.name} is an {VENDOR_NAMES[vendor]} device")  # fmt: skip
-        self._no_unknown(raw, names, f"{prefix}inputs.")
-        values: dict[str, Any] = {"device": profile.name}
-        for name, value in raw.items():
-            if vendor == AMD and name not in VALUE_RANGES:
-                values[name] = self._amd_value(f"{prefix}inputs.{name}", name, value)
-            else:
-                values[name] = self._input_value(f"{prefix}inputs.{name}", name, value)
-        inputs = Inputs(**values)
-        if vendor == AMD:
-            from .amd_question import inputs_problem  # noqa: PLC0415 - lazy: as _device
-
-            problem = inputs_problem(inputs, profile)
-        else:
-            problem = input_problem(inputs)
-        if problem is not None:
-            raise self.fail(f"{prefix}inputs", problem)
-        return inputs, vendor
-
-    def _amd_value(self, field: str, name: str, value: Any) -> Any:
-        """An AMD-only input: its kind's type, then its row of the table (range, choices, minimum <= maximum)."""
-        spec = fields.FIELD[name]
-        if value is None:
-            if spec.optional:
-                return None
-            raise self.fail(field, f"expected a whole number, got {_shown(value)}")
-        if spec.kind == fields.MODE:
-            if not isinstance(value, bool):
-                raise self.fail(field, f"expected true, false or null (the device's default), got {_shown(value)}")
-        elif spec.kind == fields.MIN_MAX:
-            parts = value if isinstance(value, list) else [value]
-            if len(parts) > 2 or any(isinstance(p, bool) or not isinstance(p, int) for p in parts):
-                raise self.fail(field, f"expected N or [N, M] (whole numbers), got {_shown(value)}")
-            if len(parts) == 1:
-                value = parts[0]
-        elif isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(field, f"expected a whole number, got {_shown(value)}")
-        from .amd_question import AmdFieldError, read_value  # noqa: PLC0415 - lazy: as _device
-
-        try:
-            return read_value(spec, value)
-        except AmdFieldError as exc:
-            raise self.fail(field, str(exc).removeprefix(f"{name}: ")) from None
-
-    def _input_value(self, field: str, name: str, value: Any) -> Any:
-        if name == "cache_config":
-            by_name = {v: k for k, v in CACHE_NAMES.items()}
-            if isinstance(value, str) and value.lower() in by_name:
-                return by_name[value.lower()]
-            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
-                return CacheConfig(value)
-            raise self.fail(field, f"expected one of {', '.join(by_name)}, got {_shown(value)}")
-        if name in OPTIONAL_FIELDS and value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(field, f"expected a whole number, got {_shown(value)}")
-        low, high = VALUE_RANGES.get(name) or AMD_VALUE_RANGES[name]
-        if not low <= value <= high:
-            raise self.fail(field, f"expected {low}..{high}, got {_shown(value)}")
-        return value
-
-    def _source(self, raw: Any) -> tuple[str, str] | None:
-        if raw is None:
-            return None
-        if not isinstance(raw, dict):
-            raise self.fail("import", f"expected a mapping with path and kernel, got {_shown(raw)}")
-        self._no_unknown(raw, ("path", "kernel"), "import.")
-        path, kernel = raw.get("path"), raw.get("kernel", "")
-        if not isinstance(path, str) or not path:
-            raise self.fail("import.path", f"expected a file path, got {_shown(path)}")
-        if kernel is None:
-            kernel = ""
-        if not isinstance(kernel, str):
-            raise self.fail("import.kernel", f"expected a kernel name, got {_shown(kernel)}")
-        return (path, kernel)
-
