@@ -408,3 +408,30 @@ def test_compare_holds_the_figures_of_the_targets_fields(qtbot, window):
     assert labels["Device"] == ("AMD Instinct MI300X", "AMD Instinct MI100") and labels["Dynamic LDS"] == ("0 B", "0 B")
     assert labels["AGPRs per lane (gfx908)"] == ("—", "0")  # MI100's separate AGPR file; MI300X has none to show
     assert "Wave size" not in labels and "Registers per thread" not in labels
+
+
+@pytest.mark.parametrize("device", ["MI300X", "RX 7900 XTX"])
+def test_a_window_opened_on_an_amd_device_shows_none_of_nvidias_inputs(qtbot, catalog, device):
+    """Issue #40: inputs that do not apply to the selected vendor are not shown, from the first paint.  A window
+    made on an AMD device once kept NVIDIA's device rows (blank), the carveout and cache rows, the barrier plot
+    and no AMD legend: the panel and the plot area only caught a vendor *change*."""
+    from occupancy_gui.session import Session
+    from occupancy_gui.ui.main_window import MainWindow
+
+    window = MainWindow(Session(catalog, device=device), settings=None)
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    settle(qtbot, window)
+    panel = window.device_panel
+    nvidia_rows = [widget for pair in panel.limit_labels.values() for widget in pair]
+    assert nvidia_rows and not any(widget.isVisible() for widget in nvidia_rows)
+    assert not panel.carveout.isVisible() and not panel.cache_config.isVisible()
+    assert panel.amd_limits.isVisible() and not window.kernel_panel.isVisible()
+    area = window.plot_area
+    assert not window.plots.plots["barriers"].plot.layout.isVisible() and area.legend.isVisible()
+    assert not area.tabs.isTabVisible(area.tabs.count() - 1)  # the barriers tab
+    choose_device(qtbot, window, "sm_90")  # and back: NVIDIA's rows shown, with their values
+    assert all(widget.isVisible() for widget in nvidia_rows) and all(v.text() for _k, v in panel.limit_labels.values())
+    assert not panel.amd_limits.isVisible() and window.plots.plots["barriers"].plot.layout.isVisible()

@@ -236,6 +236,7 @@ class DevicePanel(QGroupBox):
         layout.addLayout(self.limits_grid)
         self.amd_limits = AmdLimits(self)
         layout.addWidget(self.amd_limits)
+        self._shown_vendor_amd: bool | None = None
         layout.addLayout(self.state_form)
         self.sync_from_session()
 
@@ -382,9 +383,13 @@ class DevicePanel(QGroupBox):
         self.selector.editor.setCursorPosition(0)
 
     def _show_vendor(self, amd: bool) -> None:
-        """AMD's limits, or NVIDIA's limits and device-state preferences (a carveout is NVIDIA's alone)."""
-        if self.amd_limits.isHidden() != amd:
+        """AMD's limits, or NVIDIA's limits and device-state preferences (a carveout is NVIDIA's alone).
+
+        The vendor shown is kept, not read back from a widget: before the panel is first shown no child reports
+        itself hidden, so a panel made on an AMD device would have kept NVIDIA's rows, blank, beside AMD's."""
+        if self._shown_vendor_amd == amd:
             return
+        self._shown_vendor_amd = amd
         self.amd_limits.setVisible(amd)
         for key, value in self.limit_labels.values():
             key.setVisible(not amd)

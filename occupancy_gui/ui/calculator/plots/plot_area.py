@@ -74,6 +74,8 @@ class PlotArea(QWidget):
         layout.addLayout(top)
         layout.addWidget(plots, 1)
         plots.vendorChanged.connect(self._on_plots_vendor_changed)
+        if plots.hidden:  # a window opened on an AMD device: the grid switched vendor before this area listened
+            self._on_plots_vendor_changed(plots.vendor)
         _left, top, _right, bottom = plots.ci.layout.getContentsMargins()
         plots.setMinimumHeight(MIN_PLOT_HEIGHT + int(top + bottom))  # the plot itself, axes included, keeps 180 px
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
