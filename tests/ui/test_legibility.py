@@ -43,13 +43,16 @@ def loaded(qtbot, window):
 
 AMD_CASE = dict(device="MI300X", threads=256, vgprs=100, sgprs=96, lds=16 * 1024, dynamic_smem=2048)
 """An AMD question whose two answers differ (the explanation is one of the longest the engine gives)."""
+RDNA_CASE = dict(device="RX 7900 XTX", threads=256, vgprs=96, sgprs=40, lds=16 * 1024, dynamic_smem=2048, wave_size=32,
+                 wgp_mode=True)  # fmt: skip
+"""The same on RDNA 3: wave32 in WGP mode, whose rows (wave size, WGP mode, WGPs as multiprocessors) CDNA lacks."""
 
 
-@pytest.fixture
-def amd_loaded(qtbot, loaded):
+@pytest.fixture(params=[AMD_CASE, RDNA_CASE], ids=["MI300X", "RX7900XTX"])
+def amd_loaded(qtbot, loaded, request):
     """The same window on an AMD device: both answers, an AMD configuration pinned as A."""
     with loaded.session.batch():
-        loaded.session.replace(**AMD_CASE)
+        loaded.session.replace(**request.param)
     _settle(qtbot, loaded)
     loaded.compare.pin()
     loaded.session.replace(vgprs=128)
