@@ -74,11 +74,11 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="occupancy-gui", description="Exact CUDA occupancy calculator (desktop GUI).")
+    parser = _Parser(prog="occupancy-gui", description="Exact GPU occupancy calculator for NVIDIA and AMD GPUs (desktop GUI).")
     parser.add_argument("file", nargs="?", metavar="FILE",
                         help="a session (.occsession) to open, compiler output to import (ptxas -v log, cubin, a Triton "
                              "cache folder, ...), or a .ptx/.cu source to compile (with --arch)")
-    parser.add_argument("--device", metavar="NAME", help="device profile: sm_90, 9.0, H100, ...")
+    parser.add_argument("--device", metavar="NAME", help="device profile: sm_90, 9.0, H100, MI300X, \"RX 7900 XTX\", gfx942, ...")
     parser.add_argument("--arch", metavar="sm_XY", help="with a .ptx or .cu FILE: the architecture to compile for")
     for name in WINDOW_OPTIONS:  # the field table's flags, as `occupancy calc` spells them
         f = fields.FIELD[name]

@@ -365,11 +365,13 @@ def test_the_command_line_opens_the_window_on_an_amd_device(qtbot, tmp_path):
     env = {"QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path),
            "XDG_DATA_HOME": str(tmp_path), "HOME": str(tmp_path)}  # fmt: skip
     proc = subprocess.run([sys.executable, "-m", "occupancy_gui", "--device", "MI300X", "--threads", "512",
+                           "--vgprs", "128", "--sgprs", "96", "--lds", "16KiB",
                            "--print-state"], capture_output=True, text=True, timeout=120, env={**os.environ, **env})  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
     state = json.loads(proc.stdout)
     assert state["occupancy_session"] == 2 and state["device"] == "AMD Instinct MI300X"
     assert state["inputs"]["threads"] == 512 and "registers" not in state["inputs"]
+    assert (state["inputs"]["vgprs"], state["inputs"]["sgprs"], state["inputs"]["lds"]) == (128, 96, 16384)
     assert state["window"]["title"].startswith("AMD Instinct MI300X")
 
 

@@ -12,7 +12,7 @@ from ...engine import CacheConfig
 from ...session import INPUT_FIELDS, OPTIONAL_FIELDS, Inputs
 
 GROUP = "inputs"
-WINDOW_OPTIONS = ("threads", "registers", "static_smem", "dynamic_smem")
+WINDOW_OPTIONS = ("threads", "registers", "static_smem", "dynamic_smem", "vgprs", "agprs", "sgprs", "lds")
 """The inputs ``occupancy-gui`` takes as command-line options (flags and help from the field table); with any of
 them, an autosave is not restored over them."""
 KERNEL_FIELDS = frozenset(fields.KERNEL_LIMITS) | {"max_flat_workgroup_size", "waves_per_eu"}
