@@ -6,7 +6,7 @@ from PySide6.QtCore import QSortFilterProxyModel, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from .kernel_table_model import HEADERS, NAME
+from .table_columns import HEADERS, NAME
 
 SAMPLE_ROWS = 2000
 """Rows measured when the figures' columns are sized (the first ones shown): 10^5 rows are not all measured."""
