@@ -168,7 +168,7 @@ class KernelTable:
             read = read_amd_rows(amd, n)
             names += read.names
             demangled += read.demangled
-            hay += map(str.casefold, map("{}\n{}".format, read.demangled, read.names))
+            hay += _shared_search_texts(read.demangled, read.names)
             archs += read.targets
             for column, values in zip(columns, read.shared):
                 column += values
@@ -262,6 +262,19 @@ one C call that holds the GIL: at 4,096, libtorch_cuda's long names made the sea
 slice, 30-77 ms (once 247 ms) beside the window's other threads; at 1,024 the whole table builds as fast
 (0.44-0.50 s against 0.53-0.70 s)."""
 _get = operator.itemgetter
+
+
+def _shared_search_texts(demangled: list[str], names: list[str]) -> list[str]:
+    """Each row's search text, one string per distinct name: a ROCm library lists each kernel once per target
+    (xla_rocm_plugin.so: 377,913 rows of 14,107 names, 4 KB each), and a text per row held 1.5 GB."""
+    texts: dict[str, str] = {}
+    out = []
+    for pretty, name in zip(demangled, names):
+        text = texts.get(name)
+        if text is None:
+            text = texts[name] = f"{pretty}\n{name}".casefold()
+        out.append(text)
+    return out
 
 
 def _pretty_names(states: list[dict[str, Any]], names: list[str]) -> list[str]:
