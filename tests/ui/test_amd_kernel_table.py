@@ -109,6 +109,7 @@ def test_a_code_object_lists_with_the_command_s_figures_and_the_engine_s_occupan
         assert cell(panel, r, OCCUPANCY) == f"{want * 100:.1f}".rstrip("0").rstrip(".") + " %"
         assert "HIP runtime" in cell(panel, r, OCCUPANCY, Qt.ItemDataRole.ToolTipRole)
     assert not panel.view.isColumnHidden(SGPRS) and panel.view.isColumnHidden(BARRIERS)
+    assert panel.proxy.headerData(REGISTERS, Qt.Orientation.Horizontal) == "VGPRs"  # AMD's words, AMD rows alone
 
 
 def test_choosing_an_amd_kernel_loads_its_inputs_and_target_and_undo_restores_both(qtbot, window):
@@ -204,6 +205,7 @@ def test_a_triton_cache_with_nvidia_and_amd_kernels_lists_both(qtbot, window, tm
     archs = [cell(panel, r, ARCH) for r in range(panel.proxy.rowCount())]
     assert any(a.startswith("sm_") for a in archs) and any(a.startswith("gfx942") for a in archs)
     assert not panel.view.isColumnHidden(SGPRS) and not panel.view.isColumnHidden(BARRIERS)
+    assert panel.proxy.headerData(REGISTERS, Qt.Orientation.Horizontal) == "Registers"  # both vendors' rows
     r = row_of(panel, records[0]["name"], records[0]["target"])
     assert cell(panel, r, THREADS) == "256"  # the launch the cache records
     assert cell(panel, r, OCCUPANCY).endswith("%")

@@ -25,6 +25,7 @@ from .amd_cells import amd_display, amd_tooltip
 from .table_columns import (
     AGPRS,
     AMD_COLUMNS,
+    AMD_HEADERS,
     ARCH,
     BARRIERS,
     HEADER_TIPS,
@@ -55,7 +56,7 @@ _NUMERIC = (Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value
 class KernelTableModel(ReadOnlyTableModel):
     """Rows of a :class:`KernelTable` in a filtered, sorted order kept as a numpy index array."""
 
-    HEADERS = HEADERS
+    HEADERS: tuple[str, ...] = HEADERS
     HEADER_TIPS = HEADER_TIPS
     ELIDED_COLUMNS = frozenset({NAME})
     """Elided on purpose where the column is narrower than a name (C++ names run to 1,865 characters): the whole
@@ -88,6 +89,10 @@ class KernelTableModel(ReadOnlyTableModel):
         self.table = table
         self._name_rank = self._arch_rank = None
         self._amd_keys = {}
+        headers = AMD_HEADERS if table is not None and table.vendors == {"amd"} else HEADERS
+        if headers != self.HEADERS:
+            self.HEADERS = headers
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(headers) - 1)
         self._masks = FilterMasks(table) if table is not None else None
         n = len(table) if table is not None else 0
         self.launch = launch if launch is not None else RowLaunch(np.zeros(n, np.int64), np.full(n, np.nan))

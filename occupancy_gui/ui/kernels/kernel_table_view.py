@@ -29,7 +29,7 @@ def fit_figure_columns(view: QTableView) -> None:
     for column in range(len(HEADERS)):
         if column == NAME:
             continue
-        width = head.horizontalAdvance(HEADERS[column])
+        width = head.horizontalAdvance(str(model.headerData(column, Qt.Orientation.Horizontal) or HEADERS[column]))
         for row in range(rows):
             text = model.index(row, column).data()
             if text:

@@ -41,3 +41,6 @@ HEADER_TIPS = (
     "is the row's target, else on the target's profile. 'cannot launch' where no block of that size can start\n"
     "(0 % where it could, but no block fits the multiprocessor's resources).",
 )  # fmt: skip
+AMD_HEADERS = tuple({REGISTERS: "VGPRs", LOCAL: "Scratch", STATIC_SMEM: "Static LDS", SPILLS: "Spills (v / s)",
+                     LAUNCH_BOUND: "Max workgroup"}.get(c, h) for c, h in enumerate(HEADERS))  # fmt: skip
+"""The headers of a table of AMD kernels alone, in AMD's words (a mixed table keeps the shared ones)."""
