@@ -191,6 +191,8 @@ class ImportPanel(QWidget):
     def _build_view(self) -> None:
         self.proxy = KernelSortFilterProxy(self.model, self)
         self.view = kernel_table_view(self.proxy, self)
+        for column in AMD_COLUMNS:  # shown once a table holds AMD kernels (_show_table)
+            self.view.setColumnHidden(column, True)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
 
     # ----------------------------------------------------------------------------- public API
