@@ -1,22 +1,25 @@
 """The imported kernels as plain columns: one row per (kernel, architecture), with its occupancy.
 
 Qt-free (the view-model layer): :class:`KernelTable` is built on the import thread, so the GUI thread
-never demangles 10^5 names or walks 10^5 records; :func:`occupancy_column` answers every row in one
-engine call; :func:`record_tags` and :func:`record_notes` are the words a row carries beside its
-figures.  ``ui.kernels.kernel_table_model`` adapts the table to Qt.
+never demangles 10^5 names or walks 10^5 records; :func:`occupancy_column` answers every NVIDIA row in one
+engine call, :func:`amd_occupancy_column` every AMD row (``amd_rows``) once per distinct combination.
+Both vendors' kernels are rows of one table: NVIDIA's first, then AMD's, each record a :class:`KernelRow`
+(its ``vendor`` tag says whose, ``kernel_rows``); the shared columns hold each vendor's own figure of
+the same meaning.  ``ui.kernels.kernel_table_model`` adapts the table to Qt.
 """
 
 from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .amd_rows import AmdColumns, AmdFigures, amd_occupancy, combo_keys, read_amd_rows
 from .engine import (
     INT_MAX,
     DeviceProperties,
@@ -27,10 +30,12 @@ from .engine import (
     max_active_blocks,
     supports_cache_config,
 )
+from .kernel_rows import TableRecords
 from .record_launch import DEFAULT_BARRIERS, launch_smem, launch_threads
 
 if TYPE_CHECKING:
-    from .importers import KernelRecord, Records
+    from .importers import AmdKernelRecord, KernelRecord
+    from .profiles import AmdProfile
 
 
 COMBO = ("max_threads", "required", "registers", "static_smem", "barriers", "launch_block", "launch_dynamic")
@@ -42,7 +47,7 @@ class KernelTable:
     """Columns of an import, ready for display; built off the GUI thread by :meth:`from_records`."""
 
     path: str
-    records: Records
+    records: TableRecords
     names: list[str]
     demangled: list[str]
     haystack: list[str]
@@ -79,13 +84,43 @@ class KernelTable:
     filter_masks: dict[str, np.ndarray] = field(default_factory=dict)
     """Filter text -> its rows (:class:`FilterMasks`' memory, kept with the table so that the import
     thread can scan for the filter shown while the file was read)."""
+    nvidia_count: int = -1
+    """Rows ``0..nvidia_count-1`` are NVIDIA's, the rest AMD's (-1: all NVIDIA); :attr:`combos` are NVIDIA's."""
+    amd: AmdColumns | None = None
+    """What only the AMD rows have (``None``: no AMD row)."""
+
+    @property
+    def nvidia_rows(self) -> int:
+        return len(self) if self.nvidia_count < 0 else self.nvidia_count
+
+    def is_amd(self, i: int) -> bool:
+        return i >= self.nvidia_rows
+
+    def nvidia_record(self, i: int) -> KernelRecord:
+        """The record of NVIDIA row ``i`` (``IndexError`` for an AMD row)."""
+        if i >= self.nvidia_rows:
+            raise IndexError(f"row {i} is an AMD kernel's")
+        return self.records.nvidia[i]
+
+    def amd_record(self, i: int) -> AmdKernelRecord:
+        """The record of AMD row ``i`` (``IndexError`` for an NVIDIA row)."""
+        if i < self.nvidia_rows:
+            raise IndexError(f"row {i} is an NVIDIA kernel's")
+        return self.records.amd[i - self.nvidia_rows]
+
+    @property
+    def vendors(self) -> frozenset[str]:
+        """The vendors of the table's rows."""
+        return frozenset(v for v, n in (("nvidia", self.nvidia_rows), ("amd", len(self) - self.nvidia_rows)) if n)
 
     def __len__(self) -> int:
         return len(self.records)
 
     @classmethod
-    def from_records(cls, path: str, records: Sequence[KernelRecord], cancelled: Any = None) -> KernelTable:
-        """Build the columns; ``cancelled()`` is polled every :data:`SLICE` records.
+    def from_records(cls, path: str, records: Sequence[KernelRecord], cancelled: Any = None,
+                     amd: Sequence[AmdKernelRecord] = ()) -> KernelTable:  # fmt: skip
+        """Build the columns of ``records`` and then of the ``amd`` records (``amd_rows``); ``cancelled()`` is
+        polled every :data:`SLICE` records.
 
         Column by column in C (``map``), a slice of records at a time: a loop over the records took
         libcublasLt's 42,517 0.17-0.23 s and a 200 MB log's 137,990 0.39 s, on the pool thread the
@@ -126,16 +161,39 @@ class KernelTable:
                     impossible[at + i] = reason
                     for column in columns:
                         column[at + i] = min(max(column[at + i], -1), _CLIP)
+        own = None
+        if amd:
+            if cancelled is not None and cancelled():
+                raise ImportCancelled(os.fspath(path))
+            read = read_amd_rows(amd, n)
+            names += read.names
+            demangled += read.demangled
+            hay += _shared_search_texts(read.demangled, read.names)
+            archs += read.targets
+            for column, values in zip(columns, read.shared):
+                column += values
+            own = read.own
         ints = _int64(columns)
-        table = cls(os.fspath(path), records, names, demangled, hay, archs, arch_number=ints[0], registers=ints[1],
+        table = cls(os.fspath(path), TableRecords(records, list(amd)), names, demangled, hay, archs,
+                    arch_number=ints[0], registers=ints[1],
                     static_smem=ints[2], spill_stores=ints[3], spill_loads=ints[4], barriers=ints[5],
                     max_threads=ints[6], is_kernel=ints[7].astype(bool), local_bytes=ints[8], stack_bytes=ints[9],
-                    required=ints[10], launch_block=ints[11], launch_dynamic=ints[12], impossible=impossible)
+                    required=ints[10], launch_block=ints[11], launch_dynamic=ints[12], impossible=impossible,
+                    nvidia_count=n if amd else -1, amd=own)  # fmt: skip
         if n:
+            nv = slice(0, n)
             table.combos, table.combo_inverse = _distinct(
-                np.stack([table.max_threads, table.required, table.registers, table.static_smem,
-                          np.where(table.barriers < 0, DEFAULT_BARRIERS, table.barriers), table.launch_block,
-                          table.launch_dynamic], axis=1))  # fmt: skip
+                np.stack([table.max_threads[nv], table.required[nv], table.registers[nv], table.static_smem[nv],
+                          np.where(table.barriers[nv] < 0, DEFAULT_BARRIERS, table.barriers[nv]),
+                          table.launch_block[nv], table.launch_dynamic[nv]], axis=1))  # fmt: skip
+        if own is not None:
+            tail = slice(n, None)
+            keys = combo_keys(own, table.registers[tail], table.static_smem[tail], table.max_threads[tail],
+                              table.required[tail], table.launch_block[tail], table.launch_dynamic[tail])
+            own.combos, own.combo_inverse = _distinct(keys)
+            first = np.full(len(own.combos), len(keys), np.int64)
+            np.minimum.at(first, own.combo_inverse, np.arange(len(keys)))
+            own.combo_first = first
         return table
 
     def spills(self, i: int) -> tuple[int, int] | None:
@@ -206,6 +264,19 @@ slice, 30-77 ms (once 247 ms) beside the window's other threads; at 1,024 the wh
 _get = operator.itemgetter
 
 
+def _shared_search_texts(demangled: list[str], names: list[str]) -> list[str]:
+    """Each row's search text, one string per distinct name: a ROCm library lists each kernel once per target
+    (xla_rocm_plugin.so: 377,913 rows of 14,107 names, 4 KB each), and a text per row held 1.5 GB."""
+    texts: dict[str, str] = {}
+    out = []
+    for pretty, name in zip(demangled, names):
+        text = texts.get(name)
+        if text is None:
+            text = texts[name] = f"{pretty}\n{name}".casefold()
+        out.append(text)
+    return out
+
+
 def _pretty_names(states: list[dict[str, Any]], names: list[str]) -> list[str]:
     """Each record's demangled name (``importers.demangled_names``), its mangled one where that is empty."""
     from .importers import demangled_names  # noqa: PLC0415 - lazy: as in KernelTable.from_records
@@ -273,9 +344,13 @@ class RowLaunch:
     """What each row's occupancy is for: the inputs choosing that row gives the calculator."""
 
     threads: np.ndarray
-    """Threads per block (``record_launch.launch_threads``)."""
+    """Threads per block (``record_launch.launch_threads``, ``amd_record.record_inputs`` for AMD rows)."""
     occupancy: np.ndarray
-    """0..1; NaN where the launch fails."""
+    """0..1; NaN where the launch fails (or, for an AMD row, where ``missing`` says why there is no figure)."""
+    devices: dict[str, str] = field(default_factory=dict)
+    """AMD processor -> the profile its rows' figures are on."""
+    missing: dict[str, str] = field(default_factory=dict)
+    """AMD processor -> why its rows have no figure (no profile of that target)."""
 
 
 def occupancy_column(table: KernelTable, device: DeviceProperties, state: DeviceState, threads: int,
@@ -283,8 +358,9 @@ def occupancy_column(table: KernelTable, device: DeviceProperties, state: Device
     """Every row's block size and occupancy once chosen, with the calculator holding ``threads``, ``dynamic_smem``
     and ``max_dynamic_smem`` (``None``: the runtime's default) under ``state``: one engine call for all of them,
     under the rule of ``record_launch`` (a row's figure is the calculator's answer once that row is chosen)."""
-    if not len(table):
-        return RowLaunch(np.zeros(0, np.int64), np.zeros(0))
+    n, rows = len(table), table.nvidia_rows
+    if not rows:
+        return RowLaunch(np.zeros(n, np.int64), np.full(n, np.nan))
     bound, required, regs, smem, barriers, launch, launch_dynamic = table.combos.T
     block = launch_threads(threads, bound, required, launch)
     recorded = launch > 0
@@ -303,55 +379,28 @@ def occupancy_column(table: KernelTable, device: DeviceProperties, state: Device
     warps = -(-block // device.warp_size)
     occ = arrays.active_blocks * warps / device.max_warps_per_multiprocessor
     inverse = table.combo_inverse
-    return RowLaunch(block[inverse], np.where(arrays.status == 0, occ, np.nan)[inverse])
+    threads_out, occupancy = block[inverse], np.where(arrays.status == 0, occ, np.nan)[inverse]
+    if rows < n:  # the AMD rows: no NVIDIA figure (amd_occupancy_column answers them)
+        threads_out = np.concatenate([threads_out, np.zeros(n - rows, np.int64)])
+        occupancy = np.concatenate([occupancy, np.full(n - rows, np.nan)])
+    return RowLaunch(threads_out, occupancy)
 
 
-def record_tags(rec: KernelRecord) -> list[str]:
-    """Short marks shown before a name: pre-link (-rdc), embedded fatbin, identical copies, cluster shape."""
-    from .importers import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
-
-    tags = ["impossible figures"] if impossible_figure(rec) is not None else []
-    if rec.cluster_dims:
-        tags.append("cluster {}×{}×{}".format(*rec.cluster_dims))
-    if rec.relocatable:
-        tags.append("pre-link")
-    if rec.embedded:
-        tags.append("embedded")
-    if rec.copies > 1:
-        tags.append(f"×{rec.copies}")
-    return tags
+def amd_occupancy_column(table: KernelTable, profile_for: Callable[[str], AmdProfile | None], threads: int,
+                         dynamic_lds: int) -> AmdFigures | None:  # fmt: skip
+    """Every AMD row's threads and HIP runtime occupancy once chosen (``amd_rows.amd_occupancy``), on the profile
+    ``profile_for(processor)`` that choosing it selects; ``None`` where the table has no AMD row."""
+    own = table.amd
+    if own is None:
+        return None
+    amd = table.records.amd
+    return amd_occupancy(own, amd.__getitem__, profile_for, threads, dynamic_lds)
 
 
-def record_notes(rec: KernelRecord) -> list[str]:
-    """What a reader of a row should know beyond its figures, one line each."""
-    from .importers import STACK_UNKNOWN, impossible_figure  # noqa: PLC0415 - lazy: loaded by then
-
-    notes = [] if rec.is_kernel else ["(device function, not a kernel)"]
-    if rec.stack_bytes is None:
-        notes.append(f"Stack: {STACK_UNKNOWN} (cuobjdump: STACK:UNKNOWN); the figure the GPU needs is set at "
-                     "launch (cudaDeviceSetLimit cudaLimitStackSize)")
-    reason = impossible_figure(rec)
-    if reason is not None:
-        notes.append(f"⚠ {reason[0].upper()}{reason[1:]}: the file is damaged or crafted; not loaded into the inputs")
-    if rec.relocatable:
-        notes.append("Pre-link copy (-rdc): nvlink may add registers, stack and shared memory of\n"
-                     "functions in other translation units; open the linked program for the final figures")
-    if rec.embedded:
-        notes.append("From a fatbin the library loads itself at run time (not registered with the runtime)")
-    if rec.copies > 1:
-        notes.append(f"{rec.copies} identical copies in this file")
-    if rec.cluster_dims:
-        notes.append(cluster_note(rec.cluster_dims))
-    if rec.source:
-        notes.append(f"From {rec.source}")
-    return notes
-
-
-def cluster_note(dims: tuple[int, int, int]) -> str:
-    """What a thread-block cluster shape (``__cluster_dims__``, Triton's ``num_ctas``) means for the figures.
-
-    ``cuda_occupancy.h`` models one SM; how many clusters run at once also depends on how the GPU's SMs
-    are grouped (GPCs), which only ``cudaOccupancyMaxActiveClusters`` on the device answers."""
-    x, y, z = dims
-    return (f"Thread-block cluster {x}×{y}×{z} ({x * y * z} blocks): occupancy here is per SM; how many clusters "
-            "fit the GPU at once depends on its GPCs (cudaOccupancyMaxActiveClusters)")  # fmt: skip
+def with_amd(launch: RowLaunch, table: KernelTable, figures: AmdFigures | None) -> RowLaunch:
+    """``launch`` (every row's NVIDIA figures) with the AMD rows' ``figures`` in their place."""
+    if figures is None:
+        return launch
+    rows = table.nvidia_rows
+    return RowLaunch(np.concatenate([launch.threads[:rows], figures.threads]),
+                     np.concatenate([launch.occupancy[:rows], figures.occupancy]), figures.devices, figures.missing)

@@ -44,12 +44,12 @@ __all__ = [
     "KernelRecord", "ProgressFn", "RecordCache", "Records",
     "amd_json_rows", "amd_table", "arch_number", "built_states", "demangle", "demangled_names", "detect_format",
     "impossible_figure", "impossible_figures", "import_file", "import_file_detailed", "json_records",
-    "merge_records", "parse_ptxas_log", "printable", "read_cubin", "reader_modules", "record_json",
+    "merge_records", "padded_vgprs", "parse_ptxas_log", "printable", "read_cubin", "reader_modules", "record_json",
 ]
 
 if TYPE_CHECKING:  # what the names below are, for a type checker; at run time they load on first use
     from .amd.json_rows import amd_json_rows, amd_table
-    from .amd.record import AmdKernelRecord
+    from .amd.record import AmdKernelRecord, padded_vgprs
     from .base import CancelFn, ImportCancelled, ImportFailure, ImportResult, IncompleteKernel, ProgressFn
     from .binary.cubin import read_cubin
     from .detect import HEAD_SIZE, detect_format
@@ -72,7 +72,7 @@ _WHERE = {
     **dict.fromkeys(("HEAD_SIZE", "detect_format"), ".detect"),
     **dict.fromkeys(("json_records", "record_json"), ".json_rows"),  # the command's: the window never loads msgspec
     **dict.fromkeys(("amd_json_rows", "amd_table"), ".amd.json_rows"),
-    "AmdKernelRecord": ".amd.record",
+    **dict.fromkeys(("AmdKernelRecord", "padded_vgprs"), ".amd.record"),
     "RecordCache": ".record_cache",  # platformdirs, hashlib, tempfile: 25 ms a worker process never needs
     "demangle": ".names.demangle",
     "printable": ".names.printable",

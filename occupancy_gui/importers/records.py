@@ -15,6 +15,9 @@ from typing import Any
 
 from .names.demangle import demangle
 
+VENDOR = "nvidia"
+"""The vendor tag of every :class:`KernelRecord` (AMD's records say ``"amd"``)."""
+
 STACK_UNKNOWN = "unknown — recursion or indirect calls"
 """What a stack that cannot be bounded is called wherever it is shown (``stack_bytes`` is ``None``)."""
 
@@ -90,6 +93,11 @@ class KernelRecord:
         """Deprecated: :attr:`stack_bytes` under its old name, kept for one release, 0 where the stack is
         unknown (read ``stack_bytes``, which says ``None`` then)."""
         return self.stack_bytes or 0
+
+    @property
+    def vendor(self) -> str:
+        """``"nvidia"``: the tag the kernel table reads from every row, this record's and AMD's alike."""
+        return VENDOR
 
     @property
     def key(self) -> tuple[str, str]:

@@ -38,8 +38,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...fields import NVIDIA
-from ...kernel_table import KernelTable, RowLaunch, occupancy_column
+from ...fields import AMD, NVIDIA
+from ...kernel_table import KernelTable, RowLaunch, amd_occupancy_column, occupancy_column, with_amd
 from ...record_launch import threads_reason
 from ...session import DEFAULT_DEVICE, InputRefused
 from ..support.deferred import DeferredUpdate
@@ -53,9 +53,11 @@ from .kernel_filter import KernelFilter
 from .kernel_inputs import Notes, kernel_changes, kernel_notes
 from .kernel_table_model import KernelSortFilterProxy, KernelTableModel
 from .kernel_table_view import fit_figure_columns, kernel_table_view
+from .table_columns import AMD_COLUMNS, NVIDIA_COLUMNS
 
 if TYPE_CHECKING:
     from ...importers import KernelRecord
+    from ...profiles import AmdProfile
     from ..calculator.kernel_panel import KernelPanel
     from ..support.window_api import WindowApi
 
@@ -189,6 +191,8 @@ class ImportPanel(QWidget):
     def _build_view(self) -> None:
         self.proxy = KernelSortFilterProxy(self.model, self)
         self.view = kernel_table_view(self.proxy, self)
+        for column in AMD_COLUMNS:  # shown once a table holds AMD kernels (_show_table)
+            self.view.setColumnHidden(column, True)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
 
     # ----------------------------------------------------------------------------- public API
@@ -221,10 +225,11 @@ class ImportPanel(QWidget):
         return (self.path, self._selected[0] if self._selected else "")
 
     def current_record(self) -> KernelRecord | None:
-        """The kernel chosen in the table (for the report: its demangled name, local memory, spills)."""
+        """The NVIDIA kernel chosen in the table (for the report: its demangled name, local memory, spills);
+        ``None`` where none is, or an AMD kernel is (the report is NVIDIA's)."""
         i = self._selected_record()
         table = self.model.table
-        return table.records[i] if table is not None and i is not None else None
+        return table.nvidia_record(i) if table is not None and i is not None and not table.is_amd(i) else None
 
     @property
     def loading(self) -> bool:
@@ -312,8 +317,11 @@ class ImportPanel(QWidget):
         self._selected = None
         old = self.model.table
         self.model.set_table(table, self._occupancy(table), self.session.inputs.threads)
-        if self.session.vendor != NVIDIA:
+        if self.session.vendor != NVIDIA and table.nvidia_rows:
             self.model.set_launch(self.model.launch, self.session.inputs.threads, self._unavailable())
+        vendors = table.vendors or frozenset({NVIDIA})
+        for column in AMD_COLUMNS | NVIDIA_COLUMNS:
+            self.view.setColumnHidden(column, (AMD if column in AMD_COLUMNS else NVIDIA) not in vendors)
         fit_figure_columns(self.view)
         self.filter_edit.table_replaced()
         if old is not None and len(old) > 10_000:
@@ -324,7 +332,9 @@ class ImportPanel(QWidget):
         self.source_label.setText(request.path)
         self.source_label.setToolTip(request.path)
         self._update_count()
-        record = self.model.find(keep, keep_arch) if keep else self._first_kernel() if request.apply else None
+        processor = self.session.amd_profile.target.name if self.session.vendor == AMD else None
+        record = self.model.find(keep, keep_arch, processor) if keep else self._first_kernel() if request.apply \
+            else None
         row = None if record is None else self.model.row_of(record)
         if row is not None:
             self._select_row(row, request)
@@ -383,6 +393,9 @@ class ImportPanel(QWidget):
             self.window_.statusBar().showMessage(f"{t.names[i]}: {reason}; not loaded into the inputs", 10000)
             self._update_notes()
             return
+        if t.is_amd(i):
+            self._apply_amd(i, overrides)
+            return
         s = self.session
         if s.vendor != NVIDIA:  # an NVIDIA kernel on an AMD device: its architecture's device, else the default
             fallback = s.catalog.get(DEFAULT_DEVICE) if DEFAULT_DEVICE in s.catalog.names() else s.catalog.profiles[0]
@@ -390,7 +403,7 @@ class ImportPanel(QWidget):
                                                                  s.inputs.threads, True)}  # fmt: skip
         else:
             changes = kernel_changes(t, i, s.catalog, s.device, s.inputs.threads, match_device)
-        moved = threads_reason(t.records[i], s.inputs.threads)
+        moved = threads_reason(t.nvidia_record(i), s.inputs.threads)
         try:
             with s.batch():
                 s.replace(**{**changes, **(overrides or {})})
@@ -403,6 +416,43 @@ class ImportPanel(QWidget):
                 self.window_.statusBar().showMessage(f"{t.names[i]}: {moved}", 8000)
         self._update_notes()
 
+    def _apply_amd(self, i: int, overrides: dict[str, Any] | None) -> None:
+        """Load AMD row ``i``: its inputs (``amd_record.record_inputs``, the one rule) and its target's device,
+        unless the selected device already is that target; one step of the history."""
+        from ...amd_record import processor_of, record_inputs, record_profile  # noqa: PLC0415 - lazy: an AMD row
+        from ...amd_record import threads_reason as amd_threads_reason  # noqa: PLC0415 - lazy: as above
+
+        t, s = self.model.table, self.session
+        assert t is not None
+        rec = t.amd_record(i)
+        profile = record_profile(rec, s.amd_catalog, self._amd_selected())
+        status = self.window_.statusBar()
+        if profile is None:
+            status.showMessage(f"{rec.name}: no device profile of {processor_of(rec.target or rec.arch)}; not loaded "
+                               "into the inputs", 10000)  # fmt: skip
+            self._update_notes()
+            return
+        changes = {"device": profile.name, **record_inputs(rec, profile.target, s.inputs.threads)}
+        moved = amd_threads_reason(rec, s.inputs.threads)
+        try:
+            with s.batch():
+                s.replace(**{**changes, **(overrides or {})})
+        except InputRefused as exc:
+            try:
+                with s.batch():
+                    s.replace(**changes)
+            except InputRefused as refused:  # figures this target cannot take (a launch bound above its limit)
+                status.showMessage(f"{rec.name}: {refused}; not loaded into the inputs", 10000)
+            else:
+                status.showMessage(f"{exc}; the kernel's own figures are kept", 8000)
+        else:
+            if moved is not None and "threads" not in (overrides or {}):
+                status.showMessage(f"{rec.name}: {moved}", 8000)
+        self._update_notes()
+
+    def _amd_selected(self) -> AmdProfile | None:
+        return self.session.amd_profile if self.session.vendor == AMD else None
+
     # ----------------------------------------------------------------------------- notes and occupancy
     def _selected_record(self) -> int | None:
         """The loaded kernel's record in the table shown (a new table clears it before its first selection)."""
@@ -412,7 +462,7 @@ class ImportPanel(QWidget):
         i = self._selected_record()
         t = self.model.table
         notes: Notes = (None, None)
-        if t is not None and i is not None and self.session.vendor == NVIDIA:
+        if t is not None and i is not None and self.session.vendor == NVIDIA and not t.is_amd(i):
             notes = kernel_notes(t, i, self.session.inputs, self.session.device, self.session.catalog)
         self.kernel_panel.set_import_notes(*notes)
         self.notes = notes
@@ -420,9 +470,18 @@ class ImportPanel(QWidget):
     def _occupancy(self, table: KernelTable) -> RowLaunch:
         """Every row's threads and occupancy as the calculator will give them once the row is chosen."""
         s, i = self.session, self.session.inputs
-        if s.vendor != NVIDIA:
-            return RowLaunch(np.zeros(len(table), np.int64), np.full(len(table), np.nan))
-        return occupancy_column(table, s.device, s.device_state, i.threads, i.dynamic_smem, i.max_dynamic_smem)
+        if s.vendor != NVIDIA or not table.nvidia_rows:
+            launch = RowLaunch(np.zeros(len(table), np.int64), np.full(len(table), np.nan))
+        else:
+            launch = occupancy_column(table, s.device, s.device_state, i.threads, i.dynamic_smem, i.max_dynamic_smem)
+        if table.amd is None:
+            return launch
+        from ...amd_record import processor_profile  # noqa: PLC0415 - lazy: a table with AMD rows
+
+        selected, catalog = self._amd_selected(), s.amd_catalog
+        figures = amd_occupancy_column(table, lambda p: processor_profile(p, catalog, selected), i.threads,
+                                       i.dynamic_smem)  # fmt: skip
+        return with_amd(launch, table, figures)
 
     def _unavailable(self) -> str | None:
         """Why the rows have no threads and occupancy now (an AMD device is selected), or ``None``."""

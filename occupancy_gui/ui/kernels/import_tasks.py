@@ -58,7 +58,7 @@ def import_task(path: str, settle_s: float = 0.0,
                 result = import_file_detailed(path, progress=progress, cancel=cancelled, cache=RecordCache())
                 if cancelled():
                     raise ImportCancelled(path)
-                table = KernelTable.from_records(path, result.records, cancelled)
+                table = KernelTable.from_records(path, result.records, cancelled, result.amd_records)
                 table.notes = tuple(result.notes)
                 table.launch_bounds_unknown = result.launch_bounds_unknown
                 if filter_text:
@@ -80,7 +80,7 @@ def release_task(table: KernelTable) -> Callable[[], None]:
     def run() -> None:
         old = holder.pop()
         with quick_gil_handoff():
-            for column in (old.records, old.names, old.demangled, old.haystack, old.arch):
+            for column in (*old.records.parts(), old.names, old.demangled, old.haystack, old.arch):
                 while column:
                     del column[-4096:]
         del old

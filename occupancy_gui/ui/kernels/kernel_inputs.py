@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ... import units
-from ...kernel_table import cluster_note
+from ...kernel_rows import cluster_note
 from ...record_launch import record_device, record_inputs
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def kernel_changes(table: KernelTable, i: int, catalog: Catalog, device: DeviceP
                    match_device: bool = False) -> dict[str, Any]:
     """The session inputs that choosing record ``i`` sets (``record_launch.record_inputs``, the one rule) while
     the calculator holds ``threads`` on ``device``; ``match_device`` adds the catalog's device for its arch."""
-    rec = table.records[i]
+    rec = table.nvidia_record(i)
     changes: dict[str, Any] = {}
     name = record_device(rec, catalog) if match_device else None
     if name is not None:
@@ -72,7 +72,7 @@ def _arch_note(table: KernelTable, i: int, device: DeviceProperties, catalog: Ca
     elif table.arch_number[i] >= 0 and table.arch_number[i] != cc[0] * 10 + cc[1]:
         notes.append(f"The kernel was compiled for {table.arch[i]}; the device is CC {cc[0]}.{cc[1]}. "
                      f"Its registers and shared memory may differ when compiled for sm_{cc[0]}{cc[1]}.")  # fmt: skip
-    rec = table.records[i]
+    rec = table.nvidia_record(i)
     if rec.req_threads:
         x, y, z = rec.req_threads
         notes.append(f"Required block size (.reqntid) {x}×{y}×{z} = {x * y * z} threads: no other block size "

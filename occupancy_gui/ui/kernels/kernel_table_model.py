@@ -17,35 +17,34 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyM
 from PySide6.QtGui import QColor, QFont
 
 from ... import units
-from ...kernel_table import FilterMasks, KernelTable, RowLaunch, record_notes, record_tags
+from ...kernel_rows import row_notes, row_tags
+from ...kernel_table import FilterMasks, KernelTable, RowLaunch
 from ..support.qt_utils import disabled_text_color, error_color
 from ..support.read_only_model import ReadOnlyTableModel
+from .amd_cells import amd_display, amd_tooltip
+from .table_columns import (
+    AGPRS,
+    AMD_COLUMNS,
+    AMD_HEADERS,
+    ARCH,
+    BARRIERS,
+    HEADER_TIPS,
+    HEADERS,
+    LAUNCH_BOUND,
+    LOCAL,
+    NAME,
+    OCCUPANCY,
+    REGISTERS,
+    SGPRS,
+    SPILLS,
+    STATIC_SMEM,
+    THREADS,
+    WAVE,
+)
 
 if TYPE_CHECKING:
     pass
 
-NAME, ARCH, REGISTERS, LOCAL, STATIC_SMEM, SPILLS, BARRIERS, LAUNCH_BOUND, THREADS, OCCUPANCY = range(10)
-HEADERS = ("Kernel", "Arch", "Registers", "Local", "Static smem", "Spills (st / ld)", "Barriers", "Launch bound",
-           "Threads", "Occupancy")  # fmt: skip
-HEADER_TIPS = (
-    "Demangled kernel name; the mangled name and where it was read are in the tooltip.\n"
-    "Italic: a device function (listed with All functions).",
-    "The architecture the code was compiled for.",
-    "Registers per thread.",
-    "Local memory per thread: the stack frame plus any spills (ptxas 'bytes stack frame',\n"
-    "cuobjdump 'STACK', a cubin's EIATTR frame size); highlighted when above 0.",
-    "Static shared memory per block (__shared__ variables).",
-    "Bytes of spill stores / spill loads (only compiler logs report them); highlighted when above 0.",
-    "Named block barriers; — where the source does not say (the runtime assumes 1).",
-    "The kernel's own limit on threads per block: __launch_bounds__ / .maxntid (≤ N), or its required\n"
-    "block size .reqntid (= N), where the source records it (binaries and sources do; ptxas logs do not).",
-    "Threads per block the row's occupancy is for: the calculator's threads per block, or what the kernel\n"
-    "allows instead (its required size, its launch bound, the launch a Triton cache records). Choosing the\n"
-    "row puts exactly these inputs in the calculator.",
-    "Theoretical occupancy on the selected device at the row's threads per block: the calculator's answer\n"
-    "once the row is chosen; 'cannot launch' where no block of that size can start (0 % where it could, but\n"
-    "no block fits the SM's resources).",
-)  # fmt: skip
 RECORD_ROLE = Qt.ItemDataRole.UserRole + 1
 """The row's index into :attr:`KernelTable.records`."""
 NAME_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -57,7 +56,7 @@ _NUMERIC = (Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value
 class KernelTableModel(ReadOnlyTableModel):
     """Rows of a :class:`KernelTable` in a filtered, sorted order kept as a numpy index array."""
 
-    HEADERS = HEADERS
+    HEADERS: tuple[str, ...] = HEADERS
     HEADER_TIPS = HEADER_TIPS
     ELIDED_COLUMNS = frozenset({NAME})
     """Elided on purpose where the column is narrower than a name (C++ names run to 1,865 characters): the whole
@@ -77,6 +76,8 @@ class KernelTableModel(ReadOnlyTableModel):
         self._name_rank: np.ndarray | None = None
         self._arch_rank: np.ndarray | None = None
         self._masks: FilterMasks | None = None  # the filter texts' matching rows, of this table
+        self._amd_keys: dict[int, np.ndarray] = {}  # an AMD column's sort key over every row
+        self.unavailable: str | None = None
 
     # ----------------------------------------------------------------------------- content
     @property
@@ -87,11 +88,16 @@ class KernelTableModel(ReadOnlyTableModel):
         self.beginResetModel()
         self.table = table
         self._name_rank = self._arch_rank = None
+        self._amd_keys = {}
+        headers = AMD_HEADERS if table is not None and table.vendors == {"amd"} else HEADERS
+        if headers != self.HEADERS:
+            self.HEADERS = headers
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(headers) - 1)
         self._masks = FilterMasks(table) if table is not None else None
         n = len(table) if table is not None else 0
         self.launch = launch if launch is not None else RowLaunch(np.zeros(n, np.int64), np.full(n, np.nan))
         self.threads = threads
-        self.unavailable: str | None = None
+        self.unavailable = None
         self._rows = self._ordered_rows()
         self.endResetModel()
 
@@ -150,8 +156,9 @@ class KernelTableModel(ReadOnlyTableModel):
         hits = np.flatnonzero(self._rows == record)
         return int(hits[0]) if hits.size else None
 
-    def find(self, name: str, arch: str | None = None) -> int | None:
-        """Record index of ``name`` (mangled), preferring the same ``arch``; ``None`` when absent.
+    def find(self, name: str, arch: str | None = None, processor: str | None = None) -> int | None:
+        """Record index of ``name`` (mangled), preferring the same ``arch``, else an AMD row of ``processor``
+        (``gfx942``: a restored session's AMD device); ``None`` when absent.
 
         The names are searched by ``list.index`` (in C): a Python loop over libtorch_cuda's 143,409 names
         took 18 ms, and the dock looked its selected kernel up so at each filter change and each edit
@@ -165,6 +172,8 @@ class KernelTableModel(ReadOnlyTableModel):
                 matches.append(names.index(name, matches[-1] + 1 if matches else 0))
         if arch is not None:
             matches = [i for i in matches if self.table.arch[i] == arch] or matches
+        elif processor is not None:
+            matches = [i for i in matches if self.table.arch[i].split(":", 1)[0] == processor] or matches
         return matches[0] if matches else None
 
     # ----------------------------------------------------------------------------- order
@@ -180,6 +189,8 @@ class KernelTableModel(ReadOnlyTableModel):
                 self._arch_rank = _rank(t.arch)
             ranked: np.ndarray = np.where(t.arch_number >= 0, t.arch_number * 1e6, 1e12) + self._arch_rank
             return ranked
+        if column in AMD_COLUMNS:
+            return self._amd_key(t, column)
         columns: dict[int, np.ndarray] = {REGISTERS: t.registers, LOCAL: t.local_bytes, STATIC_SMEM: t.static_smem,
                    SPILLS: t.spill_stores + t.spill_loads, BARRIERS: t.barriers,
                    LAUNCH_BOUND: np.where(t.required > 0, t.required, t.max_threads), THREADS: self.launch.threads}  # fmt: skip
@@ -187,6 +198,16 @@ class KernelTableModel(ReadOnlyTableModel):
             return columns[column]
         occupancy: np.ndarray = np.nan_to_num(self.occupancy, nan=-1.0)
         return occupancy
+
+    def _amd_key(self, t: KernelTable, column: int) -> np.ndarray:
+        """An AMD-only column over every row (-1 on NVIDIA rows and where a record does not say)."""
+        if column not in self._amd_keys:
+            key = np.full(len(t), -1, np.int64)
+            own = t.amd
+            if own is not None:
+                key[own.rows] = {AGPRS: own.agprs, SGPRS: own.sgprs, WAVE: own.wave_size * 2 + (own.wgp > 0)}[column]
+            self._amd_keys[column] = key
+        return self._amd_keys[column]
 
     def _ordered_rows(self) -> np.ndarray:
         t = self.table
@@ -261,11 +282,16 @@ class KernelTableModel(ReadOnlyTableModel):
         if column == NAME:
             rec = t.records[i]
             name = printable(t.demangled[i])  # a name holding a newline (CSV quoting allows it) stays one row
-            if rec.relocatable or rec.embedded or rec.copies > 1 or rec.cluster_dims:  # the tooltip says what each means
-                return f"[{' · '.join(record_tags(rec))}] {name}"  # first: long names are elided
-            return name
+            tags = row_tags(rec) if t.is_amd(i) or _tagged(rec) else None  # the tooltip says what each means
+            return f"[{' · '.join(tags)}] {name}" if tags else name  # first: long names are elided
         if column == ARCH:
             return t.arch[i]
+        if t.is_amd(i):
+            amd = amd_display(t, i, column)
+            if amd is not None:
+                return amd
+        elif column in AMD_COLUMNS:
+            return ""
         if column == REGISTERS:
             return str(int(t.registers[i]))
         if column == LOCAL:
@@ -285,7 +311,7 @@ class KernelTableModel(ReadOnlyTableModel):
             if t.max_threads[i] > 0:
                 return f"≤ {int(t.max_threads[i])}"
             return "?" if t.launch_bounds_unknown else "—"
-        if column in (THREADS, OCCUPANCY) and self.unavailable is not None:
+        if column in (THREADS, OCCUPANCY) and self._no_figure(t, i) is not None:
             return "—"
         if column == THREADS:
             return str(int(self.launch.threads[i])) if i < self.launch.threads.size else "—"
@@ -297,7 +323,13 @@ class KernelTableModel(ReadOnlyTableModel):
     def _tooltip(self, t: KernelTable, i: int, column: int) -> str | None:
         from ...importers import LAUNCH_BOUNDS_NOTE, STACK_UNKNOWN  # noqa: PLC0415 - lazy: as in _display
         if column == NAME:
-            return "\n".join([t.demangled[i], t.names[i], *record_notes(t.records[i])])
+            return "\n".join([t.demangled[i], t.names[i], *row_notes(t.records[i])])
+        if column in (THREADS, OCCUPANCY) and self._no_figure(t, i) is not None:
+            return self._no_figure(t, i)
+        if t.is_amd(i):
+            tip = amd_tooltip(t, i, column)
+            if tip is not None or column not in (THREADS, OCCUPANCY):
+                return tip
         if column == LOCAL:
             if t.stack_bytes[i] < 0:
                 return f"Stack: {STACK_UNKNOWN} (cuobjdump: STACK:UNKNOWN); the stack the GPU needs is set at launch"
@@ -319,11 +351,19 @@ class KernelTableModel(ReadOnlyTableModel):
             if t.launch_bounds_unknown:
                 return f"Not known: {LAUNCH_BOUNDS_NOTE}."
             return "No launch bound: the kernel's binary records none."
-        if column in (THREADS, OCCUPANCY) and self.unavailable is not None:
-            return self.unavailable
         if column in (THREADS, OCCUPANCY) and i < self.launch.threads.size:
             return self._threads_tip(t, i)
         return None
+
+    def _no_figure(self, t: KernelTable, i: int) -> str | None:
+        """Why row ``i`` has no threads and occupancy: an NVIDIA row while an AMD device is selected, an AMD row
+        whose target has no profile; ``None`` where it has them."""
+        if not t.is_amd(i):
+            return self.unavailable
+        own = t.amd
+        if own is None or not self.launch.missing:
+            return None
+        return self.launch.missing.get(own.processors[int(own.processor[i - t.nvidia_rows])])
 
     def _threads_moved(self, i: int) -> bool:
         return i < self.launch.threads.size and int(self.launch.threads[i]) != self.threads
@@ -332,15 +372,23 @@ class KernelTableModel(ReadOnlyTableModel):
         threads = int(self.launch.threads[i])
         occ = self.occupancy[i] if i < self.occupancy.size else np.nan
         figure = "cannot launch" if np.isnan(occ) else "occupancy once chosen"
+        if t.is_amd(i) and t.amd is not None:
+            processor = t.amd.processors[int(t.amd.processor[i - t.nvidia_rows])]
+            figure += f" on {self.launch.devices.get(processor, processor)} (the HIP runtime's answer)"
         if t.launch_block[i] > 0:
             why = "the launch recorded with the kernel"
         elif t.required[i] > 0:
-            why = "the kernel's required block size (.reqntid)"
+            why = "the kernel's required block size" + (" (.reqd_workgroup_size)" if t.is_amd(i) else " (.reqntid)")
         elif self._threads_moved(i):
             why = f"the kernel's launch bound ({self.threads} is above it)"
         else:
             why = "the calculator's threads per block"
         return f"{threads} threads per block, {why}: {figure}"
+
+
+def _tagged(rec: Any) -> bool:
+    """Whether an NVIDIA record carries a tag before its name (checked first: most carry none)."""
+    return bool(rec.relocatable or rec.embedded or rec.copies > 1 or rec.cluster_dims)
 
 
 def _rank(values: list[str]) -> np.ndarray:

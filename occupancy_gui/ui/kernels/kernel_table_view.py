@@ -6,7 +6,7 @@ from PySide6.QtCore import QSortFilterProxyModel, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from .kernel_table_model import HEADERS, NAME
+from .table_columns import HEADERS, NAME
 
 SAMPLE_ROWS = 2000
 """Rows measured when the figures' columns are sized (the first ones shown): 10^5 rows are not all measured."""
@@ -29,7 +29,7 @@ def fit_figure_columns(view: QTableView) -> None:
     for column in range(len(HEADERS)):
         if column == NAME:
             continue
-        width = head.horizontalAdvance(HEADERS[column])
+        width = head.horizontalAdvance(str(model.headerData(column, Qt.Orientation.Horizontal) or HEADERS[column]))
         for row in range(rows):
             text = model.index(row, column).data()
             if text:
