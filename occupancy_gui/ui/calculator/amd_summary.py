@@ -26,7 +26,7 @@ HIP_WORDS = {"workgroup_size": "block size", "waves": "the wave cap", "vgprs": "
 COMPILER_WORDS = {"waves": "wave cap", "workgroup_size": "workgroups", "lds": "LDS", "vgprs": "VGPRs",
                   "sgprs": "SGPRs", "waves_per_eu": "waves/EU"}  # fmt: skip
 SHOWN_BINDING = 2
-"""Binding limits named on the card's line (the table stars every one; more are counted: "+ 1 more")."""
+"""Binding limits named on the card's line (the table stars every one; more are counted: "+1")."""
 HIP_TIP = ("hipOccupancyMaxActiveBlocksPerMultiprocessor as ROCm 7 computes it (hip_platform.cpp): blocks per\n"
            "multiprocessor as HIP counts it (a WGP in WGP mode, else a CU), its waves pooled over the SIMDs, capped at\n"
            "the runtime's waves per SIMD; occupancy = active waves ÷ (SIMDs × cap). The grid is CUs × blocks for\n"
@@ -47,10 +47,9 @@ def _bold(value: int, word: str) -> str:
 
 
 def binding_words(names: tuple[str, ...], words: dict[str, str]) -> str:
-    """The binding limits in words, at most :data:`SHOWN_BINDING` of them, the rest counted ("+ 2 more"); the
-    constraint table stars every one."""
+    """The binding limits in words, at most :data:`SHOWN_BINDING` of them, the rest counted."""
     shown = " + ".join(words[k] for k in names[:SHOWN_BINDING]) or "nothing"
-    return shown + (f" + {len(names) - SHOWN_BINDING} more" if len(names) > SHOWN_BINDING else "")
+    return shown + (f" +{len(names) - SHOWN_BINDING}" if len(names) > SHOWN_BINDING else "")
 
 
 def hip_texts(answer: AmdAnswer) -> tuple[str, str, str]:
