@@ -88,5 +88,7 @@ def threads_reason(rec: AmdKernelRecord, threads: int) -> str | None:
         return f"{chosen} threads per block: the launch recorded with the kernel ({rec.launch_source or 'its source'})"
     if required:
         return f"{chosen} threads per block: the kernel's required workgroup size (.reqd_workgroup_size)"
-    return (f"{chosen} threads per block: {threads} is above the kernel's launch bound of {bound} "
-            "(.max_flat_workgroup_size)")  # fmt: skip
+    return (
+        f"{chosen} threads per block: {threads} is above the kernel's launch bound of {bound} "
+        "(.max_flat_workgroup_size)"
+    )

@@ -31,8 +31,20 @@ if TYPE_CHECKING:
     from .importers import AmdKernelRecord
     from .profiles import AmdProfile
 
-AMD_COMBO = ("processor", "vgprs", "agprs", "sgprs", "allocated", "lds", "wave", "wgp", "bound", "required",
-             "launch_block", "launch_dynamic")  # fmt: skip
+AMD_COMBO = (
+    "processor",
+    "vgprs",
+    "agprs",
+    "sgprs",
+    "allocated",
+    "lds",
+    "wave",
+    "wgp",
+    "bound",
+    "required",
+    "launch_block",
+    "launch_dynamic",
+)
 """The figures an AMD row's occupancy depends on (``AmdColumns.combo_keys``' columns)."""
 
 _get = operator.attrgetter
@@ -89,12 +101,20 @@ def read_amd_rows(records: Sequence[AmdKernelRecord], first_row: int) -> AmdRows
     dynamic = list(map(_get("dynamic_stack"), records))
     required = [r[0] * max(r[1], 1) * max(r[2], 1) if r else 0 for r in map(_get("required_block"), records)]
     shared = [
-        [-1] * n, _or(list(map(_get("vgprs"), records)), 0), _or(list(map(_get("static_lds"), records)), 0),
-        _or(list(map(_get("vgpr"), spills)), -1), _or(list(map(_get("sgpr"), spills)), -1), [-1] * n,
-        _or(list(map(_get("max_threads"), records)), 0), list(map(int, map(_get("is_kernel"), records))), scratch,
-        [-1 if dyn else s for dyn, s in zip(dynamic, scratch)], required,
-        _or(list(map(_get("block_size"), records)), 0), _or(list(map(_get("dynamic_lds"), records)), 0),
-    ]  # fmt: skip
+        [-1] * n,
+        _or(list(map(_get("vgprs"), records)), 0),
+        _or(list(map(_get("static_lds"), records)), 0),
+        _or(list(map(_get("vgpr"), spills)), -1),
+        _or(list(map(_get("sgpr"), spills)), -1),
+        [-1] * n,
+        _or(list(map(_get("max_threads"), records)), 0),
+        list(map(int, map(_get("is_kernel"), records))),
+        scratch,
+        [-1 if dyn else s for dyn, s in zip(dynamic, scratch)],
+        required,
+        _or(list(map(_get("block_size"), records)), 0),
+        _or(list(map(_get("dynamic_lds"), records)), 0),
+    ]
     procs = list(map(processor_of, targets))
     distinct = sorted(set(procs))
     index = {p: i for i, p in enumerate(distinct)}
@@ -105,17 +125,41 @@ def read_amd_rows(records: Sequence[AmdKernelRecord], first_row: int) -> AmdRows
         agprs=np.array(_or(list(map(_get("agprs"), records)), -1), np.int64),
         allocated=np.array(_or(list(map(_get("allocated_vgprs"), records)), 0), np.int64),
         wave_size=np.array(_or(list(map(_get("wave_size"), records)), 0), np.int64),
-        wgp=np.array(wgp, np.int64), padded=np.fromiter(map(padded_vgprs, records), bool, count=n),
-        processors=distinct, processor=np.array(list(map(index.__getitem__, procs)), np.int64),
-    )  # fmt: skip
+        wgp=np.array(wgp, np.int64),
+        padded=np.fromiter(map(padded_vgprs, records), bool, count=n),
+        processors=distinct,
+        processor=np.array(list(map(index.__getitem__, procs)), np.int64),
+    )
     return AmdRowsRead(names, demangled, targets, shared, own)
 
 
-def combo_keys(own: AmdColumns, registers: np.ndarray, static: np.ndarray, bound: np.ndarray, required: np.ndarray,
-               launch: np.ndarray, launch_dynamic: np.ndarray) -> np.ndarray:  # fmt: skip
+def combo_keys(
+    own: AmdColumns,
+    registers: np.ndarray,
+    static: np.ndarray,
+    bound: np.ndarray,
+    required: np.ndarray,
+    launch: np.ndarray,
+    launch_dynamic: np.ndarray,
+) -> np.ndarray:
     """The :data:`AMD_COMBO` columns of the AMD rows (the shared columns given at the AMD rows)."""
-    return np.stack([own.processor, registers, np.maximum(own.agprs, 0), np.maximum(own.sgprs, 0), own.allocated,
-                     static, own.wave_size, own.wgp, bound, required, launch, launch_dynamic], axis=1)  # fmt: skip
+    return np.stack(
+        [
+            own.processor,
+            registers,
+            np.maximum(own.agprs, 0),
+            np.maximum(own.sgprs, 0),
+            own.allocated,
+            static,
+            own.wave_size,
+            own.wgp,
+            bound,
+            required,
+            launch,
+            launch_dynamic,
+        ],
+        axis=1,
+    )
 
 
 @dataclass(frozen=True)
@@ -130,8 +174,13 @@ class AmdFigures:
     """Processor -> why its rows have no figure (no profile of that target)."""
 
 
-def amd_occupancy(own: AmdColumns, records: Callable[[int], AmdKernelRecord],
-                  profile_for: Callable[[str], AmdProfile | None], threads: int, dynamic_lds: int) -> AmdFigures:  # fmt: skip
+def amd_occupancy(
+    own: AmdColumns,
+    records: Callable[[int], AmdKernelRecord],
+    profile_for: Callable[[str], AmdProfile | None],
+    threads: int,
+    dynamic_lds: int,
+) -> AmdFigures:
     """Each AMD row's threads and HIP runtime occupancy once chosen while the calculator holds ``threads`` and
     ``dynamic_lds``; ``records(k)`` is the record of AMD row ``k``, ``profile_for(processor)`` the profile choosing
     it selects (``amd_record.record_profile``)."""
@@ -159,10 +208,17 @@ def amd_occupancy(own: AmdColumns, records: Callable[[int], AmdKernelRecord],
             continue
         if result.error is None and launch.threads_per_block <= profile.target.max_workgroup_size:
             occ[c] = result.occupancy  # else NaN: the launch fails (no block of this size can start)
-    missing = {p: f"No device profile of {p}: add one (device_profiles/amd) to see its occupancy"
-               for p, prof in profiles.items() if prof is None}  # fmt: skip
-    return AmdFigures(block[own.combo_inverse], occ[own.combo_inverse],
-                      {p: prof.name for p, prof in profiles.items() if prof is not None}, missing)
+    missing = {
+        p: f"No device profile of {p}: add one (device_profiles/amd) to see its occupancy"
+        for p, prof in profiles.items()
+        if prof is None
+    }
+    return AmdFigures(
+        block[own.combo_inverse],
+        occ[own.combo_inverse],
+        {p: prof.name for p, prof in profiles.items() if prof is not None},
+        missing,
+    )
 
 
 _DEFAULTS = {name: fields.FIELD[name].default for name in fields.SESSION_NAMES}

@@ -68,7 +68,8 @@ def devices_that_run(target: Target, catalog: Catalog) -> list[str]:
     """Names of the catalog's profiles this target runs on: named GPUs first, then the CC profiles."""
     fits = [p for p in catalog.profiles if target.runs_on(p.compute_capability)]
     return [p.name for p in fits if p.kind != "compute_capability"] + [
-        p.name for p in fits if p.kind == "compute_capability"]  # fmt: skip
+        p.name for p in fits if p.kind == "compute_capability"
+    ]
 
 
 def mismatch_message(arch: str, cc: tuple[int, int], catalog: Catalog | None = None, shown: int = 4) -> str | None:

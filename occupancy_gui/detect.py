@@ -33,8 +33,17 @@ DEVICE_PROP_FIELDS = {
 }
 """Profile limit name -> ``cudaDeviceProp`` field, the same mapping ``cudaOccDeviceProp`` uses."""
 
-ARCHITECTURES = {3: "Kepler", 5: "Maxwell", 6: "Pascal", 7: "Volta", 8: "Ampere", 9: "Hopper", 10: "Blackwell",
-                 11: "Blackwell", 12: "Blackwell"}  # fmt: skip
+ARCHITECTURES = {
+    3: "Kepler",
+    5: "Maxwell",
+    6: "Pascal",
+    7: "Volta",
+    8: "Ampere",
+    9: "Hopper",
+    10: "Blackwell",
+    11: "Blackwell",
+    12: "Blackwell",
+}
 
 
 class DetectionUnavailable(RuntimeError):
@@ -102,20 +111,22 @@ def detect_devices(runtime: Any | None = None) -> list[DetectedDevice]:
     for index in range(count):
         prop = _check(rt.cudaGetDeviceProperties(index), f"cudaGetDeviceProperties({index})")
         name = prop.name.decode(errors="replace") if isinstance(prop.name, bytes) else str(prop.name)
-        devices.append(DetectedDevice(
-            index=index,
-            name=name.strip("\x00").strip(),
-            compute_capability=(int(prop.major), int(prop.minor)),
-            sm_count=int(prop.multiProcessorCount),
-            limits={ours: int(getattr(prop, theirs)) for ours, theirs in DEVICE_PROP_FIELDS.items()},
-            driver_version=driver,
-            runtime_version=runtime_version,
-            integrated=bool(prop.integrated),
-            l2_cache_kib=int(prop.l2CacheSize) // 1024,
-            memory_gib=round(int(prop.totalGlobalMem) / 2**30, 2),
-            pci_bus_id=f"{int(prop.pciDomainID):04x}:{int(prop.pciBusID):02x}:{int(prop.pciDeviceID):02x}",
-            extra={"maxBlocksPerMultiProcessor": int(prop.maxBlocksPerMultiProcessor)},
-        ))  # fmt: skip
+        devices.append(
+            DetectedDevice(
+                index=index,
+                name=name.strip("\x00").strip(),
+                compute_capability=(int(prop.major), int(prop.minor)),
+                sm_count=int(prop.multiProcessorCount),
+                limits={ours: int(getattr(prop, theirs)) for ours, theirs in DEVICE_PROP_FIELDS.items()},
+                driver_version=driver,
+                runtime_version=runtime_version,
+                integrated=bool(prop.integrated),
+                l2_cache_kib=int(prop.l2CacheSize) // 1024,
+                memory_gib=round(int(prop.totalGlobalMem) / 2**30, 2),
+                pci_bus_id=f"{int(prop.pciDomainID):04x}:{int(prop.pciBusID):02x}:{int(prop.pciDeviceID):02x}",
+                extra={"maxBlocksPerMultiProcessor": int(prop.maxBlocksPerMultiProcessor)},
+            )
+        )
     return devices
 
 
@@ -133,8 +144,10 @@ def _segment(device: DetectedDevice) -> str:
 def profile_document(device: DetectedDevice, today: _dt.date | None = None) -> dict[str, Any]:
     """The user-profile mapping (profile schema) for a detected device."""
     when = (today or _dt.date.today()).isoformat()
-    source = (f"cudaGetDeviceProperties on device {device.index} ({device.pci_bus_id}), "
-              f"driver {device.driver_version}, runtime {device.runtime_version}, detected {when}")  # fmt: skip
+    source = (
+        f"cudaGetDeviceProperties on device {device.index} ({device.pci_bus_id}), "
+        f"driver {device.driver_version}, runtime {device.runtime_version}, detected {when}"
+    )
     cc = f"sm_{device.compute_capability[0]}{device.compute_capability[1]}"
     info: dict[str, Any] = {"l2_cache_kib": {"value": device.l2_cache_kib, "source": source}}
     if device.memory_gib is not None:
@@ -151,7 +164,7 @@ def profile_document(device: DetectedDevice, today: _dt.date | None = None) -> d
         "architecture": device.architecture,
         "segment": _segment(device),
         "notes": f"detected: read from the local GPU with driver {device.driver_version} on {when}; "
-                 f"segment is a guess.{mismatch}",
+        f"segment is a guess.{mismatch}",
         "sm_count": {"value": device.sm_count, "source": source},
         "limits": {name: {"value": device.limits[name], "source": source} for name in LIMIT_NAMES},
         "info": info,
@@ -170,7 +183,11 @@ def save_profile(device: DetectedDevice, directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     slug = re.sub(r"[^a-z0-9]+", "_", device.name.lower()).strip("_") or "gpu"
     path = directory / f"detected_{slug}_{device.index}.yaml"
-    text = "# Detected by occupancy devices --detect; edit freely.\n" + json.dumps(profile_document(device), indent=2) + "\n"
+    text = (
+        "# Detected by occupancy devices --detect; edit freely.\n"
+        + json.dumps(profile_document(device), indent=2)
+        + "\n"
+    )
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".detected-", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)

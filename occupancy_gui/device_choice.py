@@ -24,8 +24,9 @@ class NotForVendor(RuntimeError):
     shows a vendor's figures checks the vendor first."""
 
 
-def find_profile(name: str, catalog: Catalog,
-                 amd: Callable[[], AmdCatalog] | None = None) -> DeviceProfile | AmdProfile:  # fmt: skip
+def find_profile(
+    name: str, catalog: Catalog, amd: Callable[[], AmdCatalog] | None = None
+) -> DeviceProfile | AmdProfile:
     """The profile called ``name``: NVIDIA's first, then AMD's (``amd()``, the bundled ones by default, read only
     then); ``KeyError`` (one line, the closest names of both vendors) if neither has it."""
     try:

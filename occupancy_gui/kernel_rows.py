@@ -100,17 +100,22 @@ def amd_notes(rec: AmdKernelRecord) -> list[str]:
     version = f", code object v{rec.code_object_version}" if rec.code_object_version else ""
     notes.append(f"AMD {rec.target or rec.arch}{version}")
     if padded_vgprs(rec):
-        notes.append(f"The kernel descriptor allocates {rec.allocated_vgprs} VGPRs, more than its .vgpr_count of "
-                     f"{rec.vgprs}: the hardware allocates {rec.allocated_vgprs}, the HIP runtime counts {rec.vgprs}")
+        notes.append(
+            f"The kernel descriptor allocates {rec.allocated_vgprs} VGPRs, more than its .vgpr_count of "
+            f"{rec.vgprs}: the hardware allocates {rec.allocated_vgprs}, the HIP runtime counts {rec.vgprs}"
+        )
     if rec.dynamic_stack:
-        notes.append("Dynamic stack (recursion, indirect calls or dynamic allocas): the scratch it needs is set at "
-                     "launch")  # fmt: skip
+        notes.append(
+            "Dynamic stack (recursion, indirect calls or dynamic allocas): the scratch it needs is set at launch"
+        )
     if rec.required_block is not None:
         x, y, z = rec.required_block
         notes.append(f"Required workgroup size (.reqd_workgroup_size) {x}×{y}×{z} = {x * y * z} threads")
     if rec.block_size:
-        notes.append(f"Launched with {rec.block_size} threads and {rec.dynamic_lds or 0} B of dynamic LDS "
-                     f"({rec.launch_source or 'as recorded'})")  # fmt: skip
+        notes.append(
+            f"Launched with {rec.block_size} threads and {rec.dynamic_lds or 0} B of dynamic LDS "
+            f"({rec.launch_source or 'as recorded'})"
+        )
     if rec.copies > 1:
         notes.append(f"{rec.copies} identical copies in this file")
     if rec.source:
@@ -140,14 +145,18 @@ def record_notes(rec: KernelRecord) -> list[str]:
 
     notes = [] if rec.is_kernel else ["(device function, not a kernel)"]
     if rec.stack_bytes is None:
-        notes.append(f"Stack: {STACK_UNKNOWN} (cuobjdump: STACK:UNKNOWN); the figure the GPU needs is set at "
-                     "launch (cudaDeviceSetLimit cudaLimitStackSize)")
+        notes.append(
+            f"Stack: {STACK_UNKNOWN} (cuobjdump: STACK:UNKNOWN); the figure the GPU needs is set at "
+            "launch (cudaDeviceSetLimit cudaLimitStackSize)"
+        )
     reason = impossible_figure(rec)
     if reason is not None:
         notes.append(f"⚠ {reason[0].upper()}{reason[1:]}: the file is damaged or crafted; not loaded into the inputs")
     if rec.relocatable:
-        notes.append("Pre-link copy (-rdc): nvlink may add registers, stack and shared memory of\n"
-                     "functions in other translation units; open the linked program for the final figures")
+        notes.append(
+            "Pre-link copy (-rdc): nvlink may add registers, stack and shared memory of\n"
+            "functions in other translation units; open the linked program for the final figures"
+        )
     if rec.embedded:
         notes.append("From a fatbin the library loads itself at run time (not registered with the runtime)")
     if rec.copies > 1:
@@ -165,5 +174,7 @@ def cluster_note(dims: tuple[int, int, int]) -> str:
     ``cuda_occupancy.h`` models one SM; how many clusters run at once also depends on how the GPU's SMs
     are grouped (GPCs), which only ``cudaOccupancyMaxActiveClusters`` on the device answers."""
     x, y, z = dims
-    return (f"Thread-block cluster {x}×{y}×{z} ({x * y * z} blocks): occupancy here is per SM; how many clusters "
-            "fit the GPU at once depends on its GPCs (cudaOccupancyMaxActiveClusters)")  # fmt: skip
+    return (
+        f"Thread-block cluster {x}×{y}×{z} ({x * y * z} blocks): occupancy here is per SM; how many clusters "
+        "fit the GPU at once depends on its GPCs (cudaOccupancyMaxActiveClusters)"
+    )

@@ -117,8 +117,9 @@ class KernelTable:
         return len(self.records)
 
     @classmethod
-    def from_records(cls, path: str, records: Sequence[KernelRecord], cancelled: Any = None,
-                     amd: Sequence[AmdKernelRecord] = ()) -> KernelTable:  # fmt: skip
+    def from_records(
+        cls, path: str, records: Sequence[KernelRecord], cancelled: Any = None, amd: Sequence[AmdKernelRecord] = ()
+    ) -> KernelTable:
         """Build the columns of ``records`` and then of the ``amd`` records (``amd_rows``); ``cancelled()`` is
         polled every :data:`SLICE` records.
 
@@ -142,7 +143,7 @@ class KernelTable:
         for at in range(0, n, SLICE):
             if cancelled is not None and cancelled():
                 raise ImportCancelled(os.fspath(path))
-            block = records[at:at + SLICE]
+            block = records[at : at + SLICE]
             states = built_states(block)
             block_names = list(map(_get("name"), states))
             pretty = _pretty_names(states, block_names)
@@ -174,22 +175,57 @@ class KernelTable:
                 column += values
             own = read.own
         ints = _int64(columns)
-        table = cls(os.fspath(path), TableRecords(records, list(amd)), names, demangled, hay, archs,
-                    arch_number=ints[0], registers=ints[1],
-                    static_smem=ints[2], spill_stores=ints[3], spill_loads=ints[4], barriers=ints[5],
-                    max_threads=ints[6], is_kernel=ints[7].astype(bool), local_bytes=ints[8], stack_bytes=ints[9],
-                    required=ints[10], launch_block=ints[11], launch_dynamic=ints[12], impossible=impossible,
-                    nvidia_count=n if amd else -1, amd=own)  # fmt: skip
+        table = cls(
+            os.fspath(path),
+            TableRecords(records, list(amd)),
+            names,
+            demangled,
+            hay,
+            archs,
+            arch_number=ints[0],
+            registers=ints[1],
+            static_smem=ints[2],
+            spill_stores=ints[3],
+            spill_loads=ints[4],
+            barriers=ints[5],
+            max_threads=ints[6],
+            is_kernel=ints[7].astype(bool),
+            local_bytes=ints[8],
+            stack_bytes=ints[9],
+            required=ints[10],
+            launch_block=ints[11],
+            launch_dynamic=ints[12],
+            impossible=impossible,
+            nvidia_count=n if amd else -1,
+            amd=own,
+        )
         if n:
             nv = slice(0, n)
             table.combos, table.combo_inverse = _distinct(
-                np.stack([table.max_threads[nv], table.required[nv], table.registers[nv], table.static_smem[nv],
-                          np.where(table.barriers[nv] < 0, DEFAULT_BARRIERS, table.barriers[nv]),
-                          table.launch_block[nv], table.launch_dynamic[nv]], axis=1))  # fmt: skip
+                np.stack(
+                    [
+                        table.max_threads[nv],
+                        table.required[nv],
+                        table.registers[nv],
+                        table.static_smem[nv],
+                        np.where(table.barriers[nv] < 0, DEFAULT_BARRIERS, table.barriers[nv]),
+                        table.launch_block[nv],
+                        table.launch_dynamic[nv],
+                    ],
+                    axis=1,
+                )
+            )
         if own is not None:
             tail = slice(n, None)
-            keys = combo_keys(own, table.registers[tail], table.static_smem[tail], table.max_threads[tail],
-                              table.required[tail], table.launch_block[tail], table.launch_dynamic[tail])
+            keys = combo_keys(
+                own,
+                table.registers[tail],
+                table.static_smem[tail],
+                table.max_threads[tail],
+                table.required[tail],
+                table.launch_block[tail],
+                table.launch_dynamic[tail],
+            )
             own.combos, own.combo_inverse = _distinct(keys)
             first = np.full(len(own.combos), len(keys), np.int64)
             np.minimum.at(first, own.combo_inverse, np.arange(len(keys)))
@@ -238,7 +274,7 @@ class FilterMasks:
         if within:
             rows = np.flatnonzero(within[0] if len(within) == 1 else np.logical_and.reduce(within))
             for at in range(0, rows.size, self.STEP_ROWS):
-                part = rows[at:at + self.STEP_ROWS]
+                part = rows[at : at + self.STEP_ROWS]
                 found[part] = np.fromiter((needle in hay[i] for i in part.tolist()), dtype=bool, count=part.size)
                 if at + part.size < rows.size:
                     yield rows.size - at - part.size
@@ -246,8 +282,9 @@ class FilterMasks:
             texts = iter(hay)  # one pass, a slice of it per step
             for at in range(0, len(hay), self.STEP_ROWS):
                 count = min(self.STEP_ROWS, len(hay) - at)
-                found[at:at + count] = np.fromiter((needle in h for h in islice(texts, count)), dtype=bool,
-                                                   count=count)  # fmt: skip
+                found[at : at + count] = np.fromiter(
+                    (needle in h for h in islice(texts, count)), dtype=bool, count=count
+                )
                 if at + count < len(hay):
                     yield len(hay) - at - count
         self.masks[needle] = found
@@ -296,16 +333,23 @@ def _int_columns(states: list[dict[str, Any]], archs: list[str], numbers: dict[s
     unknown: the window's local column), stack bytes (-1: unknown), required block size, launch block size and
     launch dynamic shared memory (0: none)."""
     required = [req[0] * req[1] * req[2] if req else 0 for req in map(_get("req_threads"), states)]
-    zero_for_none = [_or([state.get(name) for state in states], 0)
-                     for name in ("max_threads", "block_size", "dynamic_smem")]
+    zero_for_none = [
+        _or([state.get(name) for state in states], 0) for name in ("max_threads", "block_size", "dynamic_smem")
+    ]
     stacks = list(map(_get("stack_bytes"), states))
     return [
-        list(map(numbers.__getitem__, archs)), list(map(_get("registers"), states)),
+        list(map(numbers.__getitem__, archs)),
+        list(map(_get("registers"), states)),
         _or(list(map(_get("static_smem"), states)), 0),
         *(_or(list(map(_get(name), states)), -1) for name in ("spill_stores", "spill_loads", "barriers")),
-        zero_for_none[0], list(map(int, map(_get("is_kernel"), states))), _or(stacks, 0), _or(stacks, -1), required,
-        zero_for_none[1], zero_for_none[2],
-    ]  # fmt: skip
+        zero_for_none[0],
+        list(map(int, map(_get("is_kernel"), states))),
+        _or(stacks, 0),
+        _or(stacks, -1),
+        required,
+        zero_for_none[1],
+        zero_for_none[2],
+    ]
 
 
 def _int64(columns: list[list[int]]) -> np.ndarray:
@@ -353,8 +397,14 @@ class RowLaunch:
     """AMD processor -> why its rows have no figure (no profile of that target)."""
 
 
-def occupancy_column(table: KernelTable, device: DeviceProperties, state: DeviceState, threads: int,
-                     dynamic_smem: int = 0, max_dynamic_smem: int | None = None) -> RowLaunch:
+def occupancy_column(
+    table: KernelTable,
+    device: DeviceProperties,
+    state: DeviceState,
+    threads: int,
+    dynamic_smem: int = 0,
+    max_dynamic_smem: int | None = None,
+) -> RowLaunch:
     """Every row's block size and occupancy once chosen, with the calculator holding ``threads``, ``dynamic_smem``
     and ``max_dynamic_smem`` (``None``: the runtime's default) under ``state``: one engine call for all of them,
     under the rule of ``record_launch`` (a row's figure is the calculator's answer once that row is chosen)."""
@@ -367,14 +417,23 @@ def occupancy_column(table: KernelTable, device: DeviceProperties, state: Device
     attribute, cache = launch_smem(device, launch_dynamic, smem)
     typed = default_max_dynamic_smem(device, smem) if max_dynamic_smem is None else max_dynamic_smem
     query = build_query(
-        device, FunctionAttributes(num_regs=0), state, block, np.where(recorded, launch_dynamic, dynamic_smem),
-        num_regs=regs, shared_size_bytes=smem, num_block_barriers=barriers,
-        max_dynamic_smem=np.where(recorded, np.where(attribute >= 0, attribute, default_max_dynamic_smem(device, smem)),
-                                  typed),
-        cache_config=np.where(recorded & supports_cache_config(device.compute_capability), cache,
-                              int(state.cache_config)),
-        func_max_threads_per_block=np.where(bound > 0, bound, INT_MAX), func_reqntid=required,
-    )  # fmt: skip
+        device,
+        FunctionAttributes(num_regs=0),
+        state,
+        block,
+        np.where(recorded, launch_dynamic, dynamic_smem),
+        num_regs=regs,
+        shared_size_bytes=smem,
+        num_block_barriers=barriers,
+        max_dynamic_smem=np.where(
+            recorded, np.where(attribute >= 0, attribute, default_max_dynamic_smem(device, smem)), typed
+        ),
+        cache_config=np.where(
+            recorded & supports_cache_config(device.compute_capability), cache, int(state.cache_config)
+        ),
+        func_max_threads_per_block=np.where(bound > 0, bound, INT_MAX),
+        func_reqntid=required,
+    )
     arrays = max_active_blocks(device, query)
     warps = -(-block // device.warp_size)
     occ = arrays.active_blocks * warps / device.max_warps_per_multiprocessor
@@ -386,8 +445,9 @@ def occupancy_column(table: KernelTable, device: DeviceProperties, state: Device
     return RowLaunch(threads_out, occupancy)
 
 
-def amd_occupancy_column(table: KernelTable, profile_for: Callable[[str], AmdProfile | None], threads: int,
-                         dynamic_lds: int) -> AmdFigures | None:  # fmt: skip
+def amd_occupancy_column(
+    table: KernelTable, profile_for: Callable[[str], AmdProfile | None], threads: int, dynamic_lds: int
+) -> AmdFigures | None:
     """Every AMD row's threads and HIP runtime occupancy once chosen (``amd_rows.amd_occupancy``), on the profile
     ``profile_for(processor)`` that choosing it selects; ``None`` where the table has no AMD row."""
     own = table.amd
@@ -402,5 +462,9 @@ def with_amd(launch: RowLaunch, table: KernelTable, figures: AmdFigures | None) 
     if figures is None:
         return launch
     rows = table.nvidia_rows
-    return RowLaunch(np.concatenate([launch.threads[:rows], figures.threads]),
-                     np.concatenate([launch.occupancy[:rows], figures.occupancy]), figures.devices, figures.missing)
+    return RowLaunch(
+        np.concatenate([launch.threads[:rows], figures.threads]),
+        np.concatenate([launch.occupancy[:rows], figures.occupancy]),
+        figures.devices,
+        figures.missing,
+    )

@@ -39,6 +39,7 @@ DEFAULT_DYNAMIC_LIMIT = 48 << 10
 DEFAULT_BARRIERS = 1
 """Block barriers where a source does not say: the runtime's assumption (``__syncthreads`` alone)."""
 
+
 def required_block_size(rec: KernelRecord) -> int | None:
     """The block size a record's ``.reqntid`` requires (x·y·z threads), or ``None``."""
     req = rec.req_threads
@@ -82,16 +83,22 @@ def record_inputs(rec: KernelRecord, device: DeviceProperties, threads: int) -> 
     required = required_block_size(rec)
     launch = rec.block_size or 0
     changes: dict[str, Any] = {
-        "registers": rec.registers, "static_smem": rec.static_smem or 0,
+        "registers": rec.registers,
+        "static_smem": rec.static_smem or 0,
         "barriers": DEFAULT_BARRIERS if rec.barriers is None else rec.barriers,
-        "max_threads_per_block": bound, "required_block_size": required, "min_blocks_per_sm": rec.min_blocks or None,
+        "max_threads_per_block": bound,
+        "required_block_size": required,
+        "min_blocks_per_sm": rec.min_blocks or None,
         "threads": launch_threads(threads, bound or 0, required or 0, launch),
-    }  # fmt: skip
+    }
     if launch:
         dynamic = rec.dynamic_smem or 0
         attribute, cache = launch_smem(device, dynamic, changes["static_smem"])
-        changes.update(dynamic_smem=dynamic, max_dynamic_smem=None if attribute < 0 else int(attribute),
-                       cache_config=CacheConfig(int(cache)))  # fmt: skip
+        changes.update(
+            dynamic_smem=dynamic,
+            max_dynamic_smem=None if attribute < 0 else int(attribute),
+            cache_config=CacheConfig(int(cache)),
+        )
     return changes
 
 

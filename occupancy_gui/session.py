@@ -59,10 +59,23 @@ if TYPE_CHECKING:
 # Re-exported: callers of the session catch NotForVendor from here, and read the inputs' record, ranges and defaults
 # and the history's limit from here as they did before those moved into their own modules.
 __all__ = [
-    "AMD_ONLY_FIELDS", "DEFAULT_DEVICE", "DEFAULT_INPUTS", "HISTORY_LIMIT", "INPUT_FIELDS", "INPUT_RANGES", "KIB",
-    "MAX_BLOCK_BARRIERS", "OPTIONAL_FIELDS", "InputRefused", "Inputs", "NotForVendor", "Session",
-    "function_attributes", "input_problem", "meet_kernel_limits",
-]  # fmt: skip
+    "AMD_ONLY_FIELDS",
+    "DEFAULT_DEVICE",
+    "DEFAULT_INPUTS",
+    "HISTORY_LIMIT",
+    "INPUT_FIELDS",
+    "INPUT_RANGES",
+    "KIB",
+    "MAX_BLOCK_BARRIERS",
+    "OPTIONAL_FIELDS",
+    "InputRefused",
+    "Inputs",
+    "NotForVendor",
+    "Session",
+    "function_attributes",
+    "input_problem",
+    "meet_kernel_limits",
+]
 
 CURVE_NAMES: tuple[str, ...] = ("threads", "registers", "shared_memory", "barriers")
 """Keys of :attr:`Session.curves`, in display order."""
@@ -89,8 +102,9 @@ class Session:
         Initial values of the other :class:`Inputs` fields.
     """
 
-    def __init__(self, catalog: Catalog, device: str | None = None, *, amd_catalog: AmdCatalog | None = None,
-                 **inputs: Any) -> None:  # fmt: skip
+    def __init__(
+        self, catalog: Catalog, device: str | None = None, *, amd_catalog: AmdCatalog | None = None, **inputs: Any
+    ) -> None:
         if not catalog.profiles:
             raise ValueError("the device catalog is empty: no profile to compute occupancy for")
         self._choice = DeviceChoice(catalog, amd_catalog)
@@ -389,9 +403,12 @@ class Session:
         if field == "min_blocks_per_sm":
             return old  # a compiler hint: no occupancy figure depends on it
         i = self._inputs
-        current = {"threads": ("threads", i.threads), "registers": ("registers", i.registers),
-                   "shared_memory": ("dynamic_smem", i.static_smem + i.dynamic_smem),
-                   "barriers": ("barriers", i.barriers)}[name]  # fmt: skip
+        current = {
+            "threads": ("threads", i.threads),
+            "registers": ("registers", i.registers),
+            "shared_memory": ("dynamic_smem", i.static_smem + i.dynamic_smem),
+            "barriers": ("barriers", i.barriers),
+        }[name]
         # The barrier sweep runs to max(32, barriers): its span changes above 32.
         if field != current[0] or (name == "barriers" and len(old.x) != max(BARRIER_SWEEP, i.barriers) + 1):
             return None

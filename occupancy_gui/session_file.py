@@ -73,11 +73,32 @@ if TYPE_CHECKING:
 
 # Re-exported: the window, the command line and the tests use them from here, as before they had modules of their own.
 __all__ = [
-    "AMD_VALUE_RANGES", "AMD_VERSION", "CACHE_NAMES", "FORMAT_KEY", "FORMAT_VERSION", "MAX_BYTES", "MAX_DEVICE_NAME",
-    "SUFFIX", "TOP_KEYS", "VALUE_RANGES", "VENDOR_INPUTS", "YAML_SUFFIXES", "SessionFileError", "SessionState",
-    "apply_inputs", "atomic_write_bytes", "atomic_write_text", "dumps", "inputs_to_dict", "is_session_file", "load",
-    "loads", "save", "state_of", "state_to_dict",
-]  # fmt: skip
+    "AMD_VALUE_RANGES",
+    "AMD_VERSION",
+    "CACHE_NAMES",
+    "FORMAT_KEY",
+    "FORMAT_VERSION",
+    "MAX_BYTES",
+    "MAX_DEVICE_NAME",
+    "SUFFIX",
+    "TOP_KEYS",
+    "VALUE_RANGES",
+    "VENDOR_INPUTS",
+    "YAML_SUFFIXES",
+    "SessionFileError",
+    "SessionState",
+    "apply_inputs",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "dumps",
+    "inputs_to_dict",
+    "is_session_file",
+    "load",
+    "loads",
+    "save",
+    "state_of",
+    "state_to_dict",
+]
 
 SUFFIX = ".occsession"
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -102,8 +123,11 @@ def inputs_to_dict(inputs: Inputs, vendor: str = NVIDIA) -> dict[str, Any]:
 def state_to_dict(state: SessionState) -> dict[str, Any]:
     """The session file's mapping (see the module docstring for the schema), as the lowest version that holds it."""
     amd = AMD in (state.vendor, state.pinned_vendor if state.pinned is not None else NVIDIA)
-    data: dict[str, Any] = {FORMAT_KEY: AMD_VERSION if amd else 1, "device": state.inputs.device,
-                            "inputs": inputs_to_dict(state.inputs, state.vendor)}  # fmt: skip
+    data: dict[str, Any] = {
+        FORMAT_KEY: AMD_VERSION if amd else 1,
+        "device": state.inputs.device,
+        "inputs": inputs_to_dict(state.inputs, state.vendor),
+    }
     if state.source is not None:
         data["import"] = {"path": state.source[0], "kernel": state.source[1]}
     if state.pinned is not None:
@@ -117,13 +141,15 @@ def dumps(state: SessionState) -> str:
 
     return yaml.safe_dump(state_to_dict(state), sort_keys=False, default_flow_style=False, allow_unicode=True)
 
+
 def save(path: str | os.PathLike[str], state: SessionState) -> None:
     """Write ``state`` to ``path`` atomically."""
     atomic_write_text(path, dumps(state))
 
 
-def state_of(session: Session, source: tuple[str, str] | None = None, pinned: Inputs | None = None,
-             pinned_vendor: str = NVIDIA) -> SessionState:  # fmt: skip
+def state_of(
+    session: Session, source: tuple[str, str] | None = None, pinned: Inputs | None = None, pinned_vendor: str = NVIDIA
+) -> SessionState:
     """The state of a live session, with the import source and pinned A (of ``pinned_vendor``) the caller keeps."""
     return SessionState(session.inputs, source, pinned, session.vendor, pinned_vendor)
 
@@ -133,6 +159,7 @@ def apply_inputs(session: Session, inputs: Inputs, vendor: str = NVIDIA) -> bool
     changed.  The other vendor's inputs stay as the session holds them."""
     with session.batch():
         return session.replace(device=inputs.device, **{name: getattr(inputs, name) for name in VENDOR_INPUTS[vendor]})
+
 
 # ----------------------------------------------------------------------------- reading
 def is_session_file(path: str | os.PathLike[str]) -> bool:
@@ -174,8 +201,9 @@ def load(path: str | os.PathLike[str], catalog: Catalog, amd: Callable[[], AmdCa
     return state
 
 
-def loads(text: str, catalog: Catalog, source: str = "<session>",
-          amd: Callable[[], AmdCatalog] | None = None) -> SessionState:  # fmt: skip
+def loads(
+    text: str, catalog: Catalog, source: str = "<session>", amd: Callable[[], AmdCatalog] | None = None
+) -> SessionState:
     """Parse session YAML ``text`` (``source`` names it in errors); an AMD device is looked up in ``amd()`` (the
     bundled AMD profiles by default), read only for a name NVIDIA's profiles do not have."""
     reader = SessionFileReader(text, catalog, source, amd)

@@ -127,8 +127,11 @@ class SessionFileReader:
         profile = self._device(device, f"{prefix}device")
         vendor = NVIDIA if amd_of(profile) is None else AMD
         if vendor == AMD and self.version < AMD_VERSION:
-            raise self.fail(f"{prefix}device", f"{profile.name} is an AMD device: AMD devices are format version "
-                                               f"{AMD_VERSION} and later ({FORMAT_KEY}: {AMD_VERSION})")  # fmt: skip
+            raise self.fail(
+                f"{prefix}device",
+                f"{profile.name} is an AMD device: AMD devices are format version "
+                f"{AMD_VERSION} and later ({FORMAT_KEY}: {AMD_VERSION})",
+            )
         raw = data.get("inputs", {})
         if raw is None:
             raw = {}
@@ -138,8 +141,11 @@ class SessionFileReader:
         other = set(VENDOR_INPUTS[NVIDIA if vendor == AMD else AMD]) - set(names)
         for key in raw:
             if key in other:
-                raise self.fail(f"{prefix}inputs.{key}", f"for {VENDOR_NAMES[NVIDIA if vendor == AMD else AMD]} "
-                                f"devices only; {profile.name} is an {VENDOR_NAMES[vendor]} device")  # fmt: skip
+                raise self.fail(
+                    f"{prefix}inputs.{key}",
+                    f"for {VENDOR_NAMES[NVIDIA if vendor == AMD else AMD]} "
+                    f"devices only; {profile.name} is an {VENDOR_NAMES[vendor]} device",
+                )
         self._no_unknown(raw, names, f"{prefix}inputs.")
         values: dict[str, Any] = {"device": profile.name}
         for name, value in raw.items():

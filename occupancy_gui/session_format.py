@@ -25,11 +25,13 @@ VENDOR_INPUTS = {vendor: tuple(f.name for f in fields.for_vendor(vendor)) for ve
 
 CACHE_NAMES = {CacheConfig(i): name for i, name in enumerate(fields.CACHE_NAMES)}
 TOP_KEYS = (FORMAT_KEY, "device", "inputs", "import", "compare")
-VALUE_RANGES: dict[str, tuple[int, int]] = {name: INPUT_RANGES[name] for name in VENDOR_INPUTS[NVIDIA]
-                                             if fields.FIELD[name].kind != fields.CACHE}  # fmt: skip
+VALUE_RANGES: dict[str, tuple[int, int]] = {
+    name: INPUT_RANGES[name] for name in VENDOR_INPUTS[NVIDIA] if fields.FIELD[name].kind != fields.CACHE
+}
 """Every NVIDIA number's range (carveout's -1..100 included); a cache preference is read by name."""
-AMD_VALUE_RANGES: dict[str, tuple[int, int]] = {name: INPUT_RANGES[name] for name in VENDOR_INPUTS[AMD]
-                                                 if name in INPUT_RANGES}  # fmt: skip
+AMD_VALUE_RANGES: dict[str, tuple[int, int]] = {
+    name: INPUT_RANGES[name] for name in VENDOR_INPUTS[AMD] if name in INPUT_RANGES
+}
 """Every AMD number's range (a mode and a minimum-maximum are read by their kind)."""
 MAX_DEVICE_NAME = 256
 """Longest device name looked up (profile names are far shorter); a longer one is refused unread."""

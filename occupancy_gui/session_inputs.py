@@ -76,10 +76,14 @@ AMD_ONLY_FIELDS = frozenset(f.name for f in fields.only_for(AMD))
 
 def function_attributes(i: Inputs) -> FunctionAttributes:
     """The engine's ``cudaOccFuncAttributes`` for these inputs (no launch bound: the header's INT_MAX)."""
-    return FunctionAttributes(num_regs=i.registers, shared_size_bytes=i.static_smem,
-                              max_dynamic_shared_size_bytes=i.max_dynamic_smem, num_block_barriers=i.barriers,
-                              max_threads_per_block=i.max_threads_per_block or INT_MAX,
-                              reqntid=i.required_block_size or 0)  # fmt: skip
+    return FunctionAttributes(
+        num_regs=i.registers,
+        shared_size_bytes=i.static_smem,
+        max_dynamic_shared_size_bytes=i.max_dynamic_smem,
+        num_block_barriers=i.barriers,
+        max_threads_per_block=i.max_threads_per_block or INT_MAX,
+        reqntid=i.required_block_size or 0,
+    )
 
 
 class InputRefused(ValueError):
@@ -111,14 +115,20 @@ def input_problem(inputs: Inputs) -> str | None:
     if required is not None and required < 1:
         return f"the kernel's required block size must be at least 1 thread (got {required})"
     if required is not None and bound is not None and required > bound:
-        return (f"the kernel's required block size of {required} threads is above its launch bound of {bound}: "
-                "no block could launch")  # fmt: skip
+        return (
+            f"the kernel's required block size of {required} threads is above its launch bound of {bound}: "
+            "no block could launch"
+        )
     if required is not None and inputs.threads != required:
-        return (f"{inputs.threads} threads per block is not the kernel's required block size of {required} "
-                "(.reqntid): the launch would fail")  # fmt: skip
+        return (
+            f"{inputs.threads} threads per block is not the kernel's required block size of {required} "
+            "(.reqntid): the launch would fail"
+        )
     if bound is not None and inputs.threads > bound:
-        return (f"{inputs.threads} threads per block is above the kernel's launch bound of {bound} "
-                "(__launch_bounds__ / maxThreadsPerBlock): the launch would fail")  # fmt: skip
+        return (
+            f"{inputs.threads} threads per block is above the kernel's launch bound of {bound} "
+            "(__launch_bounds__ / maxThreadsPerBlock): the launch would fail"
+        )
     if inputs.min_blocks_per_sm is not None and inputs.min_blocks_per_sm < 1:
         return f"the kernel's minimum blocks per SM must be at least 1 (got {inputs.min_blocks_per_sm})"
     if not 0 <= inputs.barriers <= MAX_BLOCK_BARRIERS:

@@ -12,8 +12,18 @@ from fractions import Fraction
 KIB = 1024
 _BYTES = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(b|bytes?|k|kb|kib|m|mb|mib)?\s*$", re.IGNORECASE)
 _PARTIAL = re.compile(r"^\s*\d*(?:\.\d*)?\s*(?:b|by|byt|byte|bytes|k|ki|kb|kib|m|mi|mb|mib)?\s*$", re.IGNORECASE)
-_MULTIPLIER = {"": 1, "b": 1, "byte": 1, "bytes": 1, "k": KIB, "kb": KIB, "kib": KIB, "m": KIB * KIB,
-               "mb": KIB * KIB, "mib": KIB * KIB}  # fmt: skip
+_MULTIPLIER = {
+    "": 1,
+    "b": 1,
+    "byte": 1,
+    "bytes": 1,
+    "k": KIB,
+    "kb": KIB,
+    "kib": KIB,
+    "m": KIB * KIB,
+    "mb": KIB * KIB,
+    "mib": KIB * KIB,
+}
 
 
 def parse_bytes(text: str) -> int | None:

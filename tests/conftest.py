@@ -24,10 +24,16 @@ if "OCCUPANCY_GUI_CACHE_DIR" not in os.environ:
     atexit.register(shutil.rmtree, _cache_dir, ignore_errors=True)
 
 LIMITS = (
-    "warp_size", "max_threads_per_block", "max_threads_per_multiprocessor", "regs_per_block",
-    "regs_per_multiprocessor", "shared_mem_per_block", "shared_mem_per_multiprocessor",
-    "shared_mem_per_block_optin", "reserved_shared_mem_per_block",
-)  # fmt: skip
+    "warp_size",
+    "max_threads_per_block",
+    "max_threads_per_multiprocessor",
+    "regs_per_block",
+    "regs_per_multiprocessor",
+    "shared_mem_per_block",
+    "shared_mem_per_multiprocessor",
+    "shared_mem_per_block_optin",
+    "reserved_shared_mem_per_block",
+)
 
 FAKE_CCS: dict[tuple[int, int], tuple[str, tuple[int, ...]]] = {
     (3, 5): ("Kepler", (32, 1024, 2048, 65536, 65536, 49152, 49152, 49152, 0)),
@@ -38,16 +44,34 @@ FAKE_CCS: dict[tuple[int, int], tuple[str, tuple[int, ...]]] = {
 }
 
 
-def _profile(name: str, kind: str, cc: tuple[int, int], arch: str, values: tuple[int, ...], *,
-             sm_count: int | None = None, aliases: tuple[str, ...] = (), user: bool = False):  # fmt: skip
+def _profile(
+    name: str,
+    kind: str,
+    cc: tuple[int, int],
+    arch: str,
+    values: tuple[int, ...],
+    *,
+    sm_count: int | None = None,
+    aliases: tuple[str, ...] = (),
+    user: bool = False,
+):
     from occupancy_gui.profiles import DeviceProfile
 
     return DeviceProfile(
-        name=name, kind=kind, title=f"{arch} {name}", compute_capability=cc, architecture=arch,
-        segment=None if kind == "compute_capability" else "datacenter", aliases=aliases, sm_count=sm_count,
-        path=f"<test>/{name}.yaml", values=dict(zip(LIMITS, values)),
-        sources={f: f"test source for {f}" for f in LIMITS}, info={}, user=user,
-    )  # fmt: skip
+        name=name,
+        kind=kind,
+        title=f"{arch} {name}",
+        compute_capability=cc,
+        architecture=arch,
+        segment=None if kind == "compute_capability" else "datacenter",
+        aliases=aliases,
+        sm_count=sm_count,
+        path=f"<test>/{name}.yaml",
+        values=dict(zip(LIMITS, values)),
+        sources={f: f"test source for {f}" for f in LIMITS},
+        info={},
+        user=user,
+    )
 
 
 def make_fake_catalog():
@@ -55,7 +79,9 @@ def make_fake_catalog():
     from occupancy_gui.profiles import Catalog
 
     profiles = [_profile(f"sm_{a}{b}", "compute_capability", (a, b), arch, v) for (a, b), (arch, v) in FAKE_CCS.items()]
-    profiles.append(_profile("H100 SXM5", "gpu", (9, 0), "Hopper", FAKE_CCS[(9, 0)][1], sm_count=132, aliases=("H100",)))
+    profiles.append(
+        _profile("H100 SXM5", "gpu", (9, 0), "Hopper", FAKE_CCS[(9, 0)][1], sm_count=132, aliases=("H100",))
+    )
     profiles.append(_profile("My Card", "gpu", (8, 6), "Ampere", FAKE_CCS[(8, 6)][1], sm_count=10, user=True))
     return Catalog(profiles)
 

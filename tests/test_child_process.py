@@ -25,8 +25,9 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="forking workers
 def _run(code: str, *args: str) -> dict[str, object]:
     """``code`` run in a fresh, single-threaded interpreter; what it printed last, as JSON."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"}  # numpy's BLAS: no thread of its own
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                          env=env)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, cwd=ROOT, env=env
+    )
     assert proc.returncode == 0, proc.stderr
     said: dict[str, object] = json.loads(proc.stdout.splitlines()[-1])
     return said
@@ -36,7 +37,8 @@ def _run(code: str, *args: str) -> dict[str, object]:
 def test_a_single_threaded_process_forks_its_workers_and_reads_as_the_serial_reader(tmp_path: Path) -> None:
     rng = random.Random(10)
     path = host(tmp_path, chain(rng, 40), data_section(rng, 20))
-    said = _run("""
+    said = _run(
+        """
 import json, sys
 from occupancy_gui._process import child_process
 from occupancy_gui.importers.binary import parallel as parallel_binary
@@ -49,7 +51,9 @@ serial = import_fatbin_detailed(sys.argv[1])
 same = parallel is not None and parallel.notes == serial.notes and \
     [record_json(r) for r in parallel.records] == [record_json(r) for r in serial.records]
 print(json.dumps({"threads": threads, "starts": child_process.STARTS, "read": parallel is not None, "same": same}))
-""", str(path))
+""",
+        str(path),
+    )
     assert said == {"threads": True, "starts": {"fork": 2, "exec": 0}, "read": True, "same": True}
 
 
@@ -102,7 +106,8 @@ def test_a_forked_batch_answers_as_one_process(tmp_path: Path) -> None:
 
     path = tmp_path / "q.jsonl"
     path.write_text("\n".join(random_lines(13, 4000, load_catalog().names())) + "\n")
-    said = _run("""
+    said = _run(
+        """
 import hashlib, io, json, sys
 from occupancy_gui._process import child_process
 from occupancy_gui.cli import batch_parallel
@@ -113,7 +118,9 @@ main(["batch", sys.argv[1]], out=one)
 threads = child_process.single_threaded()
 main(["batch", sys.argv[1], "--jobs", "2"], out=many)
 print(json.dumps({"threads": threads, "starts": child_process.STARTS, "same": one.getvalue() == many.getvalue()}))
-""", str(path))
+""",
+        str(path),
+    )
     assert said == {"threads": True, "starts": {"fork": 2, "exec": 0}, "same": True}
 
 
@@ -127,21 +134,34 @@ def _cgroup(tmp_path, own: str, files: dict[str, str]) -> tuple[str, str]:
     return str(root), str(tmp_path / "own")
 
 
-@pytest.mark.parametrize("own,files,expected", [
-    ("0::/\n", {"cpu.max": "200000 100000\n"}, 2),  # a container's view: its own cgroup is the root
-    ("0::/\n", {"cpu.max": "150000 100000\n"}, 2),  # 1.5 CPUs: rounded up
-    ("0::/\n", {"cpu.max": "max 100000\n"}, None),
-    ("0::/kubepods/pod1/c1\n", {"kubepods/pod1/cpu.max": "400000 100000", "kubepods/pod1/c1/cpu.max": "max 100000",
-                                "cpu.max": "max 100000"}, 4),  # a parent's quota binds
-    ("0::/docker/abc\n", {"cpu.max": "300000 100000"}, 3),  # the host's path, not seen inside: the root's
-    ("4:cpu,cpuacct:/job\n1:memory:/job\n", {"cpu,cpuacct/job/cpu.cfs_quota_us": "50000",
-                                             "cpu,cpuacct/job/cpu.cfs_period_us": "100000"}, 1),  # v1
-    ("4:cpu,cpuacct:/\n", {"cpu,cpuacct/cpu.cfs_quota_us": "-1", "cpu,cpuacct/cpu.cfs_period_us": "100000"}, None),
-    ("0::/\n", {"cpu.max": "garbage\n"}, None),
-    ("0::/\n", {"cpu.max": "\u00b3 1\n"}, None),  # a digit int() refuses
-    ("0::/\n", {}, None),
-    ("", {"cpu.max": "200000 100000"}, None),  # no cgroup named
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "own,files,expected",
+    [
+        ("0::/\n", {"cpu.max": "200000 100000\n"}, 2),  # a container's view: its own cgroup is the root
+        ("0::/\n", {"cpu.max": "150000 100000\n"}, 2),  # 1.5 CPUs: rounded up
+        ("0::/\n", {"cpu.max": "max 100000\n"}, None),
+        (
+            "0::/kubepods/pod1/c1\n",
+            {
+                "kubepods/pod1/cpu.max": "400000 100000",
+                "kubepods/pod1/c1/cpu.max": "max 100000",
+                "cpu.max": "max 100000",
+            },
+            4,
+        ),  # a parent's quota binds
+        ("0::/docker/abc\n", {"cpu.max": "300000 100000"}, 3),  # the host's path, not seen inside: the root's
+        (
+            "4:cpu,cpuacct:/job\n1:memory:/job\n",
+            {"cpu,cpuacct/job/cpu.cfs_quota_us": "50000", "cpu,cpuacct/job/cpu.cfs_period_us": "100000"},
+            1,
+        ),  # v1
+        ("4:cpu,cpuacct:/\n", {"cpu,cpuacct/cpu.cfs_quota_us": "-1", "cpu,cpuacct/cpu.cfs_period_us": "100000"}, None),
+        ("0::/\n", {"cpu.max": "garbage\n"}, None),
+        ("0::/\n", {"cpu.max": "\u00b3 1\n"}, None),  # a digit int() refuses
+        ("0::/\n", {}, None),
+        ("", {"cpu.max": "200000 100000"}, None),  # no cgroup named
+    ],
+)
 def test_a_cgroup_cpu_quota_bounds_the_workers(tmp_path, own, files, expected):
     root, proc = _cgroup(tmp_path, own, files)
     assert child_process.cgroup_cpu_limit(root, proc) == expected

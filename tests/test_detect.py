@@ -45,8 +45,9 @@ def test_document_flags_block_limit_disagreement() -> None:
 
 
 def test_cli_detect_without_gpu_or_extra_fails_cleanly() -> None:
-    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", "devices", "--detect"],
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "occupancy_gui.cli.main", "devices", "--detect"], capture_output=True, text=True
+    )
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 

@@ -23,21 +23,40 @@ def _reference(records: list) -> dict:
     rows, impossible = [], {}
     for i, rec in enumerate(records):
         req = rec.req_threads
-        row = (-1 if rec.arch_number is None else rec.arch_number, rec.registers, rec.static_smem or 0,
-               -1 if rec.spill_stores is None else rec.spill_stores, -1 if rec.spill_loads is None else rec.spill_loads,
-               -1 if rec.barriers is None else rec.barriers, rec.max_threads or 0, int(rec.is_kernel),
-               rec.local_bytes or 0, -1 if rec.stack_bytes is None else rec.stack_bytes,
-               req[0] * req[1] * req[2] if req else 0, rec.block_size or 0, rec.dynamic_smem or 0)  # fmt: skip
+        row = (
+            -1 if rec.arch_number is None else rec.arch_number,
+            rec.registers,
+            rec.static_smem or 0,
+            -1 if rec.spill_stores is None else rec.spill_stores,
+            -1 if rec.spill_loads is None else rec.spill_loads,
+            -1 if rec.barriers is None else rec.barriers,
+            rec.max_threads or 0,
+            int(rec.is_kernel),
+            rec.local_bytes or 0,
+            -1 if rec.stack_bytes is None else rec.stack_bytes,
+            req[0] * req[1] * req[2] if req else 0,
+            rec.block_size or 0,
+            rec.dynamic_smem or 0,
+        )
         reason = impossible_figure(rec)
         if reason is not None:
             impossible[i] = reason
             row = tuple(min(max(v, -1), 1 << 40) for v in row)
         rows.append(row)
     pretty = [rec.demangled or rec.name for rec in records]
-    return {"names": [r.name for r in records], "demangled": pretty, "arch": [r.arch for r in records],
-            "haystack": [f"{p}\n{r.name}".casefold() for p, r in zip(pretty, records)],
-            "ints": np.array([[min(max(v, -1), 1 << 40) for v in row] for row in rows],  # a hostile arch number
-                             dtype=np.int64).reshape(-1, 13).T, "impossible": impossible}  # fmt: skip
+    return {
+        "names": [r.name for r in records],
+        "demangled": pretty,
+        "arch": [r.arch for r in records],
+        "haystack": [f"{p}\n{r.name}".casefold() for p, r in zip(pretty, records)],
+        "ints": np.array(
+            [[min(max(v, -1), 1 << 40) for v in row] for row in rows],  # a hostile arch number
+            dtype=np.int64,
+        )
+        .reshape(-1, 13)
+        .T,
+        "impossible": impossible,
+    }
 
 
 @pytest.mark.parametrize("source", ["random", "b_host.o", "a.fatbin"])
@@ -48,9 +67,23 @@ def test_columns_equal_the_records_read_one_by_one(source: str) -> None:
     ref = _reference(records)
     for name in ("names", "demangled", "arch", "haystack", "impossible"):
         assert getattr(table, name) == ref[name], name
-    ints = np.stack([table.arch_number, table.registers, table.static_smem, table.spill_stores, table.spill_loads,
-                     table.barriers, table.max_threads, table.is_kernel.astype(np.int64), table.local_bytes,
-                     table.stack_bytes, table.required, table.launch_block, table.launch_dynamic])  # fmt: skip
+    ints = np.stack(
+        [
+            table.arch_number,
+            table.registers,
+            table.static_smem,
+            table.spill_stores,
+            table.spill_loads,
+            table.barriers,
+            table.max_threads,
+            table.is_kernel.astype(np.int64),
+            table.local_bytes,
+            table.stack_bytes,
+            table.required,
+            table.launch_block,
+            table.launch_dynamic,
+        ]
+    )
     assert np.array_equal(ints, ref["ints"])
     assert source != "random" or len(table.impossible) > 50
 
@@ -156,9 +189,12 @@ def _limit_records() -> list:
         return KernelRecord(name=name, **{**base, **kw})
 
     return [
-        rec("plain"), rec("bound256", max_threads=256, registers=64), rec("bound96", max_threads=96, barriers=None),
+        rec("plain"),
+        rec("bound256", max_threads=256, registers=64),
+        rec("bound96", max_threads=96, barriers=None),
         rec("bound32_min4", max_threads=32, min_blocks=4, registers=128),
-        rec("req128", req_threads=(64, 2, 1)), rec("req64_bound64", req_threads=(64, 1, 1), max_threads=64),
+        rec("req128", req_threads=(64, 2, 1)),
+        rec("req64_bound64", req_threads=(64, 1, 1), max_threads=64),
         rec("launch128", block_size=128, dynamic_smem=1024, launch_source="x.json"),
         rec("launch256_big", block_size=256, dynamic_smem=80 << 10, static_smem=1024, launch_source="y.json"),
         rec("big_smem", static_smem=40 << 10, registers=255, barriers=16),
@@ -176,18 +212,32 @@ def test_each_row_is_the_calculators_answer_once_chosen(catalog, device: str) ->
 
     records = _limit_records() + list(import_file(GEN / "a_sm80.cubin"))
     table = KernelTable.from_records("x", records)
-    for threads, dynamic, attribute, cache in [(1, 0, None, 0), (5, 0, None, 0), (32, 0, None, 0), (96, 512, None, 0),
-                                               (256, 4096, None, 1), (256, 40 << 10, 50 << 10, 2), (1024, 0, None, 0),
-                                               (2048, 0, None, 0)]:  # fmt: skip
+    for threads, dynamic, attribute, cache in [
+        (1, 0, None, 0),
+        (5, 0, None, 0),
+        (32, 0, None, 0),
+        (96, 512, None, 0),
+        (256, 4096, None, 1),
+        (256, 40 << 10, 50 << 10, 2),
+        (1024, 0, None, 0),
+        (2048, 0, None, 0),
+    ]:
         session = Session(catalog, device, threads=threads, dynamic_smem=dynamic, cache_config=CacheConfig(cache))
         if attribute is not None and attribute <= session.device.shared_mem_per_block_optin:
             session.replace(max_dynamic_smem=attribute)
         i = session.inputs
-        rows = occupancy_column(table, session.device, session.device_state, i.threads, i.dynamic_smem,
-                                i.max_dynamic_smem)  # fmt: skip
+        rows = occupancy_column(
+            table, session.device, session.device_state, i.threads, i.dynamic_smem, i.max_dynamic_smem
+        )
         for k, rec in enumerate(records):
-            chosen = Session(catalog, device, **{**{f: getattr(i, f) for f in ("threads", "dynamic_smem",
-                             "max_dynamic_smem", "cache_config")}, **record_inputs(rec, session.device, threads)})  # fmt: skip
+            chosen = Session(
+                catalog,
+                device,
+                **{
+                    **{f: getattr(i, f) for f in ("threads", "dynamic_smem", "max_dynamic_smem", "cache_config")},
+                    **record_inputs(rec, session.device, threads),
+                },
+            )
             assert rows.threads[k] == chosen.inputs.threads, (rec.name, threads)
             expected = chosen.result.occupancy if chosen.result is not None else float("nan")
             np.testing.assert_allclose(rows.occupancy[k], expected, err_msg=f"{rec.name} at {threads} on {device}")

@@ -45,23 +45,28 @@ def test_import_linter_contracts_hold() -> None:
     exe = shutil.which("lint-imports") or str(Path(sys.executable).parent / "lint-imports")
     if not Path(exe).exists():
         pytest.fail("lint-imports not found: install the test extras")
-    proc = subprocess.run([exe, "--config", str(PACKAGE.parent / "pyproject.toml")], cwd=PACKAGE.parent,
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [exe, "--config", str(PACKAGE.parent / "pyproject.toml")], cwd=PACKAGE.parent, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_engine_and_cli_run_without_qt() -> None:
     """Importing the whole non-UI stack must not load Qt (a Qt-less machine can use the CLI)."""
-    code = ("import sys; import occupancy_gui.engine, occupancy_gui.profiles, occupancy_gui.cli.main; "
-            "bad = [m for m in ('PySide6', 'pyqtgraph', 'shiboken6') if m in sys.modules]; "
-            "sys.exit(1 if bad else 0)")  # fmt: skip
+    code = (
+        "import sys; import occupancy_gui.engine, occupancy_gui.profiles, occupancy_gui.cli.main; "
+        "bad = [m for m in ('PySide6', 'pyqtgraph', 'shiboken6') if m in sys.modules]; "
+        "sys.exit(1 if bad else 0)"
+    )
     assert subprocess.run([sys.executable, "-c", code], cwd=PACKAGE.parent).returncode == 0
 
 
 def test_the_window_starts_without_the_importers() -> None:
     """The window's modules load no importer (the first import, or a dropped file, loads them on its thread):
     30 ms of start-up for nothing otherwise."""
-    code = ("import sys; import occupancy_gui.ui.main_window, occupancy_gui.ui.app; "
-            "sys.exit(1 if 'occupancy_gui.importers' in sys.modules else 0)")  # fmt: skip
+    code = (
+        "import sys; import occupancy_gui.ui.main_window, occupancy_gui.ui.app; "
+        "sys.exit(1 if 'occupancy_gui.importers' in sys.modules else 0)"
+    )
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     assert subprocess.run([sys.executable, "-c", code], cwd=PACKAGE.parent, env=env).returncode == 0

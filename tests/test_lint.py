@@ -1,6 +1,7 @@
-"""Lint and types are part of the test command: a ruff finding or a mypy error fails the suite.
+"""Lint, format and types are part of the test command: a ruff finding, a file ``ruff format`` would change or a
+mypy error fails the suite.
 
-Both read their settings from pyproject.toml ([tool.ruff], [tool.mypy]); the versions are pinned in
+They read their settings from pyproject.toml ([tool.ruff], [tool.mypy]); the versions are pinned in
 the test extra, so a new release cannot change the verdict under a commit.
 """
 
@@ -22,8 +23,14 @@ def test_ruff_finds_nothing() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_the_code_is_formatted() -> None:
+    """One formatter, ``ruff format`` ([tool.ruff]: 120 columns), over the package, the tests and packaging/."""
+    proc = _run("ruff", "format", "--check", "--no-cache", "occupancy_gui", "tests", "packaging")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_mypy_finds_nothing() -> None:
-    """Strict below the window, non-strict in ui (see [tool.mypy])."""
+    """Strict everywhere, the window included (see [tool.mypy])."""
     proc = _run("mypy")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -39,9 +46,9 @@ def test_every_type_ignore_says_why() -> None:
             at = line.find("# type: ignore")
             if at < 0:
                 continue
-            rest = line[at + len("# type: ignore"):]
+            rest = line[at + len("# type: ignore") :]
             coded = rest.startswith("[")
-            reason = "#" in rest.replace("# fmt: skip", "") or lines[number - 2].lstrip().startswith("#")
+            reason = "#" in rest or lines[number - 2].lstrip().startswith("#")
             if not (coded and reason):
                 bare.append(f"{path.relative_to(ROOT)}:{number}")
     assert bare == []

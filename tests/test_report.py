@@ -153,8 +153,10 @@ def test_cli_report_from_compiler_output(tmp_path):
         "ptxas info    : Used 128 registers, 352 bytes cmem[0]\n"
     )
     out = tmp_path / "r.html"
-    assert cli_main(["report", "--device", "sm_90", "--threads", "256", str(log), "--kernel", "second",
-                     "-o", str(out)]) == 0  # fmt: skip
+    assert (
+        cli_main(["report", "--device", "sm_90", "--threads", "256", str(log), "--kernel", "second", "-o", str(out)])
+        == 0
+    )
     page = _Cells()
     page.feed(out.read_text(encoding="utf-8"))
     assert page.keyed["registers"] == "128" and page.keyed["static_smem"] == "0 B"
@@ -166,11 +168,13 @@ def test_cli_report_from_compiler_output(tmp_path):
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--threads", "256", "-o", "r.html"], "--registers is required without FILE"),
-     (["--threads", "256", "--registers", "32", "-o", "r.pdf"], "unknown report format"),
-     (["--threads", "0", "--registers", "32", "-o", "r.html"], "threads: expected 1..16384, got 0"),
-     (["--threads", "256", "--registers", "32", "missing.log", "-o", "r.html"], "missing.log")],
-)  # fmt: skip
+    [
+        (["--threads", "256", "-o", "r.html"], "--registers is required without FILE"),
+        (["--threads", "256", "--registers", "32", "-o", "r.pdf"], "unknown report format"),
+        (["--threads", "0", "--registers", "32", "-o", "r.html"], "threads: expected 1..16384, got 0"),
+        (["--threads", "256", "--registers", "32", "missing.log", "-o", "r.html"], "missing.log"),
+    ],
+)
 def test_cli_report_errors_are_one_line(tmp_path, capsys, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
     assert cli_main(["report", "--device", "sm_90", *args]) == 2
@@ -185,7 +189,7 @@ def test_device_table_is_readable_and_names_no_install_path(tmp_path):
     out = tmp_path / "r.html"
     assert cli_main(["report", "--device", "H100", "--threads", "256", "--registers", "64", "-o", str(out)]) == 0
     text = out.read_text()
-    table = text[text.index('<table id="device">'):]
+    table = text[text.index('<table id="device">') :]
     table = table[: table.index("</table>")]
     names = [cell.split("</th>")[0] for cell in table.split("<tr><th>")[2:]]
     assert "Warp size" in names and not any("_" in name for name in names), names

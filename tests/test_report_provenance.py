@@ -16,7 +16,7 @@ CUBIN = GEN / "b_sm90.cubin"
 
 
 def _cells(html_text: str, table: str) -> dict[str, str]:
-    body = html_text[html_text.index(f'<table id="{table}">'):]
+    body = html_text[html_text.index(f'<table id="{table}">') :]
     body = body[: body.index("</table>")]
     rows = re.findall(r'data-key="(\w+)">[^<]*</td><td class="source">([^<]*)</td>', body)
     return dict(rows)
@@ -24,8 +24,23 @@ def _cells(html_text: str, table: str) -> dict[str, str]:
 
 def test_cli_report_names_each_inputs_provenance_and_draws_the_curves(tmp_path):
     out = tmp_path / "r.html"
-    code = main(["report", str(CUBIN), "--kernel", "local_array", "--device", "sm_90", "--threads", "64",
-                 "--dynamic-smem", "1024", "-o", str(out)], out=io.StringIO())  # fmt: skip
+    code = main(
+        [
+            "report",
+            str(CUBIN),
+            "--kernel",
+            "local_array",
+            "--device",
+            "sm_90",
+            "--threads",
+            "64",
+            "--dynamic-smem",
+            "1024",
+            "-o",
+            str(out),
+        ],
+        out=io.StringIO(),
+    )
     assert code == 0
     text = out.read_text()
     sources = _cells(text, "inputs")
@@ -40,15 +55,16 @@ def test_cli_report_names_each_inputs_provenance_and_draws_the_curves(tmp_path):
     assert len(svgs) == 4 and all('class="steps"' in s and 'class="current"' in s for s in svgs)
     assert 'class="cannot-launch"' in svgs[0]  # block sizes above the bound of 128
     # Opens with no network: nothing refers outside the file.
-    outside = re.findall(r'(?:src|href)\s*=|@import|url\(|<script|<link', text)
+    outside = re.findall(r"(?:src|href)\s*=|@import|url\(|<script|<link", text)
     assert outside == [] and not re.search(r"https?://(?!www\.w3\.org/2000/svg)", text)
 
 
 def test_typed_values_equal_to_the_import_still_count_as_typed(catalog):
     record = next(r for r in import_file(CUBIN) if r.name == "_Z12spill_kernelPKfPfi")
     session = Session(catalog, "sm_90", registers=record.registers, threads=100)
-    sources = provenance(session.inputs, record, "k.cubin:spill_kernel", typed=frozenset({"registers"}),
-                         device=session.device)
+    sources = provenance(
+        session.inputs, record, "k.cubin:spill_kernel", typed=frozenset({"registers"}), device=session.device
+    )
     assert sources["registers"] == "typed" and sources["static_smem"].startswith("imported from k.cubin")
     assert sources["threads"] == "typed" and sources["dynamic_smem"] == "default"
 
@@ -63,8 +79,13 @@ def test_report_without_a_kernel(catalog):
 
 def test_a_report_for_a_device_the_cubin_cannot_run_on_says_so(tmp_path):
     out = tmp_path / "r.html"
-    assert main(["report", str(CUBIN), "--kernel", "spill_kernel", "--device", "sm_86", "--threads", "128",
-                 "-o", str(out)], out=io.StringIO()) == 0  # fmt: skip
+    assert (
+        main(
+            ["report", str(CUBIN), "--kernel", "spill_kernel", "--device", "sm_86", "--threads", "128", "-o", str(out)],
+            out=io.StringIO(),
+        )
+        == 0
+    )
     text = out.read_text()
     assert "cannot run on the selected device (CC 8.6)" in text and "sm_90 SASS runs on compute capability 9.x" in text
 
@@ -79,15 +100,35 @@ def test_every_gpu_respects_the_launch_bound(catalog):
     assert all(r.blocks_per_sm == 0 for r in above)  # the kernel cannot launch 256 threads on any GPU
 
 
-TRITON_ADD = (Path(__file__).resolve().parent / "data" / "importers" / "triton" / "cache"
-              / "LN5HH7MKGKLXQ6TXKXE7VY3X6ZSLEGKJAQOZLOWTZ7F553PNRSWQ" / "add_kernel.cubin")  # fmt: skip
+TRITON_ADD = (
+    Path(__file__).resolve().parent
+    / "data"
+    / "importers"
+    / "triton"
+    / "cache"
+    / "LN5HH7MKGKLXQ6TXKXE7VY3X6ZSLEGKJAQOZLOWTZ7F553PNRSWQ"
+    / "add_kernel.cubin"
+)
 
 
 def test_report_carries_the_required_block_size_and_says_when_min_blocks_is_missed(tmp_path):
     out = tmp_path / "r.html"
     err = io.StringIO()
-    code = main(["report", str(TRITON_ADD), "--device", "sm_86", "--threads", "64", "--min-blocks-per-sm", "32",
-                 "-o", str(out)], out=err)  # fmt: skip
+    code = main(
+        [
+            "report",
+            str(TRITON_ADD),
+            "--device",
+            "sm_86",
+            "--threads",
+            "64",
+            "--min-blocks-per-sm",
+            "32",
+            "-o",
+            str(out),
+        ],
+        out=err,
+    )
     assert code == 0, err.getvalue()
     text = out.read_text()
     sources = _cells(text, "inputs")

@@ -152,13 +152,23 @@ def test_reused_curves_equal_fresh_sweeps(catalog):
 
     session = Session(catalog, "sm_100", **SEED)
     rng = random.Random(7)
-    edits = [("threads", 1, 1024), ("registers", 0, 255), ("dynamic_smem", 0, 64 * 1024),
-             ("static_smem", 0, 48 * 1024), ("barriers", 0, 16)]  # fmt: skip
+    edits = [
+        ("threads", 1, 1024),
+        ("registers", 0, 255),
+        ("dynamic_smem", 0, 64 * 1024),
+        ("static_smem", 0, 48 * 1024),
+        ("barriers", 0, 16),
+    ]
     for _ in range(60):
         name, low, high = rng.choice(edits)
         session.replace(**{name: rng.randint(low, high)})
-        fresh = Session(catalog, **{f: getattr(session.inputs, f) for f in ("device", "threads", "registers",
-                        "static_smem", "dynamic_smem", "barriers")})  # fmt: skip
+        fresh = Session(
+            catalog,
+            **{
+                f: getattr(session.inputs, f)
+                for f in ("device", "threads", "registers", "static_smem", "dynamic_smem", "barriers")
+            },
+        )
         assert session.curves.keys() == fresh.curves.keys()
         for key, curve in session.curves.items():
             other = fresh.curves[key]

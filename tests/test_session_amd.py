@@ -44,7 +44,7 @@ def test_the_mi300x_worked_case(amd):
         (dict(threads=128, vgprs=64, lds=48 * KIB, wave_size=32), 1, 4, (16, 21, None, 1), 48),
     ],
     ids=["wave32", "wave64", "cu-mode", "lds"],
-)  # fmt: skip
+)
 def test_the_rx_7900_xtx_worked_cases(catalog, inputs, blocks, waves, limits, grid):
     session = Session(catalog, device="RX 7900 XTX", **inputs)
     hip = _hip(session)
@@ -67,8 +67,17 @@ def test_the_session_answers_as_the_command_line(catalog):
     """One mapping from fields to the engine: the session's answer is ``occupancy calc``'s JSON, field for field."""
     from occupancy_gui.cli.amd_answers import answer
 
-    query = dict(threads=192, vgprs=72, agprs=40, sgprs=30, lds=5000, dynamic_smem=3000, max_flat_workgroup_size=256,
-                 waves_per_eu=[2, 6], allocated_vgprs=96)  # fmt: skip
+    query = dict(
+        threads=192,
+        vgprs=72,
+        agprs=40,
+        sgprs=30,
+        lds=5000,
+        dynamic_smem=3000,
+        max_flat_workgroup_size=256,
+        waves_per_eu=[2, 6],
+        allocated_vgprs=96,
+    )
     for device in ("MI100", "MI300X", "gfx1100", "RX 7900 XTX", "RX 9070 XT", "MI50"):
         session = Session(catalog, device=device)
         target = session.amd_profile.target
@@ -130,7 +139,7 @@ def test_one_notice_per_real_change(amd):
         (dict(wgp_mode=1), "wgp_mode: expected true, false or null"),
         (dict(max_flat_workgroup_size=2048), "max_flat_workgroup_size: expected 1..1024 on gfx942, got 2048"),
     ],
-)  # fmt: skip
+)
 def test_values_the_table_refuses_change_nothing(amd, change, words):
     before = amd.inputs
     with pytest.raises(InputRefused, match="^" + words.replace("(", r"\(").replace(")", r"\)")):

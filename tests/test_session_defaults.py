@@ -24,8 +24,11 @@ def test_the_window_fields_use_the_session_ranges() -> None:
     from occupancy_gui import fields as table
 
     nvidia = set(table.NAMES)
-    ranges = {name: span for name, span in INPUT_RANGES.items()
-              if name in nvidia and name not in ("carveout", "cache_config", *optional)}  # fmt: skip
+    ranges = {
+        name: span
+        for name, span in INPUT_RANGES.items()
+        if name in nvidia and name not in ("carveout", "cache_config", *optional)
+    }
     assert fields == ranges  # carveout and cache config are device-panel choices, not kernel fields
 
 

@@ -13,9 +13,20 @@ from occupancy_gui.session import Inputs, Session
 
 @pytest.fixture
 def state(catalog):
-    session = Session(catalog, device="H100", threads=384, registers=40, static_smem=4096, dynamic_smem=1000,
-                      max_dynamic_smem=100_000, barriers=3, carveout=50, max_threads_per_block=512,
-                      required_block_size=384, min_blocks_per_sm=2)  # fmt: skip
+    session = Session(
+        catalog,
+        device="H100",
+        threads=384,
+        registers=40,
+        static_smem=4096,
+        dynamic_smem=1000,
+        max_dynamic_smem=100_000,
+        barriers=3,
+        carveout=50,
+        max_threads_per_block=512,
+        required_block_size=384,
+        min_blocks_per_sm=2,
+    )
     pinned = Inputs(device="sm_86", threads=128, registers=64, cache_config=CacheConfig.PREFER_L1)
     return sf.state_of(session, ("/logs/k.log", "_Z6kernelPf"), pinned)
 
@@ -49,24 +60,36 @@ def test_apply_inputs_is_one_recompute(catalog, state):
     ("text", "expected"),
     [
         ("occupancy_session: 1\ndevice: sm_90\ninputs:\n\tthreads: 1\n", "f.occsession:4: YAML syntax error"),
-        ("occupancy_session: 1\ndevice: sm_90\ninputs:\n  threads: 256\n  registers: lots\n",
-         "f.occsession:5: inputs.registers: expected a whole number, got 'lots'"),
-        ("occupancy_session: 1\ndevice: sm_90\ninputs:\n  threads: 0\n",
-         "f.occsession:4: inputs.threads: expected 1..16384, got 0"),
-        ("occupancy_session: 1\ndevice: sm_90\ninputs:\n  barriers: true\n", "inputs.barriers: expected a whole number"),
+        (
+            "occupancy_session: 1\ndevice: sm_90\ninputs:\n  threads: 256\n  registers: lots\n",
+            "f.occsession:5: inputs.registers: expected a whole number, got 'lots'",
+        ),
+        (
+            "occupancy_session: 1\ndevice: sm_90\ninputs:\n  threads: 0\n",
+            "f.occsession:4: inputs.threads: expected 1..16384, got 0",
+        ),
+        (
+            "occupancy_session: 1\ndevice: sm_90\ninputs:\n  barriers: true\n",
+            "inputs.barriers: expected a whole number",
+        ),
         ("occupancy_session: 1\ndevice: sm_90\ncolour: blue\n", "f.occsession:3: colour: unknown key"),
         ("occupancy_session: 1\ndevice: sm_90\ninputs:\n  thread: 256\n", "f.occsession:4: inputs.thread: unknown key"),
         ("occupancy_session: 1\ndevice: Voodoo 5\n", "f.occsession:2: device: no device profile named 'Voodoo 5'"),
-        ("occupancy_session: 1\ndevice: sm_90\ncompare:\n  device: sm_90\n  inputs:\n    carveout: 150\n",
-         "f.occsession:6: compare.inputs.carveout: expected -1..100, got 150"),
-        ("occupancy_session: 1\ndevice: sm_90\ninputs:\n  cache_config: huge\n", "inputs.cache_config: expected one of"),
+        (
+            "occupancy_session: 1\ndevice: sm_90\ncompare:\n  device: sm_90\n  inputs:\n    carveout: 150\n",
+            "f.occsession:6: compare.inputs.carveout: expected -1..100, got 150",
+        ),
+        (
+            "occupancy_session: 1\ndevice: sm_90\ninputs:\n  cache_config: huge\n",
+            "inputs.cache_config: expected one of",
+        ),
         ("occupancy_session: 3\ndevice: sm_90\n", "f.occsession:1: occupancy_session: format version 3 is newer"),
         ("occupancy_session: 1\ndevice: sm_90\nimport: here\n", "f.occsession:3: import: expected a mapping"),
         ("device: sm_90\n", "f.occsession:1: not a session file"),
         ("- 1\n- 2\n", "not a session file: the top level is list"),
         ("", "not a session file: the top level is an empty document"),
     ],
-)  # fmt: skip
+)
 def test_corrupt_files_name_file_line_and_field(catalog, text, expected):
     with pytest.raises(sf.SessionFileError) as info:
         sf.loads(text, catalog, "f.occsession")

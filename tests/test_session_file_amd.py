@@ -20,8 +20,18 @@ def _refused(catalog, text: str) -> sf.SessionFileError:
 
 
 def test_an_amd_session_round_trips_as_version_2(tmp_path, catalog):
-    session = Session(catalog, device="RX 7900 XTX", threads=128, vgprs=64, lds=48 * KIB, wave_size=64,
-                      wgp_mode=False, waves_per_eu=(2, 6), max_flat_workgroup_size=256, dynamic_smem=512)  # fmt: skip
+    session = Session(
+        catalog,
+        device="RX 7900 XTX",
+        threads=128,
+        vgprs=64,
+        lds=48 * KIB,
+        wave_size=64,
+        wgp_mode=False,
+        waves_per_eu=(2, 6),
+        max_flat_workgroup_size=256,
+        dynamic_smem=512,
+    )
     pinned = Inputs(device="sm_90", threads=320, registers=48)
     state = sf.state_of(session, None, pinned, "nvidia")
     path = tmp_path / "a.occsession"
@@ -52,7 +62,11 @@ def test_version_1_holds_no_amd_device(catalog):
 @pytest.mark.parametrize(
     "text, field, words",
     [
-        (HEAD + "inputs:\n  registers: 64\n", "inputs.registers", "for NVIDIA devices only; AMD Instinct MI300X is an AMD"),
+        (
+            HEAD + "inputs:\n  registers: 64\n",
+            "inputs.registers",
+            "for NVIDIA devices only; AMD Instinct MI300X is an AMD",
+        ),
         ("occupancy_session: 2\ndevice: sm_90\ninputs:\n  vgprs: 64\n", "inputs.vgprs", "for AMD devices only"),
         (HEAD + "inputs:\n  vgpr: 64\n", "inputs.vgpr", "unknown key; expected one of: threads, dynamic_smem, vgprs"),
         (HEAD + "inputs:\n  wave_size: 48\n", "inputs.wave_size", "expected 32 or 64, got 48"),
@@ -65,7 +79,7 @@ def test_version_1_holds_no_amd_device(catalog):
         (HEAD + "inputs:\n  max_flat_workgroup_size: 2048\n", "inputs", "expected 1..1024 on gfx942, got 2048"),
         (HEAD + "compare:\n  device: MI300X\n  inputs: {sgprs: -1}\n", "compare.inputs.sgprs", "expected 0..800"),
     ],
-)  # fmt: skip
+)
 def test_wrong_values_and_keys_name_their_field(catalog, text, field, words):
     error = _refused(catalog, text)
     assert error.field == field and words in error.message, str(error)

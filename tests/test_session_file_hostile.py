@@ -83,7 +83,7 @@ def test_a_5000_digit_number_names_its_line_and_field(catalog):
         (HEAD + "compare:\n  device: sm_80\n  inputs: {threads: 1, threads: 2}\n", 5, "compare.inputs.threads"),
     ],
     ids=["top", "inputs", "compare-flow"],
-)  # fmt: skip
+)
 def test_duplicate_keys_are_refused(catalog, text, line, field):
     error = _refused(catalog, text)
     assert "duplicate key" in error.message and error.line == line and error.field == field

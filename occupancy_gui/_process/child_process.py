@@ -35,8 +35,9 @@ if TYPE_CHECKING:  # at run time imported on the first start: ~20 ms that a seri
     from multiprocessing.connection import Connection
 
 WORKER_FLAG = "--occupancy-worker"
-WORKER_MODULES = frozenset({"occupancy_gui.importers.binary.worker", "occupancy_gui.importers.text.worker",
-                            "occupancy_gui.cli.batch_worker"})
+WORKER_MODULES = frozenset(
+    {"occupancy_gui.importers.binary.worker", "occupancy_gui.importers.text.worker", "occupancy_gui.cli.batch_worker"}
+)
 """The modules a worker may run (the flag names no other code)."""
 
 
@@ -209,8 +210,14 @@ def _exec(module: str, read_fd: int, write_fd: int) -> subprocess.Popen[bytes]:
     import subprocess  # noqa: PLC0415 - lazy: see the imports
 
     cmd, env = _command(module, read_fd, write_fd)
-    proc = subprocess.Popen(cmd, pass_fds=(read_fd, write_fd), env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        cmd,
+        pass_fds=(read_fd, write_fd),
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     STARTS["exec"] += 1
     _lower_priority(proc.pid)
     return proc

@@ -22,7 +22,24 @@ from .values import (
 )
 
 __all__ = [
-    "AMD_FIELDS", "AMD_NAMES", "CURVE_NAMES", "VENDOR", "AmdAnswer", "AmdFieldError", "AmdState", "WavesPerEu",
-    "answer", "applies", "bundled_catalog", "compute", "curve", "find_device", "inputs_problem", "kernel_and_launch",
-    "read_value", "read_values", "target_problem", "target_values",
-]  # fmt: skip
+    "AMD_FIELDS",
+    "AMD_NAMES",
+    "CURVE_NAMES",
+    "VENDOR",
+    "AmdAnswer",
+    "AmdFieldError",
+    "AmdState",
+    "WavesPerEu",
+    "answer",
+    "applies",
+    "bundled_catalog",
+    "compute",
+    "curve",
+    "find_device",
+    "inputs_problem",
+    "kernel_and_launch",
+    "read_value",
+    "read_values",
+    "target_problem",
+    "target_values",
+]

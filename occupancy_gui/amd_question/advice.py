@@ -44,19 +44,25 @@ def launch_bound_hint(result: AmdAnswer) -> str:
     if not 1 <= block <= target.max_workgroup_size:
         return f"A block of {block} threads cannot launch (1..{target.max_workgroup_size}): no launch bound helps."
     if block > bound:
-        return (f"The block of {block} threads is above the kernel's launch bound of {bound}: the launch fails "
-                f"(hipErrorLaunchFailure). Raise __launch_bounds__ to at least {block}.")
+        return (
+            f"The block of {block} threads is above the kernel's launch bound of {bound}: the launch fails "
+            f"(hipErrorLaunchFailure). Raise __launch_bounds__ to at least {block}."
+        )
     if block == bound:
         return f"The launch bound ({bound}) is the block launched: LLVM already sizes for it ({now} waves per SIMD)."
     try:
-        bounded = compiler_occupancy(target, dataclasses.replace(kernel, max_threads=block, required_block=0)).waves_per_simd
+        bounded = compiler_occupancy(
+            target, dataclasses.replace(kernel, max_threads=block, required_block=0)
+        ).waves_per_simd
     except AmdInputError as exc:
         return f"No launch-bound hint: {exc}"
     attr = f"__launch_bounds__({block}) (amdgpu_flat_work_group_size(1, {block}))"
     if bounded == now:
         return f"{attr} would not change LLVM's answer: {now} waves per SIMD either way."
-    return (f"{attr} lets LLVM budget for {block}-thread blocks instead of {bound}: "
-            f"{_plural(bounded, 'wave')} per SIMD instead of {now}.")
+    return (
+        f"{attr} lets LLVM budget for {block}-thread blocks instead of {bound}: "
+        f"{_plural(bounded, 'wave')} per SIMD instead of {now}."
+    )
 
 
 def waves_per_eu_hint(result: AmdAnswer) -> str:
@@ -67,8 +73,10 @@ def waves_per_eu_hint(result: AmdAnswer) -> str:
         now = result.compiler.waves_per_simd
         setting = kernel.waves_per_eu[0] if kernel.waves_per_eu[1] is None else kernel.waves_per_eu
         if without != now:
-            return (f"amdgpu_waves_per_eu{setting!r} gives LLVM {now} waves per SIMD; without it {without} "
-                    "(a maximum pads the register allocation).").replace(",)", ")")
+            return (
+                f"amdgpu_waves_per_eu{setting!r} gives LLVM {now} waves per SIMD; without it {without} "
+                "(a maximum pads the register allocation)."
+            ).replace(",)", ")")
         return f"amdgpu_waves_per_eu{setting!r} leaves LLVM's answer at {now} waves per SIMD.".replace(",)", ")")
     hint = vgpr_hint(target, kernel)
     return hint or f"VGPRs do not limit LLVM's answer ({result.compiler.waves_per_simd} waves per SIMD)."
@@ -88,13 +96,17 @@ def runtime_hints(result: AmdAnswer) -> list[str]:
         out.append(f"hipOccupancyMaxPotentialBlockSize: {best.error}")
     else:
         grid = "" if best.grid_blocks is None else f", grid {best.grid_blocks}"
-        out.append(f"hipOccupancyMaxPotentialBlockSize: {best.best_block_size} threads per block{grid} "
-                   "(no search: the largest wave-aligned block)")
+        out.append(
+            f"hipOccupancyMaxPotentialBlockSize: {best.best_block_size} threads per block{grid} "
+            "(no search: the largest wave-aligned block)"
+        )
     if search.error is not None:
         out.append(f"Header template (searches): {search.error}")
     else:
         grid = "" if search.min_grid_size is None else f", grid {search.min_grid_size}"
-        out.append(f"Header template hipOccupancyMaxPotentialBlockSizeVariableSMemWithFlags (searches): "
-                   f"{search.block_size} threads, {_plural(search.blocks_per_multiprocessor, 'block')} per "
-                   f"{result.multiprocessor}{grid}")
+        out.append(
+            f"Header template hipOccupancyMaxPotentialBlockSizeVariableSMemWithFlags (searches): "
+            f"{search.block_size} threads, {_plural(search.blocks_per_multiprocessor, 'block')} per "
+            f"{result.multiprocessor}{grid}"
+        )
     return out

@@ -49,8 +49,13 @@ class AmdAnswer:
 
     def as_json(self) -> dict[str, Any]:
         """The calc JSON: ``vendor``, ``device``, the ``hip_runtime`` and ``compiler`` objects, ``explanation``."""
-        return {"vendor": VENDOR, "device": self.profile.name, "hip_runtime": self.hip.as_dict(),
-                "compiler": self.compiler.as_dict(), "explanation": self.explanation}  # fmt: skip
+        return {
+            "vendor": VENDOR,
+            "device": self.profile.name,
+            "hip_runtime": self.hip.as_dict(),
+            "compiler": self.compiler.as_dict(),
+            "explanation": self.explanation,
+        }
 
     def hip_rows(self) -> list[AmdLimitRow]:
         """The runtime's limits as rows (blocks per multiprocessor)."""
@@ -74,8 +79,9 @@ def answer(profile: AmdProfile, kernel: AmdKernel, launch: AmdLaunch) -> AmdAnsw
     device = profile.device()
     hip = hip_occupancy(device, kernel, launch)
     compiler = compiler_occupancy(device.target, kernel)
-    return AmdAnswer(profile, device, kernel, launch, hip, compiler,
-                     explain_difference(device, kernel, launch, hip, compiler))  # fmt: skip
+    return AmdAnswer(
+        profile, device, kernel, launch, hip, compiler, explain_difference(device, kernel, launch, hip, compiler)
+    )
 
 
 def curve(name: str, result: AmdAnswer) -> AmdSweep:

@@ -23,8 +23,9 @@ def bundled_catalog() -> AmdCatalog:
     return AmdCatalog.from_profile_root(data_dir("device_profiles"))
 
 
-def find_device(name: str, catalog: Catalog,
-                amd: Callable[[], AmdCatalog] = bundled_catalog) -> DeviceProfile | AmdProfile:  # fmt: skip
+def find_device(
+    name: str, catalog: Catalog, amd: Callable[[], AmdCatalog] = bundled_catalog
+) -> DeviceProfile | AmdProfile:
     """The NVIDIA profile called ``name``, else the AMD one (``amd()`` is called only then); ``KeyError`` (one
     line, the closest names of both vendors) if neither."""
     try:

@@ -35,8 +35,9 @@ def inputs_problem(inputs: object, profile: AmdProfile) -> str | None:
     return target_problem(target_values(inputs, target), target)
 
 
-def compute(profile: AmdProfile, inputs: object, changed: frozenset[str] = frozenset(),
-            previous: AmdState | None = None) -> AmdState:  # fmt: skip
+def compute(
+    profile: AmdProfile, inputs: object, changed: frozenset[str] = frozenset(), previous: AmdState | None = None
+) -> AmdState:
     """Both answers and the three curves for ``inputs`` on ``profile``; ``previous`` curves are reused where only
     their own swept input ``changed``."""
     kernel, launch = kernel_and_launch(target_values(inputs, profile.target))
@@ -65,8 +66,7 @@ def _current(name: str, result: AmdAnswer) -> int:
 _SWEPT = {"threads": "threads", "vgprs": "vgprs", "lds": "dynamic_smem"}
 
 
-def _reusable(name: str, changed: frozenset[str], previous: AmdState | None,
-              result: AmdAnswer) -> AmdSweep | None:  # fmt: skip
+def _reusable(name: str, changed: frozenset[str], previous: AmdState | None, result: AmdAnswer) -> AmdSweep | None:
     old = previous.curves.get(name) if previous is not None else None
     if old is None or previous is None or previous.answer is None or changed != {_SWEPT[name]}:
         return None

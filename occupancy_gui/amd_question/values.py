@@ -98,8 +98,11 @@ def target_problem(values: dict[str, Any], target: AmdTarget) -> str | None:
     if values.get("wgp_mode") and not target.has_wgp:
         return f"wgp_mode: {target.name} has no WGP mode (work-group processors are gfx10 and later)"
     if values.get("agprs") and target.agpr_file != "separate":
-        where = ("has no AGPRs" if target.agpr_file == "none"
-                 else "counts its AGPRs in .vgpr_count (only gfx908 has a separate AGPR file)")  # fmt: skip
+        where = (
+            "has no AGPRs"
+            if target.agpr_file == "none"
+            else "counts its AGPRs in .vgpr_count (only gfx908 has a separate AGPR file)"
+        )
         return f"agprs: {target.name} {where}; give them in vgprs"
     bound = values.get("max_flat_workgroup_size")
     if bound is not None and bound > target.max_workgroup_size:
@@ -112,15 +115,20 @@ def kernel_and_launch(values: dict[str, Any]) -> tuple[AmdKernel, AmdLaunch]:
     (``occupancy suggest``) the launch's block is 0."""
     v = values
     kernel = AmdKernel(
-        vgprs=v["vgprs"], sgprs=v["sgprs"] or 0, agprs=v["agprs"] or 0, allocated_vgprs=v["allocated_vgprs"] or 0,
-        static_lds=v["lds"] or 0, wave_size=v["wave_size"], wgp_mode=v["wgp_mode"],
-        max_threads=v["max_flat_workgroup_size"], waves_per_eu=v["waves_per_eu"],
-    )  # fmt: skip
+        vgprs=v["vgprs"],
+        sgprs=v["sgprs"] or 0,
+        agprs=v["agprs"] or 0,
+        allocated_vgprs=v["allocated_vgprs"] or 0,
+        static_lds=v["lds"] or 0,
+        wave_size=v["wave_size"],
+        wgp_mode=v["wgp_mode"],
+        max_threads=v["max_flat_workgroup_size"],
+        waves_per_eu=v["waves_per_eu"],
+    )
     return kernel, AmdLaunch(v["threads"] if v["threads"] is not None else 0, v["dynamic_smem"] or 0)
 
 
 def target_values(inputs: object, target: AmdTarget) -> dict[str, Any]:
     """The AMD fields of a session's inputs as ``target`` takes them: a field the target does not take (hidden in
     the window, kept for another device) reads as its default."""
-    return {name: getattr(inputs, name) if applies(name, target) else fields.FIELD[name].default
-            for name in AMD_NAMES}  # fmt: skip
+    return {name: getattr(inputs, name) if applies(name, target) else fields.FIELD[name].default for name in AMD_NAMES}

@@ -37,8 +37,15 @@ def answer(profile: AmdProfile, data: dict[str, Any]) -> AmdAnswer:
 
 def answer_text(result: AmdAnswer) -> str:
     """``occupancy calc``'s text for an AMD answer."""
-    return calc_text(result.profile.name, result.device, result.kernel, result.launch, result.hip, result.compiler,
-                     result.explanation)  # fmt: skip
+    return calc_text(
+        result.profile.name,
+        result.device,
+        result.kernel,
+        result.launch,
+        result.hip,
+        result.compiler,
+        result.explanation,
+    )
 
 
 def suggest(profile: AmdProfile, data: dict[str, Any]) -> dict[str, Any]:
@@ -55,15 +62,20 @@ def suggest(profile: AmdProfile, data: dict[str, Any]) -> dict[str, Any]:
     except AmdInputError as exc:  # as in answer
         raise QueryError(str(exc)) from None
     return {
-        "vendor": VENDOR, "device": profile.name,
-        "block_size": runtime.best_block_size, "min_grid_size": runtime.grid_blocks,
-        "blocks_per_multiprocessor": runtime.active_blocks, "error": runtime.error,
+        "vendor": VENDOR,
+        "device": profile.name,
+        "block_size": runtime.best_block_size,
+        "min_grid_size": runtime.grid_blocks,
+        "blocks_per_multiprocessor": runtime.active_blocks,
+        "error": runtime.error,
         "block_size_limit": limit or None,
         "header_template_search": {
-            "block_size": search.block_size, "min_grid_size": search.min_grid_size,
-            "blocks_per_multiprocessor": search.blocks_per_multiprocessor, "error": search.error,
+            "block_size": search.block_size,
+            "min_grid_size": search.min_grid_size,
+            "blocks_per_multiprocessor": search.blocks_per_multiprocessor,
+            "error": search.error,
         },
-    }  # fmt: skip
+    }
 
 
 SUGGEST_LABELS = {

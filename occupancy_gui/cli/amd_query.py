@@ -35,8 +35,9 @@ def read_fields(data: dict[str, Any], device: str, *, threads_required: bool = T
         raise QueryError(str(exc)) from None
 
 
-def amd_query(data: dict[str, Any], target: AmdTarget, device: str, *,
-              threads_required: bool = True) -> tuple[AmdKernel, AmdLaunch]:  # fmt: skip
+def amd_query(
+    data: dict[str, Any], target: AmdTarget, device: str, *, threads_required: bool = True
+) -> tuple[AmdKernel, AmdLaunch]:
     """The kernel and the launch a query describes, for ``target`` (``device`` names it in errors); without
     ``threads`` (``occupancy suggest``) the launch's block is 0."""
     values = read_fields(data, device, threads_required=threads_required)

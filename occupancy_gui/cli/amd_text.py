@@ -38,15 +38,19 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
 
 def _heading(title: str, device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch) -> str:
     target = device.target
-    cus = ("no CU count (a bare target)" if device.compute_units is None else
-           f"{device.compute_units} CUs, HIP multiProcessorCount {device.multiprocessor_count}")  # fmt: skip
+    cus = (
+        "no CU count (a bare target)"
+        if device.compute_units is None
+        else f"{device.compute_units} CUs, HIP multiProcessorCount {device.multiprocessor_count}"
+    )
     wave = kernel.resolved_wave_size(target)
-    mode = ("" if not target.has_wgp else
-            ", WGP mode" if kernel.resolved_wgp_mode(target) else ", CU mode")  # fmt: skip
+    mode = "" if not target.has_wgp else ", WGP mode" if kernel.resolved_wgp_mode(target) else ", CU mode"
     lds = f", {format_bytes(kernel.static_lds)} static + {format_bytes(launch.dynamic_lds)} dynamic LDS"
     where = cus if title == target.name else f"{target.name}, {cus}"
-    return (f"{title} ({where}): {launch.threads_per_block} threads per block, wave{wave}{mode}, "
-            f"{kernel.vgprs} VGPRs, {kernel.sgprs} SGPRs{lds}")  # fmt: skip
+    return (
+        f"{title} ({where}): {launch.threads_per_block} threads per block, wave{wave}{mode}, "
+        f"{kernel.vgprs} VGPRs, {kernel.sgprs} SGPRs{lds}"
+    )
 
 
 def _runtime_line(hip: HipRuntimeResult, unit: str) -> str:
@@ -54,19 +58,30 @@ def _runtime_line(hip: HipRuntimeResult, unit: str) -> str:
     if hip.error is not None:
         return f"{name}: {hip.error}"
     grid = "no grid size without a CU count" if hip.grid_blocks is None else f"grid {hip.grid_blocks} blocks"
-    return (f"{name}: {count(hip.active_blocks, 'block')}, {count(hip.active_waves, 'wave')} per {unit}; occupancy "
-            f"{_pct(hip.occupancy)} ({hip.active_waves}/{hip.max_waves} waves); best block {hip.best_block_size}, "
-            f"{grid}")  # fmt: skip
+    return (
+        f"{name}: {count(hip.active_blocks, 'block')}, {count(hip.active_waves, 'wave')} per {unit}; occupancy "
+        f"{_pct(hip.occupancy)} ({hip.active_waves}/{hip.max_waves} waves); best block {hip.best_block_size}, "
+        f"{grid}"
+    )
 
 
 def _compiler_line(compiler: CompilerResult) -> str:
-    return (f"compiler model (LLVM's '; Occupancy', static LDS only: it leaves out dynamic LDS): "
-            f"{count(compiler.waves_per_simd, 'wave')} per SIMD; occupancy {_pct(compiler.occupancy)} "
-            f"({compiler.waves_per_simd}/{compiler.max_waves_per_simd} waves)")  # fmt: skip
+    return (
+        f"compiler model (LLVM's '; Occupancy', static LDS only: it leaves out dynamic LDS): "
+        f"{count(compiler.waves_per_simd, 'wave')} per SIMD; occupancy {_pct(compiler.occupancy)} "
+        f"({compiler.waves_per_simd}/{compiler.max_waves_per_simd} waves)"
+    )
 
 
-def calc_text(title: str, device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch, hip: HipRuntimeResult,
-              compiler: CompilerResult, explanation: str) -> str:  # fmt: skip
+def calc_text(
+    title: str,
+    device: AmdDevice,
+    kernel: AmdKernel,
+    launch: AmdLaunch,
+    hip: HipRuntimeResult,
+    compiler: CompilerResult,
+    explanation: str,
+) -> str:
     """Both answers, their limits in one table and the explanation, as a terminal reader wants them."""
     unit = "WGP" if kernel.resolved_wgp_mode(device.target) else "CU"
     runtime = {r.name: r for r in hip_rows(hip, device, kernel, launch)}
@@ -82,10 +97,20 @@ def calc_text(title: str, device: AmdDevice, kernel: AmdKernel, launch: AmdLaunc
         else:
             words = r.calculation
         rows.append([name, _cell(r), words, _cell(c), c.calculation if c is not None else ""])
-    table = _table(["limit", f"HIP runtime (blocks per {unit})", "calculation", "compiler (waves per SIMD)",
-                    "calculation"], rows)  # fmt: skip
-    limited = "; ".join(f"{who} {', '.join(binding) or '-'}" for who, binding in
-                        (("runtime", hip.binding), ("compiler", compiler.binding)))  # fmt: skip
-    lines = [_heading(title, device, kernel, launch), _runtime_line(hip, unit), _compiler_line(compiler),
-             f"limited by: {limited}  (* marks the binding limits)", f"why: {explanation}", "", table]  # fmt: skip
+    table = _table(
+        ["limit", f"HIP runtime (blocks per {unit})", "calculation", "compiler (waves per SIMD)", "calculation"], rows
+    )
+    limited = "; ".join(
+        f"{who} {', '.join(binding) or '-'}"
+        for who, binding in (("runtime", hip.binding), ("compiler", compiler.binding))
+    )
+    lines = [
+        _heading(title, device, kernel, launch),
+        _runtime_line(hip, unit),
+        _compiler_line(compiler),
+        f"limited by: {limited}  (* marks the binding limits)",
+        f"why: {explanation}",
+        "",
+        table,
+    ]
     return "\n".join(lines)

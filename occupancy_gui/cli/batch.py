@@ -111,9 +111,21 @@ _UNCOVERED = _keys_kernel_query_reads() - set(_COLUMN_KEYS)
 
 
 # -------------------------------------------------------------------------------------- answering
-_FIELDS = ("position", "group", "threads", "registers", "static_smem", "dynamic_smem", "barriers",
-           "max_dynamic_smem", "has_max_dynamic_smem", "carveout", "cache_config", "max_threads_per_block",
-           "required_block_size")  # fmt: skip
+_FIELDS = (
+    "position",
+    "group",
+    "threads",
+    "registers",
+    "static_smem",
+    "dynamic_smem",
+    "barriers",
+    "max_dynamic_smem",
+    "has_max_dynamic_smem",
+    "carveout",
+    "cache_config",
+    "max_threads_per_block",
+    "required_block_size",
+)
 """The fields of each query the fast path evaluates, in the order of the tuples ``_collect`` appends."""
 _Columns = list[tuple[int, ...]]
 
@@ -130,7 +142,12 @@ def _plain(data: dict[str, Any]) -> tuple[int, int, int, int, int, int | None, i
     """
     get = data.get
     threads, registers, static, dynamic = get("threads"), get("registers"), get("static_smem"), get("dynamic_smem")
-    barriers, max_dynamic, carveout, cache = get("barriers"), get("max_dynamic_smem"), get("carveout"), get("cache_config")
+    barriers, max_dynamic, carveout, cache = (
+        get("barriers"),
+        get("max_dynamic_smem"),
+        get("carveout"),
+        get("cache_config"),
+    )
     if type(threads) is not int or type(registers) is not int:
         return None
     static = 0 if static is None else static
@@ -290,10 +307,14 @@ class BatchAnswerer:
             try:
                 answers[position] = self._scalar(data, self.devices[group], lines[position][0])
             except Exception as exc:  # noqa: BLE001 - one line's failure never stops the others
-                answers[position] = self._error(lines[position][0], f"unexpected error: {type(exc).__name__}: {exc}"[:500])
+                answers[position] = self._error(
+                    lines[position][0], f"unexpected error: {type(exc).__name__}: {exc}"[:500]
+                )
         return ChunkAnswers([line[0] for line in lines], answers, rows)
 
-    def _fast(self, lines: list[Line], answers: list[BatchAnswer | None]) -> tuple[dict[str, np.ndarray] | None, list[int]]:
+    def _fast(
+        self, lines: list[Line], answers: list[BatchAnswer | None]
+    ) -> tuple[dict[str, np.ndarray] | None, list[int]]:
         """The plain lines' columns (``batch_plain``) and the positions left to the exact path.
 
         Decoded a slice at a time, so that only one slice's queries are ever held as Python objects.
@@ -315,8 +336,9 @@ class BatchAnswerer:
         arrays = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
         return arrays, np.flatnonzero(exact).tolist()
 
-    def _fast_slice(self, lines: list[Line], lo: int, hi: int, answers: list[BatchAnswer | None],
-                    exact: np.ndarray) -> dict[str, np.ndarray] | None:  # fmt: skip
+    def _fast_slice(
+        self, lines: list[Line], lo: int, hi: int, answers: list[BatchAnswer | None], exact: np.ndarray
+    ) -> dict[str, np.ndarray] | None:
         """Lines ``lo..hi-1``: the plain ones' columns; ``exact`` is cleared for every line answered here.
 
         A line whose device is unknown is answered with the lookup's words, as the exact path would
@@ -348,8 +370,9 @@ class BatchAnswerer:
         exact[arrays["position"]] = False
         return arrays
 
-    def _collect(self, position: int, line: Line, cols: _Columns,
-                 scalar: list[tuple[int, dict[str, Any], int]]) -> dict[str, Any] | None:  # fmt: skip
+    def _collect(
+        self, position: int, line: Line, cols: _Columns, scalar: list[tuple[int, dict[str, Any], int]]
+    ) -> dict[str, Any] | None:
         """Parse and validate one line: an answer now (an error), or its fields appended for the engine."""
         number, text, _ = line
         if text is None:
@@ -383,24 +406,57 @@ class BatchAnswerer:
                 return self._error(number, str(exc))
             f = q.func
             if (f.shmem_limit_config, f.partitioned_gc_config, f.virtual_resource_count) != (
-                    _DEFAULT_FUNC.shmem_limit_config, _DEFAULT_FUNC.partitioned_gc_config,
-                    _DEFAULT_FUNC.virtual_resource_count):  # fmt: skip
+                _DEFAULT_FUNC.shmem_limit_config,
+                _DEFAULT_FUNC.partitioned_gc_config,
+                _DEFAULT_FUNC.virtual_resource_count,
+            ):
                 scalar.append((position, data, group))
                 return None
-            plain = (q.launch.block_size, f.num_regs, f.shared_size_bytes, q.launch.dynamic_smem, f.num_block_barriers,
-                     f.max_dynamic_shared_size_bytes, q.state.carveout_config, int(q.state.cache_config),
-                     f.max_threads_per_block, f.reqntid)  # fmt: skip
+            plain = (
+                q.launch.block_size,
+                f.num_regs,
+                f.shared_size_bytes,
+                q.launch.dynamic_smem,
+                f.num_block_barriers,
+                f.max_dynamic_shared_size_bytes,
+                q.state.carveout_config,
+                int(q.state.cache_config),
+                f.max_threads_per_block,
+                f.reqntid,
+            )
         threads, registers, static, dynamic, barriers, max_dynamic, carveout, cache, bound, required = plain
         if max_dynamic is None:
-            cols.append((position, group, threads, registers, static, dynamic, barriers, 0, 0, carveout, cache, bound,
-                         required))
+            cols.append(
+                (position, group, threads, registers, static, dynamic, barriers, 0, 0, carveout, cache, bound, required)
+            )
         else:
-            cols.append((position, group, threads, registers, static, dynamic, barriers, max_dynamic, 1, carveout, cache,
-                         bound, required))
+            cols.append(
+                (
+                    position,
+                    group,
+                    threads,
+                    registers,
+                    static,
+                    dynamic,
+                    barriers,
+                    max_dynamic,
+                    1,
+                    carveout,
+                    cache,
+                    bound,
+                    required,
+                )
+            )
         return None
 
-    def _evaluate(self, lines: list[Line], fast: dict[str, np.ndarray] | None, cols: _Columns,
-                  scalar: list[tuple[int, dict[str, Any], int]], answers: list[BatchAnswer | None]) -> ResultRows:  # fmt: skip
+    def _evaluate(
+        self,
+        lines: list[Line],
+        fast: dict[str, np.ndarray] | None,
+        cols: _Columns,
+        scalar: list[tuple[int, dict[str, Any], int]],
+        answers: list[BatchAnswer | None],
+    ) -> ResultRows:
         """The engine's rows for the fast path's columns and the exact path's tuples, one call per SM model."""
         arrays: dict[str, np.ndarray] | None = None
         if cols:
@@ -438,7 +494,9 @@ class BatchAnswerer:
                 answers[position] = self._error(lines[position][0], message)
         return rows_out
 
-    def _to_scalar(self, lines: list[Line], sub: dict[str, np.ndarray], scalar: list[tuple[int, dict[str, Any], int]]) -> None:
+    def _to_scalar(
+        self, lines: list[Line], sub: dict[str, np.ndarray], scalar: list[tuple[int, dict[str, Any], int]]
+    ) -> None:
         for position, group in zip(sub["position"].tolist(), sub["group"].tolist()):
             data = self._parse(lines[position])
             assert isinstance(data, dict)
@@ -464,17 +522,25 @@ def _out_of_domain(arrays: dict[str, np.ndarray]) -> list[tuple[int, str]]:
     """The (position, error text) of the queries ``engine.domain`` refuses (on any device), which leave
     ``arrays`` (changed in place); one check for the chunk."""
     domain = DomainInputs(
-        block_size=arrays["threads"], num_regs=arrays["registers"], shared_size_bytes=arrays["static_smem"],
-        dynamic_smem=arrays["dynamic_smem"], num_block_barriers=arrays["barriers"], virtual_resource_count=0,
-        max_threads_per_block=arrays["max_threads_per_block"], reqntid=arrays["required_block_size"],
-        carveout=arrays["carveout"], max_dynamic_smem=arrays["max_dynamic_smem"],
-    )  # fmt: skip
+        block_size=arrays["threads"],
+        num_regs=arrays["registers"],
+        shared_size_bytes=arrays["static_smem"],
+        dynamic_smem=arrays["dynamic_smem"],
+        num_block_barriers=arrays["barriers"],
+        virtual_resource_count=0,
+        max_threads_per_block=arrays["max_threads_per_block"],
+        reqntid=arrays["required_block_size"],
+        carveout=arrays["carveout"],
+        max_dynamic_smem=arrays["max_dynamic_smem"],
+    )
     violation = first_violation(domain)
     refused = np.flatnonzero(violation >= 0)
     if not refused.size:
         return []
-    values = {f.name: np.broadcast_to(getattr(domain, f.name), violation.shape)[refused].tolist()
-              for f in fields(DomainInputs)}  # fmt: skip
+    values = {
+        f.name: np.broadcast_to(getattr(domain, f.name), violation.shape)[refused].tolist()
+        for f in fields(DomainInputs)
+    }
     errors: list[tuple[int, str]] = []
     for k, (position, check) in enumerate(zip(arrays["position"][refused].tolist(), violation[refused].tolist())):
         errors.append((position, violation_message(check, DomainInputs(**{name: v[k] for name, v in values.items()}))))
@@ -490,18 +556,31 @@ def _answer_group(device: DeviceProperties, g: dict[str, np.ndarray], out: Resul
 
     Nothing is written to ``out`` before the engine has answered, so a failure leaves it as it was."""
     errors: list[tuple[int, str]] = []
-    max_dynamic = np.where(g["has_max_dynamic_smem"] != 0, g["max_dynamic_smem"],
-                           default_max_dynamic_smem(device, g["static_smem"]))  # fmt: skip
-    query = build_query(device, _DEFAULT_FUNC, DeviceState(), g["threads"], g["dynamic_smem"], num_regs=g["registers"],
-                        shared_size_bytes=g["static_smem"], max_dynamic_smem=max_dynamic,
-                        num_block_barriers=g["barriers"], cache_config=g["cache_config"], carveout=g["carveout"],
-                        func_max_threads_per_block=g["max_threads_per_block"],
-                        func_reqntid=g["required_block_size"])  # fmt: skip
+    max_dynamic = np.where(
+        g["has_max_dynamic_smem"] != 0, g["max_dynamic_smem"], default_max_dynamic_smem(device, g["static_smem"])
+    )
+    query = build_query(
+        device,
+        _DEFAULT_FUNC,
+        DeviceState(),
+        g["threads"],
+        g["dynamic_smem"],
+        num_regs=g["registers"],
+        shared_size_bytes=g["static_smem"],
+        max_dynamic_smem=max_dynamic,
+        num_block_barriers=g["barriers"],
+        cache_config=g["cache_config"],
+        carveout=g["carveout"],
+        func_max_threads_per_block=g["max_threads_per_block"],
+        func_reqntid=g["required_block_size"],
+    )
     c = occupancy_columns(device, query)
     status = c.arrays.status
     refused = np.flatnonzero(status != 0)
     for i in refused.tolist():
-        errors.append((int(g["position"][i]), str(status_error(device, int(status[i]), device.shared_mem_per_multiprocessor))))
+        errors.append(
+            (int(g["position"][i]), str(status_error(device, int(status[i]), device.shared_mem_per_multiprocessor)))
+        )
     ok: np.ndarray | slice = slice(None) if not refused.size else np.flatnonzero(status == 0)  # none refused: views
     at = g["position"][ok]
     limits = np.column_stack([c.limits[limit] for limit in _LIMITS])[ok]
@@ -510,8 +589,13 @@ def _answer_group(device: DeviceProperties, g: dict[str, np.ndarray], out: Resul
     sm_smem = c.arrays.shared_mem_per_multiprocessor[ok]
     zero = np.flatnonzero(active == 0)
     rows = np.arange(len(status))[ok][zero]
-    reasons = _reasons(device, {name: a[rows] for name, a in g.items()}, at[zero], limits[zero], shared_memory[zero],
-                       sm_smem[zero]) if zero.size else {}  # fmt: skip
+    reasons = (
+        _reasons(
+            device, {name: a[rows] for name, a in g.items()}, at[zero], limits[zero], shared_memory[zero], sm_smem[zero]
+        )
+        if zero.size
+        else {}
+    )
     out.answered[at] = True
     out.active_blocks[at] = active
     out.active_warps[at] = c.active_warps[ok]
@@ -535,21 +619,34 @@ def _none(value: int) -> int | None:
     return None if value >= INT_MAX else value
 
 
-def _reasons(device: DeviceProperties, g: dict[str, np.ndarray], at: np.ndarray, limits: np.ndarray,
-             smem: np.ndarray, sm_smem: np.ndarray) -> dict[int, tuple[str, ...]]:  # fmt: skip
+def _reasons(
+    device: DeviceProperties,
+    g: dict[str, np.ndarray],
+    at: np.ndarray,
+    limits: np.ndarray,
+    smem: np.ndarray,
+    sm_smem: np.ndarray,
+) -> dict[int, tuple[str, ...]]:
     """The engine's words for the rows where no block fits, by position."""
+
     def same(value: int) -> np.ndarray:
         return np.full(len(at), value, dtype=np.int64)
 
     inputs = ReasonInputs(
-        block_size=g["threads"], dynamic_smem=g["dynamic_smem"], num_regs=g["registers"],
+        block_size=g["threads"],
+        dynamic_smem=g["dynamic_smem"],
+        num_regs=g["registers"],
         shared_size_bytes=g["static_smem"],
         max_dynamic_smem=np.where(g["has_max_dynamic_smem"] != 0, g["max_dynamic_smem"], -1),
-        shmem_limit_config=same(int(_DEFAULT_FUNC.shmem_limit_config)), num_block_barriers=g["barriers"],
-        virtual_resource_count=same(_DEFAULT_FUNC.virtual_resource_count), max_threads_per_block=g["max_threads_per_block"],
+        shmem_limit_config=same(int(_DEFAULT_FUNC.shmem_limit_config)),
+        num_block_barriers=g["barriers"],
+        virtual_resource_count=same(_DEFAULT_FUNC.virtual_resource_count),
+        max_threads_per_block=g["max_threads_per_block"],
         reqntid=g["required_block_size"],
-        limits={limit: limits[:, k] for k, limit in enumerate(_LIMITS)}, allocated_smem=smem, sm_smem=sm_smem,
-    )  # fmt: skip
+        limits={limit: limits[:, k] for k, limit in enumerate(_LIMITS)},
+        allocated_smem=smem,
+        sm_smem=sm_smem,
+    )
     return dict(zip(at.tolist(), zero_block_reasons_many(device, inputs)))
 
 
@@ -574,9 +671,15 @@ class ChunkAnswers:
         return chunk_to_jsonl(self.answers, self.rows, lo, hi)
 
 
-def answer_stream(stream: BinaryIO, answerer: BatchAnswerer, fmt: str, write: Callable[[str], object],
-                  flush: Callable[[], object] = lambda: None, first_number: int = 0,
-                  first_chunk_lines: int = FIRST_CHUNK_LINES) -> None:  # fmt: skip
+def answer_stream(
+    stream: BinaryIO,
+    answerer: BatchAnswerer,
+    fmt: str,
+    write: Callable[[str], object],
+    flush: Callable[[], object] = lambda: None,
+    first_number: int = 0,
+    first_chunk_lines: int = FIRST_CHUNK_LINES,
+) -> None:
     """Answer every line of ``stream`` through ``write`` (a slice of answers at a time), in input order;
     lines numbered from ``first_number + 1``; ``flush`` after each chunk."""
     thresholds = gc.get_threshold()
@@ -608,8 +711,9 @@ def run_batch(stream: BinaryIO, out: TextIO, catalog: Catalog, source: str, fmt:
 
         def here(block: bytes, first_number: int) -> list[str]:
             texts: list[str] = []
-            answer_stream(io.BytesIO(block), answerer, fmt, texts.append, first_number=first_number,
-                          first_chunk_lines=CHUNK_LINES)  # fmt: skip
+            answer_stream(
+                io.BytesIO(block), answerer, fmt, texts.append, first_number=first_number, first_chunk_lines=CHUNK_LINES
+            )
             return texts
 
         run_parallel(stream, out, jobs, here, (source, fmt))

@@ -40,7 +40,9 @@ def _input_pauses(stream: BinaryIO) -> bool:
         return False
 
 
-def read_chunks(stream: BinaryIO, first_number: int = 0, first_chunk_lines: int = FIRST_CHUNK_LINES) -> Iterator[list[Line]]:
+def read_chunks(
+    stream: BinaryIO, first_number: int = 0, first_chunk_lines: int = FIRST_CHUNK_LINES
+) -> Iterator[list[Line]]:
     """Non-blank lines in chunks, split as text mode splits them (``\\n``, ``\\r\\n`` and ``\\r``).
 
     UTF-8 with undecodable bytes replaced, as the file is read today.  Lines are numbered from

@@ -62,14 +62,27 @@ class ResultRows:
     @classmethod
     def allocate(cls, lines: int) -> ResultRows:
         """Room for every line of a chunk, none answered yet."""
+
         def column() -> np.ndarray:
             return np.zeros(lines, dtype=np.int64)
 
         def table() -> np.ndarray:
             return np.zeros((lines, len(_LIMITS)), dtype=np.int64)
 
-        return cls(np.zeros(lines, dtype=bool), column(), column(), column(), column(), table(), column(), column(),
-                   column(), column(), column(), table())  # fmt: skip
+        return cls(
+            np.zeros(lines, dtype=bool),
+            column(),
+            column(),
+            column(),
+            column(),
+            table(),
+            column(),
+            column(),
+            column(),
+            column(),
+            column(),
+            table(),
+        )
 
     def within(self, lo: int, hi: int) -> np.ndarray:
         """The positions in ``lo..hi-1`` that have a row, in order."""
@@ -82,9 +95,22 @@ class ResultRows:
         limits = list(map(tuple, self.limits[at].tolist()))
         estimate = list(map(tuple, self.estimate_limits[at].tolist()))
         reasons = [self.reasons.get(p, ()) for p in at.tolist()]
-        return list(zip(ab, aw, at_, mw, limits, self.binding[at].tolist(), self.registers[at].tolist(),
-                        self.shared_memory[at].tolist(), reasons, self.estimate_blocks[at].tolist(),
-                        self.estimate_warps[at].tolist(), estimate))  # fmt: skip
+        return list(
+            zip(
+                ab,
+                aw,
+                at_,
+                mw,
+                limits,
+                self.binding[at].tolist(),
+                self.registers[at].tolist(),
+                self.shared_memory[at].tolist(),
+                reasons,
+                self.estimate_blocks[at].tolist(),
+                self.estimate_warps[at].tolist(),
+                estimate,
+            )
+        )
 
 
 # ------------------------------------------------------------------------------------ JSON Lines
@@ -175,7 +201,8 @@ def _ratio_table(around: Around) -> np.ndarray:
         before, after = around
         table = _RATIO_TABLES[around] = np.array(
             [before + repr(w / m) + after if m else "" for w in range(_RATIO_SIDE) for m in range(_RATIO_SIDE)],
-            dtype=object)  # fmt: skip
+            dtype=object,
+        )
     return table
 
 
@@ -221,24 +248,40 @@ def _reason_texts(rows: ResultRows, at: np.ndarray, none: str, render: Render) -
     return texts
 
 
-def _row_cells(rows: ResultRows, at: np.ndarray, arounds: list[Around], numbers: list[str], binding: list[str],
-               reasons: tuple[str, Render]) -> list[list[str]]:  # fmt: skip
+def _row_cells(
+    rows: ResultRows,
+    at: np.ndarray,
+    arounds: list[Around],
+    numbers: list[str],
+    binding: list[str],
+    reasons: tuple[str, Render],
+) -> list[list[str]]:
     """The cells of the rows at ``at`` in ``RESULT_JSON``'s slot order, each with its template text around it;
     ``reasons`` is the text of a row without reasons and the rendering of the words of one with."""
     limits, estimate = rows.limits[at], rows.estimate_limits[at]
     max_warps, warps = rows.max_warps[at], rows.active_warps[at]
     a = iter(arounds)
     none, render = reasons
-    cells = [_int_texts(rows.active_blocks[at], next(a)), _int_texts(warps, next(a)),
-             _int_texts(rows.active_threads[at], next(a)), _ratio_texts(warps, max_warps, next(a)),
-             *(_limit_texts(limits[:, k], numbers, next(a)) for k in range(5))]  # fmt: skip
+    cells = [
+        _int_texts(rows.active_blocks[at], next(a)),
+        _int_texts(warps, next(a)),
+        _int_texts(rows.active_threads[at], next(a)),
+        _ratio_texts(warps, max_warps, next(a)),
+        *(_limit_texts(limits[:, k], numbers, next(a)) for k in range(5)),
+    ]
     cells.append(_affixed(binding, next(a)).take(rows.binding[at]).tolist())
     cells += [_int_texts(rows.registers[at], next(a)), _int_texts(rows.shared_memory[at], next(a))]
     before, after = next(a)
-    cells.append(_reason_texts(rows, at, before + none + after,
-                               lambda distinct: [before + text + after for text in render(distinct)]))  # fmt: skip
-    cells += [_int_texts(rows.estimate_blocks[at], next(a)), _ratio_texts(rows.estimate_warps[at], max_warps, next(a)),
-              *(_limit_texts(estimate[:, k], numbers, next(a)) for k in range(5))]  # fmt: skip
+    cells.append(
+        _reason_texts(
+            rows, at, before + none + after, lambda distinct: [before + text + after for text in render(distinct)]
+        )
+    )
+    cells += [
+        _int_texts(rows.estimate_blocks[at], next(a)),
+        _ratio_texts(rows.estimate_warps[at], max_warps, next(a)),
+        *(_limit_texts(estimate[:, k], numbers, next(a)) for k in range(5)),
+    ]
     assert next(a, None) is None
     return cells
 

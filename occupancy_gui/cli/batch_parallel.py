@@ -235,7 +235,10 @@ class _Run:
         if want and self.input.fileno is None:
             self._read()
             return
-        objects: list[Connection | int] = [*busy, *([self.input.fileno] if want and self.input.fileno is not None else [])]
+        objects: list[Connection | int] = [
+            *busy,
+            *([self.input.fileno] if want and self.input.fileno is not None else []),
+        ]
         if not objects:
             self._read()  # nothing to wait for: only input can move things on
             return
@@ -272,8 +275,10 @@ class _Run:
                 continue
             self.workers.append(_Worker(child))
         if failure:  # the answers are the same, only slower: said once, on standard error
-            _note(f"{self.jobs - len(self.workers)} of {self.jobs} worker processes could not start ({failure}); "
-                  "their share is answered in this process")
+            _note(
+                f"{self.jobs - len(self.workers)} of {self.jobs} worker processes could not start ({failure}); "
+                "their share is answered in this process"
+            )
 
     def _receive(self, conn: Connection) -> None:
         worker = next(w for w in self.workers if w.child.from_child is conn)
@@ -293,8 +298,11 @@ class _Run:
     def _lost(self, worker: _Worker) -> None:
         """A worker that died: its block is answered here, from the start."""
         status = worker.child.proc.poll()
-        _note("a worker process stopped" + (f" (exit status {status})" if status is not None else "")
-              + "; its lines are answered in this process")  # fmt: skip
+        _note(
+            "a worker process stopped"
+            + (f" (exit status {status})" if status is not None else "")
+            + "; its lines are answered in this process"
+        )
         self.workers.remove(worker)
         worker.child.close(kill=True)
         if worker.block is not None:
@@ -336,4 +344,3 @@ class _Run:
             if data[end + 1] == 10:
                 end += 1
         return data[end + 1 :]
-

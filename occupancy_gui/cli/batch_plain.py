@@ -38,15 +38,24 @@ MAX_SHALLOW_CHARS = 512
 """Lines up to this long skip the nesting screen (it cost a sixth of the decoding: 1M lines ~0.1 s)."""
 
 
-_PLAIN_TYPES: dict[str, Any] = {COUNT: int | None, BYTES: int | None, CARVEOUT: int | str | None,
-                                CACHE: int | str | None}  # fmt: skip
+_PLAIN_TYPES: dict[str, Any] = {
+    COUNT: int | None,
+    BYTES: int | None,
+    CARVEOUT: int | str | None,
+    CACHE: int | str | None,
+}
 """What a plain line may hold for each kind of input: an int or ``null`` (a carveout and a cache preference also
 by name)."""
 _AMD_ONLY = tuple(f.name for f in fields.only_for(fields.AMD) if f.query)
 PlainQuery = msgspec.defstruct(
-    "PlainQuery", [("device", str | None, None), *((name, _PLAIN_TYPES[FIELD[name].kind], None) for name in
-                                                   fields.QUERY_KEYS), *((name, None, None) for name in _AMD_ONLY)],
-    gc=False)  # fmt: skip
+    "PlainQuery",
+    [
+        ("device", str | None, None),
+        *((name, _PLAIN_TYPES[FIELD[name].kind], None) for name in fields.QUERY_KEYS),
+        *((name, None, None) for name in _AMD_ONLY),
+    ],
+    gc=False,
+)
 """The keys of a plain query line as msgspec decodes them (the field table's NVIDIA query keys and the device);
 keys it does not name are skipped.  A key only AMD devices take is plain only as ``null``: a line giving one
 (an AMD device's line, or an NVIDIA line to refuse) is the exact path's."""

@@ -30,8 +30,14 @@ def serve(read_fd: int, write_fd: int) -> None:
 
         while message := inbox.recv_bytes():
             first_number = int.from_bytes(message[:8], "little")
-            answer_stream(io.BytesIO(memoryview(message)[8:]), answerer, fmt, send, first_number=first_number,
-                          first_chunk_lines=CHUNK_LINES)  # fmt: skip
+            answer_stream(
+                io.BytesIO(memoryview(message)[8:]),
+                answerer,
+                fmt,
+                send,
+                first_number=first_number,
+                first_chunk_lines=CHUNK_LINES,
+            )
             outbox.send_bytes(b"")
     except (EOFError, OSError):
         return  # the parent is gone

@@ -168,8 +168,11 @@ def _detect(out: TextIO) -> int:
     for device, path in zip(devices, saved):
         problems = [e for e in catalog.errors if str(path) in str(e)]
         status = f"error: {problems[0]}" if problems else "saved"
-        print(f"{device.profile_name}: CC {device.compute_capability[0]}.{device.compute_capability[1]}, "
-              f"{device.sm_count} SMs, driver {device.driver_version} -> {path} ({status})", file=out)  # fmt: skip
+        print(
+            f"{device.profile_name}: CC {device.compute_capability[0]}.{device.compute_capability[1]}, "
+            f"{device.sm_count} SMs, driver {device.driver_version} -> {path} ({status})",
+            file=out,
+        )
     return 0
 
 
@@ -200,8 +203,12 @@ def _suggest(args: argparse.Namespace, out: TextIO) -> int:
     q = kernel_query(data)
     smem = DynamicSmem(bytes=args.dynamic_smem or 0, per_thread=args.smem_per_thread or 0)
     suggestion = max_potential_block_size(device, q.func, smem, q.state)
-    answer: dict[str, Any] = {"device": profile.name, "block_size": suggestion.block_size,
-                              "min_grid_size": suggestion.min_grid_size, "blocks_per_sm": suggestion.blocks_per_sm}  # fmt: skip
+    answer: dict[str, Any] = {
+        "device": profile.name,
+        "block_size": suggestion.block_size,
+        "min_grid_size": suggestion.min_grid_size,
+        "blocks_per_sm": suggestion.blocks_per_sm,
+    }
     answer.update(_kernel_bounds(args))
     if profile.sm_count is None:
         answer["note"] = "CC profile without an SM count: min_grid_size is per SM"
@@ -242,9 +249,13 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
         return fail("occupancy report", str(exc.args[0]) if exc.args else str(exc))
     if not isinstance(found, DeviceProfile):
         return _amd_report(found, args, out)
-    inputs: dict[str, Any] = {"threads": args.threads, "dynamic_smem": args.dynamic_smem,
-                              "max_dynamic_smem": args.max_dynamic_smem, "carveout": parse_carveout(args.carveout),
-                              "cache_config": parse_cache_config(args.cache_config)}  # fmt: skip
+    inputs: dict[str, Any] = {
+        "threads": args.threads,
+        "dynamic_smem": args.dynamic_smem,
+        "max_dynamic_smem": args.max_dynamic_smem,
+        "carveout": parse_carveout(args.carveout),
+        "cache_config": parse_cache_config(args.cache_config),
+    }
     record, kernel_source = None, None
     if args.file:
         try:
@@ -259,8 +270,10 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
         inputs.update({k: v for k, v in record_inputs(record, device, args.threads).items() if k != "threads"})
     explicit = {name: getattr(args, name) for name in fields.NAMES if fields.FIELD[name].kernel}
     inputs.update({k: v for k, v in explicit.items() if v is not None})
-    typed = frozenset({"threads", *(k for k, v in explicit.items() if v is not None)} | (
-        {"dynamic_smem"} if args.dynamic_smem else set()))  # fmt: skip
+    typed = frozenset(
+        {"threads", *(k for k, v in explicit.items() if v is not None)}
+        | ({"dynamic_smem"} if args.dynamic_smem else set())
+    )
     if "registers" not in inputs:
         raise QueryError("--registers is required without FILE")
     for name, value in inputs.items():  # the window's ranges: beyond them its curves would overflow
@@ -297,8 +310,11 @@ def _amd_report(profile: AmdProfile, args: argparse.Namespace, out: TextIO) -> i
 
     name = "occupancy report"
     if args.file:
-        return fail(name, f"{args.file}: reading an AMD kernel into a report is not supported yet; give its figures "
-                          "(--vgprs, --sgprs, --lds, ...)")  # fmt: skip
+        return fail(
+            name,
+            f"{args.file}: reading an AMD kernel into a report is not supported yet; give its figures "
+            "(--vgprs, --sgprs, --lds, ...)",
+        )
     for f in fields.only_for(NVIDIA):
         value = getattr(args, f.name, None)
         if f.flag is not None and value is not None and value != REPORT_DEFAULTS.get(f.name):

@@ -40,7 +40,7 @@ MAX_MESSAGE = 300
 def cut(message: str) -> str:
     """A message of at most :data:`MAX_MESSAGE` characters: a value typed with 5,000 digits is quoted
     by argparse and by the engine's refusals in full, and one line must stay one readable line."""
-    return message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE - 1] + "…"
+    return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 1] + "…"
 
 
 def fail(prog: str, message: str) -> int:
@@ -53,8 +53,9 @@ def byte_size(text: str) -> int:
     """An argparse type: a whole number of bytes, with an optional B / KiB / MiB suffix (see units)."""
     value = parse_bytes(text)
     if value is None:
-        raise argparse.ArgumentTypeError(f"expected a whole number of bytes (e.g. 24576, 24KiB, 1.5 KiB or 2 MiB), "
-                                         f"got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of bytes (e.g. 24576, 24KiB, 1.5 KiB or 2 MiB), got {text!r}"
+        )
     return value
 
 

@@ -32,8 +32,7 @@ def _source(args: argparse.Namespace) -> Source:
     return make_source(args.file, args.arch, args.cuda_bin, args.compiler_args)
 
 
-def _guarded(prog: str, run: Callable[[argparse.Namespace, TextIO], int], args: argparse.Namespace,
-             out: TextIO) -> int:
+def _guarded(prog: str, run: Callable[[argparse.Namespace, TextIO], int], args: argparse.Namespace, out: TextIO) -> int:
     try:
         return run(args, out)
     except CompileError as exc:
@@ -72,8 +71,15 @@ def _regcap(args: argparse.Namespace, out: TextIO) -> int:
     src = _source(args)
     profile = load_catalog().get(args.device or src.arch.rstrip("af"))
     cache = ResultCache(None) if args.no_cache else ResultCache.default()
-    result = sweep(src, profile.device_properties(), kernel=args.kernel, threads=args.threads,
-                   dynamic_smem=args.dynamic_smem, jobs=args.jobs, cache=cache)
+    result = sweep(
+        src,
+        profile.device_properties(),
+        kernel=args.kernel,
+        threads=args.threads,
+        dynamic_smem=args.dynamic_smem,
+        jobs=args.jobs,
+        cache=cache,
+    )
     if args.json:
         print(json.dumps([p.to_json() for p in result.points]), file=out)
     else:
@@ -84,18 +90,31 @@ def _regcap(args: argparse.Namespace, out: TextIO) -> int:
 def sweep_text(result: Sweep, device: str) -> str:
     """The sweep as a table, the sweet spot and the price of each further occupancy step."""
     head = ["cap", "regs", "spill st", "spill ld", "stack", "blocks", "occupancy"]
-    rows = [["none" if p.cap is None else str(p.cap), str(p.registers), str(p.spill_stores), str(p.spill_loads),
-             "unknown" if p.stack_bytes is None else str(p.stack_bytes),
-             str(p.active_blocks), f"{p.occupancy:.1%}"] for p in result.points]
+    rows = [
+        [
+            "none" if p.cap is None else str(p.cap),
+            str(p.registers),
+            str(p.spill_stores),
+            str(p.spill_loads),
+            "unknown" if p.stack_bytes is None else str(p.stack_bytes),
+            str(p.active_blocks),
+            f"{p.occupancy:.1%}",
+        ]
+        for p in result.points
+    ]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
-    title = (f"{result.kernel} ({result.arch}) on {device}, {result.threads} threads per block; "
-             f"ptxas accepts caps down to {result.lower_bound}")
+    title = (
+        f"{result.kernel} ({result.arch}) on {device}, {result.threads} threads per block; "
+        f"ptxas accepts caps down to {result.lower_bound}"
+    )
     lines = [title, ""]
     lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in [head, *rows]]
     best = result.sweet_spot
     cap = "no cap" if best.cap is None else f"-maxrregcount={best.cap}"
     lines += ["", f"sweet spot: {cap} ({best.registers} registers), occupancy {best.occupancy:.1%} without spills"]
     for p in result.further_steps():
-        lines.append(f"  {p.occupancy:.1%} needs -maxrregcount={p.cap}: {p.spill_bytes} B of spill stores+loads "
-                     f"per thread, {'an unbounded' if p.stack_bytes is None else f'{p.stack_bytes} B'} stack")
+        lines.append(
+            f"  {p.occupancy:.1%} needs -maxrregcount={p.cap}: {p.spill_bytes} B of spill stores+loads "
+            f"per thread, {'an unbounded' if p.stack_bytes is None else f'{p.stack_bytes} B'} stack"
+        )
     return "\n".join(lines)

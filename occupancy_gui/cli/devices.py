@@ -118,21 +118,33 @@ def amd_profile_to_json(profile: AmdProfile) -> dict[str, Any]:
     target, device = profile.target, profile.device()
     limits = {f.name: getattr(target, f.name) for f in dataclasses.fields(target) if f.name != "name"}
     return {
-        "vendor": "amd", "name": profile.name, "kind": profile.kind, "title": profile.title,
-        "target": target.name, "architecture": profile.architecture, "segment": profile.segment,
-        "aliases": list(profile.aliases), "compute_units": profile.compute_units,
-        "hip_multiprocessor_count": profile.hip_multiprocessor_count, "wave_size": target.default_wave_size,
-        "wave_sizes": list(target.wave_sizes()), "wgp_mode": device.runtime_wgp_mode if target.has_wgp else None,
-        "lds_per_workgroup": target.lds_per_workgroup, "limits": limits, "notes": profile.notes,
+        "vendor": "amd",
+        "name": profile.name,
+        "kind": profile.kind,
+        "title": profile.title,
+        "target": target.name,
+        "architecture": profile.architecture,
+        "segment": profile.segment,
+        "aliases": list(profile.aliases),
+        "compute_units": profile.compute_units,
+        "hip_multiprocessor_count": profile.hip_multiprocessor_count,
+        "wave_size": target.default_wave_size,
+        "wave_sizes": list(target.wave_sizes()),
+        "wgp_mode": device.runtime_wgp_mode if target.has_wgp else None,
+        "lds_per_workgroup": target.lds_per_workgroup,
+        "limits": limits,
+        "notes": profile.notes,
         "sources": dict(profile.sources),
-    }  # fmt: skip
+    }
 
 
 def amd_profiles_to_text(profiles: list[AmdProfile]) -> str:
     """One line per AMD profile: name, target, CUs (and HIP's count), wave size, WGP mode, the limits people
     compare most."""
-    header = (f"{'name':34} {'target':8} {'CUs':>4} {'HIP MPs':>7} {'wave':>5} {'WGP':>4} {'SIMD/CU':>7} "
-              f"{'VGPR/SIMD':>9} {'LDS/WG':>7} {'waves/SIMD HIP/LLVM':>19}")  # fmt: skip
+    header = (
+        f"{'name':34} {'target':8} {'CUs':>4} {'HIP MPs':>7} {'wave':>5} {'WGP':>4} {'SIMD/CU':>7} "
+        f"{'VGPR/SIMD':>9} {'LDS/WG':>7} {'waves/SIMD HIP/LLVM':>19}"
+    )
     lines = [header, "-" * len(header)]
     for p in profiles:
         t = p.target
@@ -140,7 +152,9 @@ def amd_profiles_to_text(profiles: list[AmdProfile]) -> str:
         mps = "-" if p.hip_multiprocessor_count is None else str(p.hip_multiprocessor_count)
         wave = "/".join(str(w) for w in sorted(t.wave_sizes(), key=lambda w: w != t.default_wave_size))
         waves = f"{t.runtime_max_waves_per_simd}/{t.llvm_max_waves_per_eu}"
-        lines.append(f"{p.name[:34]:34} {t.name:8} {cus:>4} {mps:>7} {wave:>5} {'on' if t.has_wgp else '-':>4} "
-                     f"{t.simds_per_cu:>7} {t.runtime_vgprs_per_simd:>9} {t.lds_per_workgroup // 1024:>5} K "
-                     f"{waves:>19}")  # fmt: skip
+        lines.append(
+            f"{p.name[:34]:34} {t.name:8} {cus:>4} {mps:>7} {wave:>5} {'on' if t.has_wgp else '-':>4} "
+            f"{t.simds_per_cu:>7} {t.runtime_vgprs_per_simd:>9} {t.lds_per_workgroup // 1024:>5} K "
+            f"{waves:>19}"
+        )
     return "\n".join(lines)

@@ -42,6 +42,7 @@ def _write_json(records: Records, reasons: list[str | None], amd: list[AmdKernel
         return
     out = getattr(sys.stdout, "buffer", None)  # a caller's StringIO has none
     if out is None or os.linesep != "\n" or (sys.stdout.encoding or "").lower().replace("-", "") != "utf8":
+
         def write(data: bytes) -> object:
             return sys.stdout.write(data.decode())
     else:
@@ -49,12 +50,12 @@ def _write_json(records: Records, reasons: list[str | None], amd: list[AmdKernel
         write = out.write
     encode = msgspec.json.Encoder().encode_lines
     for at in range(0, len(records), JSON_SLICE):
-        rows = json_records(records[at:at + JSON_SLICE], reasons[at:at + JSON_SLICE])
+        rows = json_records(records[at : at + JSON_SLICE], reasons[at : at + JSON_SLICE])
         write(b",\n " if at else b"[\n ")
         write(encode(rows)[:-1].replace(b"\n", b",\n "))
     for at in range(0, len(amd), JSON_SLICE):  # AMD records (importers.amd): their own keys, "vendor": "amd"
         write(b",\n " if at or records else b"[\n ")
-        write(encode(amd_json_rows(amd[at:at + JSON_SLICE]))[:-1].replace(b"\n", b",\n "))
+        write(encode(amd_json_rows(amd[at : at + JSON_SLICE]))[:-1].replace(b"\n", b",\n "))
     write(b"\n]\n")
     sys.stdout.flush()
 
@@ -65,20 +66,28 @@ def _stack_notes(records: Records) -> None:
     if unknown:
         named = ", ".join(f"{printable(rec.name)} ({printable(rec.arch)})" for rec in unknown[:5])
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        print(f"occupancy import: note: stack {STACK_UNKNOWN}, so no figure is given (\"stack_bytes\": null): "
-              f"{named}{more}", file=sys.stderr)
+        print(
+            f'occupancy import: note: stack {STACK_UNKNOWN}, so no figure is given ("stack_bytes": null): '
+            f"{named}{more}",
+            file=sys.stderr,
+        )
 
 
 def run_import(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="occupancy import",
-                                     description="List kernel resource usage from a build log, "
-                                                 "cuobjdump output, .cubin, .fatbin or host binary.")
+    parser = argparse.ArgumentParser(
+        prog="occupancy import",
+        description="List kernel resource usage from a build log, cuobjdump output, .cubin, .fatbin or host binary.",
+    )
     parser.add_argument("file")
     parser.add_argument("--json", action="store_true", help="print a JSON list")
-    parser.add_argument("--all-functions", action="store_true",
-                        help="list device functions too (by default only kernels, the __global__ entry points)")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="read the file even if the import cache holds it (and do not store it)")
+    parser.add_argument(
+        "--all-functions",
+        action="store_true",
+        help="list device functions too (by default only kernels, the __global__ entry points)",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="read the file even if the import cache holds it (and do not store it)"
+    )
     args = parser.parse_args(argv)
     with collection_paused():  # 10^4-10^5 records (a cache's built here), none in a cycle
         return _listed(args)
@@ -111,14 +120,20 @@ def _listed(args: argparse.Namespace) -> int:
     reasons = impossible_figures(records)
     for i in [i for i, flag in enumerate(reasons) if flag is not None]:  # (a record is made only where needed)
         rec = records[i]
-        print(f"occupancy import: note: {printable(rec.name)} ({printable(rec.arch)}): {reasons[i]}; its figures are "
-              "damaged", file=sys.stderr)
+        print(
+            f"occupancy import: note: {printable(rec.name)} ({printable(rec.arch)}): {reasons[i]}; its figures are "
+            "damaged",
+            file=sys.stderr,
+        )
     _stack_notes(records)
     amd = [rec for rec in result.amd_records if args.all_functions or rec.is_kernel]
     hidden = len(result.records) - len(records) + len(result.amd_records) - len(amd)
     if hidden:
-        print(f"occupancy import: note: {hidden} device function{'s' if hidden != 1 else ''} not listed "
-              "(--all-functions lists them)", file=sys.stderr)
+        print(
+            f"occupancy import: note: {hidden} device function{'s' if hidden != 1 else ''} not listed "
+            "(--all-functions lists them)",
+            file=sys.stderr,
+        )
     if args.json:
         _write_json(records, reasons, amd)
     else:

@@ -96,6 +96,7 @@ def kernel_query(data: dict[str, Any]) -> KernelQuery:
         max_threads_per_block=_max_threads_per_block(data),
         reqntid=_required_block_size(data),
     )
-    state = DeviceState(cache_config=parse_cache_config(data.get("cache_config")),
-                        carveout_config=parse_carveout(data.get("carveout")))  # fmt: skip
+    state = DeviceState(
+        cache_config=parse_cache_config(data.get("cache_config")), carveout_config=parse_carveout(data.get("carveout"))
+    )
     return KernelQuery(func, Launch(threads, _int_field(data, "dynamic_smem", 0) or 0), state)

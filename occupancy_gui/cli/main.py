@@ -22,24 +22,41 @@ _CLI_DEFAULTS: dict[str, Any] = {CARVEOUT: "default", CACHE: "none"}
 and its default's words (``occupancy report``)."""
 
 
-def _add_field(p: argparse._ActionsContainer, f: fields.InputField, *, required: bool, default: Any,
-               words: str) -> None:  # fmt: skip
+def _add_field(
+    p: argparse._ActionsContainer, f: fields.InputField, *, required: bool, default: Any, words: str
+) -> None:
     """One input of the field table as its flag (a mode as its pair of flags, one turning it on, one off)."""
     assert f.flag is not None
     if f.kind == MODE:
         assert f.off_flag is not None
         pair = p.add_mutually_exclusive_group()
         pair.add_argument(f.flag, dest=f.name, action="store_const", const=True, default=None, help=words)
-        pair.add_argument(f.off_flag, dest=f.name, action="store_const", const=False, default=None,
-                          help=f"not {f.label}: the opposite of {f.flag}")  # fmt: skip
+        pair.add_argument(
+            f.off_flag,
+            dest=f.name,
+            action="store_const",
+            const=False,
+            default=None,
+            help=f"not {f.label}: the opposite of {f.flag}",
+        )
         return
-    metavar = ("|".join(map(str, f.choices)) if f.choices else "N[,M]" if f.kind == MIN_MAX
-               else "N" if f.optional and f.kind == COUNT else None)  # fmt: skip
+    metavar = (
+        "|".join(map(str, f.choices))
+        if f.choices
+        else "N[,M]"
+        if f.kind == MIN_MAX
+        else "N"
+        if f.optional and f.kind == COUNT
+        else None
+    )
     p.add_argument(f.flag, type=_ARG_TYPES[f.kind], required=required, default=default, metavar=metavar, help=words)
 
 
-_GROUPS = ((frozenset(fields.VENDORS), None), (frozenset({fields.NVIDIA}), "NVIDIA devices"),
-           (frozenset({fields.AMD}), "AMD devices (docs/amd.md)"))
+_GROUPS = (
+    (frozenset(fields.VENDORS), None),
+    (frozenset({fields.NVIDIA}), "NVIDIA devices"),
+    (frozenset({fields.AMD}), "AMD devices (docs/amd.md)"),
+)
 """The flags' groups in ``--help``: those of every vendor, then each vendor's own."""
 
 
@@ -65,18 +82,31 @@ def build_parser() -> argparse.ArgumentParser:
     _add_kernel_arguments(calc, threads_required=True)
     batch = sub.add_parser("batch", help="JSON Lines queries in, JSON Lines results out")
     batch.add_argument("file", nargs="?", default="-", help="a .jsonl file, or - for standard input")
-    batch.add_argument("--format", choices=("json", "csv"), default="json",
-                       help="JSON Lines (default) or CSV with a header row (keys flattened: limits.warps, ...)")
-    batch.add_argument("--jobs", type=_jobs, default=1, metavar="N|auto",
-                       help="worker processes answering blocks of lines (default: 1, this process; "
-                            "auto: one per CPU this process may use)")
+    batch.add_argument(
+        "--format",
+        choices=("json", "csv"),
+        default="json",
+        help="JSON Lines (default) or CSV with a header row (keys flattened: limits.warps, ...)",
+    )
+    batch.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N|auto",
+        help="worker processes answering blocks of lines (default: 1, this process; "
+        "auto: one per CPU this process may use)",
+    )
     devices = sub.add_parser("devices", help="list every device profile (NVIDIA and AMD)")
     devices.add_argument("--json", action="store_true")
     devices.add_argument("--vendor", choices=fields.VENDORS, help="only this vendor's profiles")
-    devices.add_argument("--detect", action="store_true",
-                         help="read the local GPUs (needs occupancy_gui[cuda]) and save them as user profiles")
-    suggest = sub.add_parser("suggest", help="block size like cudaOccupancyMaxPotentialBlockSize "
-                                             "(hipOccupancyMaxPotentialBlockSize on AMD)")
+    devices.add_argument(
+        "--detect",
+        action="store_true",
+        help="read the local GPUs (needs occupancy_gui[cuda]) and save them as user profiles",
+    )
+    suggest = sub.add_parser(
+        "suggest", help="block size like cudaOccupancyMaxPotentialBlockSize (hipOccupancyMaxPotentialBlockSize on AMD)"
+    )
     _add_kernel_arguments(suggest, threads_required=False)
     only = suggest.add_argument_group("NVIDIA devices, suggest only")
     only.add_argument("--blocks", type=int, help="with --threads: dynamic smem available for N blocks per SM")
@@ -87,8 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--all-functions", action="store_true", help="list device functions too, not only kernels")
     imp.add_argument("--no-cache", action="store_true", help="read the file afresh, bypassing the import cache")
     _add_compile_arguments(imp, required=False)
-    regcap = sub.add_parser("regcap", help="compile at each register cap that can change the occupancy: "
-                                           "spills and occupancy per -maxrregcount")
+    regcap = sub.add_parser(
+        "regcap",
+        help="compile at each register cap that can change the occupancy: spills and occupancy per -maxrregcount",
+    )
     regcap.add_argument("file", help="a .ptx or .cu file")
     _add_compile_arguments(regcap, required=True)
     regcap.add_argument("--kernel", metavar="NAME", help="the kernel (required when the file has several)")
@@ -97,11 +129,14 @@ def build_parser() -> argparse.ArgumentParser:
     regcap.add_argument("--device", help="device profile for the occupancy (default: the --arch's)")
     regcap.add_argument("--jobs", type=int, help="parallel compiles (default: one per CPU)")
     regcap.add_argument("--no-cache", action="store_true", help="recompile even where a cached result exists")
-    regcap.add_argument("--json", action="store_true",
-                        help="print a JSON list of {cap, registers, spill_stores, spill_loads, stack_bytes, "
-                             "active_blocks, occupancy}")
-    _add_report_arguments(sub.add_parser("report", help="write an HTML, Markdown or CSV report of one launch "
-                                                        "(NVIDIA devices)"))
+    regcap.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list of {cap, registers, spill_stores, spill_loads, stack_bytes, active_blocks, occupancy}",
+    )
+    _add_report_arguments(
+        sub.add_parser("report", help="write an HTML, Markdown or CSV report of one launch (NVIDIA devices)")
+    )
     return parser
 
 
@@ -123,22 +158,37 @@ def _jobs(text: str) -> int:
 
 
 def _add_compile_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
-    p.add_argument("--arch", required=required, metavar="sm_XY",
-                   help="compile a .ptx (ptxas -v) or .cu (nvcc --resource-usage) for this architecture")
-    p.add_argument("--cuda-bin", metavar="DIR",
-                   help="the CUDA bin folder (default: CUDA_HOME, PATH, or the nvidia-cuda-nvcc wheel)")
+    p.add_argument(
+        "--arch",
+        required=required,
+        metavar="sm_XY",
+        help="compile a .ptx (ptxas -v) or .cu (nvcc --resource-usage) for this architecture",
+    )
+    p.add_argument(
+        "--cuda-bin",
+        metavar="DIR",
+        help="the CUDA bin folder (default: CUDA_HOME, PATH, or the nvidia-cuda-nvcc wheel)",
+    )
     p.epilog = "Arguments after -- go to nvcc (.cu files only)."
 
 
 def _add_report_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", nargs="?", metavar="FILE",
-                   help="compiler output: registers, static smem and barriers from its first kernel")
+    p.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="compiler output: registers, static smem and barriers from its first kernel",
+    )
     p.add_argument("--kernel", metavar="NAME", help="with FILE: the first kernel whose name contains NAME")
     p.add_argument("--device", required=True, help="profile name, alias, sm_XY or X.Y; an AMD GPU or gfx target")
     for f in fields.for_vendor(fields.NVIDIA):  # a kernel's own figures come from FILE unless given
         default = None if f.kernel or f.optional else _CLI_DEFAULTS.get(f.kind, f.default)
-        words = f"{f.help} (default: FILE's" + (f", else {f.none_text or f.default})" if f.name != "registers" else
-                                                 "; required without FILE)") if f.kernel else f.help
+        words = (
+            f"{f.help} (default: FILE's"
+            + (f", else {f.none_text or f.default})" if f.name != "registers" else "; required without FILE)")
+            if f.kernel
+            else f.help
+        )
         _add_field(p, f, required=f.name == "threads", default=default, words=words)
     amd = p.add_argument_group("AMD devices (docs/amd.md)")
     for f in fields.only_for(fields.AMD):  # an AMD device's report: both answers (--vgprs is required then)
@@ -154,8 +204,13 @@ def _import(args: argparse.Namespace, out: TextIO) -> int:
 
         return run_compiled_import(args, out)
     from .import_command import run_import  # noqa: PLC0415 - lazy: `occupancy calc` starts without the importers
-    argv = [args.file] + (["--json"] if args.json else []) + (["--all-functions"] if args.all_functions else []) \
+
+    argv = (
+        [args.file]
+        + (["--json"] if args.json else [])
+        + (["--all-functions"] if args.all_functions else [])
         + (["--no-cache"] if args.no_cache else [])
+    )
     return run_import(argv)
 
 
@@ -166,7 +221,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     extra: list[str] = []
     if "--" in argv:  # what follows goes to the compiler (import / regcap of a .cu file)
         cut = argv.index("--")
-        argv, extra = argv[:cut], argv[cut + 1:]
+        argv, extra = argv[:cut], argv[cut + 1 :]
     args = parser.parse_args(argv)
     if extra and args.command not in ("import", "regcap"):
         parser.error(f"arguments after -- are for the compiler (import, regcap), not {args.command}")

@@ -9,9 +9,17 @@ from typing import Any
 from ..importers import KernelRecord, json_records, printable
 
 _COLUMNS = (
-    ("arch", "arch"), ("registers", "regs"), ("static_smem", "smem"), ("stack_bytes", "stack"),
-    ("spill_stores", "spill st"), ("spill_loads", "spill ld"), ("barriers", "bars"),
-    ("const_bytes", "cmem[0]"), ("max_threads", "max thr"), ("note", "note"), ("demangled", "kernel"),
+    ("arch", "arch"),
+    ("registers", "regs"),
+    ("static_smem", "smem"),
+    ("stack_bytes", "stack"),
+    ("spill_stores", "spill st"),
+    ("spill_loads", "spill ld"),
+    ("barriers", "bars"),
+    ("const_bytes", "cmem[0]"),
+    ("max_threads", "max thr"),
+    ("note", "note"),
+    ("demangled", "kernel"),
 )
 
 

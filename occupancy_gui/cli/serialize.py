@@ -48,13 +48,19 @@ def result_to_text(result: OccupancyResult, device_title: str) -> str:
     """The constraint table and summary, as a terminal reader wants them."""
     binding = set(result.binding)
     rows = [
-        [("* " if row.limit in binding else "  ") + row.limit.value, quantities(row.per_block_nominal),
-         quantities(row.per_block_allocated), quantities(row.sm_capacity), row.calculation,
-         "-" if row.blocks is None else str(row.blocks),
-         "-" if row.estimate_blocks is None
-         else str(row.estimate_blocks) + (" (differs)" if row.rounding_changed_ceiling else "")]
+        [
+            ("* " if row.limit in binding else "  ") + row.limit.value,
+            quantities(row.per_block_nominal),
+            quantities(row.per_block_allocated),
+            quantities(row.sm_capacity),
+            row.calculation,
+            "-" if row.blocks is None else str(row.blocks),
+            "-"
+            if row.estimate_blocks is None
+            else str(row.estimate_blocks) + (" (differs)" if row.rounding_changed_ceiling else ""),
+        ]
         for row in result.rows
-    ]  # fmt: skip
+    ]
     table = _table(["limit", "per block", "allocated", "SM capacity", "calculation", "blocks", "estimate"], rows)
     summary = (
         f"{device_title}: {count(result.active_blocks, 'block')}, {count(result.active_warps, 'warp')}, "
@@ -62,9 +68,13 @@ def result_to_text(result: OccupancyResult, device_title: str) -> str:
         f"({result.active_warps}/{result.max_warps_per_multiprocessor} warps)"
     )
     limited = ", ".join(limit.value for limit in result.binding)
-    lines = [summary, f"limited by: {limited}  (* marks the binding limit)",
-             f"first-pass estimate: {count(result.estimate.active_blocks, 'block')}, {result.estimate.occupancy:.1%}",
-             "", table]
+    lines = [
+        summary,
+        f"limited by: {limited}  (* marks the binding limit)",
+        f"first-pass estimate: {count(result.estimate.active_blocks, 'block')}, {result.estimate.occupancy:.1%}",
+        "",
+        table,
+    ]
     if result.reasons:
         lines += ["", "The launch cannot fit a single block:", *(f"  - {r}" for r in result.reasons)]
     return "\n".join(lines)
@@ -94,12 +104,21 @@ def figures_to_json(values: Figures) -> dict[str, Any]:
     if limits[_VIRTUAL_INDEX] < INT_MAX:
         shown[Limit.VIRTUAL_RESOURCES.value] = limits[_VIRTUAL_INDEX]
     return {
-        "active_blocks": ab, "active_warps": aw, "active_threads": at, "occupancy": aw / max_warps,
-        "limits": shown, "binding": list(binding_names(binding)), "allocated_registers_per_block": regs,
-        "allocated_shared_memory_per_block": smem, "reasons": list(reasons),
-        "estimate": {"active_blocks": est, "occupancy": est_warps / max_warps,
-                     "limits": {limit.value: _none(est_limits[i]) for limit, i in zip(JSON_LIMITS, _JSON_LIMIT_INDEX)}},
-    }  # fmt: skip
+        "active_blocks": ab,
+        "active_warps": aw,
+        "active_threads": at,
+        "occupancy": aw / max_warps,
+        "limits": shown,
+        "binding": list(binding_names(binding)),
+        "allocated_registers_per_block": regs,
+        "allocated_shared_memory_per_block": smem,
+        "reasons": list(reasons),
+        "estimate": {
+            "active_blocks": est,
+            "occupancy": est_warps / max_warps,
+            "limits": {limit.value: _none(est_limits[i]) for limit, i in zip(JSON_LIMITS, _JSON_LIMIT_INDEX)},
+        },
+    }
 
 
 def _none(value: int) -> int | None:
@@ -126,9 +145,11 @@ def _text(value: int) -> str:
 
 
 LIMITS_JSON = "{" + ", ".join(f'"{limit.value}": %s' for limit in JSON_LIMITS) + "%s}"
-RESULT_JSON = ('{"active_blocks": %s, "active_warps": %s, "active_threads": %s, "occupancy": %s, "limits": %s, '
-                '"binding": %s, "allocated_registers_per_block": %s, "allocated_shared_memory_per_block": %s, '
-                '"reasons": %s, "estimate": {"active_blocks": %s, "occupancy": %s, "limits": %s}}')  # fmt: skip
+RESULT_JSON = (
+    '{"active_blocks": %s, "active_warps": %s, "active_threads": %s, "occupancy": %s, "limits": %s, '
+    '"binding": %s, "allocated_registers_per_block": %s, "allocated_shared_memory_per_block": %s, '
+    '"reasons": %s, "estimate": {"active_blocks": %s, "occupancy": %s, "limits": %s}}'
+)
 _BINDING_JSON: dict[int, str] = {}
 _OCCUPANCY_JSON: dict[tuple[int, int], str] = {}
 
@@ -166,10 +187,19 @@ def answer_json(answer: BatchAnswer) -> str:
     if binding_json is None:
         binding_json = _BINDING_JSON[binding] = json.dumps(list(binding_names(binding)))
     return RESULT_JSON % (
-        ab, aw, at, _occupancy_json(aw, max_warps), limits_json(limits), binding_json, regs, smem,
-        json.dumps(list(reasons)) if reasons else "[]", est, _occupancy_json(est_warps, max_warps),
+        ab,
+        aw,
+        at,
+        _occupancy_json(aw, max_warps),
+        limits_json(limits),
+        binding_json,
+        regs,
+        smem,
+        json.dumps(list(reasons)) if reasons else "[]",
+        est,
+        _occupancy_json(est_warps, max_warps),
         limits_json(est_limits[:5]),
-    )  # fmt: skip
+    )
 
 
 def answers_to_jsonl(numbers: list[int], answers: list[BatchAnswer]) -> str:
@@ -182,15 +212,38 @@ _COMPILER_LIMITS = ("waves", "workgroup_size", "lds", "vgprs", "sgprs", "waves_p
 """The limit keys of an AMD answer's ``hip_runtime`` and ``compiler`` objects (``engine.amd.HIP_LIMITS`` and
 ``COMPILER_LIMITS``, written out so that an NVIDIA ``occupancy calc`` starts without the AMD engine; a test holds
 them equal)."""
-NVIDIA_CSV_FIELDS = ("line", "active_blocks", "active_warps", "active_threads", "occupancy",
-                     *(f"limits.{limit.value}" for limit in JSON_LIMITS), "binding", "allocated_registers_per_block",
-                     "allocated_shared_memory_per_block", "reasons", "estimate.active_blocks", "estimate.occupancy",
-                     *(f"estimate.limits.{limit.value}" for limit in JSON_LIMITS))  # fmt: skip
-AMD_CSV_FIELDS = ("vendor", "device", "hip_runtime.active_blocks", "hip_runtime.active_waves", "hip_runtime.occupancy",
-                  *(f"hip_runtime.limits.{k}" for k in _HIP_RUNTIME_LIMITS), "hip_runtime.binding",
-                  "hip_runtime.best_block_size", "hip_runtime.grid_blocks", "hip_runtime.error",
-                  "compiler.waves_per_simd", "compiler.occupancy", *(f"compiler.limits.{k}" for k in _COMPILER_LIMITS),
-                  "compiler.binding", "explanation")  # fmt: skip
+NVIDIA_CSV_FIELDS = (
+    "line",
+    "active_blocks",
+    "active_warps",
+    "active_threads",
+    "occupancy",
+    *(f"limits.{limit.value}" for limit in JSON_LIMITS),
+    "binding",
+    "allocated_registers_per_block",
+    "allocated_shared_memory_per_block",
+    "reasons",
+    "estimate.active_blocks",
+    "estimate.occupancy",
+    *(f"estimate.limits.{limit.value}" for limit in JSON_LIMITS),
+)
+AMD_CSV_FIELDS = (
+    "vendor",
+    "device",
+    "hip_runtime.active_blocks",
+    "hip_runtime.active_waves",
+    "hip_runtime.occupancy",
+    *(f"hip_runtime.limits.{k}" for k in _HIP_RUNTIME_LIMITS),
+    "hip_runtime.binding",
+    "hip_runtime.best_block_size",
+    "hip_runtime.grid_blocks",
+    "hip_runtime.error",
+    "compiler.waves_per_simd",
+    "compiler.occupancy",
+    *(f"compiler.limits.{k}" for k in _COMPILER_LIMITS),
+    "compiler.binding",
+    "explanation",
+)
 """An AMD answer's keys flattened: empty on an NVIDIA line's row, as NVIDIA's are on an AMD line's."""
 CSV_FIELDS = (*NVIDIA_CSV_FIELDS, *AMD_CSV_FIELDS, "error")
 """The JSON keys flattened with dots, plus the input line number first and the error text last."""

@@ -59,8 +59,13 @@ class Compiled:
     def to_bytes(self) -> bytes:
         """One blob for the result cache: a magic line, three lengths, the log, the cubin, the min blocks (JSON)."""
         blocks = json.dumps(self.min_blocks, sort_keys=True).encode()
-        return self._MAGIC + struct.pack("<3Q", len(self.log), len(self.image), len(blocks)) + self.log + \
-            self.image + blocks
+        return (
+            self._MAGIC
+            + struct.pack("<3Q", len(self.log), len(self.image), len(blocks))
+            + self.log
+            + self.image
+            + blocks
+        )
 
     @classmethod
     def from_bytes(cls, blob: bytes) -> Compiled | None:
@@ -113,8 +118,12 @@ def check_arch(arch: str) -> str:
     return value
 
 
-def make_source(path: str | os.PathLike[str], arch: str, cuda_bin: str | os.PathLike[str] | None = None,
-                extra_args: Sequence[str] = ()) -> Source:
+def make_source(
+    path: str | os.PathLike[str],
+    arch: str,
+    cuda_bin: str | os.PathLike[str] | None = None,
+    extra_args: Sequence[str] = (),
+) -> Source:
     """A :class:`Source` with its compiler found (``CompilerNotFound`` otherwise)."""
     name = os.fspath(path)
     kind = source_kind(name)
@@ -134,8 +143,18 @@ def command(src: Source, output: str, cap: int | None) -> list[str]:
     path = os.path.abspath(src.path)  # the compiler runs in its temporary directory
     if src.kind == "ptx":
         return [str(src.tool), "-v", f"-arch={src.arch}", *capped, path, "-o", output]
-    return [str(src.tool), "--resource-usage", "-cubin", "--keep", f"-arch={src.arch}", *capped, path, "-o", output,
-            *src.extra_args]
+    return [
+        str(src.tool),
+        "--resource-usage",
+        "-cubin",
+        "--keep",
+        f"-arch={src.arch}",
+        *capped,
+        path,
+        "-o",
+        output,
+        *src.extra_args,
+    ]
 
 
 def cache_key(src: Source, cap: int | None) -> str:
@@ -151,8 +170,7 @@ def run_compiler(src: Source, cap: int | None = None, cancel: CancelFn | None = 
         cmd = command(src, cubin_path, cap)
         with open(log_path, "wb") as log:
             try:
-                proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
-                                        stdin=subprocess.DEVNULL)
+                proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=tmp, stdin=subprocess.DEVNULL)
             except OSError as exc:
                 raise CompileError(f"{src.tool}: cannot run: {exc.strerror or exc}") from None
             _wait(proc, cancel)
@@ -194,10 +212,17 @@ def parse_log(src: Source, compiled: Compiled, cap: int | None = None) -> list[K
         kernel = image.get(rec.name) if rec.is_kernel else None
         if kernel is not None:
             const = rec if rec.const_bytes is not None else kernel  # -v lines often print no cmem[0]
-            rec = replace(rec, max_threads=kernel.max_threads, req_threads=kernel.req_threads,
-                          cluster_dims=kernel.cluster_dims, max_registers=kernel.max_registers,
-                          reserved_smem=kernel.reserved_smem, min_blocks=min_blocks.get(rec.name),
-                          const_bytes=const.const_bytes, const_banks=const.const_banks)
+            rec = replace(
+                rec,
+                max_threads=kernel.max_threads,
+                req_threads=kernel.req_threads,
+                cluster_dims=kernel.cluster_dims,
+                max_registers=kernel.max_registers,
+                reserved_smem=kernel.reserved_smem,
+                min_blocks=min_blocks.get(rec.name),
+                const_bytes=const.const_bytes,
+                const_banks=const.const_banks,
+            )
         out.append(rec)
     return out
 
@@ -219,7 +244,6 @@ def ptx_min_blocks(ptx: str) -> dict[str, int]:
 def compile_resources(src: Source, cap: int | None = None, cancel: CancelFn | None = None) -> list[KernelRecord]:
     """Compile once and return what ptxas reported, with the launch attributes of the cubin it wrote."""
     return parse_log(src, run_compiler(src, cap, cancel), cap)
-
 
 
 _ARCH_SPECIFIC = re.compile(r"not supported on \.target '(sm_\d+)'")
@@ -270,6 +294,8 @@ def compile_for_device(src: Source, cancel: CancelFn | None = None) -> DeviceCom
             raise
         first = next(line.strip() for line in exc.lines if _ARCH_SPECIFIC.search(line))
         retry = replace(src, arch=src.arch + "a")
-        note = (f"Compiled for {retry.arch}: {src.arch} cannot hold this source's arch-specific instructions "
-                f"({first.split('error', 1)[-1].lstrip(' :')})")
+        note = (
+            f"Compiled for {retry.arch}: {src.arch} cannot hold this source's arch-specific instructions "
+            f"({first.split('error', 1)[-1].lstrip(' :')})"
+        )
         return DeviceCompile(compile_resources(retry, cancel=cancel), retry.arch, note)

@@ -179,9 +179,14 @@ def pick_kernel(records: list[KernelRecord], name: str | None, path: str) -> Ker
         return kernels[0]
     names = ", ".join(sorted({r.name for r in (kernels or [r for r in records if r.is_kernel])}))
     if not kernels:
-        raise ValueError(f"{path}: no kernel" + (f" matching {name!r}" if name else "") + f" (kernels: {names or 'none'})")
-    raise ValueError(f"{path}: {len(kernels)} kernels" + (f" match {name!r}" if name else "") +
-                     f"; choose one with --kernel NAME ({names})")
+        raise ValueError(
+            f"{path}: no kernel" + (f" matching {name!r}" if name else "") + f" (kernels: {names or 'none'})"
+        )
+    raise ValueError(
+        f"{path}: {len(kernels)} kernels"
+        + (f" match {name!r}" if name else "")
+        + f"; choose one with --kernel NAME ({names})"
+    )
 
 
 def candidate_caps(registers: int, lower_bound: int, step: int) -> list[int]:
@@ -194,11 +199,18 @@ def candidate_caps(registers: int, lower_bound: int, step: int) -> list[int]:
     return caps
 
 
-def occupancy_at(device: DeviceProperties, static_smem: int, barriers: int | None, registers: int, threads: int,
-                 dynamic_smem: int = 0) -> tuple[int, float]:
+def occupancy_at(
+    device: DeviceProperties,
+    static_smem: int,
+    barriers: int | None,
+    registers: int,
+    threads: int,
+    dynamic_smem: int = 0,
+) -> tuple[int, float]:
     """(active blocks, occupancy) of a kernel with these figures (barriers ``None``: the runtime's 1)."""
-    func = FunctionAttributes(num_regs=registers, shared_size_bytes=static_smem,
-                              num_block_barriers=1 if barriers is None else barriers)
+    func = FunctionAttributes(
+        num_regs=registers, shared_size_bytes=static_smem, num_block_barriers=1 if barriers is None else barriers
+    )
     result = compute_occupancy(device, func, Launch(threads, dynamic_smem), DeviceState())
     return result.active_blocks, result.occupancy
 
@@ -208,9 +220,17 @@ def _point(cap: int | None, rec: KernelRecord, device: DeviceProperties, threads
     return CapPoint(cap, rec.registers, rec.spill_stores or 0, rec.spill_loads or 0, rec.stack_bytes, blocks, occ)
 
 
-def sweep(src: Source, device: DeviceProperties, kernel: str | None = None, threads: int | None = None,
-          dynamic_smem: int = 0, jobs: int | None = None, cache: ResultCache | None = None,
-          progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Sweep:
+def sweep(
+    src: Source,
+    device: DeviceProperties,
+    kernel: str | None = None,
+    threads: int | None = None,
+    dynamic_smem: int = 0,
+    jobs: int | None = None,
+    cache: ResultCache | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> Sweep:
     """Compile ``src`` uncapped, then once per candidate cap (in parallel), and report each."""
     jobs = max(1, jobs or usable_cpus())
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="regcap") as pool:

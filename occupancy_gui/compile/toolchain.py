@@ -10,8 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-HOW_TO_GET = ("pass --cuda-bin DIR, set CUDA_HOME to a CUDA toolkit, put its bin folder on PATH, "
-              "or pip install 'occupancy_gui[compile]'")
+HOW_TO_GET = (
+    "pass --cuda-bin DIR, set CUDA_HOME to a CUDA toolkit, put its bin folder on PATH, "
+    "or pip install 'occupancy_gui[compile]'"
+)
 
 
 class CompilerNotFound(LookupError):

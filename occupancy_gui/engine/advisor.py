@@ -25,8 +25,14 @@ from .types import DeviceProperties, DeviceState, FunctionAttributes, Limit
 from .warps import max_block_size
 
 FloatArray = npt.NDArray[np.float64]
-BINDING_ORDER = (Limit.REGISTERS, Limit.SHARED_MEMORY, Limit.WARPS, Limit.BLOCKS, Limit.BARRIERS,
-                 Limit.VIRTUAL_RESOURCES)  # fmt: skip
+BINDING_ORDER = (
+    Limit.REGISTERS,
+    Limit.SHARED_MEMORY,
+    Limit.WARPS,
+    Limit.BLOCKS,
+    Limit.BARRIERS,
+    Limit.VIRTUAL_RESOURCES,
+)
 """Grid cells name one binding limit; where several tie, the first of these (what a user can change first)."""
 NO_BLOCK_FITS = -1
 """``LimitGrid.binding`` where the block could launch but the resources leave room for none."""
@@ -38,9 +44,14 @@ MAX_REGISTER_CAP = 255
 256 registers from CC 7.0 (``cudaOccRegAllocationMaxPerThread``), but no compiler option asks for that."""
 
 
-def _query(device: DeviceProperties, func: FunctionAttributes, state: DeviceState | None,
-           block_size: int | IntArray, dynamic_smem: int | IntArray,
-           **sweep: int | IntArray) -> tuple[ResultArrays, IntArray]:
+def _query(
+    device: DeviceProperties,
+    func: FunctionAttributes,
+    state: DeviceState | None,
+    block_size: int | IntArray,
+    dynamic_smem: int | IntArray,
+    **sweep: int | IntArray,
+) -> tuple[ResultArrays, IntArray]:
     r = max_active_blocks(device, build_query(device, func, state or DeviceState(), block_size, dynamic_smem, **sweep))
     return r, r.resident_blocks
 
@@ -86,8 +97,13 @@ class BlockSizeAdvice:
         return tuple(r for r in self.ranking if r.active_warps == best)
 
 
-def advise_block_size(device: DeviceProperties, func: FunctionAttributes, current: int,
-                      dynamic_smem: DynamicSmem | int = 0, state: DeviceState | None = None) -> BlockSizeAdvice:  # fmt: skip
+def advise_block_size(
+    device: DeviceProperties,
+    func: FunctionAttributes,
+    current: int,
+    dynamic_smem: DynamicSmem | int = 0,
+    state: DeviceState | None = None,
+) -> BlockSizeAdvice:
     """The runtime heuristic and every multiple of the warp size up to the limit (plus ``current``) ranked."""
     dyn: Callable[[int], int] = dynamic_smem if callable(dynamic_smem) else DynamicSmem(int(dynamic_smem))
     try:
@@ -99,8 +115,12 @@ def advise_block_size(device: DeviceProperties, func: FunctionAttributes, curren
     _, blocks = _query(device, func, state, np.array(sizes, dtype=np.int64), smem)
     warps = blocks * _warps(device, np.array(sizes))
     order = sorted(range(len(sizes)), key=lambda i: (-int(warps[i]), -int(blocks[i]) * sizes[i], -sizes[i]))
-    ranking = tuple(RankedBlockSize(sizes[i], int(smem[i]), int(blocks[i]), int(warps[i]),
-                                    int(warps[i]) / device.max_warps_per_multiprocessor) for i in order)  # fmt: skip
+    ranking = tuple(
+        RankedBlockSize(
+            sizes[i], int(smem[i]), int(blocks[i]), int(warps[i]), int(warps[i]) / device.max_warps_per_multiprocessor
+        )
+        for i in order
+    )
     return BlockSizeAdvice(suggestion, error, ranking, current)
 
 
@@ -139,16 +159,22 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _register_cost(cliff_regs: int, current: int, gains: bool, spill_stores: int | None,
-                   spill_loads: int | None) -> str:  # fmt: skip
+def _register_cost(
+    cliff_regs: int, current: int, gains: bool, spill_stores: int | None, spill_loads: int | None
+) -> str:
     if not gains:
         return f"adding {_count(cliff_regs - current, 'register')} per thread loses a block"
-    text = (f"cap at {cliff_regs} (-maxrregcount={cliff_regs} or __launch_bounds__): {current - cliff_regs} fewer per "
-            "thread may spill to local memory, and fewer registers can be slower even without spills")  # fmt: skip
+    text = (
+        f"cap at {cliff_regs} (-maxrregcount={cliff_regs} or __launch_bounds__): {current - cliff_regs} fewer per "
+        "thread may spill to local memory, and fewer registers can be slower even without spills"
+    )
     if spill_stores is not None or spill_loads is not None:
         stores, loads = spill_stores or 0, spill_loads or 0
-        text += (f"; already spills {stores} B stores / {loads} B loads at {current} registers" if stores or loads
-                 else f"; no spills now at {current} registers")  # fmt: skip
+        text += (
+            f"; already spills {stores} B stores / {loads} B loads at {current} registers"
+            if stores or loads
+            else f"; no spills now at {current} registers"
+        )
     return text
 
 
@@ -163,12 +189,20 @@ def _smem_cost(value: int, current: int, static: int, gains: bool, blocks: int) 
 
 def _thread_cost(value: int, current: int, gains: bool) -> str:
     if gains:
-        return f"{_count(current - value, 'thread')} fewer per block: more, smaller blocks (the grid needs more of them)"
+        return (
+            f"{_count(current - value, 'thread')} fewer per block: more, smaller blocks (the grid needs more of them)"
+        )
     return f"adding {_count(value - current, 'thread')} per block loses a block"
 
 
-def input_cliffs(device: DeviceProperties, func: FunctionAttributes, launch: Launch, state: DeviceState | None = None,
-                 spill_stores: int | None = None, spill_loads: int | None = None) -> tuple[InputCliff, ...]:  # fmt: skip
+def input_cliffs(
+    device: DeviceProperties,
+    func: FunctionAttributes,
+    launch: Launch,
+    state: DeviceState | None = None,
+    spill_stores: int | None = None,
+    spill_loads: int | None = None,
+) -> tuple[InputCliff, ...]:
     """For registers, shared memory and block size: the nearest value gaining a block and the nearest losing one.
 
     Shared memory is the total per block: below the static size the static part is cut (dynamic at 0);
@@ -180,8 +214,9 @@ def input_cliffs(device: DeviceProperties, func: FunctionAttributes, launch: Lau
     max_warps = device.max_warps_per_multiprocessor
     out: list[InputCliff] = []
 
-    def add(name: str, x: IntArray, blocks: IntArray, current: int, warps: IntArray,
-            cost: Callable[[int, bool, int], str]) -> None:  # fmt: skip
+    def add(
+        name: str, x: IntArray, blocks: IntArray, current: int, warps: IntArray, cost: Callable[[int, bool, int], str]
+    ) -> None:
         for gains in (True, False):
             # More of any of these inputs never fits more blocks: gains lie below, losses above.
             i = _nearest(x, blocks, current, now, gains, upward=not gains)
@@ -194,20 +229,43 @@ def input_cliffs(device: DeviceProperties, func: FunctionAttributes, launch: Lau
 
     regs = np.arange(0, arch.reg_allocation_max_per_thread(cc) + 1, dtype=np.int64)
     _, b = _query(device, func, state, launch.block_size, launch.dynamic_smem, num_regs=regs)
-    add("registers", regs, b, func.num_regs, b * _warps(device, launch.block_size),
-        lambda v, g, _b: _register_cost(v, func.num_regs, g, spill_stores, spill_loads))
+    add(
+        "registers",
+        regs,
+        b,
+        func.num_regs,
+        b * _warps(device, launch.block_size),
+        lambda v, g, _b: _register_cost(v, func.num_regs, g, spill_stores, spill_loads),
+    )
     total, static = func.shared_size_bytes + launch.dynamic_smem, func.shared_size_bytes
     x = shared_memory_steps(device, include=(total, static, static + func.resolved_max_dynamic_smem(device)))
     static_x = np.minimum(static, x)
-    max_dyn = (np.maximum(0, device.shared_mem_per_block - static_x) if func.max_dynamic_shared_size_bytes is None
-               else func.max_dynamic_shared_size_bytes)  # fmt: skip
-    _, b = _query(device, func, state, launch.block_size, x - static_x, shared_size_bytes=static_x, max_dynamic_smem=max_dyn)
-    add("shared_memory", x, b, total, b * _warps(device, launch.block_size),
-        lambda v, g, bl: _smem_cost(v, total, static, g, bl))
+    max_dyn = (
+        np.maximum(0, device.shared_mem_per_block - static_x)
+        if func.max_dynamic_shared_size_bytes is None
+        else func.max_dynamic_shared_size_bytes
+    )
+    _, b = _query(
+        device, func, state, launch.block_size, x - static_x, shared_size_bytes=static_x, max_dynamic_smem=max_dyn
+    )
+    add(
+        "shared_memory",
+        x,
+        b,
+        total,
+        b * _warps(device, launch.block_size),
+        lambda v, g, bl: _smem_cost(v, total, static, g, bl),
+    )
     sizes = np.array(launch_candidates(device, func, launch.block_size), dtype=np.int64)
     _, b = _query(device, func, state, sizes, launch.dynamic_smem)
-    add("threads", sizes, b, launch.block_size, b * _warps(device, sizes),
-        lambda v, g, _b: _thread_cost(v, launch.block_size, g))
+    add(
+        "threads",
+        sizes,
+        b,
+        launch.block_size,
+        b * _warps(device, sizes),
+        lambda v, g, _b: _thread_cost(v, launch.block_size, g),
+    )
     return tuple(out)
 
 
@@ -239,8 +297,9 @@ class HeadroomRow:
         return self.header != self.exact
 
 
-def smem_headroom(device: DeviceProperties, func: FunctionAttributes, launch: Launch,
-                  state: DeviceState | None = None, extra: int = 2) -> tuple[HeadroomRow, ...]:  # fmt: skip
+def smem_headroom(
+    device: DeviceProperties, func: FunctionAttributes, launch: Launch, state: DeviceState | None = None, extra: int = 2
+) -> tuple[HeadroomRow, ...]:
     """Rows for N = 1 … current blocks, and up to ``extra`` more where any dynamic size reaches them."""
     _, now = _query(device, func, state, launch.block_size, launch.dynamic_smem)
     _, reach = _query(device, func, state, launch.block_size, 0)
@@ -248,7 +307,9 @@ def smem_headroom(device: DeviceProperties, func: FunctionAttributes, launch: La
     rows = []
     for n in range(1, top + 1):
         h = dynamic_smem_headroom(device, func, n, launch.block_size, state)
-        blocks = 0 if h.exact is None else int(_query(device, func, state, launch.block_size, h.exact)[1].reshape(-1)[0])
+        blocks = (
+            0 if h.exact is None else int(_query(device, func, state, launch.block_size, h.exact)[1].reshape(-1)[0])
+        )
         capped = h.exact is not None and h.exact == func.resolved_max_dynamic_smem(device)
         rows.append(HeadroomRow(n, h.exact, h.reference, blocks, capped))
     return tuple(rows)
@@ -274,19 +335,31 @@ class RegisterTarget:
         return f"-maxrregcount={self.max_registers}"
 
 
-def register_targets(device: DeviceProperties, func: FunctionAttributes, launch: Launch,
-                     state: DeviceState | None = None) -> tuple[RegisterTarget, ...]:  # fmt: skip
+def register_targets(
+    device: DeviceProperties, func: FunctionAttributes, launch: Launch, state: DeviceState | None = None
+) -> tuple[RegisterTarget, ...]:
     """Every resident-block count some register count reaches, lowest first, with its register cap."""
     regs = np.arange(0, arch.reg_allocation_max_per_thread(device.compute_capability) + 1, dtype=np.int64)
     _, blocks = _query(device, func, state, launch.block_size, launch.dynamic_smem, num_regs=regs)
     warps = int(_warps(device, launch.block_size))
-    return tuple(RegisterTarget(launch.block_size, int(n), int(n) * warps / device.max_warps_per_multiprocessor,
-                                min(int(regs[blocks >= n].max()), MAX_REGISTER_CAP))
-                 for n in np.unique(blocks[blocks > 0]))  # fmt: skip
+    return tuple(
+        RegisterTarget(
+            launch.block_size,
+            int(n),
+            int(n) * warps / device.max_warps_per_multiprocessor,
+            min(int(regs[blocks >= n].max()), MAX_REGISTER_CAP),
+        )
+        for n in np.unique(blocks[blocks > 0])
+    )
 
 
-def suggest_launch_bounds(device: DeviceProperties, func: FunctionAttributes, launch: Launch, min_blocks: int,
-                          state: DeviceState | None = None) -> RegisterTarget | None:  # fmt: skip
+def suggest_launch_bounds(
+    device: DeviceProperties,
+    func: FunctionAttributes,
+    launch: Launch,
+    min_blocks: int,
+    state: DeviceState | None = None,
+) -> RegisterTarget | None:
     """The register cap reaching ``min_blocks`` resident blocks at the current block size (``None``: none does)."""
     for target in register_targets(device, func, launch, state):
         if target.min_blocks >= min_blocks:
@@ -322,8 +395,9 @@ def warp_multiples(device: DeviceProperties) -> IntArray:
     return np.arange(device.warp_size, device.max_threads_per_block + 1, device.warp_size, dtype=np.int64)
 
 
-def grid_block_size_registers(device: DeviceProperties, func: FunctionAttributes, launch: Launch,
-                              state: DeviceState | None = None) -> LimitGrid:  # fmt: skip
+def grid_block_size_registers(
+    device: DeviceProperties, func: FunctionAttributes, launch: Launch, state: DeviceState | None = None
+) -> LimitGrid:
     """Block sizes (multiples of the warp size) × every register count, in one vectorised query."""
     sizes = warp_multiples(device)
     regs = np.arange(0, arch.reg_allocation_max_per_thread(device.compute_capability) + 1, dtype=np.int64)
@@ -331,8 +405,13 @@ def grid_block_size_registers(device: DeviceProperties, func: FunctionAttributes
     return _grid(device, sizes, regs, r, blocks)
 
 
-def grid_block_size_shared_memory(device: DeviceProperties, func: FunctionAttributes, launch: Launch,
-                                  state: DeviceState | None = None, upto: int | None = None) -> LimitGrid:  # fmt: skip
+def grid_block_size_shared_memory(
+    device: DeviceProperties,
+    func: FunctionAttributes,
+    launch: Launch,
+    state: DeviceState | None = None,
+    upto: int | None = None,
+) -> LimitGrid:
     """Block sizes × shared memory per block (static + dynamic): one column per allocation step, at its top byte.
 
     Columns are evenly spaced by the allocation granularity, the first being the step that holds the
@@ -363,9 +442,15 @@ class Advice:
     targets: tuple[RegisterTarget, ...]
 
 
-def advise(device: DeviceProperties, func: FunctionAttributes, launch: Launch, state: DeviceState | None = None,
-           dynamic_smem: DynamicSmem | None = None, spill_stores: int | None = None,
-           spill_loads: int | None = None) -> Advice:  # fmt: skip
+def advise(
+    device: DeviceProperties,
+    func: FunctionAttributes,
+    launch: Launch,
+    state: DeviceState | None = None,
+    dynamic_smem: DynamicSmem | None = None,
+    spill_stores: int | None = None,
+    spill_loads: int | None = None,
+) -> Advice:
     """The whole advice; ``dynamic_smem`` (for the block size ranking) defaults to the launch's constant bytes."""
     dyn = dynamic_smem if dynamic_smem is not None else DynamicSmem(launch.dynamic_smem)
     return Advice(

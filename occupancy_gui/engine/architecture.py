@@ -16,10 +16,33 @@ KNOWN_MAJORS = (3, 5, 6, 7, 8, 9, 10, 11, 12)
 """Major versions every table of the header covers."""
 
 KNOWN_COMPUTE_CAPABILITIES: tuple[ComputeCapability, ...] = (
-    (3, 0), (3, 2), (3, 5), (3, 7), (5, 0), (5, 2), (5, 3), (6, 0), (6, 1), (6, 2),
-    (7, 0), (7, 2), (7, 5), (8, 0), (8, 6), (8, 7), (8, 8), (8, 9), (9, 0),
-    (10, 0), (10, 1), (10, 3), (10, 7), (11, 0), (12, 0), (12, 1),
-)  # fmt: skip
+    (3, 0),
+    (3, 2),
+    (3, 5),
+    (3, 7),
+    (5, 0),
+    (5, 2),
+    (5, 3),
+    (6, 0),
+    (6, 1),
+    (6, 2),
+    (7, 0),
+    (7, 2),
+    (7, 5),
+    (8, 0),
+    (8, 6),
+    (8, 7),
+    (8, 8),
+    (8, 9),
+    (9, 0),
+    (10, 0),
+    (10, 1),
+    (10, 3),
+    (10, 7),
+    (11, 0),
+    (12, 0),
+    (12, 1),
+)
 """Released compute capabilities the header answers for (10.1 is Thor's pre-CUDA-13 number, 11.0 now; 8.8 is a
 CUDA 13 target the header answers as it does 8.6)."""
 

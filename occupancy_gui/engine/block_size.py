@@ -69,9 +69,11 @@ def max_potential_block_size(
         raise OccupancyError(OccError.INVALID_INPUT, "the kernel's max threads and registers must be valid")
     sizes = candidate_block_sizes(device, func)
     if not sizes:
-        raise OccupancyError(OccError.INVALID_INPUT,
-                             f"the kernel's required block size (.reqntid) of {func.reqntid} threads is above "
-                             f"{int(max_block_size(device, func.max_threads_per_block))}: it cannot launch")  # fmt: skip
+        raise OccupancyError(
+            OccError.INVALID_INPUT,
+            f"the kernel's required block size (.reqntid) of {func.reqntid} threads is above "
+            f"{int(max_block_size(device, func.max_threads_per_block))}: it cannot launch",
+        )
     smem = [dynamic_smem(s) if callable(dynamic_smem) else dynamic_smem for s in sizes]
     for size, dynamic in zip(sizes, smem):  # Python ints: an absurd figure is refused, never overflowed
         check_domain(domain_inputs(func, state, Launch(size, dynamic)), bounds_only=True)

@@ -63,11 +63,21 @@ def occupancy_columns(device: DeviceProperties, q: Query) -> OccupancyColumns:
     block_size = np.broadcast_to(q.block_size, shape)
     warps = warps_per_block(device, block_size)
     estimate_limits, estimate_active = first_pass_limits(
-        device, block_size, np.broadcast_to(q.num_regs, shape), np.broadcast_to(q.shared_size_bytes + q.dynamic_smem, shape),
-        np.broadcast_to(q.num_block_barriers, shape), np.broadcast_to(q.virtual_resource_count, shape),
-    )  # fmt: skip
+        device,
+        block_size,
+        np.broadcast_to(q.num_regs, shape),
+        np.broadcast_to(q.shared_size_bytes + q.dynamic_smem, shape),
+        np.broadcast_to(q.num_block_barriers, shape),
+        np.broadcast_to(q.virtual_resource_count, shape),
+    )
     return OccupancyColumns(
-        arrays=arrays, active_blocks=active, limits=limits, binding=binding_flags(limits, active), warps_per_block=warps,
-        active_warps=active * warps, active_threads=active * block_size,
-        estimate_limits=estimate_limits, estimate_active_blocks=estimate_active,
-    )  # fmt: skip
+        arrays=arrays,
+        active_blocks=active,
+        limits=limits,
+        binding=binding_flags(limits, active),
+        warps_per_block=warps,
+        active_warps=active * warps,
+        active_threads=active * block_size,
+        estimate_limits=estimate_limits,
+        estimate_active_blocks=estimate_active,
+    )

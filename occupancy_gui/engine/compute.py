@@ -76,9 +76,13 @@ def compute_occupancy(
     active = int(columns.active_blocks.reshape(-1)[0])
     warps = -(-launch.block_size // device.warp_size)
     estimate = first_pass_estimate(
-        device, launch.block_size, func.num_regs, func.shared_size_bytes + launch.dynamic_smem,
-        func.num_block_barriers, func.virtual_resource_count,
-    )  # fmt: skip
+        device,
+        launch.block_size,
+        func.num_regs,
+        func.shared_size_bytes + launch.dynamic_smem,
+        func.num_block_barriers,
+        func.virtual_resource_count,
+    )
     allocated_smem = _scalar(arrays, "allocated_shared_mem_per_block")
     sm_smem = _scalar(arrays, "shared_mem_per_multiprocessor")
     rows = constraint_rows(device, func, launch, arrays, limits, estimate)

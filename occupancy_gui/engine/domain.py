@@ -48,11 +48,17 @@ class DomainInputs:
 def domain_inputs(func: FunctionAttributes, state: DeviceState, launch: Launch) -> DomainInputs:
     """The checked fields of one launch."""
     return DomainInputs(
-        block_size=launch.block_size, num_regs=func.num_regs, shared_size_bytes=func.shared_size_bytes,
-        dynamic_smem=launch.dynamic_smem, num_block_barriers=func.num_block_barriers,
-        virtual_resource_count=func.virtual_resource_count, max_threads_per_block=func.max_threads_per_block,
-        reqntid=func.reqntid, carveout=state.carveout_config, max_dynamic_smem=func.max_dynamic_shared_size_bytes or 0,
-    )  # fmt: skip
+        block_size=launch.block_size,
+        num_regs=func.num_regs,
+        shared_size_bytes=func.shared_size_bytes,
+        dynamic_smem=launch.dynamic_smem,
+        num_block_barriers=func.num_block_barriers,
+        virtual_resource_count=func.virtual_resource_count,
+        max_threads_per_block=func.max_threads_per_block,
+        reqntid=func.reqntid,
+        carveout=state.carveout_config,
+        max_dynamic_smem=func.max_dynamic_shared_size_bytes or 0,
+    )
 
 
 Check = tuple[Callable[[DomainInputs], Any], Callable[[DomainInputs], str], bool]
@@ -60,39 +66,85 @@ Check = tuple[Callable[[DomainInputs], Any], Callable[[DomainInputs], str], bool
 
 _CHECKS: tuple[Check, ...] = (
     (lambda d: d.block_size <= 0, lambda d: f"threads per block must be at least 1 (got {d.block_size})", False),
-    (lambda d: d.block_size > MAX_BLOCK_SIZE,
-     lambda d: f"threads per block {d.block_size} is beyond {MAX_BLOCK_SIZE}", True),
+    (
+        lambda d: d.block_size > MAX_BLOCK_SIZE,
+        lambda d: f"threads per block {d.block_size} is beyond {MAX_BLOCK_SIZE}",
+        True,
+    ),
     (lambda d: d.num_regs < 0, lambda d: f"registers per thread must be 0 or more (got {d.num_regs})", False),
-    (lambda d: d.num_regs > MAX_REGISTERS, lambda d: f"registers per thread {d.num_regs} is beyond {MAX_REGISTERS}", True),
-    (lambda d: d.shared_size_bytes < 0,
-     lambda d: f"static shared memory must be 0 or more (got {d.shared_size_bytes})", False),
+    (
+        lambda d: d.num_regs > MAX_REGISTERS,
+        lambda d: f"registers per thread {d.num_regs} is beyond {MAX_REGISTERS}",
+        True,
+    ),
+    (
+        lambda d: d.shared_size_bytes < 0,
+        lambda d: f"static shared memory must be 0 or more (got {d.shared_size_bytes})",
+        False,
+    ),
     (lambda d: d.dynamic_smem < 0, lambda d: f"dynamic shared memory must be 0 or more (got {d.dynamic_smem})", False),
     # Written as a difference: both are >= 0 here, so neither side can overflow int64.
-    (lambda d: d.shared_size_bytes > MAX_SHARED_BYTES - d.dynamic_smem,
-     lambda d: f"shared memory per block {d.shared_size_bytes + d.dynamic_smem} B is beyond {MAX_SHARED_BYTES} B", True),
-    (lambda d: d.num_block_barriers < 0,
-     lambda d: f"block barriers must be 0 or more (got {d.num_block_barriers})", False),
-    (lambda d: d.num_block_barriers > MAX_INT_ATTRIBUTE,
-     lambda d: f"block barriers {d.num_block_barriers} is beyond {MAX_INT_ATTRIBUTE}", True),
-    (lambda d: d.virtual_resource_count < 0,
-     lambda d: f"virtual resources must be 0 or more (got {d.virtual_resource_count})", False),
-    (lambda d: d.virtual_resource_count > MAX_INT_ATTRIBUTE,
-     lambda d: f"virtual resources {d.virtual_resource_count} is beyond {MAX_INT_ATTRIBUTE}", True),
-    (lambda d: d.max_threads_per_block <= 0,
-     lambda d: f"the kernel's max threads per block must be at least 1 (got {d.max_threads_per_block})", False),
-    (lambda d: d.max_threads_per_block > MAX_INT_ATTRIBUTE,
-     lambda d: f"the kernel's max threads per block {d.max_threads_per_block} is beyond {MAX_INT_ATTRIBUTE}", True),
-    (lambda d: d.reqntid < 0,
-     lambda d: f"the kernel's required block size (.reqntid) must be at least 1, or 0 for none (got {d.reqntid})", False),
-    (lambda d: d.reqntid > MAX_BLOCK_SIZE,
-     lambda d: f"the kernel's required block size (.reqntid) {d.reqntid} is beyond {MAX_BLOCK_SIZE}", True),
-    (lambda d: (d.carveout < -1) | (d.carveout > 100),
-     lambda d: f"carveout must be -1 (default) or a percentage 0..100 (got {d.carveout})", False),
-    (lambda d: d.max_dynamic_smem < 0,
-     lambda d: f"max dynamic shared memory must be 0 or more (got {d.max_dynamic_smem})", False),
-    (lambda d: d.max_dynamic_smem > MAX_INT_ATTRIBUTE,
-     lambda d: f"max dynamic shared memory {d.max_dynamic_smem} B is beyond {MAX_INT_ATTRIBUTE} B", True),
-)  # fmt: skip
+    (
+        lambda d: d.shared_size_bytes > MAX_SHARED_BYTES - d.dynamic_smem,
+        lambda d: f"shared memory per block {d.shared_size_bytes + d.dynamic_smem} B is beyond {MAX_SHARED_BYTES} B",
+        True,
+    ),
+    (
+        lambda d: d.num_block_barriers < 0,
+        lambda d: f"block barriers must be 0 or more (got {d.num_block_barriers})",
+        False,
+    ),
+    (
+        lambda d: d.num_block_barriers > MAX_INT_ATTRIBUTE,
+        lambda d: f"block barriers {d.num_block_barriers} is beyond {MAX_INT_ATTRIBUTE}",
+        True,
+    ),
+    (
+        lambda d: d.virtual_resource_count < 0,
+        lambda d: f"virtual resources must be 0 or more (got {d.virtual_resource_count})",
+        False,
+    ),
+    (
+        lambda d: d.virtual_resource_count > MAX_INT_ATTRIBUTE,
+        lambda d: f"virtual resources {d.virtual_resource_count} is beyond {MAX_INT_ATTRIBUTE}",
+        True,
+    ),
+    (
+        lambda d: d.max_threads_per_block <= 0,
+        lambda d: f"the kernel's max threads per block must be at least 1 (got {d.max_threads_per_block})",
+        False,
+    ),
+    (
+        lambda d: d.max_threads_per_block > MAX_INT_ATTRIBUTE,
+        lambda d: f"the kernel's max threads per block {d.max_threads_per_block} is beyond {MAX_INT_ATTRIBUTE}",
+        True,
+    ),
+    (
+        lambda d: d.reqntid < 0,
+        lambda d: f"the kernel's required block size (.reqntid) must be at least 1, or 0 for none (got {d.reqntid})",
+        False,
+    ),
+    (
+        lambda d: d.reqntid > MAX_BLOCK_SIZE,
+        lambda d: f"the kernel's required block size (.reqntid) {d.reqntid} is beyond {MAX_BLOCK_SIZE}",
+        True,
+    ),
+    (
+        lambda d: (d.carveout < -1) | (d.carveout > 100),
+        lambda d: f"carveout must be -1 (default) or a percentage 0..100 (got {d.carveout})",
+        False,
+    ),
+    (
+        lambda d: d.max_dynamic_smem < 0,
+        lambda d: f"max dynamic shared memory must be 0 or more (got {d.max_dynamic_smem})",
+        False,
+    ),
+    (
+        lambda d: d.max_dynamic_smem > MAX_INT_ATTRIBUTE,
+        lambda d: f"max dynamic shared memory {d.max_dynamic_smem} B is beyond {MAX_INT_ATTRIBUTE} B",
+        True,
+    ),
+)
 
 
 def first_violation(inputs: DomainInputs) -> IntArray:
@@ -113,6 +165,7 @@ def _worded(message: Callable[[DomainInputs], str], inputs: DomainInputs) -> str
     try:
         return message(inputs)
     except ValueError:
+
         def clip(v: Any) -> Any:
             return v if not isinstance(v, int) or abs(v) < _HUGE else _HUGE if v > 0 else -_HUGE
 

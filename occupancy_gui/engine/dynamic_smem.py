@@ -55,8 +55,9 @@ def available_dynamic_smem_per_block(
     granularity = arch.smem_allocation_granularity(cc)
     config = as_int_array(int(func.shmem_limit_config))
     limit_per_block = _scalar(smem_per_block_limit(device, config, as_int_array(device.shared_mem_per_multiprocessor)))
-    preferences, _ = smem_per_multiprocessor(device, as_int_array(int(state.cache_config)),
-                                             as_int_array(state.carveout_config))  # fmt: skip
+    preferences, _ = smem_per_multiprocessor(
+        device, as_int_array(int(state.cache_config)), as_int_array(state.carveout_config)
+    )
     preference = _scalar(preferences)
     if num_blocks == 1:
         sm_smem = limit_per_block
@@ -105,7 +106,10 @@ def exact_dynamic_smem_for_blocks(
     cc = device.compute_capability
     granularity = arch.smem_allocation_granularity(cc)
     base = func.shared_size_bytes + device.reserved_shared_mem_per_block
-    ceiling = max(device.shared_mem_per_block_optin, device.shared_mem_per_multiprocessor) + device.reserved_shared_mem_per_block
+    ceiling = (
+        max(device.shared_mem_per_block_optin, device.shared_mem_per_multiprocessor)
+        + device.reserved_shared_mem_per_block
+    )
     steps = np.arange(1, ceiling // granularity + 2, dtype=np.int64) * granularity - base
     candidates = np.unique(np.concatenate([steps[steps >= 0], [0, func.resolved_max_dynamic_smem(device)]]))
     result = max_active_blocks(device, build_query(device, func, state, block_size, candidates))
@@ -121,7 +125,9 @@ def dynamic_smem_headroom(
     state: DeviceState | None = None,
 ) -> DynamicSmemHeadroom:
     """The header's figure and the exact one, side by side."""
-    check_domain(domain_inputs(func, state or DeviceState(), Launch(block_size, 0)), bounds_only=True)  # absurd figures: refused
+    check_domain(
+        domain_inputs(func, state or DeviceState(), Launch(block_size, 0)), bounds_only=True
+    )  # absurd figures: refused
     try:
         reference: int | None = available_dynamic_smem_per_block(device, func, num_blocks, block_size, state)
     except OccupancyError:

@@ -32,14 +32,16 @@ def first_pass_limits(
     regs = block_size * num_regs
     limits = {
         Limit.BLOCKS: np.full_like(block_size, arch.max_blocks_per_multiprocessor(cc)),
-        Limit.WARPS: np.minimum(device.max_threads_per_multiprocessor // block_size,
-                                device.max_warps_per_multiprocessor // warps),
+        Limit.WARPS: np.minimum(
+            device.max_threads_per_multiprocessor // block_size, device.max_warps_per_multiprocessor // warps
+        ),
         Limit.REGISTERS: np.where(regs > 0, device.regs_per_multiprocessor // np.maximum(regs, 1), INT_MAX),
-        Limit.SHARED_MEMORY: np.where(shared_bytes > 0,
-                                      device.shared_mem_per_multiprocessor // np.maximum(shared_bytes, 1), INT_MAX),
+        Limit.SHARED_MEMORY: np.where(
+            shared_bytes > 0, device.shared_mem_per_multiprocessor // np.maximum(shared_bytes, 1), INT_MAX
+        ),
         Limit.BARRIERS: max_blocks_per_sm_block_barrier_limit(device, num_barriers),
         Limit.VIRTUAL_RESOURCES: max_blocks_per_sm_virtual_resource(device, virtual_resources),
-    }  # fmt: skip
+    }
     active = limits[Limit.BLOCKS]
     for ceiling in limits.values():
         active = np.minimum(active, ceiling)
@@ -55,8 +57,9 @@ def first_pass_estimate(
     virtual_resources: int,
 ) -> FirstPassEstimate:
     """The estimate of one launch, ceilings that need nothing omitted (``None``)."""
-    arrays, active_array = first_pass_limits(device, *(as_int_array(v) for v in (
-        block_size, num_regs, shared_bytes, num_barriers, virtual_resources)))  # fmt: skip
+    arrays, active_array = first_pass_limits(
+        device, *(as_int_array(v) for v in (block_size, num_regs, shared_bytes, num_barriers, virtual_resources))
+    )
     limits = {limit: _finite(int(value)) for limit, value in arrays.items()}
     active = int(active_array)
     warps = -(-block_size // device.warp_size)

@@ -44,24 +44,47 @@ class FactSpec:
 
 
 FACT_SPECS: tuple[FactSpec, ...] = (
-    FactSpec("max_warps_per_multiprocessor", "Max warps per SM", "warp",
-             "maxThreadsPerMultiProcessor / warpSize (cudaOccMaxBlocksPerSMWarpsLimit)"),
+    FactSpec(
+        "max_warps_per_multiprocessor",
+        "Max warps per SM",
+        "warp",
+        "maxThreadsPerMultiProcessor / warpSize (cudaOccMaxBlocksPerSMWarpsLimit)",
+    ),
     FactSpec("max_blocks_per_multiprocessor", "Block slots per SM", "block", "cudaOccMaxBlocksPerMultiprocessor"),
-    FactSpec("reg_allocation_granularity", "Register allocation unit (per warp)", "register",
-             "cudaOccRegAllocationGranularity"),
-    FactSpec("reg_allocation_max_per_thread", "Max registers per thread", "register",
-             "cudaOccRegAllocationMaxPerThread"),
-    FactSpec("sub_partitions_per_multiprocessor", "Register file sub-partitions", "",
-             "cudaOccSubPartitionsPerMultiprocessor"),
-    FactSpec("smem_allocation_granularity", "Shared memory allocation unit", "byte",
-             "cudaOccSMemAllocationGranularity"),
-    FactSpec("shared_memory_configs", "Shared memory configurations (carveout sizes)", "byte",
-             "cudaOccAlignUpShmemSizeVoltaPlus"),
-    FactSpec("block_barriers_per_multiprocessor", "Block barriers per SM", "barrier",
-             "cudaOccMaxBlocksPerSMBlockBarrierLimit (counted from CC 9.0)"),
-    FactSpec("virtual_resources_per_multiprocessor", "Virtual resources per SM", "resource",
-             "cudaOccMaxVirtualResourceCountPerSM"),
-)  # fmt: skip
+    FactSpec(
+        "reg_allocation_granularity",
+        "Register allocation unit (per warp)",
+        "register",
+        "cudaOccRegAllocationGranularity",
+    ),
+    FactSpec(
+        "reg_allocation_max_per_thread", "Max registers per thread", "register", "cudaOccRegAllocationMaxPerThread"
+    ),
+    FactSpec(
+        "sub_partitions_per_multiprocessor", "Register file sub-partitions", "", "cudaOccSubPartitionsPerMultiprocessor"
+    ),
+    FactSpec(
+        "smem_allocation_granularity", "Shared memory allocation unit", "byte", "cudaOccSMemAllocationGranularity"
+    ),
+    FactSpec(
+        "shared_memory_configs",
+        "Shared memory configurations (carveout sizes)",
+        "byte",
+        "cudaOccAlignUpShmemSizeVoltaPlus",
+    ),
+    FactSpec(
+        "block_barriers_per_multiprocessor",
+        "Block barriers per SM",
+        "barrier",
+        "cudaOccMaxBlocksPerSMBlockBarrierLimit (counted from CC 9.0)",
+    ),
+    FactSpec(
+        "virtual_resources_per_multiprocessor",
+        "Virtual resources per SM",
+        "resource",
+        "cudaOccMaxVirtualResourceCountPerSM",
+    ),
+)
 """The facts every device has, in the order shown."""
 
 
@@ -75,7 +98,9 @@ def _values(device: DeviceProperties) -> dict[str, Value]:
         "sub_partitions_per_multiprocessor": arch.sub_partitions_per_multiprocessor(cc),
         "smem_allocation_granularity": arch.smem_allocation_granularity(cc),
         "shared_memory_configs": arch.shared_memory_configs(cc) if arch.supports_carveout(cc) else None,
-        "block_barriers_per_multiprocessor": barriers_available_per_sm(device) if arch.applies_barrier_limit(cc) else None,
+        "block_barriers_per_multiprocessor": barriers_available_per_sm(device)
+        if arch.applies_barrier_limit(cc)
+        else None,
         "virtual_resources_per_multiprocessor": arch.max_virtual_resource_count_per_sm(cc) or None,
     }
 

@@ -15,5 +15,7 @@ def min_blocks_shortfall(active_blocks: int, min_blocks: int | None) -> str | No
     if not min_blocks or active_blocks >= min_blocks:
         return None
     resident = f"{active_blocks} block{'' if active_blocks == 1 else 's'} per SM"
-    return (f"Only {resident}, below the {min_blocks} the kernel asked for (__launch_bounds__ min blocks per SM): "
-            f"the compiler capped registers to fit {min_blocks}, and this launch defeats that hint")
+    return (
+        f"Only {resident}, below the {min_blocks} the kernel asked for (__launch_bounds__ min blocks per SM): "
+        f"the compiler capped registers to fit {min_blocks}, and this launch defeats that hint"
+    )

@@ -94,11 +94,19 @@ class ResultArrays:
 
 def device_is_valid(device: DeviceProperties) -> bool:
     """``cudaOccDevicePropCheck``: every per-device limit must be positive."""
-    return min(
-        device.max_threads_per_block, device.max_threads_per_multiprocessor, device.regs_per_block,
-        device.regs_per_multiprocessor, device.warp_size, device.shared_mem_per_block,
-        device.shared_mem_per_multiprocessor, device.num_sms,
-    ) > 0  # fmt: skip
+    return (
+        min(
+            device.max_threads_per_block,
+            device.max_threads_per_multiprocessor,
+            device.regs_per_block,
+            device.regs_per_multiprocessor,
+            device.warp_size,
+            device.shared_mem_per_block,
+            device.shared_mem_per_multiprocessor,
+            device.num_sms,
+        )
+        > 0
+    )
 
 
 def sm_model(device: DeviceProperties) -> DeviceProperties:
@@ -144,25 +152,46 @@ def max_active_blocks(device: DeviceProperties, q: Query) -> ResultArrays:
     warps = max_blocks_per_sm_warps_limit(device, q.block_size, gc != PartitionedGCConfig.OFF)
     blocks = np.asarray(arch.max_blocks_per_multiprocessor(cc), dtype=np.int64)
     smem, smem_per_block, sm_smem, smem_status = max_blocks_per_sm_smem_limit(
-        device, q.shared_size_bytes, q.dynamic_smem, q.max_dynamic_smem, q.shmem_limit_config,
-        q.cache_config, q.carveout,
-    )  # fmt: skip
+        device,
+        q.shared_size_bytes,
+        q.dynamic_smem,
+        q.max_dynamic_smem,
+        q.shmem_limit_config,
+        q.cache_config,
+        q.carveout,
+    )
     status = np.where(status == 0, smem_status, status)
     virtual = max_blocks_per_sm_virtual_resource(device, q.virtual_resource_count)
     active = np.minimum(np.minimum(np.minimum(regs, smem), np.minimum(warps, blocks)), virtual)
     flags = np.zeros_like(active)
-    for limit, ceiling in ((Limit.WARPS, warps), (Limit.REGISTERS, regs), (Limit.SHARED_MEMORY, smem),
-                           (Limit.BLOCKS, blocks), (Limit.VIRTUAL_RESOURCES, virtual)):
-        flags = flags | np.where(active == ceiling, LIMIT_FLAGS[limit], 0)  # fmt: skip
+    for limit, ceiling in (
+        (Limit.WARPS, warps),
+        (Limit.REGISTERS, regs),
+        (Limit.SHARED_MEMORY, smem),
+        (Limit.BLOCKS, blocks),
+        (Limit.VIRTUAL_RESOURCES, virtual),
+    ):
+        flags = flags | np.where(active == ceiling, LIMIT_FLAGS[limit], 0)
     # As in the header, barriers are applied last and the flags above are not revisited.
     barriers = max_blocks_per_sm_block_barrier_limit(device, q.num_block_barriers)
     active = np.minimum(active, barriers)
     flags = flags | np.where(active == barriers, LIMIT_FLAGS[Limit.BARRIERS], 0)
-    return _broadcast(ResultArrays(
-        status=status, active_blocks=active, limiting_factors=flags, block_limit_regs=regs,
-        block_limit_shared_mem=smem, block_limit_warps=warps, block_limit_blocks=blocks,
-        block_limit_barriers=barriers, block_limit_virtual=virtual,
-        allocated_registers_per_block=regs_per_block, allocated_shared_mem_per_block=smem_per_block,
-        partitioned_gc_config=gc, shared_mem_per_multiprocessor=sm_smem,
-        launchable=launchable(device, q.block_size, q.func_max_threads_per_block, q.func_reqntid).astype(np.int64),
-    ), q.shape)  # fmt: skip
+    return _broadcast(
+        ResultArrays(
+            status=status,
+            active_blocks=active,
+            limiting_factors=flags,
+            block_limit_regs=regs,
+            block_limit_shared_mem=smem,
+            block_limit_warps=warps,
+            block_limit_blocks=blocks,
+            block_limit_barriers=barriers,
+            block_limit_virtual=virtual,
+            allocated_registers_per_block=regs_per_block,
+            allocated_shared_mem_per_block=smem_per_block,
+            partitioned_gc_config=gc,
+            shared_mem_per_multiprocessor=sm_smem,
+            launchable=launchable(device, q.block_size, q.func_max_threads_per_block, q.func_reqntid).astype(np.int64),
+        ),
+        q.shape,
+    )

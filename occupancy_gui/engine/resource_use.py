@@ -55,9 +55,17 @@ def split_usage(usage: LimitUsage, resident_blocks: int) -> ResourceUtilization:
     remainder = 0 if allowed is None else usage.capacity - allowed * usage.per_block
     unusable = usage.capacity - allocated - remainder
     if remainder < 0 or unusable < 0:
-        raise ValueError(f"{usage.resource}: {allowed} blocks of {usage.per_block} exceed the capacity {usage.capacity}")
-    return ResourceUtilization(usage, resident_blocks, allocated, unusable, remainder,
-                               binding=allowed is not None and allowed == resident_blocks)  # fmt: skip
+        raise ValueError(
+            f"{usage.resource}: {allowed} blocks of {usage.per_block} exceed the capacity {usage.capacity}"
+        )
+    return ResourceUtilization(
+        usage,
+        resident_blocks,
+        allocated,
+        unusable,
+        remainder,
+        binding=allowed is not None and allowed == resident_blocks,
+    )
 
 
 def utilization(result: OccupancyResult) -> tuple[ResourceUtilization, ...]:

@@ -39,23 +39,28 @@ def _int(value: object) -> int:
     return int(as_int_array(value).reshape(-1)[0])
 
 
-def launch_bound_reason(device: DeviceProperties, max_threads_per_block: int, block_size: int,
-                        reqntid: int = 0) -> str | None:
+def launch_bound_reason(
+    device: DeviceProperties, max_threads_per_block: int, block_size: int, reqntid: int = 0
+) -> str | None:
     """Why a block of ``block_size`` threads cannot launch at all (``maxBlockSize``), or ``None``;
     ``max_threads_per_block`` is the kernel's launch bound, ``reqntid`` its required block size (0: none)."""
     if block_size > device.max_threads_per_block:
         return f"{block_size} threads per block > {device.max_threads_per_block} allowed"
     if block_size > max_threads_per_block:
-        return (f"{block_size} threads per block > {max_threads_per_block}, the kernel's launch bound "
-                "(maxThreadsPerBlock): the launch fails")  # fmt: skip
+        return (
+            f"{block_size} threads per block > {max_threads_per_block}, the kernel's launch bound "
+            "(maxThreadsPerBlock): the launch fails"
+        )
     if not reqntid_allows(block_size, reqntid):
-        return (f"{block_size} threads per block ≠ {reqntid}, the kernel's required block size "
-                "(.reqntid): the launch fails")  # fmt: skip
+        return (
+            f"{block_size} threads per block ≠ {reqntid}, the kernel's required block size (.reqntid): the launch fails"
+        )
     return None
 
 
-def _warps_row(device: DeviceProperties, func: FunctionAttributes, launch: Launch, blocks: int | None,
-               estimate: int | None) -> LimitRow:  # fmt: skip
+def _warps_row(
+    device: DeviceProperties, func: FunctionAttributes, launch: Launch, blocks: int | None, estimate: int | None
+) -> LimitRow:
     warps = -(-launch.block_size // device.warp_size)
     max_warps = device.max_warps_per_multiprocessor
     if launch.block_size > device.max_threads_per_block:
@@ -66,9 +71,16 @@ def _warps_row(device: DeviceProperties, func: FunctionAttributes, launch: Launc
         calculation = f"{launch.block_size} ≠ {func.reqntid} threads (kernel's required block size, .reqntid)"
     else:
         calculation = SUBSCRIPT_FLOOR.format(max_warps, warps)
-    return LimitRow(Limit.WARPS, blocks, count(launch.block_size, "thread"), count(warps, "warp"),
-                    count(max_warps, "warp"), calculation, estimate,
-                    LimitUsage("Warps", "warp", warps, max_warps, blocks))  # fmt: skip
+    return LimitRow(
+        Limit.WARPS,
+        blocks,
+        count(launch.block_size, "thread"),
+        count(warps, "warp"),
+        count(max_warps, "warp"),
+        calculation,
+        estimate,
+        LimitUsage("Warps", "warp", warps, max_warps, blocks),
+    )
 
 
 def _registers_row(
@@ -86,16 +98,26 @@ def _registers_row(
         calculation = "does not fit (see reasons)"
     else:
         calculation = f"⌊⌊{per_sub} / {per_warp}⌋ × {sub} / {warps}⌋"
-    return LimitRow(Limit.REGISTERS, blocks, f"{func.num_regs * launch.block_size} regs ({func.num_regs}/thread)",
-                    f"{per_block} regs ({per_warp}/warp)", f"{device.regs_per_multiprocessor} regs",
-                    calculation, estimate,
-                    LimitUsage("Registers", "register", per_block, device.regs_per_multiprocessor, blocks))  # fmt: skip
+    return LimitRow(
+        Limit.REGISTERS,
+        blocks,
+        f"{func.num_regs * launch.block_size} regs ({func.num_regs}/thread)",
+        f"{per_block} regs ({per_warp}/warp)",
+        f"{device.regs_per_multiprocessor} regs",
+        calculation,
+        estimate,
+        LimitUsage("Registers", "register", per_block, device.regs_per_multiprocessor, blocks),
+    )
 
 
 def _shared_memory_row(
-    device: DeviceProperties, func: FunctionAttributes, launch: Launch, arrays: ResultArrays,
-    blocks: int | None, estimate: int | None,
-) -> LimitRow:  # fmt: skip
+    device: DeviceProperties,
+    func: FunctionAttributes,
+    launch: Launch,
+    arrays: ResultArrays,
+    blocks: int | None,
+    estimate: int | None,
+) -> LimitRow:
     nominal = func.shared_size_bytes + launch.dynamic_smem
     allocated = _int(arrays.allocated_shared_mem_per_block)
     sm_smem = _int(arrays.shared_mem_per_multiprocessor)
@@ -107,8 +129,16 @@ def _shared_memory_row(
         calculation = "does not fit (see reasons)"
     else:
         calculation = SUBSCRIPT_FLOOR.format(sm_smem, allocated)
-    return LimitRow(Limit.SHARED_MEMORY, blocks, f"{nominal} B", allocated_text, f"{sm_smem} B", calculation, estimate,
-                    LimitUsage("Shared memory", "byte", allocated, sm_smem, blocks))
+    return LimitRow(
+        Limit.SHARED_MEMORY,
+        blocks,
+        f"{nominal} B",
+        allocated_text,
+        f"{sm_smem} B",
+        calculation,
+        estimate,
+        LimitUsage("Shared memory", "byte", allocated, sm_smem, blocks),
+    )
 
 
 def constraint_rows(
@@ -123,30 +153,57 @@ def constraint_rows(
     cc = device.compute_capability
     slots = arch.max_blocks_per_multiprocessor(cc)
     rows = [
-        LimitRow(Limit.BLOCKS, limits[Limit.BLOCKS], "1 block", "1 slot", f"{slots} blocks",
-                 f"{slots} (architecture limit)", estimate.limits[Limit.BLOCKS],
-                 LimitUsage("Block slots", "block", 1, slots, limits[Limit.BLOCKS])),  # fmt: skip
+        LimitRow(
+            Limit.BLOCKS,
+            limits[Limit.BLOCKS],
+            "1 block",
+            "1 slot",
+            f"{slots} blocks",
+            f"{slots} (architecture limit)",
+            estimate.limits[Limit.BLOCKS],
+            LimitUsage("Block slots", "block", 1, slots, limits[Limit.BLOCKS]),
+        ),
         _warps_row(device, func, launch, limits[Limit.WARPS], estimate.limits[Limit.WARPS]),
         _registers_row(device, func, launch, limits[Limit.REGISTERS], estimate.limits[Limit.REGISTERS]),
-        _shared_memory_row(device, func, launch, arrays, limits[Limit.SHARED_MEMORY],
-                           estimate.limits[Limit.SHARED_MEMORY]),  # fmt: skip
+        _shared_memory_row(
+            device, func, launch, arrays, limits[Limit.SHARED_MEMORY], estimate.limits[Limit.SHARED_MEMORY]
+        ),
     ]
     if arch.applies_barrier_limit(cc) and func.num_block_barriers > 0:
         available = barriers_available_per_sm(device)
         needed = count(func.num_block_barriers, "barrier")
-        rows.append(LimitRow(Limit.BARRIERS, limits[Limit.BARRIERS], needed, needed, f"{available} barriers",
-                             SUBSCRIPT_FLOOR.format(available, func.num_block_barriers),
-                             estimate.limits[Limit.BARRIERS],
-                             LimitUsage("Block barriers", "barrier", func.num_block_barriers, available,
-                                        limits[Limit.BARRIERS])))  # fmt: skip
+        rows.append(
+            LimitRow(
+                Limit.BARRIERS,
+                limits[Limit.BARRIERS],
+                needed,
+                needed,
+                f"{available} barriers",
+                SUBSCRIPT_FLOOR.format(available, func.num_block_barriers),
+                estimate.limits[Limit.BARRIERS],
+                LimitUsage("Block barriers", "barrier", func.num_block_barriers, available, limits[Limit.BARRIERS]),
+            )
+        )
     per_sm = arch.max_virtual_resource_count_per_sm(cc)
     if per_sm and func.virtual_resource_count > 0:
-        rows.append(LimitRow(Limit.VIRTUAL_RESOURCES, limits[Limit.VIRTUAL_RESOURCES],
-                             f"{func.virtual_resource_count}", f"{func.virtual_resource_count}", f"{per_sm}",
-                             SUBSCRIPT_FLOOR.format(per_sm, func.virtual_resource_count),
-                             estimate.limits[Limit.VIRTUAL_RESOURCES],
-                             LimitUsage("Virtual resources", "resource", func.virtual_resource_count, per_sm,
-                                        limits[Limit.VIRTUAL_RESOURCES])))  # fmt: skip
+        rows.append(
+            LimitRow(
+                Limit.VIRTUAL_RESOURCES,
+                limits[Limit.VIRTUAL_RESOURCES],
+                f"{func.virtual_resource_count}",
+                f"{func.virtual_resource_count}",
+                f"{per_sm}",
+                SUBSCRIPT_FLOOR.format(per_sm, func.virtual_resource_count),
+                estimate.limits[Limit.VIRTUAL_RESOURCES],
+                LimitUsage(
+                    "Virtual resources",
+                    "resource",
+                    func.virtual_resource_count,
+                    per_sm,
+                    limits[Limit.VIRTUAL_RESOURCES],
+                ),
+            )
+        )
     return tuple(rows)
 
 
@@ -179,8 +236,12 @@ def _register_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntArray)
     max_per_thread = arch.reg_allocation_max_per_thread(cc)
     sub = arch.sub_partitions_per_multiprocessor(cc)
     out = []
-    columns = zip(r.num_regs[rows].tolist(), alloc.per_warp.tolist(), alloc.per_block.tolist(),
-                  alloc.per_block_hardware_check.tolist())  # fmt: skip
+    columns = zip(
+        r.num_regs[rows].tolist(),
+        alloc.per_warp.tolist(),
+        alloc.per_block.tolist(),
+        alloc.per_block_hardware_check.tolist(),
+    )
     written: dict[tuple[int, int, int, int], tuple[str, ...]] = {}  # launches share their words: each is written once
     for key in columns:
         if key in written:
@@ -198,7 +259,9 @@ def _register_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntArray)
                 f"{device.regs_per_block} allowed (hardware check)"
             )
         if not reasons and cc == (6, 0):
-            reasons.append("does not fit on GP10x (4 sub-partitions); CC 6.0 refuses it for Pascal forward compatibility")
+            reasons.append(
+                "does not fit on GP10x (4 sub-partitions); CC 6.0 refuses it for Pascal forward compatibility"
+            )
         if not reasons:
             reasons.append(f"{per_warp} registers per warp leave too few warps per SM for one block")
         out.append(written.setdefault(key, tuple(reasons)))
@@ -214,15 +277,25 @@ def _shared_memory_reasons(device: DeviceProperties, r: ReasonInputs, rows: IntA
     limits = smem_per_block_limit(device, config, max_usage)
     reserved = device.reserved_shared_mem_per_block if arch.reserves_shared_memory(device.compute_capability) else 0
     out = []
-    columns = zip(static.tolist(), dynamic.tolist(), attribute.tolist(), max_dynamic.tolist(), config.tolist(),
-                  limits.tolist(), r.allocated_smem[rows].tolist(), r.sm_smem[rows].tolist())  # fmt: skip
+    columns = zip(
+        static.tolist(),
+        dynamic.tolist(),
+        attribute.tolist(),
+        max_dynamic.tolist(),
+        config.tolist(),
+        limits.tolist(),
+        r.allocated_smem[rows].tolist(),
+        r.sm_smem[rows].tolist(),
+    )
     for static_, dynamic_, attribute_, max_dynamic_, config_, limit, allocated, sm_smem in columns:
         requested = static_ + dynamic_
         if config_ == FuncShmemConfig.OPTIN and dynamic_ > max_dynamic_:
             if attribute_ < 0:
-                out.append(f"{requested} B shared memory per block > {device.shared_mem_per_block} B without opt-in "
-                           f"(raise the max dynamic shared memory attribute, up to "
-                           f"{device.shared_mem_per_block_optin - static_} B)")  # fmt: skip
+                out.append(
+                    f"{requested} B shared memory per block > {device.shared_mem_per_block} B without opt-in "
+                    f"(raise the max dynamic shared memory attribute, up to "
+                    f"{device.shared_mem_per_block_optin - static_} B)"
+                )
             else:
                 out.append(f"{dynamic_} B dynamic shared memory > {max_dynamic_} B max dynamic shared memory attribute")
         elif allocated > limit:
@@ -241,14 +314,22 @@ def zero_block_reasons_many(device: DeviceProperties, r: ReasonInputs) -> list[t
     reasons: list[tuple[str, ...]] = [()] * len(r.block_size)
     warps_rows = np.flatnonzero(r.limits[Limit.WARPS] == 0)
     warps_words: dict[tuple[int, int, int], tuple[str]] = {}  # launches share their words: each is written once
-    for i, key in zip(warps_rows.tolist(), zip(r.block_size[warps_rows].tolist(), r.max_threads_per_block[warps_rows].tolist(),
-                                               r.reqntid[warps_rows].tolist())):  # fmt: skip
+    for i, key in zip(
+        warps_rows.tolist(),
+        zip(
+            r.block_size[warps_rows].tolist(),
+            r.max_threads_per_block[warps_rows].tolist(),
+            r.reqntid[warps_rows].tolist(),
+        ),
+    ):
         word = warps_words.get(key)
         if word is None:
             block_size, bound, reqntid = key
-            word = warps_words[key] = (launch_bound_reason(device, bound, block_size, reqntid) or
-                                       f"{-(-block_size // device.warp_size)} warps per block > "
-                                       f"{device.max_warps_per_multiprocessor // 2} warps per half SM",)  # fmt: skip
+            word = warps_words[key] = (
+                launch_bound_reason(device, bound, block_size, reqntid)
+                or f"{-(-block_size // device.warp_size)} warps per block > "
+                f"{device.max_warps_per_multiprocessor // 2} warps per half SM",
+            )
         reasons[i] = word
     register_rows = np.flatnonzero(r.limits[Limit.REGISTERS] == 0)
     for i, words in zip(register_rows.tolist(), _register_reasons(device, r, register_rows)):
@@ -280,13 +361,18 @@ def zero_block_reasons(
         return np.array([value], dtype=np.int64)
 
     inputs = ReasonInputs(
-        block_size=one(launch.block_size), dynamic_smem=one(launch.dynamic_smem), num_regs=one(func.num_regs),
+        block_size=one(launch.block_size),
+        dynamic_smem=one(launch.dynamic_smem),
+        num_regs=one(func.num_regs),
         shared_size_bytes=one(func.shared_size_bytes),
         max_dynamic_smem=one(-1 if func.max_dynamic_shared_size_bytes is None else func.max_dynamic_shared_size_bytes),
-        shmem_limit_config=one(int(func.shmem_limit_config)), num_block_barriers=one(func.num_block_barriers),
-        virtual_resource_count=one(func.virtual_resource_count), max_threads_per_block=one(func.max_threads_per_block),
+        shmem_limit_config=one(int(func.shmem_limit_config)),
+        num_block_barriers=one(func.num_block_barriers),
+        virtual_resource_count=one(func.virtual_resource_count),
+        max_threads_per_block=one(func.max_threads_per_block),
         reqntid=one(func.reqntid),
         limits={limit: one(INT_MAX if value is None else value) for limit, value in limits.items()},
-        allocated_smem=one(allocated_smem), sm_smem=one(sm_smem),
-    )  # fmt: skip
+        allocated_smem=one(allocated_smem),
+        sm_smem=one(sm_smem),
+    )
     return zero_block_reasons_many(device, inputs)[0]

@@ -39,11 +39,14 @@ def align_up_shmem_size(device: DeviceProperties, size: IntArray) -> tuple[IntAr
 def effective_carveout(cache_config: IntArray, carveout: IntArray) -> IntArray:
     """The carveout in force on Volta+: an explicit percentage wins over the legacy cache config."""
     from_cache = np.select(
-        [cache_config == CacheConfig.PREFER_L1, cache_config == CacheConfig.PREFER_SHARED,
-         cache_config == CacheConfig.PREFER_EQUAL],
+        [
+            cache_config == CacheConfig.PREFER_L1,
+            cache_config == CacheConfig.PREFER_SHARED,
+            cache_config == CacheConfig.PREFER_EQUAL,
+        ],
         [0, _CARVEOUT_MAX_SHARED, 50],
         default=CARVEOUT_DEFAULT,
-    )  # fmt: skip
+    )
     return np.where(carveout == CARVEOUT_DEFAULT, from_cache, carveout)
 
 
@@ -69,7 +72,8 @@ def smem_preference_kepler_maxwell_pascal(device: DeviceProperties, cache_config
         return np.full_like(cache_config, high)
     low = high + _L1_MIN_KEPLER - _L1_MAX_KEPLER
     return np.select(
-        [cache_config == CacheConfig.PREFER_L1, cache_config == CacheConfig.PREFER_EQUAL], [low, (high + low) // 2],
+        [cache_config == CacheConfig.PREFER_L1, cache_config == CacheConfig.PREFER_EQUAL],
+        [low, (high + low) // 2],
         default=high,
     )
 

@@ -81,8 +81,16 @@ class StepCurve:
         return self._cliff(changed)
 
 
-def _curve(name: str, unit: str, device: DeviceProperties, x: IntArray, edges: FloatArray,
-           blocks: IntArray, warps_per_block: IntArray, current: int) -> StepCurve:  # fmt: skip
+def _curve(
+    name: str,
+    unit: str,
+    device: DeviceProperties,
+    x: IntArray,
+    edges: FloatArray,
+    blocks: IntArray,
+    warps_per_block: IntArray,
+    current: int,
+) -> StepCurve:
     warps = blocks * warps_per_block
     return StepCurve(name, unit, x, edges, blocks, warps, warps / device.max_warps_per_multiprocessor, current)
 
@@ -91,14 +99,16 @@ def _unit_edges(x: IntArray) -> FloatArray:
     return np.arange(len(x) + 1, dtype=np.float64) + float(x[0]) - 0.5
 
 
-def sweep_block_size(device: DeviceProperties, func: FunctionAttributes, launch: Launch,
-                     state: DeviceState | None = None) -> StepCurve:  # fmt: skip
+def sweep_block_size(
+    device: DeviceProperties, func: FunctionAttributes, launch: Launch, state: DeviceState | None = None
+) -> StepCurve:
     """Occupancy for every block size from 1 to the device's maximum."""
     x = np.arange(1, device.max_threads_per_block + 1, dtype=np.int64)
     r = max_active_blocks(device, build_query(device, func, state or DeviceState(), x, launch.dynamic_smem))
     warps = -(-x // device.warp_size)
-    curve = _curve("threads per block", "threads", device, x, _unit_edges(x), r.resident_blocks, warps,
-                   launch.block_size)  # fmt: skip
+    curve = _curve(
+        "threads per block", "threads", device, x, _unit_edges(x), r.resident_blocks, warps, launch.block_size
+    )
     if func.max_threads_per_block < device.max_threads_per_block:
         curve = dataclasses.replace(curve, launch_bound=func.max_threads_per_block)
     if func.reqntid > 0:
@@ -106,19 +116,23 @@ def sweep_block_size(device: DeviceProperties, func: FunctionAttributes, launch:
     return curve
 
 
-def sweep_registers(device: DeviceProperties, func: FunctionAttributes, launch: Launch,
-                    state: DeviceState | None = None) -> StepCurve:  # fmt: skip
+def sweep_registers(
+    device: DeviceProperties, func: FunctionAttributes, launch: Launch, state: DeviceState | None = None
+) -> StepCurve:
     """Occupancy for every register count from 0 to the architecture's per-thread maximum."""
     x = np.arange(0, arch.reg_allocation_max_per_thread(device.compute_capability) + 1, dtype=np.int64)
-    r = max_active_blocks(device, build_query(device, func, state or DeviceState(), launch.block_size,
-                                              launch.dynamic_smem, num_regs=x))  # fmt: skip
+    r = max_active_blocks(
+        device, build_query(device, func, state or DeviceState(), launch.block_size, launch.dynamic_smem, num_regs=x)
+    )
     warps = np.full_like(x, -(-launch.block_size // device.warp_size))
-    return _curve("registers per thread", "registers", device, x, _unit_edges(x), r.resident_blocks, warps,
-                  func.num_regs)  # fmt: skip
+    return _curve(
+        "registers per thread", "registers", device, x, _unit_edges(x), r.resident_blocks, warps, func.num_regs
+    )
 
 
-def sweep_shared_memory(device: DeviceProperties, func: FunctionAttributes, launch: Launch,
-                        state: DeviceState | None = None) -> StepCurve:  # fmt: skip
+def sweep_shared_memory(
+    device: DeviceProperties, func: FunctionAttributes, launch: Launch, state: DeviceState | None = None
+) -> StepCurve:
     """Occupancy against shared memory per block (static + dynamic), varying the dynamic part.
 
     Allocation changes only at granularity steps, so each sample is the largest byte count of one
@@ -132,23 +146,28 @@ def sweep_shared_memory(device: DeviceProperties, func: FunctionAttributes, laun
     steps = np.arange(1, (top + reserved) // granularity + 1, dtype=np.int64) * granularity - reserved
     x = steps[steps >= max(func.shared_size_bytes, 1)]
     x = np.concatenate([[func.shared_size_bytes], x]) if func.shared_size_bytes not in x else x
-    r = max_active_blocks(device, build_query(device, func, state or DeviceState(), launch.block_size,
-                                              x - func.shared_size_bytes))  # fmt: skip
+    r = max_active_blocks(
+        device, build_query(device, func, state or DeviceState(), launch.block_size, x - func.shared_size_bytes)
+    )
     edges = np.concatenate([[x[0] - 0.5], x[:-1] + 0.5, [x[-1] + 0.5]]).astype(np.float64)
     warps = np.full_like(x, -(-launch.block_size // device.warp_size))
     current = func.shared_size_bytes + launch.dynamic_smem
     return _curve("shared memory per block", "bytes", device, x, edges, r.resident_blocks, warps, current)
 
 
-def sweep_barriers(device: DeviceProperties, func: FunctionAttributes, launch: Launch,
-                   state: DeviceState | None = None, upto: int = 32) -> StepCurve:  # fmt: skip
+def sweep_barriers(
+    device: DeviceProperties, func: FunctionAttributes, launch: Launch, state: DeviceState | None = None, upto: int = 32
+) -> StepCurve:
     """Occupancy for 0..``upto`` block barriers (the limit applies from compute capability 9.0)."""
     x = np.arange(0, max(upto, func.num_block_barriers) + 1, dtype=np.int64)
-    r = max_active_blocks(device, build_query(device, func, state or DeviceState(), launch.block_size,
-                                              launch.dynamic_smem, num_block_barriers=x))  # fmt: skip
+    r = max_active_blocks(
+        device,
+        build_query(device, func, state or DeviceState(), launch.block_size, launch.dynamic_smem, num_block_barriers=x),
+    )
     warps = np.full_like(x, -(-launch.block_size // device.warp_size))
-    return _curve("block barriers", "barriers", device, x, _unit_edges(x), r.resident_blocks, warps,
-                  func.num_block_barriers)  # fmt: skip
+    return _curve(
+        "block barriers", "barriers", device, x, _unit_edges(x), r.resident_blocks, warps, func.num_block_barriers
+    )
 
 
 @dataclass(frozen=True)
@@ -162,14 +181,17 @@ class OccupancyGrid:
     limiting_factors: IntArray
 
 
-def sweep_block_size_registers(device: DeviceProperties, func: FunctionAttributes, launch: Launch,
-                               state: DeviceState | None = None) -> OccupancyGrid:  # fmt: skip
+def sweep_block_size_registers(
+    device: DeviceProperties, func: FunctionAttributes, launch: Launch, state: DeviceState | None = None
+) -> OccupancyGrid:
     """Every block size 1..max × every register count 0..max in one vectorised query."""
     sizes = np.arange(1, device.max_threads_per_block + 1, dtype=np.int64)[:, None]
     regs = np.arange(0, arch.reg_allocation_max_per_thread(device.compute_capability) + 1, dtype=np.int64)[None, :]
-    r = max_active_blocks(device, build_query(device, func, state or DeviceState(), sizes, launch.dynamic_smem,
-                                              num_regs=regs))  # fmt: skip
+    r = max_active_blocks(
+        device, build_query(device, func, state or DeviceState(), sizes, launch.dynamic_smem, num_regs=regs)
+    )
     blocks = r.resident_blocks
     warps = -(-sizes // device.warp_size)
-    return OccupancyGrid(sizes[:, 0], regs[0], blocks, blocks * warps / device.max_warps_per_multiprocessor,
-                         r.limiting_factors)  # fmt: skip
+    return OccupancyGrid(
+        sizes[:, 0], regs[0], blocks, blocks * warps / device.max_warps_per_multiprocessor, r.limiting_factors
+    )

@@ -45,8 +45,12 @@ def reqntid_allows(block_size: IntArray | int, func_reqntid: IntArray | int) -> 
     return allowed
 
 
-def launchable(device: DeviceProperties, block_size: IntArray | int, func_max_threads_per_block: IntArray | int,
-               func_reqntid: IntArray | int = 0) -> BoolArray:  # fmt: skip
+def launchable(
+    device: DeviceProperties,
+    block_size: IntArray | int,
+    func_max_threads_per_block: IntArray | int,
+    func_reqntid: IntArray | int = 0,
+) -> BoolArray:
     """Whether a block of ``block_size`` threads can launch at all: within ``maxBlockSize`` and ``.reqntid``."""
     within: BoolArray = np.asarray(block_size, dtype=np.int64) <= max_block_size(device, func_max_threads_per_block)
     return within & reqntid_allows(block_size, func_reqntid)
@@ -57,9 +61,7 @@ def warps_per_block(device: DeviceProperties, block_size: IntArray) -> IntArray:
     return divide_round_up(block_size, device.warp_size)
 
 
-def max_blocks_per_sm_warps_limit(
-    device: DeviceProperties, block_size: IntArray, gc_on: IntArray
-) -> IntArray:
+def max_blocks_per_sm_warps_limit(device: DeviceProperties, block_size: IntArray, gc_on: IntArray) -> IntArray:
     """Blocks allowed by warp slots; with partitioned caching a block stays in one half SM."""
     max_warps = device.max_threads_per_multiprocessor // device.warp_size
     warps = np.maximum(warps_per_block(device, block_size), 1)

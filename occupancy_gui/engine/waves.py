@@ -19,7 +19,9 @@ def grid_blocks(dims: int | Sequence[int]) -> int:
     """Blocks in a grid given as a count or as 1-, 2- or 3-D dimensions (every dimension at least 1)."""
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise OccupancyError(OccError.INVALID_INPUT, f"grid dimensions must be 1 to 3 values of at least 1 (got {dims})")
+        raise OccupancyError(
+            OccError.INVALID_INPUT, f"grid dimensions must be 1 to 3 values of at least 1 (got {dims})"
+        )
     return math.prod(dims)
 
 

@@ -39,12 +39,39 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
-    "HEAD_SIZE", "IMPORTERS", "LAUNCH_BOUNDS_NOTE", "STACK_UNKNOWN",
-    "AmdKernelRecord", "CancelFn", "ImportCancelled", "ImportFailure", "ImportResult", "IncompleteKernel",
-    "KernelRecord", "ProgressFn", "RecordCache", "Records",
-    "amd_json_rows", "amd_table", "arch_number", "built_states", "demangle", "demangled_names", "detect_format",
-    "impossible_figure", "impossible_figures", "import_file", "import_file_detailed", "json_records",
-    "merge_records", "padded_vgprs", "parse_ptxas_log", "printable", "read_cubin", "reader_modules", "record_json",
+    "HEAD_SIZE",
+    "IMPORTERS",
+    "LAUNCH_BOUNDS_NOTE",
+    "STACK_UNKNOWN",
+    "AmdKernelRecord",
+    "CancelFn",
+    "ImportCancelled",
+    "ImportFailure",
+    "ImportResult",
+    "IncompleteKernel",
+    "KernelRecord",
+    "ProgressFn",
+    "RecordCache",
+    "Records",
+    "amd_json_rows",
+    "amd_table",
+    "arch_number",
+    "built_states",
+    "demangle",
+    "demangled_names",
+    "detect_format",
+    "impossible_figure",
+    "impossible_figures",
+    "import_file",
+    "import_file_detailed",
+    "json_records",
+    "merge_records",
+    "padded_vgprs",
+    "parse_ptxas_log",
+    "printable",
+    "read_cubin",
+    "reader_modules",
+    "record_json",
 ]
 
 if TYPE_CHECKING:  # what the names below are, for a type checker; at run time they load on first use
@@ -63,11 +90,13 @@ if TYPE_CHECKING:  # what the names below are, for a type checker; at run time t
     from .text.ptxas_log import parse_bytes as parse_ptxas_log
 
 _WHERE = {
-    **dict.fromkeys(("CancelFn", "ImportCancelled", "ImportFailure", "ImportResult", "IncompleteKernel",
-                     "ProgressFn"), ".base"),
+    **dict.fromkeys(
+        ("CancelFn", "ImportCancelled", "ImportFailure", "ImportResult", "IncompleteKernel", "ProgressFn"), ".base"
+    ),
     **dict.fromkeys(("STACK_UNKNOWN", "KernelRecord", "arch_number", "impossible_figure"), ".records"),
-    **dict.fromkeys(("Records", "built_states", "demangled_names", "impossible_figures", "merge_records"),
-                    ".record_list"),
+    **dict.fromkeys(
+        ("Records", "built_states", "demangled_names", "impossible_figures", "merge_records"), ".record_list"
+    ),
     **dict.fromkeys(("IMPORTERS", "LAUNCH_BOUNDS_NOTE", "import_file", "import_file_detailed"), ".dispatch"),
     **dict.fromkeys(("HEAD_SIZE", "detect_format"), ".detect"),
     **dict.fromkeys(("json_records", "record_json"), ".json_rows"),  # the command's: the window never loads msgspec
@@ -80,8 +109,14 @@ _WHERE = {
 }
 """Where each public name lives (``parse_ptxas_log``: ``.text.ptxas_log``'s ``parse_bytes``)."""
 
-_READERS_LOADED_LATER = (".text.parallel", ".text.cuobjdump_text", ".text.ncu_csv", ".jit.triton_cache",
-                         ".binary.parallel", ".amd.dispatch")
+_READERS_LOADED_LATER = (
+    ".text.parallel",
+    ".text.cuobjdump_text",
+    ".text.ncu_csv",
+    ".jit.triton_cache",
+    ".binary.parallel",
+    ".amd.dispatch",
+)
 """The readers an import loads only when a file needs them."""
 
 

@@ -58,11 +58,13 @@ def detect_format(path: str | os.PathLike[str], head: bytes) -> str:
         raise ImportFailure(name, "the file is empty", offset=0)
     sample = text[:8192]
     if utf16 is None and len(sample.translate(None, _TEXT_BYTES)) > len(sample) // 100 + 1:
-        raise ImportFailure(name, "unrecognised binary file (not ELF, fatbin, cubin or a PE/Mach-O "
-                                  "container)", offset=0)
+        raise ImportFailure(
+            name, "unrecognised binary file (not ELF, fatbin, cubin or a PE/Mach-O container)", offset=0
+        )
     if any(marker in text for marker in _LOG_MARKERS):
         return "ptxas_log"
     if os.path.splitext(name)[1].lower() in (".log", ".txt", ".out", ".err", ".tlog", ""):
         return "ptxas_log"  # a big build log may print its first ptxas line late
-    raise ImportFailure(name, "unrecognised file: no ptxas/nvlink lines, cuobjdump output or CUDA "
-                              "binary header", line=1)
+    raise ImportFailure(
+        name, "unrecognised file: no ptxas/nvlink lines, cuobjdump output or CUDA binary header", line=1
+    )

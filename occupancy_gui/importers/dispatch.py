@@ -21,36 +21,42 @@ if TYPE_CHECKING:
 
 Importer = Callable[..., Records]
 
-def _host_binary(path: str | os.PathLike[str],
-                 progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
+
+def _host_binary(
+    path: str | os.PathLike[str], progress: ProgressFn | None = None, cancel: CancelFn | None = None
+) -> Records:
     return import_fatbin_detailed(path, progress, cancel).records
 
 
 # The text parsers load on first use (listing a binary needs none of them).  Plain import statements,
 # not importlib: a bundler (PyInstaller) finds its modules by reading them.
-def _ptxas_log(path: str | os.PathLike[str],
-               progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
+def _ptxas_log(
+    path: str | os.PathLike[str], progress: ProgressFn | None = None, cancel: CancelFn | None = None
+) -> Records:
     from .text.parallel import import_log  # noqa: PLC0415 - lazy: see above
 
     return import_log(path, progress=progress, cancel=cancel)
 
 
-def _cuobjdump_text(path: str | os.PathLike[str],
-                    progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
+def _cuobjdump_text(
+    path: str | os.PathLike[str], progress: ProgressFn | None = None, cancel: CancelFn | None = None
+) -> Records:
     from .text.cuobjdump_text import import_cuobjdump_text  # noqa: PLC0415 - lazy: see above
 
     return import_cuobjdump_text(path, progress=progress, cancel=cancel)
 
 
-def _ncu_csv(path: str | os.PathLike[str],
-             progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
+def _ncu_csv(
+    path: str | os.PathLike[str], progress: ProgressFn | None = None, cancel: CancelFn | None = None
+) -> Records:
     from .text.ncu_csv import import_ncu_csv  # noqa: PLC0415 - lazy: see above
 
     return import_ncu_csv(path, progress=progress, cancel=cancel)
 
 
-def _jit_cache(path: str | os.PathLike[str],
-               progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
+def _jit_cache(
+    path: str | os.PathLike[str], progress: ProgressFn | None = None, cancel: CancelFn | None = None
+) -> Records:
     from .jit.triton_cache import import_jit_cache  # noqa: PLC0415 - lazy: see above
 
     return import_jit_cache(path, progress=progress, cancel=cancel)
@@ -73,8 +79,12 @@ _CACHED_FORMATS = ("cubin", "fatbin", "host_binary")
 read at hundreds of MB/s and may list a million launches; it is read again."""
 
 
-def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | None = None,
-                         cancel: CancelFn | None = None, cache: RecordCache | None = None) -> ImportResult:
+def import_file_detailed(
+    path: str | os.PathLike[str],
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+    cache: RecordCache | None = None,
+) -> ImportResult:
     """The records and notes of a file; ``cache``: where a binary's import is looked up first and
     stored after (``RecordCache()`` is the user's cache directory)."""
     name = os.fspath(path)
@@ -94,8 +104,9 @@ def import_file_detailed(path: str | os.PathLike[str], progress: ProgressFn | No
     return both if both is not None else _nvidia_detailed(name, fmt, progress, cancel, cache)
 
 
-def _nvidia_detailed(name: str, fmt: str, progress: ProgressFn | None, cancel: CancelFn | None,
-                     cache: RecordCache | None) -> ImportResult:
+def _nvidia_detailed(
+    name: str, fmt: str, progress: ProgressFn | None, cancel: CancelFn | None, cache: RecordCache | None
+) -> ImportResult:
     """The NVIDIA readers' import of ``name`` (format ``fmt``, ``"folder"`` for a directory)."""
     if fmt == "folder":  # a Triton / torch inductor / CuPy cache, or one kernel's folder
         return ImportResult(records=_jit_cache(name, progress, cancel))
@@ -136,9 +147,11 @@ PARALLEL_MIN_BYTES = 32 << 20
 """Smaller binaries are read serially: starting worker processes costs more than they save."""
 
 
-LAUNCH_BOUNDS_NOTE = ("a build log does not record launch bounds (__launch_bounds__, .maxntid, .reqntid) or cluster "
-                      "shapes: the object, cubin or executable the build wrote, or the source (occupancy import "
-                      "FILE.cu --arch sm_XY), carries them")
+LAUNCH_BOUNDS_NOTE = (
+    "a build log does not record launch bounds (__launch_bounds__, .maxntid, .reqntid) or cluster "
+    "shapes: the object, cubin or executable the build wrote, or the source (occupancy import "
+    "FILE.cu --arch sm_XY), carries them"
+)
 """What to say of an import whose ``launch_bounds_unknown`` is set (its table shows "?" for the bound)."""
 
 
@@ -155,12 +168,15 @@ def _log_notes(name: str, result: ImportResult) -> None:
     if error is not None and not records:
         raise ImportFailure(name, failure_reason(error), line=error[0])
     if error is not None:
-        result.notes.append(f"{name}:{error[0]}: the build failed; kernels it could not compile are not in the log: "
-                            f"{error[1]}")
+        result.notes.append(
+            f"{name}:{error[0]}: the build failed; kernels it could not compile are not in the log: {error[1]}"
+        )
     result.incomplete = list(records.incomplete)
     for cut in result.incomplete:
-        result.notes.append(f"{name}:{cut.line}: the log ends inside kernel {printable(cut.name)} ({cut.arch}): "
-                            "its figures are not in it, so it is not listed (the log was cut off)")
+        result.notes.append(
+            f"{name}:{cut.line}: the log ends inside kernel {printable(cut.name)} ({cut.arch}): "
+            "its figures are not in it, so it is not listed (the log was cut off)"
+        )
     result.launch_bounds_unknown = bool(records)  # said by occupancy import (LAUNCH_BOUNDS_NOTE) and the window
 
 
@@ -170,12 +186,17 @@ def _checked(name: str, fmt: str, result: ImportResult) -> ImportResult:
         if result.notes:
             raise ImportFailure(name, result.notes[0].split(": ", 1)[-1])
         if fmt == "ptxas_log":
-            raise ImportFailure(name, "no ptxas or nvlink resource-usage lines found (build with "
-                                      "-Xptxas -v or --resource-usage)")
+            raise ImportFailure(
+                name, "no ptxas or nvlink resource-usage lines found (build with -Xptxas -v or --resource-usage)"
+            )
     return result
 
 
-def import_file(path: str | os.PathLike[str], progress: ProgressFn | None = None,
-                cancel: CancelFn | None = None, cache: RecordCache | None = None) -> Records:
+def import_file(
+    path: str | os.PathLike[str],
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+    cache: RecordCache | None = None,
+) -> Records:
     """All kernels of a file, whatever its format (detected from its content)."""
     return import_file_detailed(path, progress, cancel, cache).records

@@ -15,11 +15,43 @@ from typing import Any
 from .record_list import built_states, demangled_names, impossible_in_states
 from .records import STACK_UNKNOWN, KernelRecord, impossible_in_state, record_state
 
-JSON_ALWAYS = ("name", "demangled", "kind", "arch", "registers", "static_smem", "stack_bytes", "local_bytes",
-               "spill_stores", "spill_loads", "barriers", "const_bytes", "max_threads", "min_blocks", "reserved_smem",
-               "relocatable", "embedded", "copies", "source", "threads_per_block", "dynamic_smem", "launch_source")
-JSON_OPTIONAL = ("block_size", "grid_size", "theoretical_occupancy", "achieved_occupancy", "waves_per_sm",
-                 "device_name", "req_threads", "cluster_dims", "max_registers", "stack_note", "impossible")
+JSON_ALWAYS = (
+    "name",
+    "demangled",
+    "kind",
+    "arch",
+    "registers",
+    "static_smem",
+    "stack_bytes",
+    "local_bytes",
+    "spill_stores",
+    "spill_loads",
+    "barriers",
+    "const_bytes",
+    "max_threads",
+    "min_blocks",
+    "reserved_smem",
+    "relocatable",
+    "embedded",
+    "copies",
+    "source",
+    "threads_per_block",
+    "dynamic_smem",
+    "launch_source",
+)
+JSON_OPTIONAL = (
+    "block_size",
+    "grid_size",
+    "theoretical_occupancy",
+    "achieved_occupancy",
+    "waves_per_sm",
+    "device_name",
+    "req_threads",
+    "cluster_dims",
+    "max_registers",
+    "stack_note",
+    "impossible",
+)
 """The keys of a record's JSON, in order: those always written, then those written where not null
 (the launch, which only a Triton cache or a profiler knows; ``.reqntid``, the compile-time cluster and
 the register cap, which only some kernels have; why the stack is unknown; why a figure is impossible).
@@ -57,14 +89,21 @@ def _rows(states: list[dict[str, Any]], reasons: list[str | None]) -> list[Any]:
 
     stacks = list(column("stack_bytes"))
     columns: list[Iterable[Any]] = [
-        column("name"), demangled_names(states), map(_KIND.__getitem__, column("is_kernel")),
-        *(column(key) for key in JSON_ALWAYS[3:6]), stacks, stacks,
+        column("name"),
+        demangled_names(states),
+        map(_KIND.__getitem__, column("is_kernel")),
+        *(column(key) for key in JSON_ALWAYS[3:6]),
+        stacks,
+        stacks,
         *(column(key) for key in JSON_ALWAYS[8:19]),
-        column("block_size"), column("dynamic_smem"), present("launch_source"),
+        column("block_size"),
+        column("dynamic_smem"),
+        present("launch_source"),
         *(column(key) for key in JSON_OPTIONAL[:6]),
         *(present(key) for key in JSON_OPTIONAL[6:9]),
         [STACK_UNKNOWN if stack is None else None for stack in stacks] if None in stacks else repeat(None),
-        reasons]
+        reasons,
+    ]
     return list(map(_json_type(), *columns))
 
 
@@ -74,8 +113,11 @@ def record_json(rec: KernelRecord) -> dict[str, Any]:
 
     state = record_state(rec)
     items = msgspec.structs.asdict(_rows([state], [impossible_in_state(state)])[0]).items()
-    return {key: list(value) if isinstance(value, tuple) else value
-            for key, value in items if value is not None or key not in _OPTIONAL}  # fmt: skip
+    return {
+        key: list(value) if isinstance(value, tuple) else value
+        for key, value in items
+        if value is not None or key not in _OPTIONAL
+    }
 
 
 _OPTIONAL = frozenset(JSON_OPTIONAL)

@@ -108,8 +108,9 @@ class RecordCache:
             return None
         if self._version is None:
             self._version = importer_version()
-        return "\0".join((os.path.abspath(path), fmt, str(st.st_size), str(st.st_mtime_ns), str(st.st_ino),
-                          self._version)).encode("utf-8", "surrogateescape")
+        return "\0".join(
+            (os.path.abspath(path), fmt, str(st.st_size), str(st.st_mtime_ns), str(st.st_ino), self._version)
+        ).encode("utf-8", "surrogateescape")
 
     def get(self, path: str, key: bytes) -> CachedImport | None:
         """The cached import of ``path`` if one was stored under ``key`` (:meth:`key`)."""
@@ -153,8 +154,8 @@ class RecordCache:
 
 
 _LATE = tuple(name for name in FIELDS if name in LATE_DEFAULTS)
-assert FIELDS[len(FIELDS) - len(_LATE):] == _LATE, "the fields a bulk dict may leave out come last"
-_get_early = operator.itemgetter(*FIELDS[:len(FIELDS) - len(_LATE)])
+assert FIELDS[len(FIELDS) - len(_LATE) :] == _LATE, "the fields a bulk dict may leave out come last"
+_get_early = operator.itemgetter(*FIELDS[: len(FIELDS) - len(_LATE)])
 
 
 def _rows(states: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
@@ -170,7 +171,7 @@ def _encode(key: bytes, records: Sequence[KernelRecord], notes: list[str]) -> by
     # A block's rows at a time: all rows at once were freed in one go when this returned (libtorch_cuda's
     # 143,409 tuples: ~50 ms holding the GIL, felt by the window).
     states = built_states(records)
-    raw = [marshal.dumps(_rows(states[at:at + _BLOCK_ROWS]), 4) for at in range(0, len(states), _BLOCK_ROWS)]
+    raw = [marshal.dumps(_rows(states[at : at + _BLOCK_ROWS]), 4) for at in range(0, len(states), _BLOCK_ROWS)]
     count = len(states)
     blocks = [lz4.block.compress(block, store_size=False) for block in raw]
     notes_blob = marshal.dumps(list(notes), 4)
@@ -195,7 +196,7 @@ class _Blocks:
 
     def states(self, number: int) -> list[dict[str, Any]]:
         at, size, decoded = self.table[number]
-        rows = marshal.loads(lz4.block.decompress(self.blob[at:at + size], uncompressed_size=decoded))
+        rows = marshal.loads(lz4.block.decompress(self.blob[at : at + size], uncompressed_size=decoded))
         return list(map(dict, map(zip, repeat(_COLUMNS), rows)))
 
 
@@ -205,14 +206,14 @@ def _decode(blob: bytes, key: bytes) -> CachedImport | None:
     if len(blob) < start or not blob.startswith(MAGIC):
         return None
     key_len, crc, count, nblocks = _HEADER.unpack_from(blob, len(MAGIC))
-    if blob[start:start + key_len] != key:
+    if blob[start : start + key_len] != key:
         return None  # another file's (a hash collision) or a stale one
     body = start + key_len
     if zlib.crc32(memoryview(blob)[body:]) != crc or nblocks != -(-count // _BLOCK_ROWS):
         return None
     try:
         (notes_len,) = struct.unpack_from("<I", blob, body)
-        notes = marshal.loads(blob[body + 4:body + 4 + notes_len])
+        notes = marshal.loads(blob[body + 4 : body + 4 + notes_len])
         table_at = body + 4 + notes_len
         table = [_BLOCK.unpack_from(blob, table_at + _BLOCK.size * i) for i in range(nblocks)]
     except (ValueError, EOFError, TypeError, struct.error):

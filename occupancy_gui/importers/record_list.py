@@ -169,7 +169,7 @@ class LazyRecords(Records):
             at = number * size
             if items[at] is None:
                 states = self._block(number)
-                items[at:at + len(states)] = states
+                items[at : at + len(states)] = states
         if lo == 0 and hi >= len(items):
             self._pending = False
             self._block = None  # every block decoded: what decodes them is no longer needed
@@ -241,8 +241,9 @@ def merge_records(records: Sequence[KernelRecord]) -> Records:
     idents = zip(map(_get_figures, states), map(frozenset, map(dict.items, map(_get_banks, states))))
     kept: Iterable[tuple[dict[str, Any], Any]] = zip(states, idents)
     if any(map(_get_relocatable, states)):
-        linked = {key for key, relocatable in zip(map(_get_key, states), map(_get_relocatable, states))
-                  if not relocatable}
+        linked = {
+            key for key, relocatable in zip(map(_get_key, states), map(_get_relocatable, states)) if not relocatable
+        }
         kept = [(state, ident) for state, ident in kept if not (state["relocatable"] and _get_key(state) in linked)]
     out: dict[Any, dict[str, Any]] = {}
     first_of = out.setdefault

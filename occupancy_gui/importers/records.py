@@ -115,8 +115,15 @@ class KernelRecord:
 
 FIELDS = tuple(f.name for f in fields(KernelRecord) if f.name != "demangled")
 """The fields a reader gives (a state's keys); ``demangled`` is worked out from ``name`` where none is given."""
-LAUNCH_KEYS = ("block_size", "grid_size", "dynamic_smem", "theoretical_occupancy", "achieved_occupancy",
-               "waves_per_sm", "device_name")
+LAUNCH_KEYS = (
+    "block_size",
+    "grid_size",
+    "dynamic_smem",
+    "theoretical_occupancy",
+    "achieved_occupancy",
+    "waves_per_sm",
+    "device_name",
+)
 """The launch and measurement figures, ``None`` in every record but a Triton cache's or a profiler's."""
 LATE_DEFAULTS: dict[str, Any] = {"launch_source": None}
 """Fields a state may leave out (the bulk readers' dicts were made before it existed): read as their default."""

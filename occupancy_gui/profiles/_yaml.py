@@ -104,7 +104,9 @@ def mapping(node: yaml.Node, source: str, field: str) -> dict[str, tuple[yaml.No
     for key_node, value_node in node.value:
         where = f"{field}.{key_node.value}" if field else str(key_node.value)
         if not is_str(key_node):
-            raise ProfileError(source, line_of(key_node), field or None, f"keys must be plain words, got {describe(key_node)}")
+            raise ProfileError(
+                source, line_of(key_node), field or None, f"keys must be plain words, got {describe(key_node)}"
+            )
         check_tag(value_node, source, where)
         out[key_node.value] = (key_node, value_node)
     return out

@@ -119,14 +119,27 @@ def _resolve(raws: list[RawAmdProfile]) -> list[AmdProfile]:
         for label, line_key, name in zip(labels, line_keys, profile.lookup_names()):
             key = lookup_key(name)
             if key in claimed:
-                raise ProfileError(raw.path, raw.lines.get(line_key), label,
-                                   f"{name!r} is already used by {claimed[key]}; names and aliases must be unique")  # fmt: skip
+                raise ProfileError(
+                    raw.path,
+                    raw.lines.get(line_key),
+                    label,
+                    f"{name!r} is already used by {claimed[key]}; names and aliases must be unique",
+                )
             claimed[key] = raw.path
 
     for raw in (r for r in raws if r.kind == "amd_target"):
         assert raw.title is not None and raw.architecture is not None
-        profile = AmdProfile(raw.name, raw.kind, raw.title, raw.architecture, _target(raw), raw.aliases, raw.path,
-                             notes=raw.notes, sources={k: s.source for k, s in raw.limits.items()})  # fmt: skip
+        profile = AmdProfile(
+            raw.name,
+            raw.kind,
+            raw.title,
+            raw.architecture,
+            _target(raw),
+            raw.aliases,
+            raw.path,
+            notes=raw.notes,
+            sources={k: s.source for k, s in raw.limits.items()},
+        )
         claim(raw, profile)
         targets[raw.name] = profile
     gpus: list[AmdProfile] = []
@@ -141,13 +154,31 @@ def _resolve(raws: list[RawAmdProfile]) -> list[AmdProfile]:
         expected = AmdDevice(parent.target, cus).multiprocessor_count
         if reported != expected:
             rule = "CUs / 2 (WGP mode)" if parent.target.has_wgp else "the CU count"
-            raise ProfileError(raw.path, raw.hip_multiprocessor_count.line, "hip_multiprocessor_count",
-                               f"{reported} is not what HIP reports for {cus} CUs on {raw.target}: "
-                               f"{rule} = {expected}")  # fmt: skip
-        sources = {**parent.sources, "compute_units": raw.compute_units.source,
-                   "hip_multiprocessor_count": raw.hip_multiprocessor_count.source}  # fmt: skip
-        profile = AmdProfile(raw.name, raw.kind, raw.title or raw.name, parent.architecture, parent.target, raw.aliases,
-                             raw.path, cus, reported, raw.segment, raw.notes, sources)  # fmt: skip
+            raise ProfileError(
+                raw.path,
+                raw.hip_multiprocessor_count.line,
+                "hip_multiprocessor_count",
+                f"{reported} is not what HIP reports for {cus} CUs on {raw.target}: {rule} = {expected}",
+            )
+        sources = {
+            **parent.sources,
+            "compute_units": raw.compute_units.source,
+            "hip_multiprocessor_count": raw.hip_multiprocessor_count.source,
+        }
+        profile = AmdProfile(
+            raw.name,
+            raw.kind,
+            raw.title or raw.name,
+            parent.architecture,
+            parent.target,
+            raw.aliases,
+            raw.path,
+            cus,
+            reported,
+            raw.segment,
+            raw.notes,
+            sources,
+        )
         claim(raw, profile)
         gpus.append(profile)
     ordered_targets = sorted(targets.values(), key=lambda p: p.target.gfx_version)

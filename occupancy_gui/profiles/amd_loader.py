@@ -51,7 +51,9 @@ def load_amd_profile(path: str | Path) -> RawAmdProfile:
 def parse_amd_profile(text: str | bytes, source: str) -> RawAmdProfile:
     """Validate AMD profile ``text`` (bytes must be UTF-8); ``source`` names it in every error."""
     if len(text) > S.MAX_FILE_BYTES:
-        raise ProfileError(source, None, None, f"file is larger than the 1 MiB limit for profiles ({len(text)} bytes read)")
+        raise ProfileError(
+            source, None, None, f"file is larger than the 1 MiB limit for profiles ({len(text)} bytes read)"
+        )
     if isinstance(text, bytes):
         data = text
         try:
@@ -79,24 +81,31 @@ class _Builder:
         allowed = S.allowed_keys(kind)
         for key, (key_node, _v) in top.items():
             if key not in allowed:
-                raise self.fail(key_node, key, f"unknown key for an {kind} profile; allowed: {', '.join(sorted(allowed))}")
+                raise self.fail(
+                    key_node, key, f"unknown key for an {kind} profile; allowed: {', '.join(sorted(allowed))}"
+                )
         for key in S.KEY_ORDER:
             if key in S.required_keys(kind) and key not in top:
                 raise self.fail(root, key, f"missing required key for an {kind} profile")
         schema = top["schema"][1]
         if not Y.is_int(schema) or Y.scalar(schema) != S.SCHEMA_VERSION:
-            raise self.fail(schema, "schema", f"unsupported schema version {Y.describe(schema)}; expected {S.SCHEMA_VERSION}")
+            raise self.fail(
+                schema, "schema", f"unsupported schema version {Y.describe(schema)}; expected {S.SCHEMA_VERSION}"
+            )
         name = self.text(top["name"][1], "name", S.MAX_NAME_LENGTH)
         raw: dict[str, Any] = {"path": self.source, "kind": kind, "name": name, "lines": lines}
         for key in ("title", "notes", "architecture"):
             if key in top:
-                raw[key] = self.text(top[key][1], key, S.MAX_NAME_LENGTH if key == "architecture" else S.MAX_TEXT_LENGTH)
+                raw[key] = self.text(
+                    top[key][1], key, S.MAX_NAME_LENGTH if key == "architecture" else S.MAX_TEXT_LENGTH
+                )
         if "aliases" in top:
             raw["aliases"] = self.aliases(top["aliases"][1], lines)
         if kind == "amd_target":
             if not S.TARGET_NAME.match(name):
-                raise self.fail(top["name"][1], "name",
-                                f"an amd_target is named by its gfx target (gfx942, gfx1100), got {name!r}")
+                raise self.fail(
+                    top["name"][1], "name", f"an amd_target is named by its gfx target (gfx942, gfx1100), got {name!r}"
+                )
             raw["limits"] = self.limits(top["limits"][1])
         else:
             target = self.text(top["target"][1], "target", S.MAX_NAME_LENGTH)
@@ -151,20 +160,31 @@ class _Builder:
         entry = Y.mapping(node, self.source, where)
         for key, (key_node, _v) in entry.items():
             if key not in S.SOURCED_KEYS:
-                raise self.fail(key_node, f"{where}.{key}", "unknown key; a value entry holds exactly `value` and `source`")
+                raise self.fail(
+                    key_node, f"{where}.{key}", "unknown key; a value entry holds exactly `value` and `source`"
+                )
         if "value" not in entry:
             raise self.fail(node, where, "missing `value`")
         if "source" not in entry:
-            raise self.fail(node, f"{where}.source", "source missing: every value must name the public document it comes from")
+            raise self.fail(
+                node, f"{where}.source", "source missing: every value must name the public document it comes from"
+            )
         source_node = entry["source"][1]
         if not Y.is_str(source_node) or not str(source_node.value).strip():
-            raise self.fail(source_node, f"{where}.source", f"source must be non-empty text, got {Y.describe(source_node)}")
+            raise self.fail(
+                source_node, f"{where}.source", f"source must be non-empty text, got {Y.describe(source_node)}"
+            )
         value_node = entry["value"][1]
         return Sourced(check(value_node, where), " ".join(str(source_node.value).split()), Y.line_of(value_node))
 
     def limit_value(self, spec: S.AmdField) -> Any:
         def check(node: yaml.Node, where: str) -> Any:
-            if spec.nullable and isinstance(node, yaml.ScalarNode) and Y.scalar(node) is None and node.tag.endswith("null"):
+            if (
+                spec.nullable
+                and isinstance(node, yaml.ScalarNode)
+                and Y.scalar(node) is None
+                and node.tag.endswith("null")
+            ):
                 return None
             if spec.type is bool:
                 if not (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":bool")):

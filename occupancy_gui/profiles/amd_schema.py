@@ -45,18 +45,29 @@ TARGET_FIELDS: tuple[AmdField, ...] = (
     AmdField("wave32", bool, "", "The target can run wave32 (gfx10 and later)."),
     AmdField("has_wgp", bool, "", "The target has work-group processors and a WGP / CU mode (gfx10 and later)."),
     _int("max_workgroup_size", "threads", "Largest workgroup (block) the runtime launches."),
-    AmdField("agpr_file", str, "", "AccVGPRs: none, separate (gfx908) or unified with the VGPRs (gfx90a+).",
-             choices=("none", "separate", "unified")),
+    AmdField(
+        "agpr_file",
+        str,
+        "",
+        "AccVGPRs: none, separate (gfx908) or unified with the VGPRs (gfx90a+).",
+        choices=("none", "separate", "unified"),
+    ),
     _int("lds_per_workgroup", "bytes", "The runtime's localMemSize_: LDS one workgroup may use (ROCr group segment)."),
     _int("runtime_vgpr_granule", "VGPRs", "comgr VGPRAllocGranule: the runtime's VGPR allocation granule."),
     _int("runtime_vgprs_per_simd", "VGPRs", "comgr TotalNumVGPRs: VGPRs per SIMD lane as the runtime counts them."),
-    _int("runtime_sgprs_per_simd", "SGPRs", "SGPRs per SIMD shared by its waves (800 on gfx8-9); null: no limit.",
-         nullable=True),
+    _int(
+        "runtime_sgprs_per_simd",
+        "SGPRs",
+        "SGPRs per SIMD shared by its waves (800 on gfx8-9); null: no limit.",
+        nullable=True,
+    ),
     _int("runtime_max_waves_per_simd", "waves", "The runtime's cap on waves per SIMD (8 on gfx9, 16 after)."),
     _int("max_waves_per_cu", "waves", "HSA MAX_WAVES_PER_CU: maxThreadsPerMultiProcessor / wave size per CU."),
     _int("llvm_max_waves_per_eu", "waves", "LLVM getMaxWavesPerEU: waves per SIMD the compiler allows."),
     _int("llvm_vgpr_granule_wave64", "VGPRs", "LLVM getVGPRAllocGranule for wave64."),
-    _int("llvm_vgpr_granule_wave32", "VGPRs", "LLVM getVGPRAllocGranule for wave32; null without wave32.", nullable=True),
+    _int(
+        "llvm_vgpr_granule_wave32", "VGPRs", "LLVM getVGPRAllocGranule for wave32; null without wave32.", nullable=True
+    ),
     _int("llvm_total_vgprs_wave64", "VGPRs", "LLVM getTotalNumVGPRs for wave64."),
     _int("llvm_total_vgprs_wave32", "VGPRs", "LLVM getTotalNumVGPRs for wave32; null without wave32.", nullable=True),
     _int("llvm_addressable_vgprs", "VGPRs", "LLVM getAddressableNumVGPRs."),
@@ -78,9 +89,19 @@ GPU_REQUIRED = frozenset({"schema", "name", "kind", "target", "segment", "comput
 GPU_OPTIONAL = frozenset({"title", "notes", "aliases"})
 
 KEY_ORDER = (
-    "schema", "name", "kind", "title", "target", "architecture", "aliases", "segment", "notes",
-    "compute_units", "hip_multiprocessor_count", "limits",
-)  # fmt: skip
+    "schema",
+    "name",
+    "kind",
+    "title",
+    "target",
+    "architecture",
+    "aliases",
+    "segment",
+    "notes",
+    "compute_units",
+    "hip_multiprocessor_count",
+    "limits",
+)
 
 
 def allowed_keys(kind: str) -> frozenset[str]:
@@ -107,9 +128,11 @@ def target_relation_errors(values: dict[str, object]) -> list[tuple[str, str]]:
         problems.append(("default_wave_size", "is 32 but wave32 is false"))
     if v.get("has_wgp") is True and wave32 is False:
         problems.append(("has_wgp", "WGP mode exists only on gfx10+ targets, which run wave32"))
-    for granule, total in (("runtime_vgpr_granule", "runtime_vgprs_per_simd"),
-                           ("llvm_vgpr_granule_wave64", "llvm_total_vgprs_wave64"),
-                           ("llvm_vgpr_granule_wave32", "llvm_total_vgprs_wave32")):  # fmt: skip
+    for granule, total in (
+        ("runtime_vgpr_granule", "runtime_vgprs_per_simd"),
+        ("llvm_vgpr_granule_wave64", "llvm_total_vgprs_wave64"),
+        ("llvm_vgpr_granule_wave32", "llvm_total_vgprs_wave32"),
+    ):
         g, t = v.get(granule), v.get(total)
         if isinstance(g, int) and isinstance(t, int) and t % g:
             problems.append((total, f"{t} is not a multiple of {granule} {g}"))

@@ -167,14 +167,26 @@ class _Resolver:
         values = {k: int(s.value) for k, s in raw.limits.items()}
         sources = {k: s.source for k, s in raw.limits.items()}
         common: dict[str, Any] = dict(
-            name=raw.name, kind=raw.kind, architecture=raw.architecture, segment=raw.segment,
-            aliases=raw.aliases, path=raw.path, info={k: s.value for k, s in raw.info.items()},
-            user=user, notes=raw.notes,
-        )  # fmt: skip
+            name=raw.name,
+            kind=raw.kind,
+            architecture=raw.architecture,
+            segment=raw.segment,
+            aliases=raw.aliases,
+            path=raw.path,
+            info={k: s.value for k, s in raw.info.items()},
+            user=user,
+            notes=raw.notes,
+        )
         if raw.kind == "compute_capability":
             assert raw.compute_capability is not None and raw.title is not None
-            return DeviceProfile(title=raw.title, compute_capability=raw.compute_capability, sm_count=None,
-                                 values=values, sources=sources, **common)  # fmt: skip
+            return DeviceProfile(
+                title=raw.title,
+                compute_capability=raw.compute_capability,
+                sm_count=None,
+                values=values,
+                sources=sources,
+                **common,
+            )
         parent = self.parent(raw)
         merged = {**parent.values, **values}
         for fld, message in S.relation_errors(merged):
@@ -184,8 +196,14 @@ class _Resolver:
         assert raw.sm_count is not None
         merged_sources = {**{k: f"{v} (inherited from {parent.name})" for k, v in parent.sources.items()}, **sources}
         merged_sources["sm_count"] = raw.sm_count.source
-        return DeviceProfile(title=raw.title or raw.name, compute_capability=parent.compute_capability,
-                             sm_count=int(raw.sm_count.value), values=merged, sources=merged_sources, **common)  # fmt: skip
+        return DeviceProfile(
+            title=raw.title or raw.name,
+            compute_capability=parent.compute_capability,
+            sm_count=int(raw.sm_count.value),
+            values=merged,
+            sources=merged_sources,
+            **common,
+        )
 
     def parent(self, raw: RawProfile) -> DeviceProfile:
         assert raw.inherits is not None
@@ -194,8 +212,12 @@ class _Resolver:
         if target is not None:
             return target
         if any(p.name.casefold() == raw.inherits.casefold() for p in [*self.bundled, *self.user]):
-            raise ProfileError(raw.path, line, "inherits",
-                               f"{raw.inherits!r} is a gpu profile; a gpu may only inherit a compute_capability profile")
+            raise ProfileError(
+                raw.path,
+                line,
+                "inherits",
+                f"{raw.inherits!r} is a gpu profile; a gpu may only inherit a compute_capability profile",
+            )
         close = difflib.get_close_matches(raw.inherits, [p.name for p in self.cc.values()], n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ProfileError(raw.path, line, "inherits", f"unknown compute_capability profile {raw.inherits!r}{hint}")
@@ -212,16 +234,22 @@ class _Resolver:
             if owner is not None:
                 label = labels[index] if index < len(labels) else "compute_capability"
                 line = raw.lines.get(line_keys[index] if index < len(line_keys) else "compute_capability")
-                raise ProfileError(raw.path, line, label,
-                                   f"{key!r} is already used by {owner}; names and aliases must be unique (case-insensitive)")
+                raise ProfileError(
+                    raw.path,
+                    line,
+                    label,
+                    f"{key!r} is already used by {owner}; names and aliases must be unique (case-insensitive)",
+                )
         for key in keys:
             self.keys[key] = raw.path
 
     def ordered(self) -> list[DeviceProfile]:
         def order(group: list[DeviceProfile]) -> list[DeviceProfile]:
             ccs = sorted((p for p in group if p.kind == "compute_capability"), key=lambda p: p.compute_capability)
-            gpus = sorted((p for p in group if p.kind == "gpu"),
-                          key=lambda p: (p.compute_capability, p.architecture.casefold(), p.name.casefold()))  # fmt: skip
+            gpus = sorted(
+                (p for p in group if p.kind == "gpu"),
+                key=lambda p: (p.compute_capability, p.architecture.casefold(), p.name.casefold()),
+            )
             return ccs + gpus
 
         return order(self.bundled) + order(self.user)

@@ -98,13 +98,18 @@ class _Builder:
         for key, (key_node, _v) in top.items():
             if key not in allowed:
                 hint = "; the compute capability comes from `inherits`" if key == "compute_capability" else ""
-                raise self.fail(key_node, key, f"unknown key for a {kind} profile{hint}; allowed: {', '.join(sorted(allowed))}")
+                raise self.fail(
+                    key_node, key, f"unknown key for a {kind} profile{hint}; allowed: {', '.join(sorted(allowed))}"
+                )
         for key in S.KEY_ORDER:
             if key in S.required_keys(kind) and key not in top:
                 raise self.fail(root, key, f"missing required key for a {kind} profile")
         if not Y.is_int(top["schema"][1]) or Y.scalar(top["schema"][1]) != S.SCHEMA_VERSION:
-            raise self.fail(top["schema"][1], "schema",
-                            f"unsupported schema version {Y.describe(top['schema'][1])}; expected {S.SCHEMA_VERSION}")
+            raise self.fail(
+                top["schema"][1],
+                "schema",
+                f"unsupported schema version {Y.describe(top['schema'][1])}; expected {S.SCHEMA_VERSION}",
+            )
 
         def text(key: str, max_len: int = S.MAX_TEXT_LENGTH) -> str | None:
             return self.text(top[key][1], key, max_len) if key in top else None
@@ -112,14 +117,24 @@ class _Builder:
         name = self.text(top["name"][1], "name", S.MAX_NAME_LENGTH)
         aliases = self.aliases(top["aliases"][1], lines) if "aliases" in top else ()
         raw: dict[str, Any] = dict(
-            path=self.source, kind=kind, name=name, architecture=text("architecture", S.MAX_NAME_LENGTH),
-            title=text("title"), notes=text("notes"), aliases=aliases, lines=lines,
-        )  # fmt: skip
+            path=self.source,
+            kind=kind,
+            name=name,
+            architecture=text("architecture", S.MAX_NAME_LENGTH),
+            title=text("title"),
+            notes=text("notes"),
+            aliases=aliases,
+            lines=lines,
+        )
         if kind == "compute_capability":
             cc = self.compute_capability(top["compute_capability"][1])
             if name != S.cc_profile_name(cc):
-                raise self.fail(top["name"][1], "name", f"a compute_capability profile for {cc[0]}.{cc[1]} "
-                                f"must be named {S.cc_profile_name(cc)!r}, got {name!r}")
+                raise self.fail(
+                    top["name"][1],
+                    "name",
+                    f"a compute_capability profile for {cc[0]}.{cc[1]} "
+                    f"must be named {S.cc_profile_name(cc)!r}, got {name!r}",
+                )
             raw["compute_capability"] = cc
         else:
             self.not_cc_spelling(top["name"][1], "name", name)
@@ -154,10 +169,13 @@ class _Builder:
     def compute_capability(self, node: yaml.Node) -> tuple[int, int]:
         field = "compute_capability"
         if Y.is_number(node):
-            raise self.fail(node, field,
-                            f'expected a quoted string "MAJOR.MINOR" such as "8.0", got {Y.describe(node)}; quote it')
+            raise self.fail(
+                node, field, f'expected a quoted string "MAJOR.MINOR" such as "8.0", got {Y.describe(node)}; quote it'
+            )
         if not Y.is_str(node) or not (match := S.CC_STRING.match(node.value)):
-            raise self.fail(node, field, f'expected a quoted string "MAJOR.MINOR" such as "8.0", got {Y.describe(node)}')
+            raise self.fail(
+                node, field, f'expected a quoted string "MAJOR.MINOR" such as "8.0", got {Y.describe(node)}'
+            )
         major, minor = int(match.group(1)), int(match.group(2))
         if major < 1:
             raise self.fail(node, field, f"major version must be at least 1, got {node.value!r}")
@@ -200,14 +218,20 @@ class _Builder:
         entry = Y.mapping(node, self.source, field)
         for key, (key_node, _v) in entry.items():
             if key not in S.SOURCED_KEYS:
-                raise self.fail(key_node, f"{field}.{key}", "unknown key; a value entry holds exactly `value` and `source`")
+                raise self.fail(
+                    key_node, f"{field}.{key}", "unknown key; a value entry holds exactly `value` and `source`"
+                )
         if "value" not in entry:
             raise self.fail(node, field, "missing `value`")
         if "source" not in entry:
-            raise self.fail(node, f"{field}.source", "source missing: every value must name the public document it comes from")
+            raise self.fail(
+                node, f"{field}.source", "source missing: every value must name the public document it comes from"
+            )
         source_node = entry["source"][1]
         if not Y.is_str(source_node) or not str(source_node.value).strip():
-            raise self.fail(source_node, f"{field}.source", f"source must be non-empty text, got {Y.describe(source_node)}")
+            raise self.fail(
+                source_node, f"{field}.source", f"source must be non-empty text, got {Y.describe(source_node)}"
+            )
         value_node = entry["value"][1]
         return Sourced(check(value_node, field), " ".join(str(source_node.value).split()), Y.line_of(value_node))
 

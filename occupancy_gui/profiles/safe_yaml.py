@@ -105,8 +105,9 @@ class _Checks(Composer, Resolver):
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            raise YamlRefused(_line(event.start_mark), "YAML anchors and aliases (&name / *name) are not allowed",
-                              self._field())
+            raise YamlRefused(
+                _line(event.start_mark), "YAML anchors and aliases (&name / *name) are not allowed", self._field()
+            )
         if self._depth >= MAX_DEPTH:
             raise YamlRefused(_line(event.start_mark), f"mappings and lists nested more than {MAX_DEPTH} deep")
         self._nodes += 1
@@ -118,8 +119,9 @@ class _Checks(Composer, Resolver):
         finally:
             self._depth -= 1
         if isinstance(node, yaml.ScalarNode) and node.tag == _INT and len(node.value) > MAX_INT_CHARS:
-            raise YamlRefused(_line(node.start_mark), f"a number of {len(node.value)} characters is too long",
-                              self._field())
+            raise YamlRefused(
+                _line(node.start_mark), f"a number of {len(node.value)} characters is too long", self._field()
+            )
         return node
 
     def compose_mapping_node(self, anchor: Any) -> yaml.MappingNode:
@@ -133,12 +135,16 @@ class _Checks(Composer, Resolver):
         while not self.check_event(yaml.MappingEndEvent):
             key = self.compose_node(node, None)
             if not isinstance(key, yaml.ScalarNode):
-                raise YamlRefused(_line(key.start_mark), "keys must be plain words, not mappings or lists",
-                                  self._field())
+                raise YamlRefused(
+                    _line(key.start_mark), "keys must be plain words, not mappings or lists", self._field()
+                )
             if key.value in seen:
                 first = seen[key.value]
-                raise YamlRefused(_line(key.start_mark), "duplicate key" + (f" (first on line {first})" if first else ""),
-                                  self._field(key.value))
+                raise YamlRefused(
+                    _line(key.start_mark),
+                    "duplicate key" + (f" (first on line {first})" if first else ""),
+                    self._field(key.value),
+                )
             seen[key.value] = _line(key.start_mark)
             self._keys.append(key.value)
             try:

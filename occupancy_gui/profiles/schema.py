@@ -35,10 +35,20 @@ class Field:
 
 
 LIMIT_FIELDS: tuple[Field, ...] = (
-    Field("warp_size", int, "threads", "Threads per warp (cudaDeviceProp.warpSize); 32 on every NVIDIA GPU.",
-          label="Warp size"),
-    Field("max_threads_per_block", int, "threads", "Largest block a kernel may launch (maxThreadsPerBlock).",
-          label="Max threads per block"),
+    Field(
+        "warp_size",
+        int,
+        "threads",
+        "Threads per warp (cudaDeviceProp.warpSize); 32 on every NVIDIA GPU.",
+        label="Warp size",
+    ),
+    Field(
+        "max_threads_per_block",
+        int,
+        "threads",
+        "Largest block a kernel may launch (maxThreadsPerBlock).",
+        label="Max threads per block",
+    ),
     Field(
         "max_threads_per_multiprocessor",
         int,
@@ -46,12 +56,27 @@ LIMIT_FIELDS: tuple[Field, ...] = (
         "Resident threads per SM (maxThreadsPerMultiProcessor); resident warps times warp size.",
         label="Max threads per SM",
     ),
-    Field("regs_per_block", int, "registers", "32-bit registers one block may use (regsPerBlock).",
-          label="Registers per block"),
-    Field("regs_per_multiprocessor", int, "registers", "32-bit registers in one SM's file (regsPerMultiprocessor).",
-          label="Registers per SM"),
-    Field("shared_mem_per_block", int, "bytes", "Shared memory per block without opt-in (sharedMemPerBlock).",
-          label="Shared memory per block"),
+    Field(
+        "regs_per_block",
+        int,
+        "registers",
+        "32-bit registers one block may use (regsPerBlock).",
+        label="Registers per block",
+    ),
+    Field(
+        "regs_per_multiprocessor",
+        int,
+        "registers",
+        "32-bit registers in one SM's file (regsPerMultiprocessor).",
+        label="Registers per SM",
+    ),
+    Field(
+        "shared_mem_per_block",
+        int,
+        "bytes",
+        "Shared memory per block without opt-in (sharedMemPerBlock).",
+        label="Shared memory per block",
+    ),
     Field(
         "shared_mem_per_multiprocessor",
         int,
@@ -101,9 +126,20 @@ GPU_REQUIRED = COMMON_REQUIRED | {"inherits", "segment", "sm_count"}
 GPU_OPTIONAL = frozenset({"title", "notes", "aliases", "limits", "info"})
 
 KEY_ORDER = (
-    "schema", "name", "kind", "title", "compute_capability", "inherits", "aliases",
-    "architecture", "segment", "notes", "sm_count", "limits", "info",
-)  # fmt: skip
+    "schema",
+    "name",
+    "kind",
+    "title",
+    "compute_capability",
+    "inherits",
+    "aliases",
+    "architecture",
+    "segment",
+    "notes",
+    "sm_count",
+    "limits",
+    "info",
+)
 
 CC_STRING = re.compile(r"^(\d{1,2})\.(\d)$")
 CC_PROFILE_NAME = "sm_{major}{minor}"

@@ -19,10 +19,30 @@ from .data import (
 )
 from .formats import render, to_csv, to_html, to_markdown
 
-__all__ = ["AmdGpuRow", "AmdReportData", "amd_describe", "amd_report_data", "every_amd_gpu", "render_amd",
-           "BINDING_MARK", "INPUT_LABELS", "LIMIT_TITLES", "Figure", "GpuRow", "ReportData", "describe", "every_gpu",
-           "format_input", "provenance", "record_inputs", "render", "report_data", "to_csv", "to_html",
-           "to_markdown"]
+__all__ = [
+    "AmdGpuRow",
+    "AmdReportData",
+    "amd_describe",
+    "amd_report_data",
+    "every_amd_gpu",
+    "render_amd",
+    "BINDING_MARK",
+    "INPUT_LABELS",
+    "LIMIT_TITLES",
+    "Figure",
+    "GpuRow",
+    "ReportData",
+    "describe",
+    "every_gpu",
+    "format_input",
+    "provenance",
+    "record_inputs",
+    "render",
+    "report_data",
+    "to_csv",
+    "to_html",
+    "to_markdown",
+]
 
 _AMD_NAMES = ("AmdGpuRow", "AmdReportData", "amd_describe", "amd_report_data", "every_amd_gpu", "render_amd")
 

@@ -28,8 +28,14 @@ if TYPE_CHECKING:
 
 AMD_INPUT_LABELS = {f.name: f.label for f in fields.for_vendor(fields.AMD)} | {"dynamic_smem": "Dynamic LDS"}
 """The AMD inputs' names (the dynamic shared memory both vendors take is AMD's dynamic LDS)."""
-HIP_TITLES = {"workgroup_size": "Workgroup size", "waves": "Wave cap", "vgprs": "VGPRs", "sgprs": "SGPRs",
-              "lds": "LDS", "waves_per_eu": "amdgpu_waves_per_eu"}  # fmt: skip
+HIP_TITLES = {
+    "workgroup_size": "Workgroup size",
+    "waves": "Wave cap",
+    "vgprs": "VGPRs",
+    "sgprs": "SGPRs",
+    "lds": "LDS",
+    "waves_per_eu": "amdgpu_waves_per_eu",
+}
 MODEL = "HIP runtime: hipOccupancyMaxActiveBlocksPerMultiprocessor (ROCm 7.x hip_platform.cpp); compiler: LLVM's AMDGPU model"
 CSV_COLUMNS = ("rule", "limit", "binding", "value", "unit", "requested", "allocated", "capacity", "calculation")
 
@@ -55,14 +61,21 @@ def binding_words(names: tuple[str, ...]) -> str:
 
 
 # ----------------------------------------------------------------------------- figures (compare A / B)
-def amd_describe(profile: AmdProfile, inputs: Inputs, result: AmdAnswer | None,
-                 error: str | None = None) -> tuple[Figure, ...]:  # fmt: skip
+def amd_describe(
+    profile: AmdProfile, inputs: Inputs, result: AmdAnswer | None, error: str | None = None
+) -> tuple[Figure, ...]:
     """Every input and result figure of one AMD configuration, in a fixed order (the compare table's rows)."""
     target = profile.target
-    out = [Figure("device", "Device", profile.name, "input"), Figure("target", "Target", target.name, "input"),
-           Figure("cus", "CUs", "—" if profile.compute_units is None else str(profile.compute_units), "input")]  # fmt: skip
-    out += [Figure(n, label, format_amd_input(n, getattr(inputs, n)), "input")
-            for n, label in AMD_INPUT_LABELS.items() if applies(n, target)]  # fmt: skip
+    out = [
+        Figure("device", "Device", profile.name, "input"),
+        Figure("target", "Target", target.name, "input"),
+        Figure("cus", "CUs", "—" if profile.compute_units is None else str(profile.compute_units), "input"),
+    ]
+    out += [
+        Figure(n, label, format_amd_input(n, getattr(inputs, n)), "input")
+        for n, label in AMD_INPUT_LABELS.items()
+        if applies(n, target)
+    ]
     texts: dict[str, tuple[str, str]] = {}
     if result is None:
         out.append(Figure("error", "Error", error or "no result", "result"))
@@ -79,7 +92,7 @@ def amd_describe(profile: AmdProfile, inputs: Inputs, result: AmdAnswer | None,
             "llvm_waves": ("Compiler (LLVM): waves per SIMD", f"{c.waves_per_simd} of {c.max_waves_per_simd}"),
             "llvm_occupancy": ("Compiler (LLVM): occupancy", f"{c.occupancy * 100:.4g} %"),
             "llvm_binding": ("Compiler (LLVM): binding limit", binding_words(c.binding)),
-        }  # fmt: skip
+        }
     out += [Figure(k, label, text, "result") for k, (label, text) in texts.items()]
     return tuple(out)
 
@@ -117,9 +130,20 @@ def every_amd_gpu(catalog: AmdCatalog, inputs: Inputs) -> list[AmdGpuRow]:
             rows.append(AmdGpuRow(profile.name, profile.target.name, count, 0, 0.0, "error", 0, 0, 0.0, str(exc)))
             continue
         h, c = result.hip, result.compiler
-        rows.append(AmdGpuRow(profile.name, profile.target.name, count, h.active_blocks, 0.0 if h.error else h.occupancy,
-                              "error" if h.error else binding_words(h.binding), h.grid_blocks or 0, c.waves_per_simd,
-                              c.occupancy, h.error))  # fmt: skip
+        rows.append(
+            AmdGpuRow(
+                profile.name,
+                profile.target.name,
+                count,
+                h.active_blocks,
+                0.0 if h.error else h.occupancy,
+                "error" if h.error else binding_words(h.binding),
+                h.grid_blocks or 0,
+                c.waves_per_simd,
+                c.occupancy,
+                h.error,
+            )
+        )
     return rows
 
 
@@ -141,16 +165,24 @@ def amd_report_data(session: Session, kernel_source: str | None = None) -> AmdRe
     """The report of ``session``'s current AMD question."""
     state = session.amd
     stamp = datetime.now(UTC).astimezone().strftime("%Y-%m-%d %H:%M %Z")
-    return AmdReportData(session.amd_profile, session.inputs, state.answer if state else None,
-                         state.error if state else "no answer", stamp, kernel_source,
-                         dict(state.curves) if state else {})  # fmt: skip
+    return AmdReportData(
+        session.amd_profile,
+        session.inputs,
+        state.answer if state else None,
+        state.error if state else "no answer",
+        stamp,
+        kernel_source,
+        dict(state.curves) if state else {},
+    )
 
 
 def summary_rows(data: AmdReportData) -> list[tuple[str, str, str]]:
     """(key, label, text) of the summary: both answers and the explanation."""
     if data.answer is None:
         return [("error", "Error", data.error or "no result")]
-    rows = [(f.key, f.label, f.text) for f in amd_describe(data.profile, data.inputs, data.answer) if f.group == "result"]
+    rows = [
+        (f.key, f.label, f.text) for f in amd_describe(data.profile, data.inputs, data.answer) if f.group == "result"
+    ]
     return [*rows, ("explanation", "Why they differ", data.answer.explanation)]
 
 
@@ -159,24 +191,44 @@ def limit_rows(data: AmdReportData) -> list[list[str]]:
     if data.answer is None:
         return []
     rows = [*data.answer.hip_rows(), *data.answer.compiler_rows()]
-    return [[r.rule, r.name, "yes" if r.binding else "", "" if r.value is None else str(r.value), r.unit, r.requested,
-             r.allocated, r.capacity, r.calculation] for r in rows]  # fmt: skip
+    return [
+        [
+            r.rule,
+            r.name,
+            "yes" if r.binding else "",
+            "" if r.value is None else str(r.value),
+            r.unit,
+            r.requested,
+            r.allocated,
+            r.capacity,
+            r.calculation,
+        ]
+        for r in rows
+    ]
 
 
 def input_rows(data: AmdReportData) -> list[tuple[str, str, str]]:
     target = data.profile.target
-    return [(n, label, format_amd_input(n, getattr(data.inputs, n))) for n, label in AMD_INPUT_LABELS.items()
-            if applies(n, target)]  # fmt: skip
+    return [
+        (n, label, format_amd_input(n, getattr(data.inputs, n)))
+        for n, label in AMD_INPUT_LABELS.items()
+        if applies(n, target)
+    ]
 
 
 def device_rows(data: AmdReportData) -> list[tuple[str, str, str]]:
     """The device's figures (its target's limits) with their sources."""
     p, t = data.profile, data.profile.target
-    rows = [("Profile", p.name if p.title in ("", p.name) else f"{p.name} ({p.title})", "bundled AMD profile"),
-            ("Target", f"{t.name} ({p.architecture})", "profile"),
-            ("CUs", "—" if p.compute_units is None else str(p.compute_units), p.sources.get("compute_units", "profile")),
-            ("HIP multiProcessorCount", "—" if p.hip_multiprocessor_count is None else str(p.hip_multiprocessor_count),
-             p.sources.get("hip_multiprocessor_count", "profile"))]  # fmt: skip
+    rows = [
+        ("Profile", p.name if p.title in ("", p.name) else f"{p.name} ({p.title})", "bundled AMD profile"),
+        ("Target", f"{t.name} ({p.architecture})", "profile"),
+        ("CUs", "—" if p.compute_units is None else str(p.compute_units), p.sources.get("compute_units", "profile")),
+        (
+            "HIP multiProcessorCount",
+            "—" if p.hip_multiprocessor_count is None else str(p.hip_multiprocessor_count),
+            p.sources.get("hip_multiprocessor_count", "profile"),
+        ),
+    ]
     for name, source in p.sources.items():
         if hasattr(t, name):
             rows.append((name, str(getattr(t, name)), source))
@@ -187,20 +239,31 @@ def to_html(data: AmdReportData) -> str:
     """A self-contained HTML page: both answers, both rules' limits, the runtime's curves, inputs and device."""
     h = html.escape
     title = f"Occupancy report — {h(data.profile.name)}"
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{title}</title>",
-             f"<style>{CSS}</style></head><body>", f"<h1>{title}</h1>",
-             f'<p class="muted">Generated {h(data.generated)} by occupancy_gui {h(__version__)}; {h(MODEL)}.</p>',
-             '<h2>Both answers</h2><table id="summary">']  # fmt: skip
-    parts += [f'<tr><th>{h(label)}</th><td data-key="{key}">{h(text)}</td></tr>' for key, label, text in summary_rows(data)]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{title}</title>",
+        f"<style>{CSS}</style></head><body>",
+        f"<h1>{title}</h1>",
+        f'<p class="muted">Generated {h(data.generated)} by occupancy_gui {h(__version__)}; {h(MODEL)}.</p>',
+        '<h2>Both answers</h2><table id="summary">',
+    ]
+    parts += [
+        f'<tr><th>{h(label)}</th><td data-key="{key}">{h(text)}</td></tr>' for key, label, text in summary_rows(data)
+    ]
     parts.append("</table>")
     if data.answer is not None:
-        parts.append(f'<h2>Limits</h2><p class="muted">{BINDING_MARK} marks a binding limit of its rule. The compiler '
-                     "model uses the launch bound, not the launched block, and leaves out dynamic LDS.</p>")  # fmt: skip
+        parts.append(
+            f'<h2>Limits</h2><p class="muted">{BINDING_MARK} marks a binding limit of its rule. The compiler '
+            "model uses the launch bound, not the launched block, and leaves out dynamic LDS.</p>"
+        )
         parts.append('<table id="constraints"><tr>' + "".join(f"<th>{h(c)}</th>" for c in CSV_COLUMNS[1:]) + "</tr>")
         for row in limit_rows(data):
             first = (f"{BINDING_MARK} " if row[2] else "") + f"{row[0]}: {row[1]}"
             cells = [first, *row[3:]]
-            parts.append(f'<tr{" class=binding" if row[2] else ""}>' + "".join(f"<td>{h(c)}</td>" for c in cells) + "</tr>")
+            parts.append(
+                f"<tr{' class=binding' if row[2] else ''}>" + "".join(f"<td>{h(c)}</td>" for c in cells) + "</tr>"
+            )
         parts.append("</table>")
     if data.curves:
         svgs = [curve_svg(name, sweep.runtime) for name, sweep in data.curves.items()]
@@ -227,14 +290,22 @@ def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
 
 def to_markdown(data: AmdReportData) -> str:
     """The report as GitHub-flavoured Markdown (binding limits bold and marked ★)."""
-    out = [f"# Occupancy report — {data.profile.name}", "",
-           f"Generated {data.generated} by occupancy_gui {__version__}; {MODEL}.", "", "## Both answers", ""]  # fmt: skip
+    out = [
+        f"# Occupancy report — {data.profile.name}",
+        "",
+        f"Generated {data.generated} by occupancy_gui {__version__}; {MODEL}.",
+        "",
+        "## Both answers",
+        "",
+    ]
     out += _md_table(["Figure", "Value"], [[label, text] for _k, label, text in summary_rows(data)])
     if data.answer is not None:
         rows = [[f"**{BINDING_MARK} {r[0]}: {r[1]}**" if r[2] else f"{r[0]}: {r[1]}", *r[3:]] for r in limit_rows(data)]
         out += ["", "## Limits", "", f"{BINDING_MARK} marks a binding limit of its rule.", ""]
         out += _md_table(["Limit", *CSV_COLUMNS[3:]], rows)
-    out += ["", "## Inputs", ""] + _md_table(["Input", "Value"], [[label, text] for _n, label, text in input_rows(data)])
+    out += ["", "## Inputs", ""] + _md_table(
+        ["Input", "Value"], [[label, text] for _n, label, text in input_rows(data)]
+    )
     if data.kernel_source:
         out += ["", f"Kernel: {data.kernel_source}"]
     out += ["", "## Device", ""] + _md_table(["Figure", "Value", "Source"], [list(r) for r in device_rows(data)])
@@ -250,15 +321,22 @@ def to_csv(data: AmdReportData) -> str:
     return buffer.getvalue()
 
 
-RENDERERS: dict[str, Any] = {".html": to_html, ".htm": to_html, ".md": to_markdown, ".markdown": to_markdown,
-                             ".csv": to_csv}  # fmt: skip
+RENDERERS: dict[str, Any] = {
+    ".html": to_html,
+    ".htm": to_html,
+    ".md": to_markdown,
+    ".markdown": to_markdown,
+    ".csv": to_csv,
+}
 
 
 def render_amd(data: AmdReportData, path: str | os.PathLike[str]) -> str:
     """The AMD report text for ``path``'s extension; ``ValueError`` names the supported ones."""
     suffix = os.path.splitext(os.fspath(path))[1].lower()
     if suffix not in RENDERERS:
-        raise ValueError(f"{os.fspath(path)}: unknown report format {suffix or '(no extension)'!r}; "
-                         f"use one of {', '.join(sorted(RENDERERS))}")  # fmt: skip
+        raise ValueError(
+            f"{os.fspath(path)}: unknown report format {suffix or '(no extension)'!r}; "
+            f"use one of {', '.join(sorted(RENDERERS))}"
+        )
     text: str = RENDERERS[suffix](data)
     return text

@@ -45,14 +45,26 @@ if TYPE_CHECKING:
 
 BINDING_MARK = "★"
 LIMIT_TITLES = {
-    Limit.BLOCKS: "Resident blocks", Limit.WARPS: "Warps / threads", Limit.REGISTERS: "Registers",
-    Limit.SHARED_MEMORY: "Shared memory", Limit.BARRIERS: "Block barriers",
+    Limit.BLOCKS: "Resident blocks",
+    Limit.WARPS: "Warps / threads",
+    Limit.REGISTERS: "Registers",
+    Limit.SHARED_MEMORY: "Shared memory",
+    Limit.BARRIERS: "Block barriers",
     Limit.VIRTUAL_RESOURCES: "Virtual resources",
-}  # fmt: skip
+}
 INPUT_LABELS = {f.name: f.label for f in fields.for_vendor(fields.NVIDIA)}  # the session's inputs (NVIDIA's for now)
 BYTE_INPUTS = fields.BYTE_FIELDS
-CSV_COLUMNS = ("limit", "binding", "per_block_nominal", "allocated", "sm_capacity", "calculation", "blocks",
-               "first_pass_estimate", "rounding_changed")  # fmt: skip
+CSV_COLUMNS = (
+    "limit",
+    "binding",
+    "per_block_nominal",
+    "allocated",
+    "sm_capacity",
+    "calculation",
+    "blocks",
+    "first_pass_estimate",
+    "rounding_changed",
+)
 
 
 def format_input(name: str, value: object) -> str:
@@ -85,35 +97,49 @@ class Figure:
     group: str
 
 
-def describe(profile: DeviceProfile, inputs: Inputs, result: OccupancyResult | None,
-             error: str | None = None) -> tuple[Figure, ...]:  # fmt: skip
+def describe(
+    profile: DeviceProfile, inputs: Inputs, result: OccupancyResult | None, error: str | None = None
+) -> tuple[Figure, ...]:
     """Every input and result figure of one configuration, in a fixed order (the compare table's rows)."""
     sms = profile.sm_count
-    out = [Figure("device", "Device", profile.name, "input"),
-           Figure("cc", "Compute capability", profile.cc_string, "input"),
-           Figure("sms", "SMs", "—" if sms is None else str(sms), "input")]  # fmt: skip
+    out = [
+        Figure("device", "Device", profile.name, "input"),
+        Figure("cc", "Compute capability", profile.cc_string, "input"),
+        Figure("sms", "SMs", "—" if sms is None else str(sms), "input"),
+    ]
     out += [Figure(n, INPUT_LABELS[n], format_input(n, getattr(inputs, n)), "input") for n in INPUT_LABELS]
     if result is None:
         out.append(Figure("error", "Error", error or "no result", "result"))
-        result_texts = dict.fromkeys(("active_blocks", "active_warps", "active_threads", "occupancy",
-                                      "binding", "blocks_per_gpu", "estimate"), "—")  # fmt: skip
+        result_texts = dict.fromkeys(
+            ("active_blocks", "active_warps", "active_threads", "occupancy", "binding", "blocks_per_gpu", "estimate"),
+            "—",
+        )
         limit_texts = dict.fromkeys(LIMIT_TITLES, "—")
     else:
         result_texts = {
-            "active_blocks": str(result.active_blocks), "active_warps": str(result.active_warps),
-            "active_threads": str(result.active_threads), "occupancy": f"{result.occupancy * 100:.4g} %",
+            "active_blocks": str(result.active_blocks),
+            "active_warps": str(result.active_warps),
+            "active_threads": str(result.active_threads),
+            "occupancy": f"{result.occupancy * 100:.4g} %",
             "binding": binding_text(result),
             "blocks_per_gpu": "—" if sms is None else str(result.active_blocks * sms),
             "estimate": f"{units.count(result.estimate.active_blocks, 'block')}, {result.estimate.occupancy * 100:.4g} %",
-        }  # fmt: skip
+        }
         limit_texts = {lim: "—" if result.limits.get(lim) is None else str(result.limits[lim]) for lim in LIMIT_TITLES}
-    labels = {"active_blocks": "Active blocks per SM", "active_warps": "Active warps per SM",
-              "active_threads": "Active threads per SM", "occupancy": "Theoretical occupancy",
-              "binding": "Binding limit", "blocks_per_gpu": "Blocks per GPU at once",
-              "estimate": "First-pass estimate"}  # fmt: skip
+    labels = {
+        "active_blocks": "Active blocks per SM",
+        "active_warps": "Active warps per SM",
+        "active_threads": "Active threads per SM",
+        "occupancy": "Theoretical occupancy",
+        "binding": "Binding limit",
+        "blocks_per_gpu": "Blocks per GPU at once",
+        "estimate": "First-pass estimate",
+    }
     out += [Figure(k, labels[k], result_texts[k], "result") for k in labels]
-    out += [Figure(f"limit_{lim.value}", f"Blocks allowed by {LIMIT_TITLES[lim].lower()}", limit_texts[lim], "result")
-            for lim in LIMIT_TITLES]  # fmt: skip
+    out += [
+        Figure(f"limit_{lim.value}", f"Blocks allowed by {LIMIT_TITLES[lim].lower()}", limit_texts[lim], "result")
+        for lim in LIMIT_TITLES
+    ]
     return tuple(out)
 
 
@@ -180,8 +206,12 @@ class ReportData:
     """(label, value) of the imported kernel's other figures: local memory, spills, launch bounds."""
 
 
-def report_data(session: Session, input_sources: dict[str, str] | None = None, kernel_source: str | None = None,
-                record: KernelRecord | None = None) -> ReportData:  # fmt: skip
+def report_data(
+    session: Session,
+    input_sources: dict[str, str] | None = None,
+    kernel_source: str | None = None,
+    record: KernelRecord | None = None,
+) -> ReportData:
     """The report of ``session``'s current question (the advisor's block size computed here).
 
     ``record`` (the imported kernel, if any) adds its local memory and spills; ``input_sources``
@@ -189,8 +219,9 @@ def report_data(session: Session, input_sources: dict[str, str] | None = None, k
     """
     suggestion, suggestion_error = None, None
     try:
-        suggestion = max_potential_block_size(session.device, session.function_attributes,
-                                              session.inputs.dynamic_smem, session.device_state)  # fmt: skip
+        suggestion = max_potential_block_size(
+            session.device, session.function_attributes, session.inputs.dynamic_smem, session.device_state
+        )
     except OccupancyError as exc:
         suggestion_error = str(exc)
     stamp = datetime.now(UTC).astimezone().strftime("%Y-%m-%d %H:%M %Z")
@@ -202,9 +233,19 @@ def report_data(session: Session, input_sources: dict[str, str] | None = None, k
         cannot = mismatch_message(record.arch, session.device.compute_capability, session.catalog)
         if cannot is not None:
             resources += (("Runs on the selected device", cannot),)
-    return ReportData(session.profile, session.inputs, session.result, session.error, suggestion,
-                      suggestion_error, dict(input_sources), kernel_source, stamp, dict(session.curves),
-                      resources)  # fmt: skip
+    return ReportData(
+        session.profile,
+        session.inputs,
+        session.result,
+        session.error,
+        suggestion,
+        suggestion_error,
+        dict(input_sources),
+        kernel_source,
+        stamp,
+        dict(session.curves),
+        resources,
+    )
 
 
 # ----------------------------------------------------------------------------- provenance
@@ -215,14 +256,20 @@ def record_inputs(record: KernelRecord, device: DeviceProperties, threads: int) 
     """The session inputs an imported kernel sets with ``threads`` per block on ``device`` (the window's one rule,
     ``record_launch.record_inputs``); threads only where the kernel decides them (not where it keeps them)."""
     changes = _record_inputs(record, device, threads)
-    if threads_reason(record, threads) is None and not (record.block_size or record.req_threads
-                                                         or record.max_threads == threads):
+    if threads_reason(record, threads) is None and not (
+        record.block_size or record.req_threads or record.max_threads == threads
+    ):
         del changes["threads"]
     return changes
 
 
-def provenance(inputs: Inputs, record: KernelRecord | None = None, origin: str | None = None,
-               typed: frozenset[str] = frozenset(), device: DeviceProperties | None = None) -> dict[str, str]:  # fmt: skip
+def provenance(
+    inputs: Inputs,
+    record: KernelRecord | None = None,
+    origin: str | None = None,
+    typed: frozenset[str] = frozenset(),
+    device: DeviceProperties | None = None,
+) -> dict[str, str]:
     """Where each input's value came from: ``imported from FILE:kernel``, ``typed`` or ``default``.
 
     A value equal to the imported kernel's is imported (unless named in ``typed``); one equal to the
@@ -244,9 +291,16 @@ def provenance(inputs: Inputs, record: KernelRecord | None = None, origin: str |
 
 def kernel_resources(record: KernelRecord) -> tuple[tuple[str, str], ...]:
     """The imported kernel's figures beside its inputs: local memory (stack and spills), spills, bounds."""
-    rows: list[tuple[str, str]] = [("Architecture", record.arch), ("Registers per thread", str(record.registers)),
-            ("Stack per thread", STACK_UNKNOWN if record.stack_bytes is None else
-             f"{units.kib(record.stack_bytes)} (stack frame and spills)")]  # fmt: skip
+    rows: list[tuple[str, str]] = [
+        ("Architecture", record.arch),
+        ("Registers per thread", str(record.registers)),
+        (
+            "Stack per thread",
+            STACK_UNKNOWN
+            if record.stack_bytes is None
+            else f"{units.kib(record.stack_bytes)} (stack frame and spills)",
+        ),
+    ]
     if record.spill_stores is not None or record.spill_loads is not None:
         rows.append(("Spills", f"{record.spill_stores or 0} B stores, {record.spill_loads or 0} B loads"))
     else:
@@ -270,13 +324,19 @@ def device_rows(data: ReportData) -> list[tuple[str, str, str]]:
     p = data.profile
     title = p.name if p.title in ("", p.name) else f"{p.name} ({p.title})"
     origin = f"{'your' if p.user else 'bundled'} profile {Path(p.path).name}" if p.path else "profile"
-    rows = [("Profile", title, origin), ("Compute capability", p.cc_string, "profile"),
-            ("Architecture", p.architecture, "profile"),
-            ("SMs", "—" if p.sm_count is None else str(p.sm_count), p.sources.get("sm_count", "profile"))]  # fmt: skip
+    rows = [
+        ("Profile", title, origin),
+        ("Compute capability", p.cc_string, "profile"),
+        ("Architecture", p.architecture, "profile"),
+        ("SMs", "—" if p.sm_count is None else str(p.sm_count), p.sources.get("sm_count", "profile")),
+    ]
     for spec in LIMIT_FIELDS:
         value = p.values[spec.name]
-        text = units.kib(value) + (f" ({units.bytes_tooltip(value)})" if value >= 1024 else "") \
-            if spec.unit == "bytes" else units.group(value)
+        text = (
+            units.kib(value) + (f" ({units.bytes_tooltip(value)})" if value >= 1024 else "")
+            if spec.unit == "bytes"
+            else units.group(value)
+        )
         rows.append((spec.label or spec.name, text, p.sources.get(spec.name, "")))
     return rows
 
@@ -287,8 +347,13 @@ def _min_blocks_rows(data: ReportData) -> list[tuple[str, str, str]]:
     if wanted is None or r is None:
         return []
     shortfall = min_blocks_shortfall(r.active_blocks, wanted)
-    return [("min_blocks", "Min blocks per SM (__launch_bounds__)",
-             shortfall if shortfall is not None else f"{wanted} asked for, {r.active_blocks} resident: met")]
+    return [
+        (
+            "min_blocks",
+            "Min blocks per SM (__launch_bounds__)",
+            shortfall if shortfall is not None else f"{wanted} asked for, {r.active_blocks} resident: met",
+        )
+    ]
 
 
 def summary_rows(data: ReportData) -> list[tuple[str, str, str]]:
@@ -304,27 +369,48 @@ def summary_rows(data: ReportData) -> list[tuple[str, str, str]]:
         ("occupancy", "Theoretical occupancy", f"{r.occupancy * 100:.4g} %"),
         ("binding", "Binding limit", binding_text(r)),
         ("blocks_per_gpu", "Blocks per GPU at once", "—" if sms is None else f"{r.active_blocks * sms} ({sms} SMs)"),
-        ("estimate", "First-pass estimate",
-         f"{units.count(r.estimate.active_blocks, 'block')}, {r.estimate.occupancy * 100:.4g} %"
-         + ("" if r.estimate.active_blocks == r.active_blocks else " (≠ exact: allocation rounding)")),
+        (
+            "estimate",
+            "First-pass estimate",
+            f"{units.count(r.estimate.active_blocks, 'block')}, {r.estimate.occupancy * 100:.4g} %"
+            + ("" if r.estimate.active_blocks == r.active_blocks else " (≠ exact: allocation rounding)"),
+        ),
         *_min_blocks_rows(data),
-    ]  # fmt: skip
+    ]
 
 
 def table_rows(result: OccupancyResult | None) -> list[tuple[bool, list[str]]]:
     if result is None:
         return []
     binding = set(result.binding) if result.active_blocks > 0 else set()
-    return [(row.limit in binding,
-             [LIMIT_TITLES[row.limit], units.quantities(row.per_block_nominal), units.quantities(row.per_block_allocated),
-              units.quantities(row.sm_capacity), row.calculation, "—" if row.blocks is None else str(row.blocks),
-              "—" if row.estimate_blocks is None else str(row.estimate_blocks),
-              "≠ estimate" if row.rounding_changed_ceiling else ""])
-            for row in result.rows]  # fmt: skip
+    return [
+        (
+            row.limit in binding,
+            [
+                LIMIT_TITLES[row.limit],
+                units.quantities(row.per_block_nominal),
+                units.quantities(row.per_block_allocated),
+                units.quantities(row.sm_capacity),
+                row.calculation,
+                "—" if row.blocks is None else str(row.blocks),
+                "—" if row.estimate_blocks is None else str(row.estimate_blocks),
+                "≠ estimate" if row.rounding_changed_ceiling else "",
+            ],
+        )
+        for row in result.rows
+    ]
 
 
-TABLE_HEADERS = ("Limit", "Per block (nominal)", "Allocated", "SM capacity", "Calculation", "Blocks allowed",
-                 "First-pass estimate", "Note")  # fmt: skip
+TABLE_HEADERS = (
+    "Limit",
+    "Per block (nominal)",
+    "Allocated",
+    "SM capacity",
+    "Calculation",
+    "Blocks allowed",
+    "First-pass estimate",
+    "Note",
+)
 
 
 def advisor_text(data: ReportData) -> str:
@@ -332,5 +418,7 @@ def advisor_text(data: ReportData) -> str:
     if s is None:
         return f"No suggestion: {data.suggestion_error or 'unavailable'}"
     grid = units.count(s.min_grid_size, "block") + ("" if data.profile.sm_count is not None else " per SM")
-    return (f"{s.block_size} threads per block ({units.count(s.blocks_per_sm, 'block')} per SM); minimum grid to fill the GPU "
-            f"once: {grid} (cudaOccupancyMaxPotentialBlockSize)")  # fmt: skip
+    return (
+        f"{s.block_size} threads per block ({units.count(s.blocks_per_sm, 'block')} per SM); minimum grid to fill the GPU "
+        f"once: {grid} (cudaOccupancyMaxPotentialBlockSize)"
+    )

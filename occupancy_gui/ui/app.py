@@ -30,7 +30,6 @@ SCREENSHOT_SIZE = (1400, 900)
 RANGES = INPUT_RANGES
 
 
-
 class UsageError(Exception):
     """A bad command line; the message is one line."""
 
@@ -56,8 +55,9 @@ def _bytes(name: str) -> Any:
         value = units.parse_bytes(text)
         low, high = RANGES[name]
         if value is None or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"expected whole bytes (24576, 24KiB, 1.5 KiB, 2 MiB) up to {high} B, "
-                                             f"got {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"expected whole bytes (24576, 24KiB, 1.5 KiB, 2 MiB) up to {high} B, got {text!r}"
+            )
         return value
 
     return convert
@@ -74,11 +74,19 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="occupancy-gui", description="Exact GPU occupancy calculator for NVIDIA and AMD GPUs (desktop GUI).")
-    parser.add_argument("file", nargs="?", metavar="FILE",
-                        help="a session (.occsession) to open, compiler output to import (ptxas -v log, cubin, a Triton "
-                             "cache folder, ...), or a .ptx/.cu source to compile (with --arch)")
-    parser.add_argument("--device", metavar="NAME", help="device profile: sm_90, 9.0, H100, MI300X, \"RX 7900 XTX\", gfx942, ...")
+    parser = _Parser(
+        prog="occupancy-gui", description="Exact GPU occupancy calculator for NVIDIA and AMD GPUs (desktop GUI)."
+    )
+    parser.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="a session (.occsession) to open, compiler output to import (ptxas -v log, cubin, a Triton "
+        "cache folder, ...), or a .ptx/.cu source to compile (with --arch)",
+    )
+    parser.add_argument(
+        "--device", metavar="NAME", help='device profile: sm_90, 9.0, H100, MI300X, "RX 7900 XTX", gfx942, ...'
+    )
     parser.add_argument("--arch", metavar="sm_XY", help="with a .ptx or .cu FILE: the architecture to compile for")
     for name in WINDOW_OPTIONS:  # the field table's flags, as `occupancy calc` spells them
         f = fields.FIELD[name]
@@ -86,17 +94,37 @@ def build_parser() -> argparse.ArgumentParser:
         assert f.flag is not None  # each of WINDOW_OPTIONS has one
         parser.add_argument(f.flag, type=kind, metavar="B" if f.kind == fields.BYTES else "N", help=f.help)
     parser.add_argument("--screenshot", type=Path, metavar="OUT.png", help="render the window to a PNG and exit")
-    parser.add_argument("--size", type=_size, metavar="WxH", default=SCREENSHOT_SIZE,
-                        help=f"with --screenshot: the window size (default {SCREENSHOT_SIZE[0]}x{SCREENSHOT_SIZE[1]})")
-    parser.add_argument("--docks", metavar="all|none|NAME,...", default=None,
-                        help="with --screenshot: the docks to open (advisor, heatmap, waves, kernel_table, compare, "
-                             "every_gpu, ...); default: as the session left them")  # fmt: skip
-    parser.add_argument("--tour", type=int, metavar="STEP", default=None,
-                        help="with --screenshot: show step STEP of Help → Take the tour (0: the first-launch offer)")
-    parser.add_argument("--self-test", action="store_true",
-                        help="load every bundled profile, check a worked example, render the window offscreen; exit 0 or 1")
-    parser.add_argument("--print-state", action="store_true",
-                        help="print the session the window starts with (after any autosave restore) as JSON and exit")
+    parser.add_argument(
+        "--size",
+        type=_size,
+        metavar="WxH",
+        default=SCREENSHOT_SIZE,
+        help=f"with --screenshot: the window size (default {SCREENSHOT_SIZE[0]}x{SCREENSHOT_SIZE[1]})",
+    )
+    parser.add_argument(
+        "--docks",
+        metavar="all|none|NAME,...",
+        default=None,
+        help="with --screenshot: the docks to open (advisor, heatmap, waves, kernel_table, compare, "
+        "every_gpu, ...); default: as the session left them",
+    )
+    parser.add_argument(
+        "--tour",
+        type=int,
+        metavar="STEP",
+        default=None,
+        help="with --screenshot: show step STEP of Help → Take the tour (0: the first-launch offer)",
+    )
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="load every bundled profile, check a worked example, render the window offscreen; exit 0 or 1",
+    )
+    parser.add_argument(
+        "--print-state",
+        action="store_true",
+        help="print the session the window starts with (after any autosave restore) as JSON and exit",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
 
@@ -132,7 +160,9 @@ def initial_inputs(args: argparse.Namespace, catalog: Catalog, saved: dict[str, 
     rule of ``record_launch`` with these options over it.
     """
     inputs: dict[str, Any] = dict(DEFAULT_INPUTS)
-    inputs["device"] = DEFAULT_DEVICE if DEFAULT_DEVICE in {p.name for p in catalog.profiles} else catalog.profiles[0].name
+    inputs["device"] = (
+        DEFAULT_DEVICE if DEFAULT_DEVICE in {p.name for p in catalog.profiles} else catalog.profiles[0].name
+    )
     inputs.update({k: v for k, v in saved.items() if k not in RANGES or v is None or RANGES[k][0] <= v <= RANGES[k][1]})
     device = args.device
     if device is None and args.arch and args.file and args.file.lower().endswith((".ptx", ".cu")):
@@ -185,8 +215,9 @@ def process_events_until_idle(app: QCoreApplication, rounds: int = 5) -> None:
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
 
 
-def take_screenshot(window: MainWindow, path: Path, size: tuple[int, int] = SCREENSHOT_SIZE,
-                    docks: str | None = None) -> None:
+def take_screenshot(
+    window: MainWindow, path: Path, size: tuple[int, int] = SCREENSHOT_SIZE, docks: str | None = None
+) -> None:
     """Render the window at ``size`` with ``docks`` open (``all``, ``none``, names; ``None``: as they are)."""
     from .support.window_layout import parse_docks, show_docks  # noqa: PLC0415 - lazy: only for screenshots
 

@@ -153,8 +153,10 @@ class MainWindow(QMainWindow):
             self.mode_group.addAction(action)
         self.mode_group.triggered.connect(self._on_mode_triggered)
         self.one_plot_action = QAction("&One plot at a time", self, checkable=True)
-        self.one_plot_action.setToolTip("Show one step curve at a time, chosen by its tab, at full height "
-                                        "(automatic where the window is too short for all four)")  # fmt: skip
+        self.one_plot_action.setToolTip(
+            "Show one step curve at a time, chosen by its tab, at full height "
+            "(automatic where the window is too short for all four)"
+        )
         self.one_plot_action.toggled.connect(self.plot_area.set_one_at_a_time)
         self.about_action = QAction(icon("about"), "&About", self)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
@@ -201,8 +203,9 @@ class MainWindow(QMainWindow):
         self.history = install_history_actions(self, self.kernel_panel.threads_slider)
         if self.amd is not None:
             self.history.watch_inputs(self.amd.panel, self.amd.panel.threads_slider)
-        self.help = install_help(self, self.help_menu, TourTargets(self.inputs_scroll, self._tour_answer, self._tour_table,
-                                                                   self.plot_area))  # fmt: skip
+        self.help = install_help(
+            self, self.help_menu, TourTargets(self.inputs_scroll, self._tour_answer, self._tour_table, self.plot_area)
+        )
         install_window_layout(self, self.analysis_menu)  # last: it sees every dock
 
     def _tour_answer(self) -> QWidget:
@@ -261,8 +264,11 @@ class MainWindow(QMainWindow):
         elif self.amd is not None:
             self.amd.sync()
         self.warps_action.setText("Active &waves" if amd else "Active &warps")
-        self.warps_action.setToolTip("Plot active waves per CU or WGP (HIP's count; LLVM's waves per SIMD × SIMDs "
-                                     "dashed) (Ctrl+2)" if amd else "Plot active warps per SM (Ctrl+2)")  # fmt: skip
+        self.warps_action.setToolTip(
+            "Plot active waves per CU or WGP (HIP's count; LLVM's waves per SIMD × SIMDs dashed) (Ctrl+2)"
+            if amd
+            else "Plot active warps per SM (Ctrl+2)"
+        )
 
     def _update_title(self) -> None:
         """The one writer of the title: device, session file (``*`` when modified), application."""
@@ -290,9 +296,12 @@ class MainWindow(QMainWindow):
 
     # ----------------------------------------------------------------------------- persistence
     def _restore_layout(self, settings: QSettings) -> None:
-        for key, restore in (("geometry", self.restoreGeometry), ("window_state", self.restoreState),
-                             ("main_splitter", self.main_splitter.restoreState),
-                             ("results_splitter", self.results_splitter.restoreState)):  # fmt: skip
+        for key, restore in (
+            ("geometry", self.restoreGeometry),
+            ("window_state", self.restoreState),
+            ("main_splitter", self.main_splitter.restoreState),
+            ("results_splitter", self.results_splitter.restoreState),
+        ):
             value = settings.value(f"window/{key}")
             if isinstance(value, QByteArray):
                 restore(value)

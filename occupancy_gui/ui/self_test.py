@@ -149,7 +149,9 @@ def check_main_window(factory: WindowFactory[Any]) -> str:
         raise SelfTestFailure("the main window's grab() could not be saved and read back as PNG")
     colours = _colours(image)
     if colours < MIN_COLOURS:
-        raise SelfTestFailure(f"the main window rendered blank ({colours} colour(s) in {image.width()}x{image.height()})")
+        raise SelfTestFailure(
+            f"the main window rendered blank ({colours} colour(s) in {image.width()}x{image.height()})"
+        )
     return f"{image.width()}x{image.height()} window, {colours} colours"
 
 
@@ -220,8 +222,9 @@ def run(factory: WindowFactory[Any]) -> int:
         print(f"occupancy-gui: self-test failed: {message}{qt.hint()}", file=sys.stderr)
         return 1
     where = "frozen bundle" if getattr(sys, "frozen", False) else "source"
-    print(f"occupancy-gui self-test passed ({where}): {count} profiles; {example}; {modules} on-demand modules; "
-          f"{window}; "
-          f"{time.perf_counter() - start:.2f} s")  # fmt: skip
+    print(
+        f"occupancy-gui self-test passed ({where}): {count} profiles; {example}; {modules} on-demand modules; "
+        f"{window}; "
+        f"{time.perf_counter() - start:.2f} s"
+    )
     return 0
-

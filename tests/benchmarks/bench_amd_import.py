@@ -106,7 +106,7 @@ the occupancy column's recompute for a new threads per block (s), rows listed.""
 
 def _extract(plugin: Path, out: Path) -> list[Path]:
     data = section(plugin, ".hip_fatbin")
-    starts = [at for at in range(0, len(data), 4096) if data[at:at + 4] in (b"CCOB", b"__CL")]
+    starts = [at for at in range(0, len(data), 4096) if data[at : at + 4] in (b"CCOB", b"__CL")]
     files = []
     for i, (a, b) in enumerate(zip(starts, starts[1:] + [len(data)])):
         for entry, body in extract_bundle(data[a:b]):
@@ -121,8 +121,9 @@ def _readelf(files: list[Path]) -> tuple[float, int]:
     files a process: the command line's limit), output discarded."""
     wall, peak = 0.0, 0
     for at in range(0, len(files), 200):
-        seconds, rss, _ = measured([shutil.which("llvm-readelf-19") or "llvm-readelf-19", "--notes",
-                                    *map(str, files[at:at + 200])])
+        seconds, rss, _ = measured(
+            [shutil.which("llvm-readelf-19") or "llvm-readelf-19", "--notes", *map(str, files[at : at + 200])]
+        )
         wall += seconds
         peak = max(peak, rss)
     return wall, peak
@@ -140,32 +141,56 @@ def main() -> int:
         start = time.perf_counter()
         files = _extract(plugin, Path(tmp))
         size = sum(f.stat().st_size for f in files)
-        print(f"extracted {len(files)} code objects, {size / 1e9:.2f} GB, in {time.perf_counter() - start:.1f} s "
-              "(not timed below)")
+        print(
+            f"extracted {len(files)} code objects, {size / 1e9:.2f} GB, in {time.perf_counter() - start:.1f} s "
+            "(not timed below)"
+        )
         rows = []
         for _ in range(args.repeat):
             seconds, rss, out = measured([sys.executable, "-c", LISTING, str(plugin)])
             first, read, whole, entries, merged = out.split()
-            command, command_rss, _ = measured([sys.executable, "-m", "occupancy_gui.cli.main", "import", "--json",
-                                                "--no-cache", str(plugin)])
+            command, command_rss, _ = measured(
+                [sys.executable, "-m", "occupancy_gui.cli.main", "import", "--json", "--no-cache", str(plugin)]
+            )
             ref, ref_rss = _readelf(files)
             _wall, window_rss, shown = measured([sys.executable, "-c", WINDOW, str(plugin)])
             w_first, w_whole, w_stall, w_recompute, w_rows = shown.split()
-            rows.append((float(first), float(whole), rss, command, command_rss, ref, ref_rss, float(w_first),
-                         float(w_whole), window_rss, float(w_stall), float(w_recompute)))
-            print(f"  first rows {float(first):.2f} s, all {float(whole):.1f} s ({entries} entries, {merged} distinct), "
-                  f"{rss} MiB; occupancy import --json {command:.1f} s, {command_rss} MiB; "
-                  f"window: first rows {float(w_first):.2f} s, whole table {float(w_whole):.1f} s ({w_rows} rows), "
-                  f"longest GUI stall {float(w_stall) * 1e3:.0f} ms, occupancy column on a threads change "
-                  f"{float(w_recompute) * 1e3:.0f} ms, {window_rss} MiB; "
-                  f"llvm-readelf-19 --notes {ref:.1f} s, {ref_rss} MiB", flush=True)
+            rows.append(
+                (
+                    float(first),
+                    float(whole),
+                    rss,
+                    command,
+                    command_rss,
+                    ref,
+                    ref_rss,
+                    float(w_first),
+                    float(w_whole),
+                    window_rss,
+                    float(w_stall),
+                    float(w_recompute),
+                )
+            )
+            print(
+                f"  first rows {float(first):.2f} s, all {float(whole):.1f} s ({entries} entries, {merged} distinct), "
+                f"{rss} MiB; occupancy import --json {command:.1f} s, {command_rss} MiB; "
+                f"window: first rows {float(w_first):.2f} s, whole table {float(w_whole):.1f} s ({w_rows} rows), "
+                f"longest GUI stall {float(w_stall) * 1e3:.0f} ms, occupancy column on a threads change "
+                f"{float(w_recompute) * 1e3:.0f} ms, {window_rss} MiB; "
+                f"llvm-readelf-19 --notes {ref:.1f} s, {ref_rss} MiB",
+                flush=True,
+            )
     med = [statistics.median(column) for column in zip(*rows)]
-    print(f"median of {args.repeat}: first rows {med[0]:.2f} s; the whole listing {med[1]:.1f} s, peak {med[2]:.0f} MiB "
-          f"({med[1] / med[5]:.2f}x llvm-readelf-19 --notes' {med[5]:.1f} s, peak {med[6]:.0f} MiB); "
-          f"occupancy import --json {med[3]:.1f} s, peak {med[4]:.0f} MiB")
-    print(f"window (offscreen, kernel table dock): first rows {med[7]:.2f} s, whole table {med[8]:.1f} s "
-          f"({med[8] / med[5]:.2f}x llvm-readelf-19 --notes), peak {med[9]:.0f} MiB, longest GUI stall "
-          f"{med[10] * 1e3:.0f} ms, occupancy column on a threads change {med[11] * 1e3:.0f} ms")
+    print(
+        f"median of {args.repeat}: first rows {med[0]:.2f} s; the whole listing {med[1]:.1f} s, peak {med[2]:.0f} MiB "
+        f"({med[1] / med[5]:.2f}x llvm-readelf-19 --notes' {med[5]:.1f} s, peak {med[6]:.0f} MiB); "
+        f"occupancy import --json {med[3]:.1f} s, peak {med[4]:.0f} MiB"
+    )
+    print(
+        f"window (offscreen, kernel table dock): first rows {med[7]:.2f} s, whole table {med[8]:.1f} s "
+        f"({med[8] / med[5]:.2f}x llvm-readelf-19 --notes), peak {med[9]:.0f} MiB, longest GUI stall "
+        f"{med[10] * 1e3:.0f} ms, occupancy column on a threads change {med[11] * 1e3:.0f} ms"
+    )
     return 0
 
 

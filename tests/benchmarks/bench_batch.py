@@ -45,19 +45,23 @@ def query_file(seed: int, n: int) -> Path:
     path = CACHE / f"batch-{seed}-{n}.jsonl"
     if not path.exists():
         CACHE.mkdir(exist_ok=True)
-        code = ("import sys; from pathlib import Path; from tests.cli.batch_queries import random_lines; "
-                "from occupancy_gui.cli.devices import load_catalog; "
-                "Path(sys.argv[1]).write_text(chr(10).join(random_lines(int(sys.argv[2]), int(sys.argv[3]), "
-                "load_catalog().names())) + chr(10))")  # fmt: skip
+        code = (
+            "import sys; from pathlib import Path; from tests.cli.batch_queries import random_lines; "
+            "from occupancy_gui.cli.devices import load_catalog; "
+            "Path(sys.argv[1]).write_text(chr(10).join(random_lines(int(sys.argv[2]), int(sys.argv[3]), "
+            "load_catalog().names())) + chr(10))"
+        )
         tmp = path.with_suffix(".tmp")
         subprocess.run([sys.executable, "-c", code, str(tmp), str(seed), str(n)], check=True)
         tmp.replace(path)
     return path
 
 
-_LAUNCHER = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
-             "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
-             "print(u.ru_utime + u.ru_stime, u.ru_maxrss, file=sys.stderr); sys.exit(code)")
+_LAUNCHER = (
+    "import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+    "print(u.ru_utime + u.ru_stime, u.ru_maxrss, file=sys.stderr); sys.exit(code)"
+)
 """Runs the batch and reports its CPU time and peak RSS: a child's peak RSS as the kernel counts it starts
 from its parent's at the fork, so the batch is started by this small process, not by the benchmark."""
 
@@ -65,8 +69,20 @@ from its parent's at the fork, so the batch is started by this small process, no
 def run_batch(path: Path, out: Path, fmt: str, jobs: int) -> tuple[float, float, float, int]:
     """(wall seconds, CPU seconds of it and its workers, seconds to the first answer, peak RSS bytes of its
     largest process) of one ``occupancy batch``."""
-    cmd = [sys.executable, "-c", _LAUNCHER, sys.executable, "-m", "occupancy_gui.cli.main", "batch", str(path),
-           "--format", fmt, "--jobs", str(jobs)]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-c",
+        _LAUNCHER,
+        sys.executable,
+        "-m",
+        "occupancy_gui.cli.main",
+        "batch",
+        str(path),
+        "--format",
+        fmt,
+        "--jobs",
+        str(jobs),
+    ]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
@@ -100,10 +116,20 @@ def harness_inputs(path: Path) -> tuple[dict[object, tuple[object, list[int], li
                 continue
             f, s = q.func, q.state
             try:
-                row = [f.num_regs, f.shared_size_bytes, f.max_threads_per_block, int(f.partitioned_gc_config),
-                       int(f.shmem_limit_config), f.resolved_max_dynamic_smem(device), f.num_block_barriers,
-                       f.virtual_resource_count, int(s.cache_config), s.carveout_config, q.launch.block_size,
-                       q.launch.dynamic_smem]  # fmt: skip
+                row = [
+                    f.num_regs,
+                    f.shared_size_bytes,
+                    f.max_threads_per_block,
+                    int(f.partitioned_gc_config),
+                    int(f.shmem_limit_config),
+                    f.resolved_max_dynamic_smem(device),
+                    f.num_block_barriers,
+                    f.virtual_resource_count,
+                    int(s.cache_config),
+                    s.carveout_config,
+                    q.launch.block_size,
+                    q.launch.dynamic_smem,
+                ]
                 np.asarray(row, dtype=np.int64)
             except OverflowError:
                 continue
@@ -206,9 +232,21 @@ def main() -> None:
         pairs.append((batch, run_harness(reference, groups)))
     header: dict[int, tuple[int, ...]] = {}
     for (_device, indices, _q), r in zip(groups, last_results):
-        fields = np.column_stack([r[k] for k in ("status", "active_blocks", "block_limit_warps", "block_limit_blocks",
-                                                 "block_limit_regs", "block_limit_shared_mem",
-                                                 "allocated_registers_per_block", "allocated_shared_mem_per_block")])  # fmt: skip
+        fields = np.column_stack(
+            [
+                r[k]
+                for k in (
+                    "status",
+                    "active_blocks",
+                    "block_limit_warps",
+                    "block_limit_blocks",
+                    "block_limit_regs",
+                    "block_limit_shared_mem",
+                    "allocated_registers_per_block",
+                    "allocated_shared_mem_per_block",
+                )
+            ]
+        )
         header.update(zip(indices, map(tuple, fields.tolist())))
     for i in unlaunchable.intersection(header):
         status, _, _, *rest = header[i]
@@ -223,34 +261,46 @@ def main() -> None:
                     errors += 1
                     continue
                 lim = a["limits"]
-                mine = (0, a["active_blocks"], *(INT_MAX if lim[k] is None else lim[k]
-                                                 for k in ("warps", "blocks", "registers", "shared_memory")),
-                        a["allocated_registers_per_block"], a["allocated_shared_memory_per_block"])  # fmt: skip
+                mine = (
+                    0,
+                    a["active_blocks"],
+                    *(INT_MAX if lim[k] is None else lim[k] for k in ("warps", "blocks", "registers", "shared_memory")),
+                    a["allocated_registers_per_block"],
+                    a["allocated_shared_memory_per_block"],
+                )
                 assert header.get(i) == mine, f"line {i + 1}: header {header.get(i)}, occupancy batch {mine}"
                 compared += 1
                 no_fit += a["active_blocks"] == 0
         assert i + 1 == args.queries, "one answer per line"
 
-    print(f"queries: {args.queries} lines ({path.stat().st_size / 2**20:.0f} MiB), {errors} error lines, "
-          f"{no_fit} launches where no block fits, {len(groups)} devices; "
-          f"{compared} answers equal to cuda_occupancy.h field by field")
+    print(
+        f"queries: {args.queries} lines ({path.stat().st_size / 2**20:.0f} MiB), {errors} error lines, "
+        f"{no_fit} launches where no block fits, {len(groups)} devices; "
+        f"{compared} answers equal to cuda_occupancy.h field by field"
+    )
     for (wall, cpu, first, rss), (c_wall, c_cpu, c_loop) in pairs:
-        print(f"occupancy batch --format {args.format} --jobs {args.jobs}: {wall:.2f} s wall, {cpu:.2f} s CPU, "
-              f"{args.queries / wall:,.0f} queries/s ({cpu / args.queries * 1e6:.1f} µs CPU each), "
-              f"first answer after {first:.2f} s, peak RSS {rss / 2**20:.0f} MiB; "
-              f"C harness: {c_wall:.2f} s wall, {c_cpu:.2f} s CPU, loop alone {c_loop:.3f} s; "
-              f"ratio {wall / c_wall:.2f}x wall, {cpu / c_cpu:.2f}x CPU")
+        print(
+            f"occupancy batch --format {args.format} --jobs {args.jobs}: {wall:.2f} s wall, {cpu:.2f} s CPU, "
+            f"{args.queries / wall:,.0f} queries/s ({cpu / args.queries * 1e6:.1f} µs CPU each), "
+            f"first answer after {first:.2f} s, peak RSS {rss / 2**20:.0f} MiB; "
+            f"C harness: {c_wall:.2f} s wall, {c_cpu:.2f} s CPU, loop alone {c_loop:.3f} s; "
+            f"ratio {wall / c_wall:.2f}x wall, {cpu / c_cpu:.2f}x CPU"
+        )
     wall_ratio = statistics.median(b[0] / c[0] for b, c in pairs)
     cpu_ratio = statistics.median(b[1] / c[1] for b, c in pairs)
-    print(f"median of {len(pairs)} pairs: batch / C harness {wall_ratio:.2f}x wall, {cpu_ratio:.2f}x CPU (target <= 3x); "
-          f"{statistics.median(args.queries / b[0] for b, _ in pairs):,.0f} queries/s; "
-          f"peak RSS {max(b[3] for b, _ in pairs) / 2**20:.0f} MiB")
+    print(
+        f"median of {len(pairs)} pairs: batch / C harness {wall_ratio:.2f}x wall, {cpu_ratio:.2f}x CPU (target <= 3x); "
+        f"{statistics.median(args.queries / b[0] for b, _ in pairs):,.0f} queries/s; "
+        f"peak RSS {max(b[3] for b, _ in pairs) / 2**20:.0f} MiB"
+    )
     if args.format == "json":
         decoding, encoding = codec_floor(path, out)
         c_wall = statistics.median(c[0] for _, c in pairs)
-        print(f"codec floor (msgspec alone, no query answered): decoding the lines {decoding:.2f} s + encoding "
-              f"the answers {encoding:.2f} s = {decoding + encoding:.2f} s, "
-              f"{(decoding + encoding) / c_wall:.2f}x the C harness's median wall")
+        print(
+            f"codec floor (msgspec alone, no query answered): decoding the lines {decoding:.2f} s + encoding "
+            f"the answers {encoding:.2f} s = {decoding + encoding:.2f} s, "
+            f"{(decoding + encoding) / c_wall:.2f}x the C harness's median wall"
+        )
 
 
 if __name__ == "__main__":

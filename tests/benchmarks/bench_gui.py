@@ -95,8 +95,7 @@ APP = PAINT_PROBE + textwrap.dedent(
 
 def first_paint_seconds(code: str, env: dict[str, str]) -> float:
     env = {**env, "BENCH_T0": repr(time.time())}
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     for line in proc.stdout.splitlines():
         if line.startswith("FIRST_PAINT "):
             return float(line.split()[1])
@@ -105,8 +104,13 @@ def first_paint_seconds(code: str, env: dict[str, str]) -> float:
 
 def cold_start(starts: int) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "XDG_CONFIG_HOME": home, "HOME": home, "PYTHONPATH": str(ROOT),
-               "OCCUPANCY_GUI_PROFILE_DIR": str(Path(home) / "profiles")}  # fmt: skip
+        env = {
+            **os.environ,
+            "XDG_CONFIG_HOME": home,
+            "HOME": home,
+            "PYTHONPATH": str(ROOT),
+            "OCCUPANCY_GUI_PROFILE_DIR": str(Path(home) / "profiles"),
+        }
         # Both sides as installed code runs: with cached bytecode (pip installs and the bundle ship .pyc;
         # this machine sets PYTHONDONTWRITEBYTECODE, which would recompile the checkout on every start).
         env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -224,8 +228,16 @@ class ReferenceWindow:
         for r, row_items in enumerate(self.items):
             if r < len(rows):
                 row = rows[r]
-                texts = (row.limit.value, str(row.blocks), row.per_block_nominal, row.per_block_allocated,
-                         row.sm_capacity, row.calculation, str(row.estimate_blocks), "")  # fmt: skip
+                texts = (
+                    row.limit.value,
+                    str(row.blocks),
+                    row.per_block_nominal,
+                    row.per_block_allocated,
+                    row.sm_capacity,
+                    row.calculation,
+                    str(row.estimate_blocks),
+                    "",
+                )
             else:
                 texts = ("",) * len(row_items)
             for item, text in zip(row_items, texts, strict=True):
@@ -257,8 +269,9 @@ def time_until_painted(app: object, watch: PaintWatch, t0: float, done: list[flo
     return ((finished or done[0]) - t0) * 1000.0 if done else float("nan")
 
 
-def edit_latency(edits: int, seed: int, size: tuple[int, int] = (1400, 900),
-                 docks: str = "none") -> tuple[list[float], list[float]]:  # fmt: skip
+def edit_latency(
+    edits: int, seed: int, size: tuple[int, int] = (1400, 900), docks: str = "none"
+) -> tuple[list[float], list[float]]:
     """(app, reference) milliseconds per edit, the two alternating edit by edit."""
     from dataclasses import asdict
 
@@ -325,9 +338,11 @@ def main() -> int:
     ok = median / ref_median <= 1.5 and p95 / ref_p95 <= 2.0
     if args.starts > 0:
         bare, app = cold_start(args.starts)
-        print(f"cold start to first paint (median of {args.starts}): bare PySide6 window, a table and four pyqtgraph "
-              f"plots {bare * 1000:.0f} ms, "
-              f"occupancy-gui {app * 1000:.0f} ms, ratio {app / bare:.2f}×  (target ≤ 1.3×)")  # fmt: skip
+        print(
+            f"cold start to first paint (median of {args.starts}): bare PySide6 window, a table and four pyqtgraph "
+            f"plots {bare * 1000:.0f} ms, "
+            f"occupancy-gui {app * 1000:.0f} ms, ratio {app / bare:.2f}×  (target ≤ 1.3×)"
+        )
         ok = ok and app / bare <= 1.3
     print("PASS" if ok else "MISS")
     return 0 if ok else 1

@@ -36,8 +36,10 @@ def ptxas_block(i: int) -> str:
         out.append(f"ptxas info    : Compiling entry function '{name}' for '{arch}'\n")
         out.append(f"ptxas info    : Function properties for {name}\n")
         out.append(f"    {i % 3 * 8} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n")
-        out.append(f"ptxas info    : Used {16 + i % 200} registers, used {i % 3} barriers, "
-                   f"{(i % 16) * 1024} bytes smem, 380 bytes cmem[0]\n")
+        out.append(
+            f"ptxas info    : Used {16 + i % 200} registers, used {i % 3} barriers, "
+            f"{(i % 16) * 1024} bytes smem, 380 bytes cmem[0]\n"
+        )
         out.append("ptxas info    : Compile time = 3.125 ms\n")
     return "".join(out)
 
@@ -48,9 +50,9 @@ def noise_block(i: int) -> str:
         f"/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -DNDEBUG -I/src/include "
         f"-O3 --generate-code=arch=compute_80,code=[sm_80] -Xptxas -v -std=c++17 -x cu -c "
         f"/src/module{i}.cu -o src/CMakeFiles/lib.dir/module{i}.cu.o\n"
-        f"/src/module{i}.cu(118): warning #177-D: variable \"tmp\" was declared but never referenced\n"
+        f'/src/module{i}.cu(118): warning #177-D: variable "tmp" was declared but never referenced\n'
         f"  float tmp = 0.0f;\n        ^\n\n"
-        "Remark: The warnings can be suppressed with \"-diag-suppress <warning-number>\"\n\n"
+        'Remark: The warnings can be suppressed with "-diag-suppress <warning-number>"\n\n'
     )
 
 
@@ -104,8 +106,10 @@ def main() -> int:
         path = Path(tmpdir.name) / "build.log"
     generate(path, args.size_mb, args.ptxas_share)
     size = os.path.getsize(path)
-    grep_t, grep_out = best_of(args.repeat, lambda: subprocess.run(
-        ["grep", "-c", "Used", str(path)], capture_output=True, text=True).stdout.strip())
+    grep_t, grep_out = best_of(
+        args.repeat,
+        lambda: subprocess.run(["grep", "-c", "Used", str(path)], capture_output=True, text=True).stdout.strip(),
+    )
     imp_t, records = best_of(args.repeat, lambda: import_file(path))
     # The reader of one process, which import_file leaves to a worker process for the log's tail from 64 MiB.
     one_t, _ = best_of(args.repeat, lambda: import_ptxas_log(path))
@@ -115,14 +119,19 @@ def main() -> int:
     import_file(path)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    print(f"log: {size / 2**20:.0f} MiB, ptxas share {args.ptxas_share:.0%}, "
-          f"{grep_out} 'Used' lines, {len(records)} records")
+    print(
+        f"log: {size / 2**20:.0f} MiB, ptxas share {args.ptxas_share:.0%}, "
+        f"{grep_out} 'Used' lines, {len(records)} records"
+    )
     print(f"grep -c Used : {grep_t:.3f} s")
-    print(f"import_file  : {imp_t:.3f} s  ({size / 2**20 / imp_t:.0f} MiB/s, peak Python memory "
-          f"{peak / 2**20:.1f} MiB)")
+    print(
+        f"import_file  : {imp_t:.3f} s  ({size / 2**20 / imp_t:.0f} MiB/s, peak Python memory {peak / 2**20:.1f} MiB)"
+    )
     print(f"ratio        : {imp_t / grep_t:.2f}x  (target <= 3x)")
-    print(f"one process  : {one_t:.3f} s  ({one_t / grep_t:.2f}x grep; import_file reads the tail in a worker: "
-          f"{imp_t / one_t:.2f}x of this)")
+    print(
+        f"one process  : {one_t:.3f} s  ({one_t / grep_t:.2f}x grep; import_file reads the tail in a worker: "
+        f"{imp_t / one_t:.2f}x of this)"
+    )
     print(f"then reading every field of every record: {read_t:.3f} s more")
     if tmpdir is not None:
         tmpdir.cleanup()

@@ -40,10 +40,19 @@ print(len(records), kernels, peak, worker, f"{elapsed:.2f}", len(seen))
 
 
 def baseline_rss() -> int:
-    out = subprocess.run([sys.executable, "-c", "import resource, sys; sys.path.insert(0, sys.argv[1]);"
-                          "import occupancy_gui.importers;"
-                          "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)", str(ROOT)],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import resource, sys; sys.path.insert(0, sys.argv[1]);"
+            "import occupancy_gui.importers;"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return int(out.stdout)
 
 
@@ -58,11 +67,14 @@ def main() -> int:
         for size in args.sizes_mb:
             path = Path(tmp) / f"build_{size}.log"
             generate(path, size, 0.25, kernels=args.kernels)
-            out = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(ROOT)],
-                                 capture_output=True, text=True, check=True).stdout.split()
+            out = subprocess.run(
+                [sys.executable, "-c", _CHILD, str(path), str(ROOT)], capture_output=True, text=True, check=True
+            ).stdout.split()
             records, _, peak_kib, worker_kib, elapsed, calls = out
-            print(f"{size:5d} MiB log: {records} records, peak RSS {int(peak_kib) / 1024:.0f} MiB "
-                  f"(its worker process: {int(worker_kib) / 1024:.0f} MiB), {elapsed} s, {calls} progress calls")
+            print(
+                f"{size:5d} MiB log: {records} records, peak RSS {int(peak_kib) / 1024:.0f} MiB "
+                f"(its worker process: {int(worker_kib) / 1024:.0f} MiB), {elapsed} s, {calls} progress calls"
+            )
             path.unlink()
     return 0
 

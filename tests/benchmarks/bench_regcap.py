@@ -42,14 +42,19 @@ def main() -> None:
     device = load_catalog().get(args.arch.rstrip("af")).device_properties()
     times = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for label, jobs, cache in (("serial", 1, ResultCache(None)), ("parallel", os.cpu_count(), ResultCache(tmp)),
-                                   ("cached", os.cpu_count(), ResultCache(tmp))):
+        for label, jobs, cache in (
+            ("serial", 1, ResultCache(None)),
+            ("parallel", os.cpu_count(), ResultCache(tmp)),
+            ("cached", os.cpu_count(), ResultCache(tmp)),
+        ):
             start = time.perf_counter()
             result = sweep(src, device, kernel=args.kernel, jobs=jobs, cache=cache)
             times[label] = time.perf_counter() - start
             print(f"{label:9s} jobs={jobs}: {times[label]:.2f} s for {len(result.points) + 1} compiles")
-    print(f"parallel/serial = {times['parallel'] / times['serial']:.2f}   cached/serial = "
-          f"{times['cached'] / times['serial']:.3f}   ({os.cpu_count()} CPUs)")
+    print(
+        f"parallel/serial = {times['parallel'] / times['serial']:.2f}   cached/serial = "
+        f"{times['cached'] / times['serial']:.3f}   ({os.cpu_count()} CPUs)"
+    )
 
 
 if __name__ == "__main__":

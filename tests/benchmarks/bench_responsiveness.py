@@ -189,9 +189,11 @@ def libraries(window, only: str | None, repeat: int) -> None:
             shutil.rmtree(os.environ["OCCUPANCY_GUI_CACHE_DIR"], ignore_errors=True)
             latency = cancel_latency(window, lib)
             shown = "finished first" if latency is None else f"{latency:.0f} ms"
-            print(f"{lib.name}: run {i + 1}: {rows} rows, import {elapsed:.2f} s, longest GUI stall "
-                  f"{stall:.1f} ms, cancel heard in {shown}; reopened from the record cache: {cached_rows} rows "
-                  f"in {cached:.3f} s, longest GUI stall {cached_stall:.1f} ms")
+            print(
+                f"{lib.name}: run {i + 1}: {rows} rows, import {elapsed:.2f} s, longest GUI stall "
+                f"{stall:.1f} ms, cancel heard in {shown}; reopened from the record cache: {cached_rows} rows "
+                f"in {cached:.3f} s, longest GUI stall {cached_stall:.1f} ms"
+            )
 
 
 def main() -> int:

@@ -76,8 +76,13 @@ def measured(cmd: list[str]) -> tuple[float, int, str]:
     """Wall seconds, peak RSS (MiB: the largest of the command's processes, its workers too, as
     ``wait4`` gives it) and stdout of one fresh run of ``cmd``, started from :data:`LAUNCHER`."""
     with tempfile.TemporaryFile("w+") as out, tempfile.NamedTemporaryFile("r") as report:
-        subprocess.run([sys.executable, "-I", "-S", "-c", LAUNCHER, report.name, *cmd], stdout=out,
-                       stderr=subprocess.DEVNULL, cwd=ROOT, check=True)
+        subprocess.run(
+            [sys.executable, "-I", "-S", "-c", LAUNCHER, report.name, *cmd],
+            stdout=out,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+            check=True,
+        )
         wall, rss, code = report.read().split()
         if int(code):
             sys.exit(f"bench_vendor_library: {' '.join(cmd)} exited with {code}")
@@ -113,8 +118,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", help="one library, e.g. cublasLt")
-    parser.add_argument("--release", choices=tuple(toolchains.LIBRARY_RELEASES), default="newest",
-                        help="the wheels' release (newest: the files issue #14 measured)")
+    parser.add_argument(
+        "--release",
+        choices=tuple(toolchains.LIBRARY_RELEASES),
+        default="newest",
+        help="the wheels' release (newest: the files issue #14 measured)",
+    )
     publish.add_flag(parser)
     args = parser.parse_args()
     # As installed: pip compiles a package's bytecode at install.  A checkout run with
@@ -122,8 +131,10 @@ def main() -> int:
     # every process, each worker too: ~40 ms of every command here.
     compileall.compile_dir(ROOT / "occupancy_gui", quiet=1)
     cuobjdump = str(toolchains.cuobjdump())
-    print(f"{'library':<20} {'MiB':>5} {'records':>8} {'cuobjdump':>10} {'listing':>8} {'command':>8} "
-          f"{'ratio':>6} {'RSS ours/cuobjdump':>19} {'cached open':>11} {'command':>8}  {'RSS all':>6}")
+    print(
+        f"{'library':<20} {'MiB':>5} {'records':>8} {'cuobjdump':>10} {'listing':>8} {'command':>8} "
+        f"{'ratio':>6} {'RSS ours/cuobjdump':>19} {'cached open':>11} {'command':>8}  {'RSS all':>6}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for wheel, stem in toolchains.LIBRARIES:
             if args.only and args.only.lower() not in stem.lower():
@@ -163,20 +174,27 @@ def main() -> int:
                 rss_all = max(rss_all, int(parent) + int(worker) * min(8, os.cpu_count() or 1) * (int(worker) > 0))
             c, o, li = (statistics.median(t) for t in (theirs, ours, listing))
             wl, wc = statistics.median(warm_listing), statistics.median(warm_command)
-            print(f"{lib.name:<20} {lib.stat().st_size >> 20:>5} {count:>8} {c:>9.2f}s {li:>7.2f}s {o:>7.2f}s "
-                  f"{o / c:>5.2f}x {rss_ours:>8} / {rss_theirs:<8} {wl * 1000:>9.0f}ms {wc:>7.2f}s  {rss_all:>6}")
+            print(
+                f"{lib.name:<20} {lib.stat().st_size >> 20:>5} {count:>8} {c:>9.2f}s {li:>7.2f}s {o:>7.2f}s "
+                f"{o / c:>5.2f}x {rss_ours:>8} / {rss_theirs:<8} {wl * 1000:>9.0f}ms {wc:>7.2f}s  {rss_all:>6}"
+            )
             if target != lib:
-                strict = statistics.median(measured([cuobjdump, "--dump-resource-usage", str(elf_only)])[0]
-                                           for _ in range(args.repeat))  # fmt: skip
+                strict = statistics.median(
+                    measured([cuobjdump, "--dump-resource-usage", str(elf_only)])[0] for _ in range(args.repeat)
+                )
                 same = [measured(ours_cmd[:4] + [str(elf_only)] + ours_cmd[5:]) for _ in range(args.repeat)]
                 wall = statistics.median(t for t, _rss, _out in same)
-                print(f"  {lib.name}: cuobjdump read the fatbin of its {containers} embedded containers; on the "
-                      f"{elf_containers} of them that hold ELF images it takes {strict:.2f}s, against which the "
-                      f"command is {o / strict:.2f}x (ours on that fatbin: {wall:.2f}s, "
-                      f"{max(rss for _t, rss, _out in same)} MiB)")
-    print("ratio: the whole command / cuobjdump (target <= 1x); peak RSS in MiB, the command's and cuobjdump's\n"
-          "(the largest of its processes); cached: the second open from the import cache (target <= 50 ms) and the\n"
-          "whole command then; RSS all: the listing's process plus its worker processes' peaks, summed as if at once")
+                print(
+                    f"  {lib.name}: cuobjdump read the fatbin of its {containers} embedded containers; on the "
+                    f"{elf_containers} of them that hold ELF images it takes {strict:.2f}s, against which the "
+                    f"command is {o / strict:.2f}x (ours on that fatbin: {wall:.2f}s, "
+                    f"{max(rss for _t, rss, _out in same)} MiB)"
+                )
+    print(
+        "ratio: the whole command / cuobjdump (target <= 1x); peak RSS in MiB, the command's and cuobjdump's\n"
+        "(the largest of its processes); cached: the second open from the import cache (target <= 50 ms) and the\n"
+        "whole command then; RSS all: the listing's process plus its worker processes' peaks, summed as if at once"
+    )
     return 0
 
 

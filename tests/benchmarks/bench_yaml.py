@@ -79,13 +79,17 @@ def main() -> int:
     args = ap.parse_args()
     bundled = data_dir("device_profiles")
     texts = [p.read_text(encoding="utf-8") for p in sorted(bundled.glob("*.yaml"))]
-    print(f"{len(texts)} bundled profiles, libyaml {'present' if safe_yaml.HAVE_LIBYAML else 'ABSENT'}; "
-          f"medians of {args.repeat} (in process) and {args.starts} (fresh processes); a noisy machine")
+    print(
+        f"{len(texts)} bundled profiles, libyaml {'present' if safe_yaml.HAVE_LIBYAML else 'ABSENT'}; "
+        f"medians of {args.repeat} (in process) and {args.starts} (fresh processes); a noisy machine"
+    )
 
     pure = median_seconds(lambda: compose_all(texts, safe_yaml.PurePythonLoader), args.repeat)
     fast = median_seconds(lambda: compose_all(texts, None), args.repeat)
-    print(f"compose, pure-Python parser (before) {pure * 1000:7.1f} ms   libyaml events (now) {fast * 1000:7.1f} ms"
-          f"   ratio {pure / fast:5.1f}x")
+    print(
+        f"compose, pure-Python parser (before) {pure * 1000:7.1f} ms   libyaml events (now) {fast * 1000:7.1f} ms"
+        f"   ratio {pure / fast:5.1f}x"
+    )
 
     load_fast = median_seconds(lambda: Catalog.load([bundled]), args.repeat)
     original = safe_yaml._HardenedLoader
@@ -94,16 +98,20 @@ def main() -> int:
         load_pure = median_seconds(lambda: Catalog.load([bundled]), args.repeat)
     finally:
         safe_yaml._HardenedLoader = original  # type: ignore[misc]  # and back
-    print(f"Catalog.load, pure-Python (before)   {load_pure * 1000:7.1f} ms   libyaml events (now) "
-          f"{load_fast * 1000:7.1f} ms   ratio {load_pure / load_fast:5.1f}x")
+    print(
+        f"Catalog.load, pure-Python (before)   {load_pure * 1000:7.1f} ms   libyaml events (now) "
+        f"{load_fast * 1000:7.1f} ms   ratio {load_pure / load_fast:5.1f}x"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         user = Path(tmp) / "profiles"
         qt_a, cached = fresh_process(Path(tmp) / "device-catalog.json", user, args.starts)
         qt_b, uncached = fresh_process(None, user, args.starts)
-    print(f"fresh process: Qt import {statistics.median([qt_a, qt_b]) * 1000:.0f} ms, then the catalog from the "
-          f"cache {cached * 1000:.1f} ms, from YAML {uncached * 1000:.1f} ms: the cache saves "
-          f"{(uncached - cached) * 1000:.1f} ms per cold start")
+    print(
+        f"fresh process: Qt import {statistics.median([qt_a, qt_b]) * 1000:.0f} ms, then the catalog from the "
+        f"cache {cached * 1000:.1f} ms, from YAML {uncached * 1000:.1f} ms: the cache saves "
+        f"{(uncached - cached) * 1000:.1f} ms per cold start"
+    )
     return 0
 
 

@@ -39,9 +39,16 @@ def test_the_file_holds_what_was_printed_and_the_run_s_facts(docs, monkeypatch, 
     assert printed.startswith("ratio engine / C: 0.75x") and "wrote " in printed
     text = (docs / "bench_engine.md").read_text(encoding="utf-8")
     assert text.startswith("# bench_engine\n")
-    for row in ("| date |", "| command | `python tests/benchmarks/bench_engine.py --repeat 3 --write-docs` |",
-                "| commit |", "| CPU |", "| CPUs |", "| load average at start (1/5/15 min) |", "| Python |",
-                "exit status 1 |"):  # fmt: skip
+    for row in (
+        "| date |",
+        "| command | `python tests/benchmarks/bench_engine.py --repeat 3 --write-docs` |",
+        "| commit |",
+        "| CPU |",
+        "| CPUs |",
+        "| load average at start (1/5/15 min) |",
+        "| Python |",
+        "exit status 1 |",
+    ):
         assert row in text, row
     assert "````text\nratio engine / C: 0.75x (target <= 1.5x)\n```\n````\n" in text
 

@@ -14,8 +14,16 @@ from typing import Any
 import numpy as np
 
 INVALID_FRACTION = 0.05
-_MAPPING = {"schema": 1, "name": "mine", "kind": "gpu", "inherits": "sm_86", "architecture": "Ampere",
-            "segment": "consumer", "sm_count": {"value": 10, "source": "test"}, "limits": {}}  # fmt: skip
+_MAPPING = {
+    "schema": 1,
+    "name": "mine",
+    "kind": "gpu",
+    "inherits": "sm_86",
+    "architecture": "Ampere",
+    "segment": "consumer",
+    "sm_count": {"value": 10, "source": "test"},
+    "limits": {},
+}
 
 _INVALID = (
     lambda r: "not json",
@@ -66,8 +74,13 @@ def _valid(rng: np.random.Generator, devices: list[str]) -> dict[str, Any]:
     q: dict[str, Any] = {"device": devices[int(rng.integers(len(devices)))] if rng.random() > 0.01 else _MAPPING}
     q["threads"] = int(rng.choice([32, 64, 128, 256, 512, 1024])) if rng.random() < 0.7 else int(rng.integers(1, 1100))
     roll = rng.random()
-    q["registers"] = (int(rng.integers(16, 65)) if roll < 0.7 else int(rng.integers(0, 256)) if roll < 0.98
-                      else int(rng.integers(256, 300)))
+    q["registers"] = (
+        int(rng.integers(16, 65))
+        if roll < 0.7
+        else int(rng.integers(0, 256))
+        if roll < 0.98
+        else int(rng.integers(256, 300))
+    )
     optional = {
         "static_smem": lambda: int(rng.integers(0, 49153)),
         "dynamic_smem": lambda: int(rng.integers(0, 16384)) if rng.random() < 0.8 else int(rng.integers(0, 120000)),

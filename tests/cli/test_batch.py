@@ -84,7 +84,7 @@ HOSTILE = {
     "barriers 10^23": '{"device": "sm_90", "threads": 256, "registers": 32, "barriers": 100000000000000000000000}',
     "max_dynamic_smem 1e23": '{"device": "sm_90", "threads": 256, "registers": 32, "max_dynamic_smem": 1e23}',
     "max_dynamic_smem 10^23": '{"device": "sm_90", "threads": 256, "registers": 32, '
-                              '"max_dynamic_smem": 100000000000000000000000}',
+    '"max_dynamic_smem": 100000000000000000000000}',
     "5000 digits": '{"device": "sm_90", "threads": 256, "registers": ' + "7" * 5000 + "}",
     "static beyond int64": '{"device": "sm_90", "threads": 256, "registers": 32, "static_smem": ' + "9" * 40 + "}",
     "threads beyond int64": '{"device": "sm_90", "threads": -' + "9" * 40 + ', "registers": 32}',
@@ -123,8 +123,12 @@ def test_an_overlong_line_is_skipped_in_pieces(tmp_path: Path, monkeypatch: pyte
     path.write_text(f"{good}\n{' ' * 99}{good}\n{good}\n{'x' * 101}")  # the last line has no newline
     _, out = run_batch_file(path)
     answers = [json.loads(line) for line in out.splitlines()]
-    assert [a.get("error") for a in answers] == [None, f"{path}:2: line longer than 100 characters, skipped", None,
-                                                 f"{path}:4: line longer than 100 characters, skipped"]  # fmt: skip
+    assert [a.get("error") for a in answers] == [
+        None,
+        f"{path}:2: line longer than 100 characters, skipped",
+        None,
+        f"{path}:4: line longer than 100 characters, skipped",
+    ]
 
 
 def test_every_key_kernel_query_reads_is_on_the_fast_path() -> None:
@@ -149,7 +153,9 @@ def test_csv_has_a_header_and_the_json_figures_flattened(tmp_path: Path) -> None
             assert row["error"] == answer["error"] and row["active_blocks"] == ""
             continue
         assert row["limits.warps"] == str(answer["limits"]["warps"])
-        assert row["limits.barriers"] == ("" if answer["limits"]["barriers"] is None else str(answer["limits"]["barriers"]))
+        assert row["limits.barriers"] == (
+            "" if answer["limits"]["barriers"] is None else str(answer["limits"]["barriers"])
+        )
         assert row["occupancy"] == repr(answer["occupancy"])
         assert row["estimate.occupancy"] == repr(answer["estimate"]["occupancy"])
         assert row["binding"] == "; ".join(answer["binding"]) and row["reasons"] == "; ".join(answer["reasons"])
@@ -157,8 +163,12 @@ def test_csv_has_a_header_and_the_json_figures_flattened(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("jobs", [[], ["--jobs", "2"]])
 def test_answers_stream_before_the_input_ends(jobs: list[str]) -> None:
-    with subprocess.Popen([sys.executable, "-m", "occupancy_gui.cli.main", "batch", *jobs], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, text=True) as proc:  # fmt: skip
+    with subprocess.Popen(
+        [sys.executable, "-m", "occupancy_gui.cli.main", "batch", *jobs],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         for threads in (64, 128, 256):
             proc.stdin.write(json.dumps({"device": "sm_90", "threads": threads, "registers": 32}) + "\n")

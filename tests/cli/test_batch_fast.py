@@ -27,18 +27,65 @@ from tests.cli.test_batch import HOSTILE
 
 CATALOG = load_catalog()
 BASE = '"device": "sm_90", "threads": 256, "registers": 32'
-KEYS = ("threads", "registers", "static_smem", "dynamic_smem", "barriers", "max_dynamic_smem", "carveout",
-        "cache_config", "max_threads_per_block")  # fmt: skip
-EDGES = (0, 1, -1, 2**31 - 1, 2**31, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64, 10**30, "9" * 1900, "-" + "9" * 1900,
-         "256.0", "1e2", "-0", "true", "false", '"256"', '"default"', '"50%"', '" 50"', '"101"', '"-1"', '"abc"', '"L1"',
-         '"Shared"', '"none"', '"big"', "[]", "{}", "null", "NaN", "Infinity", '"\\ud800"')  # fmt: skip
+KEYS = (
+    "threads",
+    "registers",
+    "static_smem",
+    "dynamic_smem",
+    "barriers",
+    "max_dynamic_smem",
+    "carveout",
+    "cache_config",
+    "max_threads_per_block",
+)
+EDGES = (
+    0,
+    1,
+    -1,
+    2**31 - 1,
+    2**31,
+    2**63 - 1,
+    2**63,
+    -(2**63),
+    -(2**63) - 1,
+    2**64,
+    10**30,
+    "9" * 1900,
+    "-" + "9" * 1900,
+    "256.0",
+    "1e2",
+    "-0",
+    "true",
+    "false",
+    '"256"',
+    '"default"',
+    '"50%"',
+    '" 50"',
+    '"101"',
+    '"-1"',
+    '"abc"',
+    '"L1"',
+    '"Shared"',
+    '"none"',
+    '"big"',
+    "[]",
+    "{}",
+    "null",
+    "NaN",
+    "Infinity",
+    '"\\ud800"',
+)
 
 
 def edge_lines() -> list[str]:
     """Every query key at every edge value, and JSON that msgspec and ``json`` might read differently."""
-    lines = [f'{{"device": "sm_80", "threads": 128, "registers": 40, "{key}": {value}}}' for key in KEYS for value in EDGES]
-    lines += [f'{{"device": {device}, "threads": 128, "registers": 40}}'
-              for device in ('"sm_\\u0039\\u0030"', '"no such gpu"', "null", "7", '""', '"SM_90"', '"9.0"', "[]")]  # fmt: skip
+    lines = [
+        f'{{"device": "sm_80", "threads": 128, "registers": 40, "{key}": {value}}}' for key in KEYS for value in EDGES
+    ]
+    lines += [
+        f'{{"device": {device}, "threads": 128, "registers": 40}}'
+        for device in ('"sm_\\u0039\\u0030"', '"no such gpu"', "null", "7", '""', '"SM_90"', '"9.0"', "[]")
+    ]
     lines += [
         '{"device": "sm_90", "thr\\u0065ads": 64, "registers": 32}',
         '{"device": "sm_90", "threads": 64, "registers": 32, "static_sm\\u0065m": 40000}',
@@ -56,8 +103,13 @@ def edge_lines() -> list[str]:
         '\t{"device": "sm_90",\t"threads" : 64 ,"registers":32 }  ',
         '{"device": "sm_90", "threads": 64, "registers": 32}\f',
         '{"device": "sm_90", "threads": 64, "registers": 32} {}',
-        "{}", "[]", '"text"', "42", "null", "\ufeff{" + BASE + "}",
-    ]  # fmt: skip
+        "{}",
+        "[]",
+        '"text"',
+        "42",
+        "null",
+        "\ufeff{" + BASE + "}",
+    ]
     for depth in (10, 500, 990, 995, 999, 1000, 1010, 3000):
         lines.append(f'{{{BASE}, "x": {"[" * depth}{"]" * depth}}}')
         lines.append("{" + BASE + ', "x": ' + '{"a": ' * depth + "1" + "}" * depth + "}")
@@ -94,9 +146,13 @@ def test_plain_lines_take_the_fast_path_and_others_do_not() -> None:
         '{"device": "A100", "threads": 64, "registers": 255, "static_smem": null, "carveout": "50%", "cache_config": "L1"}',
         '{"device": "sm_80", "threads": 1, "registers": 0, "max_dynamic_smem": 0, "name": "ignored"}',
     ]
-    other = ['{"device": {"schema": 1}, "threads": 1, "registers": 1}', '{"device": "sm_90", "threads": 1.0, "registers": 1}',
-             '{"device": "sm_90", "threads": 1, "registers": 1, "x": [' + "[" * 300 + "]" * 300 + "]}", "not json",
-             '{"device": "sm_90", "threads": true}']  # fmt: skip
+    other = [
+        '{"device": {"schema": 1}, "threads": 1, "registers": 1}',
+        '{"device": "sm_90", "threads": 1.0, "registers": 1}',
+        '{"device": "sm_90", "threads": 1, "registers": 1, "x": [' + "[" * 300 + "]" * 300 + "]}",
+        "not json",
+        '{"device": "sm_90", "threads": true}',
+    ]
     positions, queries = decode_plain([*plain, *other, None])
     assert positions == [0, 1, 2]
     devices, columns, defer = plain_columns(queries)
@@ -109,9 +165,18 @@ def test_plain_lines_take_the_fast_path_and_others_do_not() -> None:
 
 
 def test_values_kernel_query_would_refuse_are_deferred() -> None:
-    texts = [f'{{"device": "sm_90", "threads": 1, "registers": 1, {field}}}' for field in
-             ('"carveout": 101', '"carveout": "lots"', '"cache_config": 4', '"cache_config": "big"',
-              '"max_threads_per_block": 0', '"barriers": 9223372036854775808', '"dynamic_smem": 5')]  # fmt: skip
+    texts = [
+        f'{{"device": "sm_90", "threads": 1, "registers": 1, {field}}}'
+        for field in (
+            '"carveout": 101',
+            '"carveout": "lots"',
+            '"cache_config": 4',
+            '"cache_config": "big"',
+            '"max_threads_per_block": 0',
+            '"barriers": 9223372036854775808',
+            '"dynamic_smem": 5',
+        )
+    ]
     texts.append('{"device": "sm_90", "registers": 1}')
     _, queries = decode_plain(texts)
     _, _, defer = plain_columns(queries)
@@ -132,8 +197,14 @@ def test_json_that_only_msgspec_reads_is_left_to_the_exact_path() -> None:
     # A line too short to nest that deep is not screened for brackets; a longer one is.
     deep = [f'{{{BASE}, "x": {"[" * d}{"]" * d}}}' for d in (300, 990, 1000)]
     deep += ["{" + BASE + ', "x": ' + '{"a": ' * d + "1" + "}" * d + "}" for d in (300, 990)]
-    texts = [f'{{{BASE}, "x": {"9" * 4301}}}', *deep, f'{{{BASE}, "x": [[1]]}}', f'{{{BASE}, "x": {{"y": 1}}}}',
-             f'{{{BASE}, "x": [1]}}', f'{{{BASE}, "x": "y"}}']  # fmt: skip
+    texts = [
+        f'{{{BASE}, "x": {"9" * 4301}}}',
+        *deep,
+        f'{{{BASE}, "x": [[1]]}}',
+        f'{{{BASE}, "x": {{"y": 1}}}}',
+        f'{{{BASE}, "x": [1]}}',
+        f'{{{BASE}, "x": "y"}}',
+    ]
     positions, _ = decode_plain(texts)
     assert positions == [len(deep) + 1, len(deep) + 2, len(deep) + 3, len(deep) + 4]
 

@@ -22,17 +22,32 @@ from tests.helpers.frozen_bundle import ENTRY_SCRIPTS, act_frozen
 
 def _batch(path: Path, *extra: str) -> bytes:
     """The command's standard output, as a user running it sees it (a real process, real workers)."""
-    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", "batch", str(path), *extra],
-                          capture_output=True, check=True, timeout=300)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "occupancy_gui.cli.main", "batch", str(path), *extra],
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
     return proc.stdout
 
 
-@pytest.mark.parametrize(("text", "final", "limit", "expected"), [
-    (b"ab\ncd", False, None, 3), (b"ab\r\ncd", False, None, 4), (b"ab\rcd", False, None, 3),
-    (b"ab\r", False, None, 0), (b"ab\r", True, None, 3), (b"a\nb\r", False, None, 2),
-    (b"a\rb\r", False, None, 2), (b"abc", False, None, 0), (b"a\nb\nc\n", False, 3, 2),
-    (b"abcdef\ngh\n", False, 3, 7), (b"abc\r\nd", False, 4, 5), (b"abcd\r", False, 2, 0),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "final", "limit", "expected"),
+    [
+        (b"ab\ncd", False, None, 3),
+        (b"ab\r\ncd", False, None, 4),
+        (b"ab\rcd", False, None, 3),
+        (b"ab\r", False, None, 0),
+        (b"ab\r", True, None, 3),
+        (b"a\nb\r", False, None, 2),
+        (b"a\rb\r", False, None, 2),
+        (b"abc", False, None, 0),
+        (b"a\nb\nc\n", False, 3, 2),
+        (b"abcdef\ngh\n", False, 3, 7),
+        (b"abc\r\nd", False, 4, 5),
+        (b"abcd\r", False, 2, 0),
+    ],
+)
 def test_a_block_is_cut_after_a_whole_line_break(text: bytes, final: bool, limit: int | None, expected: int) -> None:
     assert cut(text, final, limit) == expected
 
@@ -58,7 +73,9 @@ def test_jobs_answer_as_one_process_does_byte_for_byte(tmp_path: Path, fmt: str)
     assert _batch(path, "--format", fmt, "--jobs", "3") == one
 
 
-def test_small_blocks_match_and_an_overlong_line_is_refused_unheld(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_small_blocks_match_and_an_overlong_line_is_refused_unheld(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Blocks of a few lines, a line far over the limit ending in a \\r\\n split between reads: every answer
     as one process gives it, the long line's refusal included."""
     query = json.dumps({"device": "sm_80", "threads": 128, "registers": 40})
@@ -76,8 +93,9 @@ def test_small_blocks_match_and_an_overlong_line_is_refused_unheld(tmp_path: Pat
     assert len(answers) == 101 and "line longer than" in answers[50]
 
 
-def test_a_worker_that_cannot_start_leaves_its_blocks_to_the_parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_worker_that_cannot_start_leaves_its_blocks_to_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def refuse(module: str) -> None:
         raise OSError("no processes left")
 
@@ -90,8 +108,10 @@ def test_a_worker_that_cannot_start_leaves_its_blocks_to_the_parent(tmp_path: Pa
     assert main(["batch", str(path), "--jobs", "4"], out=many) == 0
     assert many.getvalue() == one.getvalue()
     said = capsys.readouterr().err.splitlines()
-    assert said == ["occupancy batch: 4 of 4 worker processes could not start (no processes left); "
-                    "their share is answered in this process"]  # fmt: skip
+    assert said == [
+        "occupancy batch: 4 of 4 worker processes could not start (no processes left); "
+        "their share is answered in this process"
+    ]
 
 
 def test_jobs_is_refused_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
@@ -101,8 +121,9 @@ def test_jobs_is_refused_out_of_range(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 @pytest.mark.parametrize("entry", ENTRY_SCRIPTS)
-def test_a_frozen_bundle_answers_with_itself_as_the_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           capsys: pytest.CaptureFixture[str], entry: str) -> None:  # fmt: skip
+def test_a_frozen_bundle_answers_with_itself_as_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], entry: str
+) -> None:
     """In the bundle a worker is the executable started with ``--occupancy-worker``: every block but the
     first is answered by such a worker (none falls back to the parent), and the answers are the same."""
     path = tmp_path / "q.jsonl"
@@ -127,8 +148,9 @@ def test_a_frozen_bundle_answers_with_itself_as_the_worker(tmp_path: Path, monke
     assert capsys.readouterr().err == ""
 
 
-def test_a_worker_that_dies_has_its_block_answered_by_the_parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_worker_that_dies_has_its_block_answered_by_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The first worker is killed as it is handed its second block: that block, and every later one it
     would have had, are answered all the same, once each, in order; standard error says so."""
     path = tmp_path / "q.jsonl"

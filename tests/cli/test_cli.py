@@ -11,8 +11,17 @@ import pytest
 
 from occupancy_gui.cli.main import main
 
-RESULT_KEYS = {"active_blocks", "active_warps", "active_threads", "occupancy", "limits", "binding",
-               "allocated_registers_per_block", "allocated_shared_memory_per_block", "reasons"}  # fmt: skip
+RESULT_KEYS = {
+    "active_blocks",
+    "active_warps",
+    "active_threads",
+    "occupancy",
+    "limits",
+    "binding",
+    "allocated_registers_per_block",
+    "allocated_shared_memory_per_block",
+    "reasons",
+}
 LIMIT_KEYS = {"warps", "blocks", "registers", "shared_memory", "barriers"}
 
 
@@ -22,7 +31,9 @@ def run(*argv: str) -> tuple[int, str]:
 
 
 def test_calc_json_seed_example() -> None:
-    code, out = run("calc", "--device", "sm_100", "--threads", "256", "--registers", "64", "--static-smem", "24KiB", "--json")
+    code, out = run(
+        "calc", "--device", "sm_100", "--threads", "256", "--registers", "64", "--static-smem", "24KiB", "--json"
+    )
     data = json.loads(out)
     assert code == 0
     assert set(data) >= RESULT_KEYS and set(data["limits"]) >= LIMIT_KEYS
@@ -49,10 +60,22 @@ def test_batch_mixes_results_and_errors(tmp_path) -> None:
         "not json",
         {"device": "sm_80", "threads": 256},
         {"device": "sm_80", "threads": 1025, "registers": 32},
-        {"device": {"schema": 1, "name": "mine", "kind": "gpu", "inherits": "sm_86", "architecture": "Ampere",
-                    "segment": "consumer", "sm_count": {"value": 10, "source": "test"}, "limits": {}},
-         "threads": 128, "registers": 32, "carveout": 50},
-    ]  # fmt: skip
+        {
+            "device": {
+                "schema": 1,
+                "name": "mine",
+                "kind": "gpu",
+                "inherits": "sm_86",
+                "architecture": "Ampere",
+                "segment": "consumer",
+                "sm_count": {"value": 10, "source": "test"},
+                "limits": {},
+            },
+            "threads": 128,
+            "registers": 32,
+            "carveout": 50,
+        },
+    ]
     queries.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n")
     code, out = run("batch", str(queries))
     results = [json.loads(line) for line in out.splitlines()]

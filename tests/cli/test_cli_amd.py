@@ -36,7 +36,16 @@ from occupancy_gui.engine.amd import (
 from occupancy_gui.session import Session
 
 TOP_KEYS = ["vendor", "device", "hip_runtime", "compiler", "explanation"]
-HIP_KEYS = ["active_blocks", "active_waves", "occupancy", "limits", "binding", "best_block_size", "grid_blocks", "error"]
+HIP_KEYS = [
+    "active_blocks",
+    "active_waves",
+    "occupancy",
+    "limits",
+    "binding",
+    "best_block_size",
+    "grid_blocks",
+    "error",
+]
 HIP_LIMIT_KEYS = ["workgroup_size", "waves", "vgprs", "sgprs", "lds"]
 COMPILER_KEYS = ["waves_per_simd", "occupancy", "limits", "binding"]
 
@@ -55,8 +64,9 @@ def calc_json(*argv: str) -> dict[str, Any]:
 
 def one_line_error(*argv: str) -> str:
     """The command's stderr, which must be one line (and exit status 2, no traceback)."""
-    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", *argv], capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "occupancy_gui.cli.main", *argv], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr, proc.stderr
     return proc.stderr.strip()
@@ -65,24 +75,85 @@ def one_line_error(*argv: str) -> str:
 # ------------------------------------------------------------------------------------ the worked cases
 WORKED = [
     # argv, blocks, waves, max waves, limits (waves / vgprs / sgprs / lds), binding, grid
-    (["--device", "MI300X", "--threads", "256", "--vgprs", "128", "--sgprs", "96", "--lds", "16KiB"],
-     4, 16, 32, (8, 4, 8, 4), ["vgprs", "lds"], 1216),
-    (["--device", "RX 7900 XTX", "--threads", "256", "--vgprs", "96", "--sgprs", "40", "--wave-size", "32",
-      "--wgp-mode"], 8, 64, 64, (8, 8, None, None), ["waves", "vgprs"], 384),
-    (["--device", "RX 7900 XTX", "--threads", "256", "--vgprs", "96", "--sgprs", "40", "--wave-size", "64"],
-     8, 32, 64, (16, 8, None, None), ["vgprs"], 384),
-    (["--device", "RX 7900 XTX", "--threads", "256", "--vgprs", "96", "--sgprs", "40", "--cu-mode"],
-     4, 32, 32, (4, 4, None, None), ["waves", "vgprs"], 384),
-    (["--device", "RX 7900 XTX", "--threads", "128", "--vgprs", "64", "--lds", "48KiB", "--wave-size", "32"],
-     1, 4, 64, (16, 21, None, 1), ["lds"], 48),
-    (["--device", "MI250X", "--threads", "1024", "--vgprs", "512", "--sgprs", "96", "--wave-size", "64"],
-     0, 0, 32, (2, 0, 2, None), ["vgprs"], 110),
-]  # fmt: skip
+    (
+        ["--device", "MI300X", "--threads", "256", "--vgprs", "128", "--sgprs", "96", "--lds", "16KiB"],
+        4,
+        16,
+        32,
+        (8, 4, 8, 4),
+        ["vgprs", "lds"],
+        1216,
+    ),
+    (
+        [
+            "--device",
+            "RX 7900 XTX",
+            "--threads",
+            "256",
+            "--vgprs",
+            "96",
+            "--sgprs",
+            "40",
+            "--wave-size",
+            "32",
+            "--wgp-mode",
+        ],
+        8,
+        64,
+        64,
+        (8, 8, None, None),
+        ["waves", "vgprs"],
+        384,
+    ),
+    (
+        ["--device", "RX 7900 XTX", "--threads", "256", "--vgprs", "96", "--sgprs", "40", "--wave-size", "64"],
+        8,
+        32,
+        64,
+        (16, 8, None, None),
+        ["vgprs"],
+        384,
+    ),
+    (
+        ["--device", "RX 7900 XTX", "--threads", "256", "--vgprs", "96", "--sgprs", "40", "--cu-mode"],
+        4,
+        32,
+        32,
+        (4, 4, None, None),
+        ["waves", "vgprs"],
+        384,
+    ),
+    (
+        ["--device", "RX 7900 XTX", "--threads", "128", "--vgprs", "64", "--lds", "48KiB", "--wave-size", "32"],
+        1,
+        4,
+        64,
+        (16, 21, None, 1),
+        ["lds"],
+        48,
+    ),
+    (
+        ["--device", "MI250X", "--threads", "1024", "--vgprs", "512", "--sgprs", "96", "--wave-size", "64"],
+        0,
+        0,
+        32,
+        (2, 0, 2, None),
+        ["vgprs"],
+        110,
+    ),
+]
 
 
 @pytest.mark.parametrize(("argv", "blocks", "waves", "max_waves", "limits", "binding", "grid"), WORKED)
-def test_the_issues_worked_cases(argv: list[str], blocks: int, waves: int, max_waves: int,
-                                 limits: tuple[int | None, ...], binding: list[str], grid: int) -> None:  # fmt: skip
+def test_the_issues_worked_cases(
+    argv: list[str],
+    blocks: int,
+    waves: int,
+    max_waves: int,
+    limits: tuple[int | None, ...],
+    binding: list[str],
+    grid: int,
+) -> None:
     hip = calc_json(*argv)["hip_runtime"]
     assert (hip["active_blocks"], hip["active_waves"], hip["occupancy"]) == (blocks, waves, waves / max_waves)
     assert tuple(hip["limits"][k] for k in ("waves", "vgprs", "sgprs", "lds")) == limits
@@ -133,20 +204,24 @@ def test_the_json_keys_are_exactly_the_contracts() -> None:
     assert isinstance(data["explanation"], str) and "\n" not in data["explanation"]
 
 
-@pytest.mark.parametrize(("device", "flag", "value", "change"), [
-    ("gfx908", "--agprs", "130", {"agprs": 130}),
-    ("gfx908", "--sgprs", "90", {"sgprs": 90}),
-    ("gfx908", "--lds", "40000", {"static_lds": 40000}),
-    ("gfx908", "--dynamic-smem", "40KiB", {"dynamic_lds": 40960}),
-    ("gfx908", "--max-flat-workgroup-size", "64", {"max_threads": 64}),
-    ("RX 7900 XTX", "--waves-per-eu", "8,8", {"waves_per_eu": (8, 8)}),
-    ("gfx908", "--allocated-vgprs", "200", {"allocated_vgprs": 200}),
-    ("RX 7900 XTX", "--wave-size", "64", {"wave_size": 64}),
-    ("RX 7900 XTX", "--cu-mode", None, {"wgp_mode": False}),
-    ("RX 7900 XTX", "--threads", "64", {"threads": 64}),
-])  # fmt: skip
-def test_each_amd_flag_reaches_the_engine_as_its_field(device: str, flag: str, value: str | None,
-                                                        change: dict[str, Any]) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("device", "flag", "value", "change"),
+    [
+        ("gfx908", "--agprs", "130", {"agprs": 130}),
+        ("gfx908", "--sgprs", "90", {"sgprs": 90}),
+        ("gfx908", "--lds", "40000", {"static_lds": 40000}),
+        ("gfx908", "--dynamic-smem", "40KiB", {"dynamic_lds": 40960}),
+        ("gfx908", "--max-flat-workgroup-size", "64", {"max_threads": 64}),
+        ("RX 7900 XTX", "--waves-per-eu", "8,8", {"waves_per_eu": (8, 8)}),
+        ("gfx908", "--allocated-vgprs", "200", {"allocated_vgprs": 200}),
+        ("RX 7900 XTX", "--wave-size", "64", {"wave_size": 64}),
+        ("RX 7900 XTX", "--cu-mode", None, {"wgp_mode": False}),
+        ("RX 7900 XTX", "--threads", "64", {"threads": 64}),
+    ],
+)
+def test_each_amd_flag_reaches_the_engine_as_its_field(
+    device: str, flag: str, value: str | None, change: dict[str, Any]
+) -> None:
     """The JSON is the engine's answer for the flags given, and each flag changes it."""
     base = ["--device", device, "--threads", "192", "--vgprs", "70"]
     data = calc_json(*base, flag, *([] if value is None else [value]))
@@ -155,8 +230,13 @@ def test_each_amd_flag_reaches_the_engine_as_its_field(device: str, flag: str, v
 
     def engine(kernel: AmdKernel, launch: AmdLaunch) -> dict[str, Any]:
         hip, compiler = hip_occupancy(dev, kernel, launch), compiler_occupancy(dev.target, kernel)
-        return {"vendor": "amd", "device": profile.name, "hip_runtime": hip.as_dict(), "compiler": compiler.as_dict(),
-                "explanation": explain_difference(dev, kernel, launch, hip, compiler)}  # fmt: skip
+        return {
+            "vendor": "amd",
+            "device": profile.name,
+            "hip_runtime": hip.as_dict(),
+            "compiler": compiler.as_dict(),
+            "explanation": explain_difference(dev, kernel, launch, hip, compiler),
+        }
 
     kernel_change = {k: v for k, v in change.items() if k not in ("dynamic_lds", "threads")}
     launch = AmdLaunch(change.get("threads", 192), change.get("dynamic_lds", 0))
@@ -169,52 +249,113 @@ def test_the_text_shows_both_answers_each_limit_the_binding_marked_and_why() -> 
     assert code == 0
     lines = out.splitlines()
     assert lines[1].startswith("HIP runtime (hipOccupancyMaxActiveBlocksPerMultiprocessor): 1 block, 4 waves per WGP")
-    assert lines[2].startswith("compiler model (LLVM's '; Occupancy', static LDS only: it leaves out dynamic LDS): "
-                               "16 waves per SIMD")  # fmt: skip
+    assert lines[2].startswith(
+        "compiler model (LLVM's '; Occupancy', static LDS only: it leaves out dynamic LDS): 16 waves per SIMD"
+    )
     assert lines[4].startswith("why: The runtime gives 1 wave per SIMD and the compiler 16")
-    rows = {line.split()[0]: line for line in lines[lines.index("") + 3:]}
+    rows = {line.split()[0]: line for line in lines[lines.index("") + 3 :]}
     assert set(rows) == {"workgroup_size", "waves", "vgprs", "sgprs", "lds", "waves_per_eu"}
     assert "* 1 " in rows["lds"] and "* 16" in rows["lds"]  # binding for both rules
     assert "* " not in rows["vgprs"].split("⌋")[0]  # 21 blocks: not the runtime's binding limit
 
 
 # ------------------------------------------------------------------------------------ one-line errors
-@pytest.mark.parametrize(("argv", "words"), [
-    (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--registers", "32"],
-     "--registers: for NVIDIA devices only; AMD Instinct MI300X is an AMD device"),
-    (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--carveout", "50"], "--carveout: for NVIDIA"),
-    (["calc", "--device", "sm_90", "--threads", "256", "--registers", "32", "--vgprs", "64"],
-     "--vgprs: for AMD devices only; sm_90 is an NVIDIA device"),
-    (["calc", "--device", "sm_90", "--threads", "256", "--registers", "32", "--cu-mode"], "--cu-mode: for AMD"),
-    (["calc", "--device", "sm_90", "--threads", "256", "--registers", "32", "--wgp-mode"], "--wgp-mode: for AMD"),
-    (["calc", "--device", "sm_90", "--threads", "256"], "--registers is required for an NVIDIA device (sm_90)"),
-    (["calc", "--device", "MI300X", "--threads", "256"], "--vgprs is required for an AMD device"),
-    (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--wave-size", "32"],
-     "wave_size: gfx942 runs wave64 only"),
-    (["calc", "--device", "RX 7600", "--threads", "256", "--vgprs", "64", "--wave-size", "48"],
-     "wave_size: expected 32 or 64, got 48"),
-    (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--wgp-mode"], "wgp_mode: gfx942 has no WGP"),
-    (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--agprs", "8"], "agprs: gfx942 counts"),
-    (["calc", "--device", "MI50", "--threads", "256", "--vgprs", "64", "--agprs", "8"], "agprs: gfx906 has no AGPRs"),
-    (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--max-flat-workgroup-size", "2048"],
-     "max_flat_workgroup_size: expected 1..1024 on gfx942, got 2048"),
-    (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--waves-per-eu", "4,2"],
-     "waves_per_eu: the minimum 4 is above the maximum 2"),
-    (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--waves-per-eu", "two"], "expected N or N,M"),
-    (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "9999"], "vgprs: expected 0..2048, got 9999"),
-    (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--sgprs", "801"], "sgprs: expected 0..800"),
-    (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--wgp-mode", "--cu-mode"], "not allowed"),
-    (["calc", "--device", "MI300", "--threads", "256", "--vgprs", "64"], "did you mean: MI300X"),
-    (["suggest", "--device", "MI300X", "--vgprs", "64", "--blocks", "2"], "--blocks: for NVIDIA devices only"),
-    (["suggest", "--device", "MI300X", "--vgprs", "64", "--smem-per-thread", "4"], "--smem-per-thread: for NVIDIA"),
-    (["report", "--device", "MI300X", "--threads", "256", "--registers", "32", "-o", "/tmp/never-written.html"],
-     "--registers: for NVIDIA devices only; AMD Instinct MI300X is an AMD device"),
-    (["report", "--device", "MI300X", "--threads", "256", "-o", "/tmp/never-written.html"], "--vgprs is required"),
-    (["report", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--carveout", "50", "-o",
-      "/tmp/never-written.html"], "--carveout: for NVIDIA devices only"),
-    (["report", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--wave-size", "32", "-o",
-      "/tmp/never-written.html"], "wave_size: gfx942 runs wave64 only"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (
+            ["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--registers", "32"],
+            "--registers: for NVIDIA devices only; AMD Instinct MI300X is an AMD device",
+        ),
+        (
+            ["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--carveout", "50"],
+            "--carveout: for NVIDIA",
+        ),
+        (
+            ["calc", "--device", "sm_90", "--threads", "256", "--registers", "32", "--vgprs", "64"],
+            "--vgprs: for AMD devices only; sm_90 is an NVIDIA device",
+        ),
+        (["calc", "--device", "sm_90", "--threads", "256", "--registers", "32", "--cu-mode"], "--cu-mode: for AMD"),
+        (["calc", "--device", "sm_90", "--threads", "256", "--registers", "32", "--wgp-mode"], "--wgp-mode: for AMD"),
+        (["calc", "--device", "sm_90", "--threads", "256"], "--registers is required for an NVIDIA device (sm_90)"),
+        (["calc", "--device", "MI300X", "--threads", "256"], "--vgprs is required for an AMD device"),
+        (
+            ["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--wave-size", "32"],
+            "wave_size: gfx942 runs wave64 only",
+        ),
+        (
+            ["calc", "--device", "RX 7600", "--threads", "256", "--vgprs", "64", "--wave-size", "48"],
+            "wave_size: expected 32 or 64, got 48",
+        ),
+        (
+            ["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--wgp-mode"],
+            "wgp_mode: gfx942 has no WGP",
+        ),
+        (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--agprs", "8"], "agprs: gfx942 counts"),
+        (
+            ["calc", "--device", "MI50", "--threads", "256", "--vgprs", "64", "--agprs", "8"],
+            "agprs: gfx906 has no AGPRs",
+        ),
+        (
+            ["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--max-flat-workgroup-size", "2048"],
+            "max_flat_workgroup_size: expected 1..1024 on gfx942, got 2048",
+        ),
+        (
+            ["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--waves-per-eu", "4,2"],
+            "waves_per_eu: the minimum 4 is above the maximum 2",
+        ),
+        (
+            ["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--waves-per-eu", "two"],
+            "expected N or N,M",
+        ),
+        (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "9999"], "vgprs: expected 0..2048, got 9999"),
+        (
+            ["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--sgprs", "801"],
+            "sgprs: expected 0..800",
+        ),
+        (["calc", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--wgp-mode", "--cu-mode"], "not allowed"),
+        (["calc", "--device", "MI300", "--threads", "256", "--vgprs", "64"], "did you mean: MI300X"),
+        (["suggest", "--device", "MI300X", "--vgprs", "64", "--blocks", "2"], "--blocks: for NVIDIA devices only"),
+        (["suggest", "--device", "MI300X", "--vgprs", "64", "--smem-per-thread", "4"], "--smem-per-thread: for NVIDIA"),
+        (
+            ["report", "--device", "MI300X", "--threads", "256", "--registers", "32", "-o", "/tmp/never-written.html"],
+            "--registers: for NVIDIA devices only; AMD Instinct MI300X is an AMD device",
+        ),
+        (["report", "--device", "MI300X", "--threads", "256", "-o", "/tmp/never-written.html"], "--vgprs is required"),
+        (
+            [
+                "report",
+                "--device",
+                "MI300X",
+                "--threads",
+                "256",
+                "--vgprs",
+                "64",
+                "--carveout",
+                "50",
+                "-o",
+                "/tmp/never-written.html",
+            ],
+            "--carveout: for NVIDIA devices only",
+        ),
+        (
+            [
+                "report",
+                "--device",
+                "MI300X",
+                "--threads",
+                "256",
+                "--vgprs",
+                "64",
+                "--wave-size",
+                "32",
+                "-o",
+                "/tmp/never-written.html",
+            ],
+            "wave_size: gfx942 runs wave64 only",
+        ),
+    ],
+)
 def test_bad_amd_arguments_give_one_line_naming_the_flag(argv: list[str], words: str) -> None:
     assert words in one_line_error(*argv)
 
@@ -231,8 +372,18 @@ def test_every_input_of_the_table_is_a_flag_of_calc_and_suggest() -> None:
             if f.off_flag:
                 assert f.off_flag in options
     amd = {f.name for f in fields.for_vendor("amd")}
-    assert {"threads", "dynamic_smem", "vgprs", "agprs", "sgprs", "lds", "wave_size", "wgp_mode",
-            "max_flat_workgroup_size", "waves_per_eu"} <= amd  # fmt: skip
+    assert {
+        "threads",
+        "dynamic_smem",
+        "vgprs",
+        "agprs",
+        "sgprs",
+        "lds",
+        "wave_size",
+        "wgp_mode",
+        "max_flat_workgroup_size",
+        "waves_per_eu",
+    } <= amd
     assert "registers" not in amd and {"threads", "dynamic_smem"} <= {f.name for f in fields.for_vendor("nvidia")}
 
 
@@ -252,7 +403,11 @@ def test_devices_lists_the_amd_profiles_and_filters_by_vendor() -> None:
     assert (mi300x["wave_size"], mi300x["lds_per_workgroup"], mi300x["wgp_mode"]) == (64, 65536, None)
     xtx = next(d for d in listed if d["name"] == "AMD Radeon RX 7900 XTX")
     assert (xtx["compute_units"], xtx["hip_multiprocessor_count"], xtx["wave_sizes"], xtx["wgp_mode"]) == (
-        96, 48, [32, 64], True)  # fmt: skip
+        96,
+        48,
+        [32, 64],
+        True,
+    )
     assert set(xtx["limits"]) <= set(xtx["sources"]) and xtx["limits"]["simds_per_cu"] == 2
     code, out = run("devices", "--json", "--vendor", "nvidia")
     assert code == 0 and {d["vendor"] for d in json.loads(out)} == {"nvidia"}
@@ -279,15 +434,22 @@ def _amd_lines(seed: int, count: int) -> list[dict[str, Any]]:
     for _ in range(count):
         p = rng.choice(profiles)
         t = p.target
-        q: dict[str, Any] = {"device": rng.choice(p.lookup_names()), "threads": rng.choice([64, 96, 256, 1000, 1024,
-                             1025]), "vgprs": rng.randrange(0, 520)}  # fmt: skip
-        for key, value in (("sgprs", rng.randrange(0, 110)), ("lds", rng.randrange(0, 70000)),
-                           ("dynamic_smem", rng.randrange(0, 40000)), ("wave_size", rng.choice(t.wave_sizes())),
-                           ("wgp_mode", t.has_wgp and rng.random() < 0.5),
-                           ("max_flat_workgroup_size", rng.choice([64, 256, 1024])),
-                           ("waves_per_eu", rng.choice([2, [1, 4], [3, 3]])),
-                           ("agprs", rng.randrange(0, 256) if t.agpr_file == "separate" else 0),
-                           ("allocated_vgprs", rng.randrange(0, 256))):  # fmt: skip
+        q: dict[str, Any] = {
+            "device": rng.choice(p.lookup_names()),
+            "threads": rng.choice([64, 96, 256, 1000, 1024, 1025]),
+            "vgprs": rng.randrange(0, 520),
+        }
+        for key, value in (
+            ("sgprs", rng.randrange(0, 110)),
+            ("lds", rng.randrange(0, 70000)),
+            ("dynamic_smem", rng.randrange(0, 40000)),
+            ("wave_size", rng.choice(t.wave_sizes())),
+            ("wgp_mode", t.has_wgp and rng.random() < 0.5),
+            ("max_flat_workgroup_size", rng.choice([64, 256, 1024])),
+            ("waves_per_eu", rng.choice([2, [1, 4], [3, 3]])),
+            ("agprs", rng.randrange(0, 256) if t.agpr_file == "separate" else 0),
+            ("allocated_vgprs", rng.randrange(0, 256)),
+        ):
             if rng.random() < 0.5:
                 q[key] = value
         lines.append(q)
@@ -299,36 +461,57 @@ def _engine_answer(q: dict[str, Any]) -> dict[str, Any]:
     profile = amd_catalog().get(q["device"])
     device = profile.device()
     wpe = q.get("waves_per_eu")
-    kernel = AmdKernel(vgprs=q["vgprs"], sgprs=q.get("sgprs", 0), agprs=q.get("agprs", 0),
-                       allocated_vgprs=q.get("allocated_vgprs", 0), static_lds=q.get("lds", 0),
-                       wave_size=q.get("wave_size"), wgp_mode=q.get("wgp_mode"),
-                       max_threads=q.get("max_flat_workgroup_size"),
-                       waves_per_eu=None if wpe is None else (wpe, None) if isinstance(wpe, int) else tuple(wpe))  # fmt: skip
+    kernel = AmdKernel(
+        vgprs=q["vgprs"],
+        sgprs=q.get("sgprs", 0),
+        agprs=q.get("agprs", 0),
+        allocated_vgprs=q.get("allocated_vgprs", 0),
+        static_lds=q.get("lds", 0),
+        wave_size=q.get("wave_size"),
+        wgp_mode=q.get("wgp_mode"),
+        max_threads=q.get("max_flat_workgroup_size"),
+        waves_per_eu=None if wpe is None else (wpe, None) if isinstance(wpe, int) else tuple(wpe),
+    )
     launch = AmdLaunch(q["threads"], q.get("dynamic_smem", 0))
     hip, compiler = hip_occupancy(device, kernel, launch), compiler_occupancy(device.target, kernel)
-    return {"vendor": "amd", "device": profile.name, "hip_runtime": hip.as_dict(), "compiler": compiler.as_dict(),
-            "explanation": explain_difference(device, kernel, launch, hip, compiler)}  # fmt: skip
+    return {
+        "vendor": "amd",
+        "device": profile.name,
+        "hip_runtime": hip.as_dict(),
+        "compiler": compiler.as_dict(),
+        "explanation": explain_difference(device, kernel, launch, hip, compiler),
+    }
 
 
 MIXED_ERRORS = [
     ({"device": "MI300X", "threads": 256}, "vgprs: required"),
-    ({"device": "MI300X", "threads": 256, "vgprs": 64, "registers": 32},
-     "registers: for NVIDIA devices only; AMD Instinct MI300X is an AMD device"),
-    ({"device": "sm_80", "threads": 256, "registers": 32, "lds": 1024}, "lds: for AMD devices only; sm_80 is an NVIDIA"),
+    (
+        {"device": "MI300X", "threads": 256, "vgprs": 64, "registers": 32},
+        "registers: for NVIDIA devices only; AMD Instinct MI300X is an AMD device",
+    ),
+    (
+        {"device": "sm_80", "threads": 256, "registers": 32, "lds": 1024},
+        "lds: for AMD devices only; sm_80 is an NVIDIA",
+    ),
     ({"device": "sm_80", "threads": 256, "registers": 32, "wgp_mode": False}, "wgp_mode: for AMD devices only"),
     ({"device": "gfx942", "threads": 256, "vgprs": 64, "wave_size": 32}, "wave_size: gfx942 runs wave64 only"),
     ({"device": "gfx1100", "threads": 256, "vgprs": "64"}, "vgprs: expected an integer, got '64'"),
     ({"device": "gfx1100", "threads": 256, "vgprs": 64, "wgp_mode": 1}, "wgp_mode: expected true, false or null"),
-    ({"device": "gfx1100", "threads": 256, "vgprs": 64, "waves_per_eu": [1, 2, 3]}, "waves_per_eu: expected N or [N, M]"),
+    (
+        {"device": "gfx1100", "threads": 256, "vgprs": 64, "waves_per_eu": [1, 2, 3]},
+        "waves_per_eu: expected N or [N, M]",
+    ),
     ({"device": "gfx1100", "threads": 256, "vgprs": 64, "lds": -1}, "lds: expected 0..4194304, got -1"),
     ({"device": "gfx1100", "vgprs": 64}, "threads: required"),
-]  # fmt: skip
+]
 
 
 def _mixed(tmp_path: Path) -> tuple[Path, list[Any]]:
     """NVIDIA and AMD lines interleaved, with errors of both; and what each line must answer."""
-    nvidia = [{"device": d, "threads": t, "registers": r} for d, t, r in
-              (("sm_80", 256, 64), ("H100", 128, 32), ("sm_90", 1025, 32), ("RTX 4090", 96, 200))]  # fmt: skip
+    nvidia = [
+        {"device": d, "threads": t, "registers": r}
+        for d, t, r in (("sm_80", 256, 64), ("H100", 128, 32), ("sm_90", 1025, 32), ("RTX 4090", 96, 200))
+    ]
     nvidia.append({"device": "sm_80", "threads": 256, "registers": 64, "vgprs": None})  # null: as absent
     amd = _amd_lines(20261240, 300)
     lines: list[Any] = []
@@ -394,8 +577,9 @@ def test_the_amd_csv_columns_are_an_amd_answers_keys() -> None:
     answer = calc_json("--device", "MI300X", "--threads", "256", "--vgprs", "128")
 
     def flat(obj: dict[str, Any], prefix: str = "") -> list[str]:
-        return [k for key, v in obj.items() for k in (flat(v, f"{prefix}{key}.") if isinstance(v, dict)
-                                                      else [prefix + key])]  # fmt: skip
+        return [
+            k for key, v in obj.items() for k in (flat(v, f"{prefix}{key}.") if isinstance(v, dict) else [prefix + key])
+        ]
 
     assert tuple(flat(answer)) == AMD_CSV_FIELDS
 
@@ -406,8 +590,12 @@ def test_batch_jobs_answer_mixed_vendors_as_one_process_does(tmp_path: Path) -> 
     path.write_text("\n".join(lines) + "\n")
 
     def batch(*extra: str) -> bytes:
-        return subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", "batch", str(path), *extra],
-                              capture_output=True, check=True, timeout=600).stdout  # fmt: skip
+        return subprocess.run(
+            [sys.executable, "-m", "occupancy_gui.cli.main", "batch", str(path), *extra],
+            capture_output=True,
+            check=True,
+            timeout=600,
+        ).stdout
 
     one = batch()
     assert one.count(b"\n") == len(lines) and batch("--jobs", "2") == one
@@ -418,11 +606,13 @@ def test_plain_nvidia_lines_stay_on_the_fast_path_beside_amd_keys() -> None:
     NVIDIA line with the key ``null`` is still plain."""
     from occupancy_gui.cli.batch_plain import decode_plain
 
-    lines = ['{"device": "sm_80", "threads": 256, "registers": 64}',
-             '{"device": "sm_80", "threads": 256, "registers": 64, "vgprs": null, "wgp_mode": null}',
-             '{"device": "MI300X", "threads": 256, "vgprs": 64}',
-             '{"device": "sm_80", "threads": 256, "registers": 64, "wgp_mode": true}',
-             '{"device": "sm_80", "threads": 256, "registers": 64, "waves_per_eu": [1, 2]}']  # fmt: skip
+    lines = [
+        '{"device": "sm_80", "threads": 256, "registers": 64}',
+        '{"device": "sm_80", "threads": 256, "registers": 64, "vgprs": null, "wgp_mode": null}',
+        '{"device": "MI300X", "threads": 256, "vgprs": 64}',
+        '{"device": "sm_80", "threads": 256, "registers": 64, "wgp_mode": true}',
+        '{"device": "sm_80", "threads": 256, "registers": 64, "waves_per_eu": [1, 2]}',
+    ]
     positions, _ = decode_plain(lines)
     assert positions == [0, 1]
 

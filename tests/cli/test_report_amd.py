@@ -12,12 +12,25 @@ from tests.cli.test_cli_amd import one_line_error, run
 
 QUERIES = [
     ["--device", "MI300X", "--threads", "256", "--vgprs", "128", "--sgprs", "96", "--lds", "16KiB"],
-    ["--device", "RX 7900 XTX", "--threads", "256", "--vgprs", "96", "--sgprs", "40", "--wave-size", "64",
-     "--cu-mode"],
-    ["--device", "MI100", "--threads", "192", "--vgprs", "72", "--agprs", "128", "--dynamic-smem", "3000",
-     "--waves-per-eu", "2,6", "--max-flat-workgroup-size", "256"],
+    ["--device", "RX 7900 XTX", "--threads", "256", "--vgprs", "96", "--sgprs", "40", "--wave-size", "64", "--cu-mode"],
+    [
+        "--device",
+        "MI100",
+        "--threads",
+        "192",
+        "--vgprs",
+        "72",
+        "--agprs",
+        "128",
+        "--dynamic-smem",
+        "3000",
+        "--waves-per-eu",
+        "2,6",
+        "--max-flat-workgroup-size",
+        "256",
+    ],
     ["--device", "gfx1151", "--threads", "1025", "--vgprs", "600"],
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("query", QUERIES, ids=lambda q: q[1])
@@ -42,7 +55,9 @@ def test_the_report_holds_calcs_answers(tmp_path, query):
 
 def test_an_nvidia_flag_or_a_kernel_file_is_refused_for_an_amd_device(tmp_path):
     out = str(tmp_path / "r.html")
-    error = one_line_error("report", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--barriers", "2", "-o", out)
+    error = one_line_error(
+        "report", "--device", "MI300X", "--threads", "256", "--vgprs", "64", "--barriers", "2", "-o", out
+    )
     assert "--barriers: for NVIDIA devices only" in error and not (tmp_path / "r.html").exists()
     log = tmp_path / "k.log"
     log.write_text("ptxas info    : Used 32 registers\n")

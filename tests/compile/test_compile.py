@@ -43,7 +43,9 @@ TRITON_PTX = sorted((DATA / "importers" / "triton" / "cache").glob("*/*.ptx"))
 _BLOCK = re.compile(
     r"Compiling entry function '(?P<name>[^']+)' for '(?P<arch>[^']+)'\n.*?"
     r"(?P<stack>\d+) bytes stack frame, (?P<st>\d+) bytes spill stores, (?P<ld>\d+) bytes spill loads\n"
-    r"[^\n]*Used (?P<regs>\d+) registers(?P<rest>[^\n]*)", re.DOTALL)
+    r"[^\n]*Used (?P<regs>\d+) registers(?P<rest>[^\n]*)",
+    re.DOTALL,
+)
 
 
 def by_hand(cmd: list) -> dict[str, dict[str, int]]:
@@ -52,8 +54,13 @@ def by_hand(cmd: list) -> dict[str, dict[str, int]]:
     out = {}
     for m in _BLOCK.finditer(proc.stdout + proc.stderr):
         smem = re.search(r"(\d+) bytes smem", m["rest"])
-        out[m["name"]] = {"registers": int(m["regs"]), "spill_stores": int(m["st"]), "spill_loads": int(m["ld"]),
-                          "stack": int(m["stack"]), "smem": int(smem.group(1)) if smem else 0}
+        out[m["name"]] = {
+            "registers": int(m["regs"]),
+            "spill_stores": int(m["st"]),
+            "spill_loads": int(m["ld"]),
+            "stack": int(m["stack"]),
+            "smem": int(smem.group(1)) if smem else 0,
+        }
     assert out, proc.stderr
     return out
 
@@ -65,8 +72,13 @@ def _ptx_arch(ptx: Path) -> str:
 
 
 def _figures(rec) -> dict[str, int]:
-    return {"registers": rec.registers, "spill_stores": rec.spill_stores, "spill_loads": rec.spill_loads,
-            "stack": rec.local_bytes, "smem": rec.static_smem}
+    return {
+        "registers": rec.registers,
+        "spill_stores": rec.spill_stores,
+        "spill_loads": rec.spill_loads,
+        "stack": rec.local_bytes,
+        "smem": rec.static_smem,
+    }
 
 
 @pytest.mark.parametrize("ptx", TRITON_PTX, ids=lambda p: f"{p.stem}-{p.parent.name[:6]}")
@@ -162,12 +174,21 @@ def test_ptx_min_blocks_per_sm_is_read_from_the_ptx(cuda_bin, tmp_path):
 
 
 def test_cu_import_equals_nvcc_resource_usage(cuda_bin, tmp_path, capsys):
-    expected = by_hand([cuda_bin / "nvcc", "--resource-usage", "-cubin", "-arch=sm_86", PRESSURE,
-                        "-o", tmp_path / "x.cubin"])
+    expected = by_hand(
+        [cuda_bin / "nvcc", "--resource-usage", "-cubin", "-arch=sm_86", PRESSURE, "-o", tmp_path / "x.cubin"]
+    )
     assert cli_main(["import", str(PRESSURE), "--arch", "sm_86", "--cuda-bin", str(cuda_bin), "--json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
-    got = {n: {"registers": r["registers"], "spill_stores": r["spill_stores"], "spill_loads": r["spill_loads"],
-               "stack": r["local_bytes"], "smem": r["static_smem"]} for n, r in rows.items()}
+    got = {
+        n: {
+            "registers": r["registers"],
+            "spill_stores": r["spill_stores"],
+            "spill_loads": r["spill_loads"],
+            "stack": r["local_bytes"],
+            "smem": r["static_smem"],
+        }
+        for n, r in rows.items()
+    }
     assert got == expected and set(got) == {"pressure", "light"}
     assert all(r["arch"] == "sm_86" and r["threads_per_block"] is None for r in rows.values())
 
@@ -184,8 +205,9 @@ def test_compiler_errors_shown_as_written(cuda_bin, tmp_path, capsys):
     bad.write_text(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { bogus; }\n")
     assert cli_main(["import", str(bad), "--arch", "sm_80", "--cuda-bin", str(cuda_bin)]) == 2
     err = capsys.readouterr().err.splitlines()
-    proc = toolchains.subprocess.run([str(cuda_bin / "ptxas"), "-arch=sm_80", str(bad), "-o", str(tmp_path / "o")],
-                                     capture_output=True, text=True)
+    proc = toolchains.subprocess.run(
+        [str(cuda_bin / "ptxas"), "-arch=sm_80", str(bad), "-o", str(tmp_path / "o")], capture_output=True, text=True
+    )
     assert proc.returncode != 0
     assert err[:-1] == (proc.stdout + proc.stderr).splitlines()  # the compiler's lines, unchanged
     assert err[-1] == f"occupancy import: error: {bad}: ptxas failed (exit status {proc.returncode})"
@@ -232,7 +254,9 @@ def test_compiler_lookup_order(monkeypatch, tmp_path, cuda_bin):
     on_path = tmp_path / "path"
     on_path.mkdir()
     shutil.copy(cuda_bin / "ptxas", on_path / "ptxas")
-    monkeypatch.setattr(sys, "path", [str(wheel_site)] + [p for p in sys.path if not (Path(p or ".") / "nvidia").is_dir()])
+    monkeypatch.setattr(
+        sys, "path", [str(wheel_site)] + [p for p in sys.path if not (Path(p or ".") / "nvidia").is_dir()]
+    )
     monkeypatch.setenv("PATH", str(on_path))
     monkeypatch.setenv("CUDA_HOME", str(home))
     assert find_tool("ptxas", cuda_bin) == cuda_bin / "ptxas"
@@ -268,12 +292,41 @@ def test_sweep_equals_ptxas_by_hand_at_sampled_caps(pressure_sweep, cuda_bin, tm
     assert caps[0] is None and caps[1:] == candidate_caps(result.points[0].registers, result.lower_bound, 8)
     assert result.lower_bound == 24  # ptxas: "adjusting per thread register count ... to lower bound of 24"
     for point in (result.points[1], result.points[len(result.points) // 2], result.points[-1]):
-        expected = by_hand([cuda_bin / "nvcc", "--resource-usage", "-cubin", "-arch=sm_80",
-                            f"-maxrregcount={point.cap}", PRESSURE, "-o", tmp_path / "x.cubin"])["pressure"]
+        expected = by_hand(
+            [
+                cuda_bin / "nvcc",
+                "--resource-usage",
+                "-cubin",
+                "-arch=sm_80",
+                f"-maxrregcount={point.cap}",
+                PRESSURE,
+                "-o",
+                tmp_path / "x.cubin",
+            ]
+        )["pressure"]
         assert (point.registers, point.spill_stores, point.spill_loads, point.stack_bytes) == (
-            expected["registers"], expected["spill_stores"], expected["spill_loads"], expected["stack"])
-        assert cli_main(["calc", "--device", "sm_80", "--threads", "256", "--registers", str(point.registers),
-                         "--barriers", "0", "--json"]) == 0
+            expected["registers"],
+            expected["spill_stores"],
+            expected["spill_loads"],
+            expected["stack"],
+        )
+        assert (
+            cli_main(
+                [
+                    "calc",
+                    "--device",
+                    "sm_80",
+                    "--threads",
+                    "256",
+                    "--registers",
+                    str(point.registers),
+                    "--barriers",
+                    "0",
+                    "--json",
+                ]
+            )
+            == 0
+        )
         calc = json.loads(capsys.readouterr().out)
         assert (point.active_blocks, point.occupancy) == (calc["active_blocks"], calc["occupancy"])
     assert any(p.spill_bytes for p in result.points)
@@ -284,8 +337,23 @@ def test_rescored_for_another_block_size(pressure_sweep, capsys):
     other = result.rescored(device, 128)
     assert [p.registers for p in other.points] == [p.registers for p in result.points] and other.threads == 128
     for point in other.points:
-        assert cli_main(["calc", "--device", "sm_80", "--threads", "128", "--registers", str(point.registers),
-                         "--barriers", "0", "--json"]) == 0
+        assert (
+            cli_main(
+                [
+                    "calc",
+                    "--device",
+                    "sm_80",
+                    "--threads",
+                    "128",
+                    "--registers",
+                    str(point.registers),
+                    "--barriers",
+                    "0",
+                    "--json",
+                ]
+            )
+            == 0
+        )
         assert json.loads(capsys.readouterr().out)["occupancy"] == point.occupancy
 
 
@@ -303,13 +371,31 @@ def test_sweet_spot_and_further_steps(pressure_sweep):
 def test_regcap_cli_json_and_cache(pressure_sweep, cuda_bin, tmp_path, monkeypatch, capsys):
     _src, _device, result = pressure_sweep
     monkeypatch.setenv("OCCUPANCY_COMPILE_CACHE", str(tmp_path / "cache"))
-    argv = ["regcap", str(PRESSURE), "--arch", "sm_80", "--cuda-bin", str(cuda_bin), "--kernel", "pressure",
-            "--threads", "256", "--json"]
+    argv = [
+        "regcap",
+        str(PRESSURE),
+        "--arch",
+        "sm_80",
+        "--cuda-bin",
+        str(cuda_bin),
+        "--kernel",
+        "pressure",
+        "--threads",
+        "256",
+        "--json",
+    ]
     assert cli_main(argv) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows == [p.to_json() for p in result.points]
-    assert set(rows[0]) == {"cap", "registers", "spill_stores", "spill_loads", "stack_bytes", "active_blocks",
-                            "occupancy"}
+    assert set(rows[0]) == {
+        "cap",
+        "registers",
+        "spill_stores",
+        "spill_loads",
+        "stack_bytes",
+        "active_blocks",
+        "occupancy",
+    }
     assert len(list((tmp_path / "cache").glob(f"*{ResultCache.SUFFIX}"))) == len(rows) + 1  # + the lower-bound probe
 
     def no_compiler(*_args, **_kwargs):
@@ -327,7 +413,11 @@ def test_cache_key_follows_content_arch_version_and_cap(cuda_bin, tmp_path):
     src_path = tmp_path / "k.cu"
     shutil.copy(PRESSURE, src_path)
     src = make_source(src_path, "sm_80", cuda_bin)
-    keys = {build.cache_key(src, None), build.cache_key(src, 32), build.cache_key(make_source(src_path, "sm_86", cuda_bin), 32)}
+    keys = {
+        build.cache_key(src, None),
+        build.cache_key(src, 32),
+        build.cache_key(make_source(src_path, "sm_86", cuda_bin), 32),
+    }
     assert len(keys) == 3
     before = build.cache_key(src, 32)
     src_path.write_text(PRESSURE.read_text() + "\n// changed\n")
@@ -349,8 +439,13 @@ def test_cancel_kills_the_compiler_and_cleans_up(cuda_bin, tmp_path, monkeypatch
     with pytest.raises(CompileCancelled):
         from occupancy_gui.cli.devices import load_catalog
 
-        sweep(src, load_catalog().get("sm_80").device_properties(), kernel="pressure", cache=ResultCache(None),
-              cancel=cancel)
+        sweep(
+            src,
+            load_catalog().get("sm_80").device_properties(),
+            kernel="pressure",
+            cache=ResultCache(None),
+            cancel=cancel,
+        )
     assert not list(tmp_path.glob("occupancy-compile-*"))
     bad = tmp_path / "bad.cu"
     bad.write_text("__global__ void k() { undeclared(); }\n")
@@ -365,14 +460,20 @@ def test_ptx_sweep_equals_ptxas_by_hand(cuda_bin, tmp_path):
 
     ptx = DATA / "compile" / "pressure.ptx"
     device = load_catalog().get("sm_90").device_properties()
-    result = sweep(make_source(ptx, "sm_90", cuda_bin), device, kernel="pressure", threads=512,
-                   cache=ResultCache(None), jobs=2)
+    result = sweep(
+        make_source(ptx, "sm_90", cuda_bin), device, kernel="pressure", threads=512, cache=ResultCache(None), jobs=2
+    )
     assert result.threads == 512 and len(result.points) >= 5
     for point in result.points[1::2]:
-        expected = by_hand([cuda_bin / "ptxas", "-v", "-arch=sm_90", f"-maxrregcount={point.cap}", ptx,
-                            "-o", tmp_path / "x.cubin"])["pressure"]
+        expected = by_hand(
+            [cuda_bin / "ptxas", "-v", "-arch=sm_90", f"-maxrregcount={point.cap}", ptx, "-o", tmp_path / "x.cubin"]
+        )["pressure"]
         assert (point.registers, point.spill_stores, point.spill_loads, point.stack_bytes) == (
-            expected["registers"], expected["spill_stores"], expected["spill_loads"], expected["stack"])
+            expected["registers"],
+            expected["spill_stores"],
+            expected["spill_loads"],
+            expected["stack"],
+        )
 
 
 def test_a_cached_compile_round_trips_and_an_older_or_damaged_one_is_a_miss():
@@ -384,10 +485,14 @@ def test_a_cached_compile_round_trips_and_an_older_or_damaged_one_is_a_miss():
     assert build.Compiled.from_bytes(build.Compiled(b"log", b"").to_bytes()) == build.Compiled(b"log", b"", {})
     older = b"occupancy-compiled-1\n" + struct.pack("<3Q", 3, 0, 4) + b"log" + b".ptx"
     head = len(b"occupancy-compiled-2\n")
-    for bad in (older, blob[:-1], blob[:head + 8],
-                blob[:head] + struct.pack("<3Q", 0, 0, 6) + b"[1, 2]",
-                blob[:head] + struct.pack("<3Q", 0, 0, 10) + b'{"k": "4"}',
-                blob[:head] + struct.pack("<3Q", 0, 0, 11) + b'{"k": true}'):
+    for bad in (
+        older,
+        blob[:-1],
+        blob[: head + 8],
+        blob[:head] + struct.pack("<3Q", 0, 0, 6) + b"[1, 2]",
+        blob[:head] + struct.pack("<3Q", 0, 0, 10) + b'{"k": "4"}',
+        blob[:head] + struct.pack("<3Q", 0, 0, 11) + b'{"k": true}',
+    ):
         assert build.Compiled.from_bytes(bad) is None, bad
 
 

@@ -33,11 +33,14 @@ SEED_LAUNCH = Launch(256)
 DEVICES = ["sm_61", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
 KERNELS = [
     (FunctionAttributes(num_regs=64, shared_size_bytes=24 * 1024), Launch(256)),
-    (FunctionAttributes(num_regs=32, shared_size_bytes=24 * 1024, max_dynamic_shared_size_bytes=150_000), Launch(256, 20_000)),
+    (
+        FunctionAttributes(num_regs=32, shared_size_bytes=24 * 1024, max_dynamic_shared_size_bytes=150_000),
+        Launch(256, 20_000),
+    ),
     (FunctionAttributes(num_regs=100, shared_size_bytes=1000, num_block_barriers=4), Launch(96, 5000)),
     (FunctionAttributes(num_regs=24, shared_size_bytes=0, max_dynamic_shared_size_bytes=60_000), Launch(640, 40_000)),
     (FunctionAttributes(num_regs=255, shared_size_bytes=48 * 1024), Launch(1024)),
-]  # fmt: skip
+]
 
 
 def blocks(device, func, launch, state=None) -> int:
@@ -53,9 +56,13 @@ def test_block_size_is_the_runtime_heuristic(reference: Reference, cc_devices: d
         n = 25
         kernel = random_kernels(rng, n, device)
         kernel[:, 2] = np.where(rng.random(n) < 0.7, 2**31 - 1, rng.integers(1, 1100, n))
-        terms = np.column_stack([rng.integers(0, 20000, n) * (rng.random(n) < 0.5),
-                                 rng.integers(0, 64, n) * (rng.random(n) < 0.3),
-                                 rng.integers(0, 1024, n) * (rng.random(n) < 0.3)])  # fmt: skip
+        terms = np.column_stack(
+            [
+                rng.integers(0, 20000, n) * (rng.random(n) < 0.5),
+                rng.integers(0, 64, n) * (rng.random(n) < 0.3),
+                rng.integers(0, 1024, n) * (rng.random(n) < 0.3),
+            ]
+        )
         ref = reference.potential_block_size(device, kernel, terms)
         for i in range(n):
             func, state = kernel_from_row(kernel[i])
@@ -65,7 +72,12 @@ def test_block_size_is_the_runtime_heuristic(reference: Reference, cc_devices: d
                 assert advice.suggestion is None and advice.error, (name, i)
                 continue
             got = advice.suggestion
-            assert got is not None and (got.min_grid_size, got.block_size) == want[1:], (name, kernel[i].tolist(), want, got)
+            assert got is not None and (got.min_grid_size, got.block_size) == want[1:], (
+                name,
+                kernel[i].tolist(),
+                want,
+                got,
+            )
             # The ranking holds the heuristic's choice, with the most resident threads of the sizes it tries.
             limit = min(device.max_threads_per_block, func.max_threads_per_block)
             threads = {r.block_size: r.active_blocks * r.block_size for r in advice.ranking if r.block_size <= limit}
@@ -186,8 +198,10 @@ def test_heat_map_grids_equal_scalar_engine(cc_devices: dict, name: str) -> None
     device = cc_devices[name]
     func, launch = KERNELS[1]
     rng = np.random.default_rng(7)
-    for grid, kind in ((grid_block_size_registers(device, func, launch), "registers"),
-                       (grid_block_size_shared_memory(device, func, launch), "smem")):  # fmt: skip
+    for grid, kind in (
+        (grid_block_size_registers(device, func, launch), "registers"),
+        (grid_block_size_shared_memory(device, func, launch), "smem"),
+    ):
         assert grid.occupancy.shape == (len(grid.block_sizes), len(grid.values)) == grid.binding.shape
         assert list(grid.block_sizes) == list(range(32, device.max_threads_per_block + 1, 32))
         for _ in range(60):

@@ -19,11 +19,16 @@ def test_hopper(bundled_catalog: Catalog) -> None:
     shared memory configurable up to 228 KiB; 2 block barriers per block slot."""
     got = facts(bundled_catalog.get("sm_90").device_properties())
     assert got == {
-        "max_warps_per_multiprocessor": 64, "max_blocks_per_multiprocessor": 32, "reg_allocation_granularity": 256,
-        "reg_allocation_max_per_thread": 256, "sub_partitions_per_multiprocessor": 4, "smem_allocation_granularity": 128,
+        "max_warps_per_multiprocessor": 64,
+        "max_blocks_per_multiprocessor": 32,
+        "reg_allocation_granularity": 256,
+        "reg_allocation_max_per_thread": 256,
+        "sub_partitions_per_multiprocessor": 4,
+        "smem_allocation_granularity": 128,
         "shared_memory_configs": tuple(k * KIB for k in (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)),
-        "block_barriers_per_multiprocessor": 64, "virtual_resources_per_multiprocessor": None,
-    }  # fmt: skip
+        "block_barriers_per_multiprocessor": 64,
+        "virtual_resources_per_multiprocessor": None,
+    }
 
 
 def test_pascal_has_no_carveout_and_no_counted_barriers(bundled_catalog: Catalog) -> None:

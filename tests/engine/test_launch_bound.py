@@ -40,7 +40,9 @@ def test_block_above_the_bound_cannot_launch(cc_devices: dict) -> None:
     assert ok.active_blocks > 0 and not ok.reasons
     r = compute_occupancy(device, FUNC, Launch(288))
     assert r.active_blocks == 0 and r.binding == (Limit.WARPS,)
-    assert r.reasons == ("288 threads per block > 256, the kernel's launch bound (maxThreadsPerBlock): the launch fails",)
+    assert r.reasons == (
+        "288 threads per block > 256, the kernel's launch bound (maxThreadsPerBlock): the launch fails",
+    )
     warps_row = next(row for row in r.rows if row.limit == Limit.WARPS)
     assert warps_row.blocks == 0 and "launch bound" in warps_row.calculation
     # Unbounded, the same launch fits: only the bound stops it.
@@ -58,7 +60,9 @@ def test_resident_blocks_are_the_header_within_the_bound(reference: Reference, c
         dyn = np.zeros(n, dtype=np.int64)
         ref = reference.occupancy(device, kernel, block, dyn)
         q = dict(zip(KERNEL_FIELDS, kernel.T, strict=True))
-        r = max_active_blocks(device, build_query(device, FunctionAttributes(num_regs=0), DeviceState(), block, dyn, **q))
+        r = max_active_blocks(
+            device, build_query(device, FunctionAttributes(num_regs=0), DeviceState(), block, dyn, **q)
+        )
         ok = ref["status"] == 0
         for field in RESULT_FIELDS[1:]:
             assert (getattr(r, field)[ok] == ref[field][ok]).all(), (name, field)
@@ -98,20 +102,32 @@ def test_cli_suggest_is_the_header_with_the_attribute(reference: Reference, cc_d
         kernel[:, 4], kernel[:, 5], kernel[:, 6], kernel[:, 9] = 1, device.shared_mem_per_block - 8192, 1, -1
         ref = reference.potential_block_size(device, kernel, np.zeros((len(bounds), 3), dtype=np.int64))
         for bound, (status, min_grid, block) in zip(bounds, ref, strict=True):
-            code, got = _cli("suggest", "--device", name, "--registers", str(regs), "--static-smem", "8192",
-                             "--max-threads-per-block", str(bound), "--json")  # fmt: skip
+            code, got = _cli(
+                "suggest",
+                "--device",
+                name,
+                "--registers",
+                str(regs),
+                "--static-smem",
+                "8192",
+                "--max-threads-per-block",
+                str(bound),
+                "--json",
+            )
             assert status == 0 and code == 0
             assert (got["block_size"], got["min_grid_size"]) == (int(block), int(min_grid)), (regs, bound)
             assert got["max_threads_per_block"] == bound and got["block_size"] <= bound
 
 
 def test_cli_calc_above_the_bound_gives_zero_and_a_reason() -> None:
-    code, got = _cli("calc", "--device", "sm_90", "--threads", "288", "--registers", "32",
-                     "--max-threads-per-block", "256", "--json")  # fmt: skip
+    code, got = _cli(
+        "calc", "--device", "sm_90", "--threads", "288", "--registers", "32", "--max-threads-per-block", "256", "--json"
+    )
     assert code == 0 and got["active_blocks"] == 0 and got["binding"] == ["warps"]
     assert got["max_threads_per_block"] == 256 and "launch bound" in got["reasons"][0]
-    code, got = _cli("calc", "--device", "sm_90", "--threads", "256", "--registers", "32",
-                     "--max-threads-per-block", "256", "--json")  # fmt: skip
+    code, got = _cli(
+        "calc", "--device", "sm_90", "--threads", "256", "--registers", "32", "--max-threads-per-block", "256", "--json"
+    )
     assert got["active_blocks"] == 8
 
 
@@ -119,5 +135,5 @@ def test_cli_refuses_a_bound_below_one(capsys: pytest.CaptureFixture[str]) -> No
     code, _ = _cli("calc", "--device", "sm_90", "--threads", "64", "--registers", "32", "--max-threads-per-block", "0")
     assert code == 2
     assert capsys.readouterr().err.strip() == (
-        "occupancy calc: error: max_threads_per_block: expected at least 1 (the kernel's launch bound), got 0")
-
+        "occupancy calc: error: max_threads_per_block: expected at least 1 (the kernel's launch bound), got 0"
+    )

@@ -41,18 +41,20 @@ def random_kernels(rng: np.random.Generator, n: int, device: DeviceProperties) -
         default=rng.integers(0, optin * 2, n),
     )
     carveout = np.where(rng.random(n) < 0.5, -1, rng.integers(-3, 104, n))
-    return np.column_stack([
-        np.where(rng.random(n) < 0.05, 0, rng.integers(0, 300, n)),              # num_regs
-        static,                                                                  # shared_size_bytes
-        np.where(rng.random(n) < 0.9, 2**31 - 1, rng.integers(-2, 1100, n)),     # func max threads
-        rng.integers(0, 3, n),                                                   # partitioned GC
-        rng.integers(0, 2, n),                                                   # shmem limit config
-        max_dyn,
-        np.where(rng.random(n) < 0.3, 1, rng.integers(0, 40, n)),                # barriers
-        np.where(rng.random(n) < 0.8, 0, rng.integers(0, 140, n)),               # virtual resources
-        rng.integers(0, 4, n),                                                   # cache config
-        carveout,
-    ])  # fmt: skip
+    return np.column_stack(
+        [
+            np.where(rng.random(n) < 0.05, 0, rng.integers(0, 300, n)),  # num_regs
+            static,  # shared_size_bytes
+            np.where(rng.random(n) < 0.9, 2**31 - 1, rng.integers(-2, 1100, n)),  # func max threads
+            rng.integers(0, 3, n),  # partitioned GC
+            rng.integers(0, 2, n),  # shmem limit config
+            max_dyn,
+            np.where(rng.random(n) < 0.3, 1, rng.integers(0, 40, n)),  # barriers
+            np.where(rng.random(n) < 0.8, 0, rng.integers(0, 140, n)),  # virtual resources
+            rng.integers(0, 4, n),  # cache config
+            carveout,
+        ]
+    )
 
 
 def engine_results(device: DeviceProperties, kernel: np.ndarray, block: np.ndarray, dyn: np.ndarray) -> dict:
@@ -71,8 +73,9 @@ def assert_same(device_name: str, ref: dict, eng: dict, inputs: np.ndarray) -> i
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         diffs = {n: (int(ref[n][i]), int(eng[n][i])) for n in RESULT_FIELDS if ref[n][i] != eng[n][i]}
-        pytest.fail(f"{device_name}: {int(bad.sum())} mismatches; first query {inputs[i].tolist()}: "
-                    f"(header, engine) {diffs}")  # fmt: skip
+        pytest.fail(
+            f"{device_name}: {int(bad.sum())} mismatches; first query {inputs[i].tolist()}: (header, engine) {diffs}"
+        )
     return int(ok.sum())
 
 
@@ -88,10 +91,14 @@ def test_random_queries_match_header(reference: Reference, cc_devices: dict, gpu
     for name, device in devices.items():
         n = RANDOM_QUERIES_PER_DEVICE
         kernel = random_kernels(rng, n, device)
-        block = np.where(rng.random(n) < 0.05, rng.integers(-2, 1, n), rng.integers(1, device.max_threads_per_block + 200, n))
+        block = np.where(
+            rng.random(n) < 0.05, rng.integers(-2, 1, n), rng.integers(1, device.max_threads_per_block + 200, n)
+        )
         dyn = np.where(rng.random(n) < 0.4, 0, rng.integers(0, device.shared_mem_per_block_optin + 4096, n))
         ref = reference.occupancy(device, kernel, block, dyn)
-        succeeded += assert_same(name, ref, engine_results(device, kernel, block, dyn), np.column_stack([kernel, block, dyn]))
+        succeeded += assert_same(
+            name, ref, engine_results(device, kernel, block, dyn), np.column_stack([kernel, block, dyn])
+        )
         total += n
     assert total >= 100_000
     assert succeeded > total * 0.8  # the comparison is mostly of real results, not of refusals
@@ -101,9 +108,15 @@ def test_unknown_and_invalid_devices_match_header_status(reference: Reference, c
     base = cc_devices["sm_90"]
     from dataclasses import replace
 
-    odd = [replace(base, compute_major=4), replace(base, compute_major=13), replace(base, compute_minor=5, compute_major=10),
-           replace(base, compute_major=12, compute_minor=2), replace(base, num_sms=0), replace(base, warp_size=0),
-           replace(base, shared_mem_per_multiprocessor=400 * 1024)]  # fmt: skip
+    odd = [
+        replace(base, compute_major=4),
+        replace(base, compute_major=13),
+        replace(base, compute_minor=5, compute_major=10),
+        replace(base, compute_major=12, compute_minor=2),
+        replace(base, num_sms=0),
+        replace(base, warp_size=0),
+        replace(base, shared_mem_per_multiprocessor=400 * 1024),
+    ]
     rng = np.random.default_rng(SEED + 1)
     for device in odd:
         kernel = random_kernels(rng, 500, base)
@@ -129,7 +142,10 @@ def test_exhaustive_block_size_by_registers(reference: Reference, cc_devices: di
         kernel[:, 9] = -1
         dyn = np.zeros(n, dtype=np.int64)
         ref = reference.occupancy(device, kernel, block, dyn)
-        assert assert_same(name, ref, engine_results(device, kernel, block, dyn), np.column_stack([kernel, block, dyn])) == n
+        assert (
+            assert_same(name, ref, engine_results(device, kernel, block, dyn), np.column_stack([kernel, block, dyn]))
+            == n
+        )
 
 
 def test_potential_block_size_matches_header(reference: Reference, cc_devices: dict, gpu_devices: dict) -> None:
@@ -138,9 +154,13 @@ def test_potential_block_size_matches_header(reference: Reference, cc_devices: d
         n = 60
         kernel = random_kernels(rng, n, device)
         kernel[:, 2] = np.where(rng.random(n) < 0.7, 2**31 - 1, rng.integers(1, 1100, n))
-        terms = np.column_stack([rng.integers(0, 20000, n) * (rng.random(n) < 0.5),
-                                 rng.integers(0, 64, n) * (rng.random(n) < 0.3),
-                                 rng.integers(0, 1024, n) * (rng.random(n) < 0.3)])  # fmt: skip
+        terms = np.column_stack(
+            [
+                rng.integers(0, 20000, n) * (rng.random(n) < 0.5),
+                rng.integers(0, 64, n) * (rng.random(n) < 0.3),
+                rng.integers(0, 1024, n) * (rng.random(n) < 0.3),
+            ]
+        )
         ref = reference.potential_block_size(device, kernel, terms)
         for i in range(n):
             func, state = kernel_from_row(kernel[i])
@@ -157,9 +177,16 @@ def test_potential_block_size_matches_header(reference: Reference, cc_devices: d
 
 def kernel_from_row(row: np.ndarray) -> tuple[FunctionAttributes, DeviceState]:
     v = [int(x) for x in row]
-    func = FunctionAttributes(num_regs=v[0], shared_size_bytes=v[1], max_threads_per_block=v[2],
-                              partitioned_gc_config=PartitionedGCConfig(v[3]), shmem_limit_config=FuncShmemConfig(v[4]),
-                              max_dynamic_shared_size_bytes=v[5], num_block_barriers=v[6], virtual_resource_count=v[7])
+    func = FunctionAttributes(
+        num_regs=v[0],
+        shared_size_bytes=v[1],
+        max_threads_per_block=v[2],
+        partitioned_gc_config=PartitionedGCConfig(v[3]),
+        shmem_limit_config=FuncShmemConfig(v[4]),
+        max_dynamic_shared_size_bytes=v[5],
+        num_block_barriers=v[6],
+        virtual_resource_count=v[7],
+    )
     return func, DeviceState(cache_config=CacheConfig(v[8]), carveout_config=v[9])
 
 

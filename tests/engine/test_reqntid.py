@@ -47,8 +47,9 @@ def test_only_the_required_size_launches(cc_devices: dict) -> None:
         r = compute_occupancy(device, FUNC, Launch(threads))
         assert compute_occupancy(device, free, Launch(threads)).active_blocks > 0  # only .reqntid stops it
         assert r.active_blocks == 0 and r.binding == (Limit.WARPS,)
-        assert r.reasons == (f"{threads} threads per block ≠ 256, the kernel's required block size (.reqntid): "
-                             "the launch fails",)  # fmt: skip
+        assert r.reasons == (
+            f"{threads} threads per block ≠ 256, the kernel's required block size (.reqntid): the launch fails",
+        )
         warps_row = next(row for row in r.rows if row.limit == Limit.WARPS)
         assert warps_row.blocks == 0 and ".reqntid" in warps_row.calculation
         assert r.limits[Limit.REGISTERS] == compute_occupancy(device, free, Launch(threads)).limits[Limit.REGISTERS]
@@ -60,7 +61,9 @@ def test_the_header_fields_stay_exact_and_resident_blocks_follow_the_rule(cc_dev
     block = rng.integers(1, device.max_threads_per_block + 50, 4000)
     req = np.where(rng.random(4000) < 0.3, 0, rng.choice([64, 96, 128, 256, 1024, 2048], 4000))
     bound = np.where(rng.random(4000) < 0.5, 2**31 - 1, rng.choice([128, 512], 4000))
-    base = build_query(device, FunctionAttributes(num_regs=40), DeviceState(), block, 0, func_max_threads_per_block=bound)
+    base = build_query(
+        device, FunctionAttributes(num_regs=40), DeviceState(), block, 0, func_max_threads_per_block=bound
+    )
     free = max_active_blocks(device, base)
     r = max_active_blocks(device, replace(base, func_reqntid=np.asarray(req)))
     assert (r.active_blocks == free.active_blocks).all() and (r.block_limit_warps == free.block_limit_warps).all()
@@ -82,7 +85,10 @@ def test_curve_heat_map_advisor_and_cliffs_offer_only_the_required_size(cc_devic
     advice = advise_block_size(device, FUNC, 288)
     assert advice.suggestion is not None and advice.suggestion.block_size == 256
     assert {r.block_size for r in advice.ranking} == {256, 288}
-    assert advice.ranking[0].block_size == 256 and next(r for r in advice.ranking if r.block_size == 288).active_blocks == 0
+    assert (
+        advice.ranking[0].block_size == 256
+        and next(r for r in advice.ranking if r.block_size == 288).active_blocks == 0
+    )
     threads = [c for c in input_cliffs(device, FUNC, Launch(256)) if c.input == "threads"]
     assert all(c.value == 256 for c in threads) or not threads
 
@@ -99,8 +105,9 @@ def test_heat_map_tells_cannot_launch_from_no_block_fits(cc_devices: dict) -> No
 
 
 @pytest.mark.parametrize("name", ["sm_75", "sm_90", "sm_120"])
-def test_suggest_is_the_required_size_with_the_header_blocks_there(reference: Reference, cc_devices: dict,
-                                                                   name: str) -> None:  # fmt: skip
+def test_suggest_is_the_required_size_with_the_header_blocks_there(
+    reference: Reference, cc_devices: dict, name: str
+) -> None:
     device = cc_devices[name]
     for req in (32, 96, 200, 256, 640, 1024):
         for regs in (24, 64, 128):
@@ -125,33 +132,44 @@ def _cli(*argv: str) -> tuple[int, dict, str]:
 
 
 def test_cli_calc_suggest_and_batch_carry_the_required_size(capsys: pytest.CaptureFixture[str]) -> None:
-    code, got, _ = _cli("calc", "--device", "sm_90", "--threads", "288", "--registers", "32",
-                        "--required-block-size", "256", "--json")  # fmt: skip
+    code, got, _ = _cli(
+        "calc", "--device", "sm_90", "--threads", "288", "--registers", "32", "--required-block-size", "256", "--json"
+    )
     assert code == 0 and got["active_blocks"] == 0 and got["required_block_size"] == 256
     assert got["binding"] == ["warps"] and ".reqntid" in got["reasons"][0]
-    code, got, _ = _cli("calc", "--device", "sm_90", "--threads", "256", "--registers", "32",
-                        "--required-block-size", "256", "--json")  # fmt: skip
+    code, got, _ = _cli(
+        "calc", "--device", "sm_90", "--threads", "256", "--registers", "32", "--required-block-size", "256", "--json"
+    )
     assert got["active_blocks"] == 8
     code, got, _ = _cli("suggest", "--device", "sm_90", "--registers", "32", "--required-block-size", "96", "--json")
     assert (code, got["block_size"], got["required_block_size"]) == (0, 96, 96)
     code, _, _ = _cli("calc", "--device", "sm_90", "--threads", "64", "--registers", "32", "--required-block-size", "0")
     assert code == 2 and capsys.readouterr().err.strip() == (
-        "occupancy calc: error: required_block_size: expected at least 1 (the kernel's .reqntid), got 0")
+        "occupancy calc: error: required_block_size: expected at least 1 (the kernel's .reqntid), got 0"
+    )
 
 
 def test_min_blocks_shortfall_is_said_plainly_in_calc() -> None:
-    assert min_blocks_shortfall(4, 4) is None and min_blocks_shortfall(8, 4) is None and min_blocks_shortfall(0, None) is None
+    assert (
+        min_blocks_shortfall(4, 4) is None
+        and min_blocks_shortfall(8, 4) is None
+        and min_blocks_shortfall(0, None) is None
+    )
     words = min_blocks_shortfall(1, 2)
     assert words is not None and words.startswith("Only 1 block per SM, below the 2 the kernel asked for")
     # 256 threads × 64 registers on sm_90: 4 blocks; the kernel asked for 6.
-    code, got, _ = _cli("calc", "--device", "sm_90", "--threads", "256", "--registers", "64",
-                        "--min-blocks-per-sm", "6", "--json")  # fmt: skip
+    code, got, _ = _cli(
+        "calc", "--device", "sm_90", "--threads", "256", "--registers", "64", "--min-blocks-per-sm", "6", "--json"
+    )
     assert code == 0 and got["active_blocks"] == 4 and got["min_blocks_per_sm"] == 6
     assert got["min_blocks_shortfall"].startswith("Only 4 blocks per SM, below the 6 the kernel asked for")
-    code, got, _ = _cli("calc", "--device", "sm_90", "--threads", "256", "--registers", "64",
-                        "--min-blocks-per-sm", "4", "--json")  # fmt: skip
+    code, got, _ = _cli(
+        "calc", "--device", "sm_90", "--threads", "256", "--registers", "64", "--min-blocks-per-sm", "4", "--json"
+    )
     assert got["min_blocks_shortfall"] is None
-    code, _, text = _cli("calc", "--device", "sm_90", "--threads", "256", "--registers", "64", "--min-blocks-per-sm", "6")
+    code, _, text = _cli(
+        "calc", "--device", "sm_90", "--threads", "256", "--registers", "64", "--min-blocks-per-sm", "6"
+    )
     assert code == 0 and text.rstrip().splitlines()[-1].startswith("Note: Only 4 blocks per SM, below the 6")
     code, _, text = _cli("calc", "--device", "sm_90", "--threads", "256", "--registers", "64")
     assert "Note:" not in text

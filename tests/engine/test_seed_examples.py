@@ -17,8 +17,11 @@ KIB = 1024
 @pytest.fixture(scope="module")
 def cc100(bundled_catalog: Catalog):
     device = bundled_catalog.get("sm_100").device_properties()
-    assert (device.max_threads_per_multiprocessor, device.regs_per_multiprocessor,
-            device.shared_mem_per_multiprocessor) == (2048, 65536, 233472)  # fmt: skip
+    assert (
+        device.max_threads_per_multiprocessor,
+        device.regs_per_multiprocessor,
+        device.shared_mem_per_multiprocessor,
+    ) == (2048, 65536, 233472)
     return device
 
 

@@ -25,9 +25,17 @@ FUNC = FunctionAttributes(num_regs=0)
 
 def _columns(device: DeviceProperties, rng: np.random.Generator) -> dict[str, np.ndarray]:
     n = 3000
-    query = build_query(device, FUNC, DeviceState(), rng.integers(1, 1200, n), rng.integers(0, 60000, n),
-                        num_regs=rng.integers(0, 300, n), shared_size_bytes=rng.integers(0, 50000, n),
-                        num_block_barriers=rng.integers(0, 40, n), func_reqntid=rng.choice([0, 128, 256], n))  # fmt: skip
+    query = build_query(
+        device,
+        FUNC,
+        DeviceState(),
+        rng.integers(1, 1200, n),
+        rng.integers(0, 60000, n),
+        num_regs=rng.integers(0, 300, n),
+        shared_size_bytes=rng.integers(0, 50000, n),
+        num_block_barriers=rng.integers(0, 40, n),
+        func_reqntid=rng.choice([0, 128, 256], n),
+    )
     c = occupancy_columns(device, query)
     figures = {name: np.asarray(value) for name, value in vars(c.arrays).items()}
     figures |= {f"limit {k}": np.asarray(v) for k, v in c.limits.items()}
@@ -70,14 +78,27 @@ def test_shared_reason_words_are_the_words_of_each_launch(gpu_devices: dict[str,
     block = np.array([64, 96] * (n // 2), dtype=np.int64)
     regs = np.array([255, 255, 300, 300] * (n // 4), dtype=np.int64)
     inputs = ReasonInputs(
-        block_size=block, dynamic_smem=0 * one, num_regs=regs, shared_size_bytes=0 * one, max_dynamic_smem=-one,
-        shmem_limit_config=one, num_block_barriers=one, virtual_resource_count=0 * one, max_threads_per_block=one * 1024,
-        reqntid=one * 128, limits={k: (0 * one if k.value in ("warps", "registers") else one) for k in Limit},
-        allocated_smem=0 * one, sm_smem=one * 1000,
-    )  # fmt: skip
+        block_size=block,
+        dynamic_smem=0 * one,
+        num_regs=regs,
+        shared_size_bytes=0 * one,
+        max_dynamic_smem=-one,
+        shmem_limit_config=one,
+        num_block_barriers=one,
+        virtual_resource_count=0 * one,
+        max_threads_per_block=one * 1024,
+        reqntid=one * 128,
+        limits={k: (0 * one if k.value in ("warps", "registers") else one) for k in Limit},
+        allocated_smem=0 * one,
+        sm_smem=one * 1000,
+    )
     many = zero_block_reasons_many(device, inputs)
     for i in range(n):
-        single = ReasonInputs(**{k: (v[i : i + 1] if isinstance(v, np.ndarray) else {a: b[i : i + 1] for a, b in v.items()})
-                                 for k, v in vars(inputs).items()})  # fmt: skip
+        single = ReasonInputs(
+            **{
+                k: (v[i : i + 1] if isinstance(v, np.ndarray) else {a: b[i : i + 1] for a, b in v.items()})
+                for k, v in vars(inputs).items()
+            }
+        )
         assert zero_block_reasons_many(device, single) == [many[i]]
     assert many[0] != many[1] and many[0] != many[2] and many[0] == many[4]

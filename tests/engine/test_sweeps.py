@@ -49,7 +49,9 @@ def test_curves_equal_scalar_engine(cc_devices, name: str) -> None:
     for i, x in enumerate(curves["regs"].x):
         assert curves["regs"].active_blocks[i] == scalar_blocks(device, replace(FUNC, num_regs=int(x)), LAUNCH)
     for i, x in enumerate(curves["bars"].x):
-        assert curves["bars"].active_blocks[i] == scalar_blocks(device, replace(FUNC, num_block_barriers=int(x)), LAUNCH)
+        assert curves["bars"].active_blocks[i] == scalar_blocks(
+            device, replace(FUNC, num_block_barriers=int(x)), LAUNCH
+        )
     smem = curves["smem"]
     for i in rng.choice(len(smem.x), 40):
         # every byte count inside a step gets the step's value

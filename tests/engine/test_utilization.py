@@ -28,8 +28,10 @@ KIB = 1024
 
 def split(result) -> dict[str, tuple[int, int, int, int, int | None, bool]]:
     """resource -> (allocated, unusable, remainder, capacity, blocks allowed, binding)."""
-    return {u.usage.resource: (u.allocated, u.unusable, u.remainder, u.capacity, u.usage.blocks, u.binding)
-            for u in utilization(result)}  # fmt: skip
+    return {
+        u.usage.resource: (u.allocated, u.unusable, u.remainder, u.capacity, u.usage.blocks, u.binding)
+        for u in utilization(result)
+    }
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +91,12 @@ def test_shared_memory_binds_with_a_remainder(devices) -> None:
 
 def test_the_carveout_sets_the_shared_memory_capacity(devices) -> None:
     """A 50 % carveout on CC 9.0 asks for 116736 B; the SM runs the next supported size, 132 KiB."""
-    r = compute_occupancy(devices["sm_90"], FunctionAttributes(num_regs=32, shared_size_bytes=20 * KIB), Launch(128),
-                          DeviceState(carveout_config=50))  # fmt: skip
+    r = compute_occupancy(
+        devices["sm_90"],
+        FunctionAttributes(num_regs=32, shared_size_bytes=20 * KIB),
+        Launch(128),
+        DeviceState(carveout_config=50),
+    )
     smem = next(u for u in utilization(r) if u.usage.resource == "Shared memory")
     # 21 KiB per block: ⌊135168 / 21504⌋ = 6 blocks, 135168 − 6 × 21504 = 6144 B left.
     assert (smem.capacity, smem.usage.per_block, smem.usage.blocks, smem.remainder) == (135168, 21504, 6, 6144)
@@ -130,9 +136,11 @@ def test_parts_add_up_on_random_launches(bundled_catalog: Catalog) -> None:
             continue
         device = profile.device_properties()
         for _ in range(300):
-            func = FunctionAttributes(num_regs=int(rng.integers(0, 256)),
-                                      shared_size_bytes=int(rng.integers(0, 48 * KIB)) * int(rng.random() < 0.6),
-                                      num_block_barriers=int(rng.integers(0, 20)))  # fmt: skip
+            func = FunctionAttributes(
+                num_regs=int(rng.integers(0, 256)),
+                shared_size_bytes=int(rng.integers(0, 48 * KIB)) * int(rng.random() < 0.6),
+                num_block_barriers=int(rng.integers(0, 20)),
+            )
             launch = Launch(int(rng.integers(1, 1025)), int(rng.integers(0, 64 * KIB)) * int(rng.random() < 0.3))
             try:
                 r = compute_occupancy(device, func, launch, DeviceState(carveout_config=int(rng.integers(-1, 101))))

@@ -36,7 +36,9 @@ def test_multi_dimensional_grid() -> None:
     assert (w.x_below * 24) % 528 == 0 and (w.x_above * 24) % 528 == 0
 
 
-@pytest.mark.parametrize("grid, per_sm, sms", [(0, 4, 132), ((1, 0), 4, 132), ((1, 2, 3, 4), 1, 1), (10, 0, 132), (10, 4, 0)])
+@pytest.mark.parametrize(
+    "grid, per_sm, sms", [(0, 4, 132), ((1, 0), 4, 132), ((1, 2, 3, 4), 1, 1), (10, 0, 132), (10, 4, 0)]
+)
 def test_invalid_inputs_refused(grid, per_sm: int, sms: int) -> None:
     with pytest.raises(OccupancyError):
         analyse_waves(grid, per_sm, sms)

@@ -30,8 +30,14 @@ from tests.fuzz.harness import INTERESTING, Crash
 AMD = Path(__file__).resolve().parents[1] / "data" / "importers" / "amd"
 _CODE_OBJECTS = [(AMD / name).read_bytes() for name in ("gfx942.co", "gfx1100.co")]
 _HOST = (AMD / "host.o").read_bytes()
-_IDS = ("hipv4-amdgcn-amd-amdhsa--gfx942", "hipv4-amdgcn-amd-amdhsa--gfx1100:xnack-", "hip-amdgcn-amd-amdhsa-gfx906",
-        "host-x86_64-unknown-linux-gnu-", "openmp-amdgcn-amd-amdhsa--gfx90a", "")
+_IDS = (
+    "hipv4-amdgcn-amd-amdhsa--gfx942",
+    "hipv4-amdgcn-amd-amdhsa--gfx1100:xnack-",
+    "hip-amdgcn-amd-amdhsa-gfx906",
+    "host-x86_64-unknown-linux-gnu-",
+    "openmp-amdgcn-amd-amdhsa--gfx90a",
+    "",
+)
 
 
 def _note(data: bytes) -> tuple[int, int]:
@@ -78,37 +84,58 @@ def code_object(rng: random.Random) -> bytes:
     for _ in range(rng.choice((1, 1, 2, 3))):
         what = rng.randrange(4)
         if what == 0:
-            note = _metadata(rng, seed[at:at + size])
-            data[at:at + size] = note[:size].ljust(size, b"\xc0")
+            note = _metadata(rng, seed[at : at + size])
+            data[at : at + size] = note[:size].ljust(size, b"\xc0")
         elif what == 1:  # e_flags, OS/ABI, ABI version, machine
             where, fmt = rng.choice(((0x30, "<I"), (7, "B"), (8, "B"), (18, "<H")))
-            struct.pack_into(fmt, data, where, rng.choice(INTERESTING + [0x40, 0x4F, 0x5F, 224]) & (
-                (1 << (8 * struct.calcsize(fmt))) - 1))
+            struct.pack_into(
+                fmt,
+                data,
+                where,
+                rng.choice(INTERESTING + [0x40, 0x4F, 0x5F, 224]) & ((1 << (8 * struct.calcsize(fmt))) - 1),
+            )
         elif what == 2:
             index = rng.randrange(1, len(elf.rows))
             field = rng.choice(((24, "<Q"), (32, "<Q"), (40, "<I"), (4, "<I")))
-            struct.pack_into(field[1], data, shoff + index * entsize + field[0],
-                             rng.choice(INTERESTING) & ((1 << (8 * struct.calcsize(field[1]))) - 1))
+            struct.pack_into(
+                field[1],
+                data,
+                shoff + index * entsize + field[0],
+                rng.choice(INTERESTING) & ((1 << (8 * struct.calcsize(field[1]))) - 1),
+            )
         else:
             tables = [sec for sec in elf.sections if sec.type in (2, 11) and sec.size >= 24]
             sec = rng.choice(tables)
             symbol = sec.offset + 24 * rng.randrange(sec.size // 24)
             field = rng.choice(((6, "<H"), (8, "<Q"), (16, "<Q"), (4, "B"), (0, "<I")))
-            struct.pack_into(field[1], data, symbol + field[0],
-                             rng.choice(INTERESTING) & ((1 << (8 * struct.calcsize(field[1]))) - 1))
+            struct.pack_into(
+                field[1],
+                data,
+                symbol + field[0],
+                rng.choice(INTERESTING) & ((1 << (8 * struct.calcsize(field[1]))) - 1),
+            )
     return bytes(data)
 
 
 def _plain(rng: random.Random, lying: bool) -> bytes:
-    entries = [(rng.choice(_IDS), rng.choice(_CODE_OBJECTS) if rng.random() < 0.8 else code_object(rng))
-               for _ in range(rng.choice((1, 1, 2, 3)))]
+    entries = [
+        (rng.choice(_IDS), rng.choice(_CODE_OBJECTS) if rng.random() < 0.8 else code_object(rng))
+        for _ in range(rng.choice((1, 1, 2, 3)))
+    ]
     size = (lambda n: _sizes(rng, n)) if lying else (lambda n: n)
     table = sum(24 + len(i) for i, _ in entries)
     offset = -(-(32 + table) // 4096) * 4096
     head, body = b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", size(len(entries)) & (2**64 - 1)), b""
     for entry_id, data in entries:
-        head += struct.pack("<QQQ", size(offset + len(body)) & (2**64 - 1), size(len(data)) & (2**64 - 1),
-                            size(len(entry_id)) & (2**64 - 1)) + entry_id.encode()
+        head += (
+            struct.pack(
+                "<QQQ",
+                size(offset + len(body)) & (2**64 - 1),
+                size(len(data)) & (2**64 - 1),
+                size(len(entry_id)) & (2**64 - 1),
+            )
+            + entry_id.encode()
+        )
         body += data.ljust(-(-len(data) // 4096) * 4096, b"\0")
     return head.ljust(offset, b"\0") + body
 
@@ -122,10 +149,24 @@ def _compressed(rng: random.Random, plain: bytes, lying: bool) -> bytes:
     if version == 1:
         return struct.pack("<4sHHIQ", b"CCOB", 1, method, size(len(plain)) & 0xFFFFFFFF, 0) + packed
     if version == 2:
-        return struct.pack("<4sHHIIQ", b"CCOB", 2, method, size(24 + len(packed)) & 0xFFFFFFFF,
-                           size(len(plain)) & 0xFFFFFFFF, 0) + packed
-    return struct.pack("<4sHHQQQ", b"CCOB", version, method & 0xFFFF, size(32 + len(packed)) & (2**64 - 1),
-                       size(len(plain)) & (2**64 - 1), 0) + packed
+        return (
+            struct.pack(
+                "<4sHHIIQ", b"CCOB", 2, method, size(24 + len(packed)) & 0xFFFFFFFF, size(len(plain)) & 0xFFFFFFFF, 0
+            )
+            + packed
+        )
+    return (
+        struct.pack(
+            "<4sHHQQQ",
+            b"CCOB",
+            version,
+            method & 0xFFFF,
+            size(32 + len(packed)) & (2**64 - 1),
+            size(len(plain)) & (2**64 - 1),
+            0,
+        )
+        + packed
+    )
 
 
 def bundle(rng: random.Random) -> bytes:
@@ -144,7 +185,7 @@ def host_object(rng: random.Random) -> bytes:
     _shoff, _entsize, elf = _section_headers(_HOST)
     data = bytearray(_HOST)
     sec = next(sec for sec in elf.sections if sec.name == ".hip_fatbin")
-    data[sec.offset:sec.offset + sec.size] = bundle(rng)[:sec.size].ljust(sec.size, b"\0")
+    data[sec.offset : sec.offset + sec.size] = bundle(rng)[: sec.size].ljust(sec.size, b"\0")
     return bytes(data)
 
 
@@ -178,8 +219,11 @@ def main() -> int:
                     keep = os.path.join(os.getcwd(), f"crash-{name}-{done}.bin")
                     Path(keep).write_bytes(data)
                     print(f"{name}: input {done}: {crash} (kept as {keep})", flush=True)
-            print(f"{name}: {done} inputs, {errors} one-line errors, {done - errors} with records, "
-                  f"{time.perf_counter() - start:.0f} s", flush=True)
+            print(
+                f"{name}: {done} inputs, {errors} one-line errors, {done - errors} with records, "
+                f"{time.perf_counter() - start:.0f} s",
+                flush=True,
+            )
     print(f"failures: {failures}")
     return 1 if failures else 0
 

@@ -80,9 +80,20 @@ def _entry(rng: random.Random) -> bytes:
     usize = _sizes(rng, len(image))
     csize = _sizes(rng, len(packed))
     head = struct.pack("<HHIQ", kind, 0x101, header_size & 0xFFFFFFFF, _sizes(rng, len(packed)) & (2**64 - 1))
-    tail = struct.pack("<IIHHIIIQQQ", csize & 0xFFFFFFFF, 0, 8, 1, rng.choice((52, 80, 90, 100, 120)), 0, 0,
-                       flags | 0x11, 0, usize & (2**64 - 1))
-    header = (head + tail).ljust(max(header_size, 16), b"\0")[:max(header_size, 16)]
+    tail = struct.pack(
+        "<IIHHIIIQQQ",
+        csize & 0xFFFFFFFF,
+        0,
+        8,
+        1,
+        rng.choice((52, 80, 90, 100, 120)),
+        0,
+        0,
+        flags | 0x11,
+        0,
+        usize & (2**64 - 1),
+    )
+    header = (head + tail).ljust(max(header_size, 16), b"\0")[: max(header_size, 16)]
     return header + packed
 
 
@@ -92,8 +103,13 @@ def fatbin(rng: random.Random) -> bytes:
     containers = rng.choice((1, 1, 2, 3, 50))
     for _ in range(containers):
         body = b"".join(_entry(rng) for _ in range(1 if containers > 3 else rng.choice((1, 1, 2, 4, 8))))
-        out += struct.pack("<IHHQ", FATBIN_MAGIC, rng.choice((1, 1, 1, 2)), rng.choice((16, 16, 16, 8, 4096)),
-                           _sizes(rng, len(body)) & (2**64 - 1))
+        out += struct.pack(
+            "<IHHQ",
+            FATBIN_MAGIC,
+            rng.choice((1, 1, 1, 2)),
+            rng.choice((16, 16, 16, 8, 4096)),
+            _sizes(rng, len(body)) & (2**64 - 1),
+        )
         out += body
         out += bytes(rng.choice((0, 0, 1, 7, 8, 4096, 1 << 20 if containers <= 3 else 64)))  # padding, or a lot
     return bytes(out)
@@ -122,15 +138,23 @@ def cubin(rng: random.Random) -> bytes:
                 sec = rng.choice(infos)
                 at = sec.offset + 4 * rng.randrange(sec.size // 4)
                 width = rng.choice((2, 4))
-                struct.pack_into("<H" if width == 2 else "<I", data, at + (2 if width == 2 else 0),
-                                 rng.choice(INTERESTING) & ((1 << (8 * width)) - 1))
+                struct.pack_into(
+                    "<H" if width == 2 else "<I",
+                    data,
+                    at + (2 if width == 2 else 0),
+                    rng.choice(INTERESTING) & ((1 << (8 * width)) - 1),
+                )
         else:  # a symbol's shndx, value or size
             symtab = next((sec for sec in elf.sections if sec.type == 2), None)
             if symtab is not None and symtab.size >= 24:
                 at = symtab.offset + 24 * rng.randrange(symtab.size // 24)
                 field = rng.choice(((6, "<H"), (8, "<Q"), (16, "<Q"), (4, "B"), (5, "B")))
-                struct.pack_into(field[1], data, at + field[0],
-                                 rng.choice(INTERESTING) & ((1 << (8 * struct.calcsize(field[1]))) - 1))
+                struct.pack_into(
+                    field[1],
+                    data,
+                    at + field[0],
+                    rng.choice(INTERESTING) & ((1 << (8 * struct.calcsize(field[1]))) - 1),
+                )
     return bytes(data)
 
 
@@ -142,7 +166,7 @@ def host_binary(rng: random.Random) -> bytes:
     sec = next(sec for sec in elf.sections if sec.name == ".nv_fatbin")
     generated = fatbin(rng)
     if rng.random() < 0.7:
-        data[sec.offset:sec.offset + sec.size] = generated[:sec.size].ljust(sec.size, b"\0")
+        data[sec.offset : sec.offset + sec.size] = generated[: sec.size].ljust(sec.size, b"\0")
     else:
         struct.pack_into("<Q", data, shoff + sec.index * entsize + 32, len(generated))
         struct.pack_into("<Q", data, shoff + sec.index * entsize + 24, len(data))
@@ -160,9 +184,14 @@ def _offload_one(rng: random.Random) -> bytes:
         packed = zlib.compress(bytes(zeros), 1)
         return offload_writer.MAGIC + struct.pack("<IQQQQ", 3, 40 + len(packed), 40, 1, 40 + zeros) + packed
     triple = rng.choice(("nvptx64-nvidia-cuda",) * 6 + ("amdgcn-amd-amdhsa", ""))
-    images = [(rng.choice((1,) * 6 + (3, 4, 5, 2, rng.randrange(1 << 16))), {"triple": triple, "arch": "sm_80"},
-               rng.choice(_CUBINS)[:rng.choice((1 << 30,) * 6 + (64, 700))])
-              for _ in range(1 if version <= 1 else rng.choice((1, 1, 2, 3)))]
+    images = [
+        (
+            rng.choice((1,) * 6 + (3, 4, 5, 2, rng.randrange(1 << 16))),
+            {"triple": triple, "arch": "sm_80"},
+            rng.choice(_CUBINS)[: rng.choice((1 << 30,) * 6 + (64, 700))],
+        )
+        for _ in range(1 if version <= 1 else rng.choice((1, 1, 2, 3)))
+    ]
     compress = rng.choice(("", "zlib")) if version == 3 else ""
     data = offload_writer.offload_binary(version, images, compress, (lambda n: _sizes(rng, n)) if lying else _same)
     return data + bytes(-len(data) % 8)
@@ -183,7 +212,7 @@ def clang_object(rng: random.Random) -> bytes:
     _shoff, _entsize, elf = _section_headers(_CLANG_RDC)
     data = bytearray(_CLANG_RDC)
     sec = next(sec for sec in elf.sections if sec.name == ".llvm.offloading")
-    data[sec.offset:sec.offset + sec.size] = offload_binary(rng)[:sec.size].ljust(sec.size, b"\0")
+    data[sec.offset : sec.offset + sec.size] = offload_binary(rng)[: sec.size].ljust(sec.size, b"\0")
     return bytes(data)
 
 
@@ -255,8 +284,11 @@ def main() -> int:
                     Path(keep).write_bytes(data)
                     print(f"{name}: input {done}: {crash} (kept as {keep})", flush=True)
             seconds = time.perf_counter() - start
-            print(f"{name}: {done} inputs, {errors} one-line errors, {done - errors} with records, "
-                  f"{seconds:.0f} s ({done / max(seconds, 1e-9):.0f}/s)", flush=True)
+            print(
+                f"{name}: {done} inputs, {errors} one-line errors, {done - errors} with records, "
+                f"{seconds:.0f} s ({done / max(seconds, 1e-9):.0f}/s)",
+                flush=True,
+            )
     print(f"failures: {failures}")
     return 1 if failures else 0
 

@@ -37,11 +37,28 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 CORPUS = HERE / "corpus"
-TARGETS = ("ptxas_log", "cuobjdump_text", "ncu_csv", "cubin", "fatbin", "host_binary", "ar_archive",
-           "offload_binary", "profile")
-_EXTENSIONS = {"ptxas_log": ".log", "cuobjdump_text": ".txt", "ncu_csv": ".csv", "cubin": ".cubin",
-               "fatbin": ".fatbin", "host_binary": ".o", "ar_archive": ".a", "offload_binary": ".bin",
-               "profile": ".yaml"}
+TARGETS = (
+    "ptxas_log",
+    "cuobjdump_text",
+    "ncu_csv",
+    "cubin",
+    "fatbin",
+    "host_binary",
+    "ar_archive",
+    "offload_binary",
+    "profile",
+)
+_EXTENSIONS = {
+    "ptxas_log": ".log",
+    "cuobjdump_text": ".txt",
+    "ncu_csv": ".csv",
+    "cubin": ".cubin",
+    "fatbin": ".fatbin",
+    "host_binary": ".o",
+    "ar_archive": ".a",
+    "offload_binary": ".bin",
+    "profile": ".yaml",
+}
 _TEXT = frozenset(("ptxas_log", "cuobjdump_text", "ncu_csv", "profile"))
 
 
@@ -54,8 +71,10 @@ def corpus_inputs(target: str) -> list[tuple[str, bytes]]:
     archive = CORPUS / f"{target}.tar.zst"
     if not archive.exists():
         return []
-    with zstandard.ZstdDecompressor().stream_reader(archive.open("rb")) as raw, \
-            tarfile.open(fileobj=raw, mode="r|") as tar:
+    with (
+        zstandard.ZstdDecompressor().stream_reader(archive.open("rb")) as raw,
+        tarfile.open(fileobj=raw, mode="r|") as tar,
+    ):
         # (extractfile gives a regular member's stream, never None: the filter asks isfile first)
         return [(member.name, tar.extractfile(member).read()) for member in tar if member.isfile()]  # type: ignore[union-attr]  # see above
 
@@ -98,8 +117,11 @@ def seed_inputs(target: str) -> list[bytes]:
     out = []
     for path in sorted((DATA / "clang").glob("*.o")):  # the .llvm.offloading sections of clang's objects
         data = path.read_bytes()
-        out += [data[s.offset:s.offset + s.size] for s in Elf(Blob(data, path.name)).sections
-                if s.name == ".llvm.offloading"]
+        out += [
+            data[s.offset : s.offset + s.size]
+            for s in Elf(Blob(data, path.name)).sections
+            if s.name == ".llvm.offloading"
+        ]
     return out
 
 
@@ -150,16 +172,25 @@ def main(argv: list[str]) -> None:
         (seed_dir / f"seed{i}").write_bytes(data)
     flags = [a for a in argv[2:] if a.startswith("-")]
     dirs = [a for a in argv[2:] if not a.startswith("-")] or [str(unpack_corpus(target, Path(work) / "corpus"))]
-    flags = [*flags, *(f for f in ("-rss_limit_mb=2048", "-timeout=10", "-max_len=1048576")
-                       if not any(a.startswith(f.split("=")[0] + "=") for a in flags))]
+    flags = [
+        *flags,
+        *(
+            f
+            for f in ("-rss_limit_mb=2048", "-timeout=10", "-max_len=1048576")
+            if not any(a.startswith(f.split("=")[0] + "=") for a in flags)
+        ),
+    ]
     path = os.path.join(work, "input" + _EXTENSIONS[target])
     # libFuzzer's -fork and -merge run argv[0] again: a script that starts this module on this target.
     again = Path(work) / "again"
-    again.write_text(f"#!/bin/sh\ncd {shlex.quote(str(ROOT))} && exec {shlex.quote(sys.executable)} -m "
-                     f"tests.fuzz.coverage_guided {target} \"$@\"\n")
+    again.write_text(
+        f"#!/bin/sh\ncd {shlex.quote(str(ROOT))} && exec {shlex.quote(sys.executable)} -m "
+        f'tests.fuzz.coverage_guided {target} "$@"\n'
+    )
     again.chmod(0o755)
-    atheris.Setup([str(again), *flags, *dirs, str(seed_dir)], one_input(target, path),
-                  custom_mutator=mutator(target, seeds))
+    atheris.Setup(
+        [str(again), *flags, *dirs, str(seed_dir)], one_input(target, path), custom_mutator=mutator(target, seeds)
+    )
     atheris.Fuzz()
 
 

@@ -31,14 +31,38 @@ def measure(tests: list[str], examples: int) -> dict[str, tuple[int, int]]:
     with tempfile.TemporaryDirectory() as work:
         data, out = os.path.join(work, ".coverage"), os.path.join(work, "cov.json")
         env = {**os.environ, "FUZZ_EXAMPLES": str(examples)}
-        subprocess.run([sys.executable, "-m", "coverage", "run", f"--data-file={data}", "--source=occupancy_gui",
-                        "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], cwd=ROOT, env=env, check=False,
-                       stdout=subprocess.DEVNULL)
-        subprocess.run([sys.executable, "-m", "coverage", "json", f"--data-file={data}", "-o", out], cwd=ROOT,
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "coverage",
+                "run",
+                f"--data-file={data}",
+                "--source=occupancy_gui",
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                *tests,
+            ],
+            cwd=ROOT,
+            env=env,
+            check=False,
+            stdout=subprocess.DEVNULL,
+        )
+        subprocess.run(
+            [sys.executable, "-m", "coverage", "json", f"--data-file={data}", "-o", out],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         files = json.loads(Path(out).read_text())["files"]
-    return {name: (f["summary"]["num_statements"], f["summary"]["covered_lines"])
-            for name, f in files.items() if name.startswith(READERS)}
+    return {
+        name: (f["summary"]["num_statements"], f["summary"]["covered_lines"])
+        for name, f in files.items()
+        if name.startswith(READERS)
+    }
 
 
 def main() -> None:
@@ -53,8 +77,10 @@ def main() -> None:
         old = before.get(name, (stmts, 0))[1]
         print(f"{name:48} {stmts:6} {old / max(stmts, 1):9.1%} {hit / max(stmts, 1):9.1%}")
     total = sum(s for s, _ in after.values())
-    print(f"{'all readers':48} {total:6} {sum(h for _, h in before.values()) / total:9.1%} "
-          f"{sum(h for _, h in after.values()) / total:9.1%}")
+    print(
+        f"{'all readers':48} {total:6} {sum(h for _, h in before.values()) / total:9.1%} "
+        f"{sum(h for _, h in after.values()) / total:9.1%}"
+    )
 
 
 if __name__ == "__main__":

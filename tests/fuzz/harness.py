@@ -77,7 +77,7 @@ def seeds(target: str) -> list[bytes]:
         host = (DATA / "amd" / "host.o").read_bytes()
         elf = Elf(Blob(host, "host.o"))
         sec = next(sec for sec in elf.sections if sec.name == ".hip_fatbin")
-        return [host[sec.offset:sec.offset + sec.size]]
+        return [host[sec.offset : sec.offset + sec.size]]
     raise KeyError(target)
 
 
@@ -156,8 +156,7 @@ def run_one(target: str, data: bytes, path: str) -> str:
         else:
             with open(path, "wb") as fh:
                 fh.write(data)
-            for call in (lambda: _imported(import_file_detailed(path)),
-                         lambda: _direct(target, data, path)):
+            for call in (lambda: _imported(import_file_detailed(path)), lambda: _direct(target, data, path)):
                 try:
                     call()
                 except ImportFailure as exc:
@@ -178,16 +177,57 @@ def run_one(target: str, data: bytes, path: str) -> str:
 # -- mutations (shared by the long run; hypothesis draws the same kinds of edits) -------------------
 INTERESTING = [0, 1, 0x7F, 0x80, 0xFF, 0xFFFF, 0x7FFFFFFF, 0xFFFFFFFF, 1 << 32, (1 << 63) - 1, (1 << 64) - 1]
 TEXT_TOKENS = [
-    b"ptxas info    : Used ", b"ptxas info    : Compiling entry function '", b"' for 'sm_90'\n",
-    b"ptxas info    : Function properties for ", b" bytes stack frame, ", b" bytes spill stores, ",
-    b" bytes spill loads\n", b"nvlink info    : Function properties for '", b"(target: sm_80)",
-    b"99999999999999999999999999999", b"-1", b"\r\n", b"\n", b"\x00", b"\xff\xfe", b"\x1b[31m",
-    b"'", b'"', b",", b"1,024", b"Kbyte/block", b"n/a", b"Resource usage:", b" Function ", b"REG:",
-    b"SHARED:", b"CONSTANT[0]:", b"arch = sm_", b"&a ", b"*a", b"!!python/object ", b"[", b"{", b": ",
-    b"\t", b"schema: 1\n", b"limits:\n", b"  value: ", b"  source: ",
-    b" remark: Function Name: k [-Rpass-analysis=kernel-resource-usage]\n", b"    VGPRs: ", b"-target-cpu gfx90a ",
-    b"\t.amdhsa_kernel k\n", b"\t.end_amdhsa_kernel\n", b"; Kernel info:\n", b"; NumVgprs: ", b".amdgpu_metadata\n",
-    b".end_amdgpu_metadata\n", b"    .vgpr_count:     ", b"  - .name: k\n", b".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"",
+    b"ptxas info    : Used ",
+    b"ptxas info    : Compiling entry function '",
+    b"' for 'sm_90'\n",
+    b"ptxas info    : Function properties for ",
+    b" bytes stack frame, ",
+    b" bytes spill stores, ",
+    b" bytes spill loads\n",
+    b"nvlink info    : Function properties for '",
+    b"(target: sm_80)",
+    b"99999999999999999999999999999",
+    b"-1",
+    b"\r\n",
+    b"\n",
+    b"\x00",
+    b"\xff\xfe",
+    b"\x1b[31m",
+    b"'",
+    b'"',
+    b",",
+    b"1,024",
+    b"Kbyte/block",
+    b"n/a",
+    b"Resource usage:",
+    b" Function ",
+    b"REG:",
+    b"SHARED:",
+    b"CONSTANT[0]:",
+    b"arch = sm_",
+    b"&a ",
+    b"*a",
+    b"!!python/object ",
+    b"[",
+    b"{",
+    b": ",
+    b"\t",
+    b"schema: 1\n",
+    b"limits:\n",
+    b"  value: ",
+    b"  source: ",
+    b" remark: Function Name: k [-Rpass-analysis=kernel-resource-usage]\n",
+    b"    VGPRs: ",
+    b"-target-cpu gfx90a ",
+    b"\t.amdhsa_kernel k\n",
+    b"\t.end_amdhsa_kernel\n",
+    b"; Kernel info:\n",
+    b"; NumVgprs: ",
+    b".amdgpu_metadata\n",
+    b".end_amdgpu_metadata\n",
+    b"    .vgpr_count:     ",
+    b"  - .name: k\n",
+    b'.amdgcn_target "amdgcn-amd-amdhsa--gfx942"',
 ]
 
 
@@ -206,21 +246,21 @@ def mutate(rng: random.Random, data: bytes, others: list[bytes], text: bool) -> 
         elif op == 3 and others:  # splice from another seed
             other = rng.choice(others)
             a = rng.randrange(len(other) + 1)
-            buf[pos:pos + rng.randrange(64)] = other[a:a + rng.randrange(1, 512)]
+            buf[pos : pos + rng.randrange(64)] = other[a : a + rng.randrange(1, 512)]
         elif op == 4 and n >= 4:  # an interesting integer over a field
             at = min(pos, n - 4)
             width, fmt = rng.choice(((2, "<H"), (4, "<I"), (8, "<Q")))
             value = rng.choice(INTERESTING) & ((1 << (8 * width)) - 1)
-            buf[at:at + width] = struct.pack(fmt, value)
+            buf[at : at + width] = struct.pack(fmt, value)
         elif op == 5:  # token / huge number
             buf[pos:pos] = rng.choice(TEXT_TOKENS) if text or rng.random() < 0.3 else os.urandom(rng.randrange(1, 16))
         elif op == 6 and n:  # duplicate a region
             a = rng.randrange(n)
-            buf[pos:pos] = buf[a:a + rng.randrange(1, 4096)]
+            buf[pos:pos] = buf[a : a + rng.randrange(1, 4096)]
         elif op == 7:  # random bytes
-            buf[pos:pos + rng.randrange(16)] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 32)))
+            buf[pos : pos + rng.randrange(16)] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 32)))
         elif op == 8 and n:  # delete a region
-            del buf[pos:pos + rng.randrange(1, 256)]
+            del buf[pos : pos + rng.randrange(1, 256)]
     return bytes(buf)
 
 

@@ -77,8 +77,9 @@ def fuzz(job: tuple[str, int, int, float, str, int]) -> tuple[str, int, float, l
     return target, done, time.perf_counter() - start, crashes
 
 
-def _fuzz_structured(target: str, count: int, rng: random.Random, seconds: float, out: str,
-                     worker: int) -> tuple[str, int, float, list[str]]:
+def _fuzz_structured(
+    target: str, count: int, rng: random.Random, seconds: float, out: str, worker: int
+) -> tuple[str, int, float, list[str]]:
     """A structure-aware target (``structured.py``): generated inputs, time and memory budgets per input."""
     crashes: list[str] = []
     done = 0
@@ -110,16 +111,14 @@ def _fuzz_structured(target: str, count: int, rng: random.Random, seconds: float
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-importer", type=int, default=1_000_000)
-    ap.add_argument("--targets", nargs="+", default=list(TARGETS),
-                    choices=TARGETS + structured.STRUCTURED_TARGETS)
+    ap.add_argument("--targets", nargs="+", default=list(TARGETS), choices=TARGETS + structured.STRUCTURED_TARGETS)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seconds", type=float, default=float("inf"), help="time cap per target")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default="fuzz-crashes")
     args = ap.parse_args()
     per_worker = -(-args.per_importer // args.workers)
-    jobs = [(t, per_worker, args.seed, args.seconds, args.out, w) for t in args.targets
-            for w in range(args.workers)]
+    jobs = [(t, per_worker, args.seed, args.seconds, args.out, w) for t in args.targets for w in range(args.workers)]
     totals: dict[str, list[float]] = {t: [0, 0.0] for t in args.targets}
     crashes: list[str] = []
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
@@ -128,8 +127,10 @@ def main() -> int:
             totals[target][1] += elapsed
             crashes += found
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(f"{'target':16s} {'inputs':>10s} {'inputs/s':>10s}  (per worker process, wall clock; workers used "
-          f"{cpu.ru_utime + cpu.ru_stime:.0f} s of CPU in all)")
+    print(
+        f"{'target':16s} {'inputs':>10s} {'inputs/s':>10s}  (per worker process, wall clock; workers used "
+        f"{cpu.ru_utime + cpu.ru_stime:.0f} s of CPU in all)"
+    )
     for target, (done, elapsed) in totals.items():
         print(f"{target:16s} {int(done):10d} {done / max(elapsed, 1e-9):10.0f}")
     print(f"{len(crashes)} crashes" + (f" (inputs in {args.out}/)" if crashes else ""))

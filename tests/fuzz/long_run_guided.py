@@ -31,8 +31,9 @@ from tests.fuzz.coverage_guided import TARGETS, pack_corpus, seed_inputs, unpack
 
 
 def _fuzz(target: str, args: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tests.fuzz.coverage_guided", target, *args], cwd=ROOT,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "tests.fuzz.coverage_guided", target, *args], cwd=ROOT, capture_output=True, text=True
+    )
 
 
 def run_target(target: str, seconds: int, jobs: int, out: Path) -> list[Path]:
@@ -42,8 +43,9 @@ def run_target(target: str, seconds: int, jobs: int, out: Path) -> list[Path]:
     found.mkdir()
     corpus = unpack_corpus(target, work / "corpus")
     fork = [f"-fork={jobs}", "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1"] if jobs > 1 else []
-    proc = _fuzz(target, [f"-max_total_time={seconds}", f"-artifact_prefix={out}/{target}-", *fork,
-                          str(found), str(corpus)])
+    proc = _fuzz(
+        target, [f"-max_total_time={seconds}", f"-artifact_prefix={out}/{target}-", *fork, str(found), str(corpus)]
+    )
     tail = [line for line in proc.stderr.splitlines() if "DONE" in line or "cov:" in line][-1:]
     print(f"{target}: exit {proc.returncode}; {' '.join(tail)}", flush=True)
     merged = _fuzz(target, ["-merge=1", str(corpus), str(found)])

@@ -50,11 +50,49 @@ mathematical bold and monospace, Myanmar and Khmer: ``str.isdigit`` and ``int()`
 _LENGTHS = [0, 1, 1, 2, 3, 4, 6, 9, 10, 17, 18, 19, 20, 21, 39, 64, 65, 100]
 _LONG_LENGTHS = [309, 310, 1000, 4299, 4300, 4301, 5000, 20_000, 100_000]
 """Around the float limit (309 digits) and CPython's 4,300-digit limit; drawn for one figure in ten."""
-_SPECIAL = ["1e999999999", "-1e999999999", "1e-999999999", "1E+99999999999999999999", "inf", "-inf", "nan",
-            ".inf", ".nan", "NaN", "0x7fffffff", "0xFFFFFFFFFFFFFFFF", "0o777", "0b1011", "1_000", "1,024", "1 024",
-            "1\u202f024", "00000000000000000000000012", "+12", "-0", "-12", "- 12", "12.", ".5", "1.5e3", "1e18",
-            "1e19", "9" * 18, "9" * 19, "2147483648", "4294967296", "18446744073709551616", "\u00b2", "\u2460",
-            "\u00bd", "1:30", "1:" + "9" * 5000, "٤٢", "１２", "𝟏𝟐"]
+_SPECIAL = [
+    "1e999999999",
+    "-1e999999999",
+    "1e-999999999",
+    "1E+99999999999999999999",
+    "inf",
+    "-inf",
+    "nan",
+    ".inf",
+    ".nan",
+    "NaN",
+    "0x7fffffff",
+    "0xFFFFFFFFFFFFFFFF",
+    "0o777",
+    "0b1011",
+    "1_000",
+    "1,024",
+    "1 024",
+    "1\u202f024",
+    "00000000000000000000000012",
+    "+12",
+    "-0",
+    "-12",
+    "- 12",
+    "12.",
+    ".5",
+    "1.5e3",
+    "1e18",
+    "1e19",
+    "9" * 18,
+    "9" * 19,
+    "2147483648",
+    "4294967296",
+    "18446744073709551616",
+    "\u00b2",
+    "\u2460",
+    "\u00bd",
+    "1:30",
+    "1:" + "9" * 5000,
+    "٤٢",
+    "１２",
+    "𝟏𝟐",
+]
 
 
 _SCRIPTS = [str.maketrans("0123456789", "".join(chr(zero + i) for i in range(10))) for zero in _ZEROS]
@@ -65,7 +103,7 @@ def digits(rng: random.Random, length: int) -> str:
     if length == 0:
         return ""
     head = min(length, 64)
-    text = f"{rng.getrandbits(4 * head) % 10 ** head:0{head}d}" + "9" * (length - head)
+    text = f"{rng.getrandbits(4 * head) % 10**head:0{head}d}" + "9" * (length - head)
     if rng.random() < 0.7:
         return text
     cut = rng.randrange(len(text) + 1) if rng.random() < 0.2 else 0
@@ -90,8 +128,17 @@ def number(rng: random.Random, longest: int = 100_000) -> str:
 
 # -- compiler and profiler output ----------------------------------------------------------------------------
 def _name(rng: random.Random) -> str:
-    return rng.choice(["_Z6kernelPf", "_ZN3occ9tiled_sumILi512EEEvPKfPfi", "k", "_Z5heavyPKfi", "_Z" + "N" * 300,
-                       "ker\u0661nel", "x" * rng.choice([1, 100, 5000])])
+    return rng.choice(
+        [
+            "_Z6kernelPf",
+            "_ZN3occ9tiled_sumILi512EEEvPKfPfi",
+            "k",
+            "_Z5heavyPKfi",
+            "_Z" + "N" * 300,
+            "ker\u0661nel",
+            "x" * rng.choice([1, 100, 5000]),
+        ]
+    )
 
 
 def _arch(rng: random.Random) -> str:
@@ -106,21 +153,32 @@ def ptxas_log(rng: random.Random) -> bytes:
         name, arch = _name(rng), _arch(rng)
         prefix = rng.choice(["", "", "1>", "\x1b[01m"])
         figure = [n(rng) if rng.random() < 0.3 else str(rng.randrange(256)) for _ in range(8)]
-        extra = rng.choice(["", f", {figure[5]} bytes cmem[{figure[6]}]", f", {figure[5]}+{figure[6]} bytes lmem",
-                            f", {figure[7]} bytes cumulative stack size", ""])
+        extra = rng.choice(
+            [
+                "",
+                f", {figure[5]} bytes cmem[{figure[6]}]",
+                f", {figure[5]}+{figure[6]} bytes lmem",
+                f", {figure[7]} bytes cumulative stack size",
+                "",
+            ]
+        )
         if rng.random() < 0.8:
-            out += [f"{prefix}ptxas info    : {figure[0]} bytes gmem" if rng.random() < 0.3 else "",
-                    f"{prefix}ptxas info    : Compiling entry function '{name}' for '{arch}'",
-                    f"{prefix}ptxas info    : Function properties for {name}",
-                    f"    {figure[1]} bytes stack frame, {figure[2]} bytes spill stores, {figure[3]} bytes spill loads",
-                    f"{prefix}ptxas info    : Used {figure[4]} registers, used {figure[6]} barriers, "
-                    f"{figure[7]} bytes smem, {figure[5]} bytes cmem[0]{extra}"]
+            out += [
+                f"{prefix}ptxas info    : {figure[0]} bytes gmem" if rng.random() < 0.3 else "",
+                f"{prefix}ptxas info    : Compiling entry function '{name}' for '{arch}'",
+                f"{prefix}ptxas info    : Function properties for {name}",
+                f"    {figure[1]} bytes stack frame, {figure[2]} bytes spill stores, {figure[3]} bytes spill loads",
+                f"{prefix}ptxas info    : Used {figure[4]} registers, used {figure[6]} barriers, "
+                f"{figure[7]} bytes smem, {figure[5]} bytes cmem[0]{extra}",
+            ]
             if rng.random() < 0.3:
                 out.append(f"{prefix}ptxas info    : Compile time = {n(rng)} ms")
         else:
-            out += [f"nvlink info    : Function properties for '{name}': (target: {arch})",
-                    f"nvlink info    : used {figure[4]} registers, used {figure[6]} barriers, {figure[1]} stack, "
-                    f"{figure[7]} bytes smem, {figure[5]} bytes cmem[0], {figure[2]} bytes lmem"]
+            out += [
+                f"nvlink info    : Function properties for '{name}': (target: {arch})",
+                f"nvlink info    : used {figure[4]} registers, used {figure[6]} barriers, {figure[1]} stack, "
+                f"{figure[7]} bytes smem, {figure[5]} bytes cmem[0], {figure[2]} bytes lmem",
+            ]
     text = ("\r\n" if rng.random() < 0.2 else "\n").join(out) + "\n"
     if rng.random() < 0.1:
         return b"\xff\xfe" + text.encode("utf-16-le", "surrogatepass")
@@ -129,14 +187,26 @@ def ptxas_log(rng: random.Random) -> bytes:
 
 def cuobjdump_text(rng: random.Random) -> bytes:
     """``cuobjdump --dump-resource-usage`` output with hostile figures."""
-    out = ["", "Fatbin elf code:", "================", f"arch = {_arch(rng)}", "code version = [1,7]",
-           "host = linux", "compile_size = 64bit", "", "Resource usage:", " Common:",
-           f"  GLOBAL:{number(rng)} CONSTANT[3]:{number(rng)}"]
+    out = [
+        "",
+        "Fatbin elf code:",
+        "================",
+        f"arch = {_arch(rng)}",
+        "code version = [1,7]",
+        "host = linux",
+        "compile_size = 64bit",
+        "",
+        "Resource usage:",
+        " Common:",
+        f"  GLOBAL:{number(rng)} CONSTANT[3]:{number(rng)}",
+    ]
     for _ in range(rng.randrange(1, 5)):
         f = [number(rng) if rng.random() < 0.3 else str(rng.randrange(1024)) for _ in range(6)]
-        out += [f" Function {_name(rng)}:",
-                f"  REG:{f[0]} STACK:{f[1]} SHARED:{f[2]} LOCAL:{f[3]} CONSTANT[{f[4] if rng.random() < 0.2 else 0}]:"
-                f"{f[5]} TEXTURE:0 SURFACE:0 SAMPLER:0"]
+        out += [
+            f" Function {_name(rng)}:",
+            f"  REG:{f[0]} STACK:{f[1]} SHARED:{f[2]} LOCAL:{f[3]} CONSTANT[{f[4] if rng.random() < 0.2 else 0}]:"
+            f"{f[5]} TEXTURE:0 SURFACE:0 SAMPLER:0",
+        ]
     return ("\n".join(out) + "\n").encode("utf-8", "surrogatepass")
 
 
@@ -184,17 +254,38 @@ def yaml_hostile(rng: random.Random) -> str:
     if kind == 3:
         return "{" + ", ".join(f"k{rng.randrange(3)}: {number(rng)}" for _ in range(rng.randrange(1, 6))) + "}"
     if kind == 4:
-        return rng.choice(["!!python/object/apply:os.system ['true']", "!!binary aGVsbG8=", "!!set {a, b}",
-                           "!!omap [a: 1]", "!!timestamp 2001-12-14", "!custom x", "!!int " + digits(rng, 5000),
-                           "!!float " + digits(rng, 5000)])
+        return rng.choice(
+            [
+                "!!python/object/apply:os.system ['true']",
+                "!!binary aGVsbG8=",
+                "!!set {a, b}",
+                "!!omap [a: 1]",
+                "!!timestamp 2001-12-14",
+                "!custom x",
+                "!!int " + digits(rng, 5000),
+                "!!float " + digits(rng, 5000),
+            ]
+        )
     if kind == 5:
         return repr("x" * (rng.choice([10, 1000]) if rng.random() < 0.9 else rng.choice([100_000, 900_000])))
     if kind == 6:
         count = rng.choice([1, 10, 100, 5001]) if rng.random() < 0.9 else 20_000
         return "[" + ", ".join(number(rng, 30 if count > 10 else 100_000) for _ in range(count)) + "]"
     if kind == 7:
-        return rng.choice(["\n---\nb: 2", "\n...\n---\n", "\n%YAML 1.1\n---\n", "|\n  text", ">-\n  folded",
-                           "'unterminated", '"\\ud800"', "\t1", "\x00", "\ufeff1"])
+        return rng.choice(
+            [
+                "\n---\nb: 2",
+                "\n...\n---\n",
+                "\n%YAML 1.1\n---\n",
+                "|\n  text",
+                ">-\n  folded",
+                "'unterminated",
+                '"\\ud800"',
+                "\t1",
+                "\x00",
+                "\ufeff1",
+            ]
+        )
     return number(rng)
 
 
@@ -217,50 +308,115 @@ def profile(rng: random.Random) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
 
 
-_SESSION_KEYS = ("threads", "registers", "static_smem", "dynamic_smem", "max_dynamic_smem", "barriers", "carveout",
-                 "cache_config")
-_AMD_SESSION_KEYS = ("threads", "dynamic_smem", "vgprs", "agprs", "sgprs", "lds", "wave_size", "wgp_mode",
-                     "max_flat_workgroup_size", "waves_per_eu", "allocated_vgprs")
+_SESSION_KEYS = (
+    "threads",
+    "registers",
+    "static_smem",
+    "dynamic_smem",
+    "max_dynamic_smem",
+    "barriers",
+    "carveout",
+    "cache_config",
+)
+_AMD_SESSION_KEYS = (
+    "threads",
+    "dynamic_smem",
+    "vgprs",
+    "agprs",
+    "sgprs",
+    "lds",
+    "wave_size",
+    "wgp_mode",
+    "max_flat_workgroup_size",
+    "waves_per_eu",
+    "allocated_vgprs",
+)
 _AMD_DEVICES = ("MI300X", "RX 7900 XTX", "gfx1100", "gfx908", "AMD Instinct MI250X (one GCD)")
 
 
 def session(rng: random.Random) -> bytes:
     """A session file: a valid one with hostile values, keys, nesting or aliases in it."""
+
     def value() -> str:
         r = rng.random()
-        return number(rng) if r < 0.5 else yaml_hostile(rng) if r < 0.7 else rng.choice(
-            ["256", "null", "none", "l1", "true", "-1", "100", "16384", "16385", "4194304", "4194305", "false", "32",
-             "64", "[2, 4]", "[4, 2]", "[1, 2, 3]", "[1, null]", "2048", "2049", "800"])
+        return (
+            number(rng)
+            if r < 0.5
+            else yaml_hostile(rng)
+            if r < 0.7
+            else rng.choice(
+                [
+                    "256",
+                    "null",
+                    "none",
+                    "l1",
+                    "true",
+                    "-1",
+                    "100",
+                    "16384",
+                    "16385",
+                    "4194304",
+                    "4194305",
+                    "false",
+                    "32",
+                    "64",
+                    "[2, 4]",
+                    "[4, 2]",
+                    "[1, 2, 3]",
+                    "[1, null]",
+                    "2048",
+                    "2049",
+                    "800",
+                ]
+            )
+        )
 
     amd = rng.random() < 0.4
     devices = _AMD_DEVICES if amd else ("H100 SXM5", "sm_90", "sm_80", "A10")
     keys = _AMD_SESSION_KEYS if amd else _SESSION_KEYS
     if rng.random() < 0.1:
         keys = _SESSION_KEYS + _AMD_SESSION_KEYS  # the other vendor's keys too
-    lines = [f"occupancy_session: {rng.choice(['1', '2', '2', '3', '0', number(rng)])}",
-             f"device: {rng.choice([*devices, value()])}", "inputs:"]
+    lines = [
+        f"occupancy_session: {rng.choice(['1', '2', '2', '3', '0', number(rng)])}",
+        f"device: {rng.choice([*devices, value()])}",
+        "inputs:",
+    ]
     for key in rng.sample(keys, rng.randrange(len(keys) + 1)):
         lines.append(f"  {key}: {value()}")
     if rng.random() < 0.1:
         lines.append(f"  {rng.choice(keys)}: {value()}")  # a duplicate
     if rng.random() < 0.3:
-        lines += ["import:", f"  path: {rng.choice(['logs/k.log', '/abs/k.log', '..', '', value()])}",
-                  f"  kernel: {rng.choice(['_Z1kv', '', value()])}"]
+        lines += [
+            "import:",
+            f"  path: {rng.choice(['logs/k.log', '/abs/k.log', '..', '', value()])}",
+            f"  kernel: {rng.choice(['_Z1kv', '', value()])}",
+        ]
     if rng.random() < 0.3:
-        lines += ["compare:", f"  device: {rng.choice(['sm_86', 'MI300X', value()])}",
-                  f"  inputs: {{threads: {value()}, {rng.choice(['registers', 'vgprs'])}: {value()}}}"]
+        lines += [
+            "compare:",
+            f"  device: {rng.choice(['sm_86', 'MI300X', value()])}",
+            f"  inputs: {{threads: {value()}, {rng.choice(['registers', 'vgprs'])}: {value()}}}",
+        ]
     if rng.random() < 0.15:
         lines.insert(rng.randrange(len(lines) + 1), f"{rng.choice(['x', 'inputs', 'device'])}: {yaml_hostile(rng)}")
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
 
 
 # -- the command line ----------------------------------------------------------------------------------------
-_NUMERIC_OPTIONS = ("--threads", "--registers", "--static-smem", "--dynamic-smem", "--barriers", "--carveout",
-                    "--max-dynamic-smem")
+_NUMERIC_OPTIONS = (
+    "--threads",
+    "--registers",
+    "--static-smem",
+    "--dynamic-smem",
+    "--barriers",
+    "--carveout",
+    "--max-dynamic-smem",
+)
 
 
 def cli_args(rng: random.Random, workdir: str) -> list[str]:
     """An ``occupancy`` argument list with hostile figures (files go to ``workdir``)."""
+
     def figure() -> str:
         text = number(rng)
         if rng.random() < 0.2:
@@ -369,8 +525,13 @@ def generate(target: str, rng: random.Random, workdir: str) -> bytes | list[str]
     """One input for ``target`` (bytes for a file; an argument list for ``cli``)."""
     if target == "cli":
         return cli_args(rng, workdir)
-    return {"ptxas_gen": ptxas_log, "cuobjdump_gen": cuobjdump_text, "ncu_gen": ncu_csv, "profile_gen": profile,
-            "session": session}[target](rng)
+    return {
+        "ptxas_gen": ptxas_log,
+        "cuobjdump_gen": cuobjdump_text,
+        "ncu_gen": ncu_csv,
+        "profile_gen": profile,
+        "session": session,
+    }[target](rng)
 
 
 _RUNNERS = {"ptxas_gen": "ptxas_log", "cuobjdump_gen": "cuobjdump_text", "ncu_gen": "ncu_csv", "profile_gen": "profile"}
@@ -413,4 +574,3 @@ def run_structured(target: str, data: bytes | list[str], workdir: str) -> str:
 def describe(data: bytes | list[str]) -> bytes:
     """A failing input as bytes, to write next to its reason."""
     return ("\0".join(data)).encode("utf-8", "surrogatepass") if isinstance(data, list) else data
-

@@ -23,8 +23,14 @@ from .harness import BINARY_TARGETS, INTERESTING, TARGETS, TEXT_TARGETS, TEXT_TO
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "500"))
 DERIVED = 3
-SETTINGS = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck), print_blob=True)
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    print_blob=True,
+)
 
 _edit = st.tuples(
     st.sampled_from(("flip", "set", "truncate", "insert", "int", "delete", "dup", "splice")),
@@ -51,15 +57,15 @@ def apply_edits(data: bytes, edits, others: list[bytes]) -> bytes:
         elif kind == "int" and n >= 8:
             at = min(pos, n - 8)
             width = (2, 4, 8)[number % 3]
-            buf[at:at + width] = (number & ((1 << 8 * width) - 1)).to_bytes(width, "little")
+            buf[at : at + width] = (number & ((1 << 8 * width) - 1)).to_bytes(width, "little")
         elif kind == "delete":
-            del buf[pos:pos + 1 + number % 512]
+            del buf[pos : pos + 1 + number % 512]
         elif kind == "dup" and n:
-            buf[pos:pos] = buf[pos:pos + 1 + number % 2048]
+            buf[pos:pos] = buf[pos : pos + 1 + number % 2048]
         elif kind == "splice" and others:
             other = others[number % len(others)]
             at = where % (len(other) + 1)
-            buf[pos:pos + len(blob)] = other[at:at + 1 + number % 700]
+            buf[pos : pos + len(blob)] = other[at : at + 1 + number % 700]
     return bytes(buf)
 
 
@@ -70,8 +76,7 @@ def test_mutated_fixtures(target, tmp_path):
     path = str(tmp_path / f"input_{target}")
 
     @SETTINGS
-    @given(index=st.integers(0, len(corpus) - 1), edits=st.lists(_edit, max_size=6),
-           seed=st.integers(0, 1 << 32))
+    @given(index=st.integers(0, len(corpus) - 1), edits=st.lists(_edit, max_size=6), seed=st.integers(0, 1 << 32))
     def check(index, edits, seed):
         data = apply_edits(corpus[index], edits, others)
         run_one(target, data, path)
@@ -83,11 +88,22 @@ def test_mutated_fixtures(target, tmp_path):
 
 
 _names = st.one_of(
-    st.sampled_from(["_Z6kernelPf", "_ZN3occ9tiled_sumILi512EEEvPKfPfi", "k", "_Z5heavyPKfi$1", "a b",
-                     "'q'", "x:", "_Z" + "N" * 300, ""]),
+    st.sampled_from(
+        [
+            "_Z6kernelPf",
+            "_ZN3occ9tiled_sumILi512EEEvPKfPfi",
+            "k",
+            "_Z5heavyPKfi$1",
+            "a b",
+            "'q'",
+            "x:",
+            "_Z" + "N" * 300,
+            "",
+        ]
+    ),
     st.text(max_size=40),
 )
-_num = st.one_of(st.integers(0, 1 << 16), st.sampled_from([0, 1 << 31, 1 << 64, 10 ** 30]))
+_num = st.one_of(st.integers(0, 1 << 16), st.sampled_from([0, 1 << 31, 1 << 64, 10**30]))
 _arch = st.sampled_from(["sm_80", "sm_90a", "sm_120", "compute_75", "", "sm_", "x y"])
 
 
@@ -103,8 +119,17 @@ def ptxas_line(draw):
     if kind == 2:
         return f"    {a} bytes stack frame, {b} bytes spill stores, {c} bytes spill loads"
     if kind == 3:
-        extra = draw(st.sampled_from(["", f", {b} bytes cmem[{c % 20}]", f", {a}+{b} bytes lmem",
-                                      f", {b} bytes cumulative stack size", " (target: sm_90)"]))
+        extra = draw(
+            st.sampled_from(
+                [
+                    "",
+                    f", {b} bytes cmem[{c % 20}]",
+                    f", {a}+{b} bytes lmem",
+                    f", {b} bytes cumulative stack size",
+                    " (target: sm_90)",
+                ]
+            )
+        )
         return f"{tool} info    : Used {a} registers, used {b} barriers, {c} bytes smem{extra}"
     if kind == 4:
         return f"{tool} info    : {a} bytes gmem"
@@ -114,8 +139,11 @@ def ptxas_line(draw):
 
 
 @SETTINGS
-@given(lines=st.lists(ptxas_line(), max_size=40), crlf=st.booleans(),
-       encoding=st.sampled_from(["utf-8", "utf-16-le", "latin-1"]))
+@given(
+    lines=st.lists(ptxas_line(), max_size=40),
+    crlf=st.booleans(),
+    encoding=st.sampled_from(["utf-8", "utf-16-le", "latin-1"]),
+)
 def test_generated_ptxas_logs(lines, crlf, encoding, tmp_path_factory):
     text = ("\r\n" if crlf else "\n").join(lines)
     data = text.encode(encoding, "replace")
@@ -124,9 +152,28 @@ def test_generated_ptxas_logs(lines, crlf, encoding, tmp_path_factory):
     run_one("ptxas_log", data, str(tmp_path_factory.mktemp("gen") / "gen.log"))
 
 
-_yaml_scalar = st.one_of(st.integers(-(1 << 70), 1 << 70), st.sampled_from(
-    ["1e400", ".nan", "-.inf", "0x7fffffffffffffff", "true", "~", "'x'", '"\\ud800"', "&a 1", "*a",
-     "!!python/object:os.system x", "[", "{", "|\n  text"]), st.text(max_size=20))
+_yaml_scalar = st.one_of(
+    st.integers(-(1 << 70), 1 << 70),
+    st.sampled_from(
+        [
+            "1e400",
+            ".nan",
+            "-.inf",
+            "0x7fffffffffffffff",
+            "true",
+            "~",
+            "'x'",
+            '"\\ud800"',
+            "&a 1",
+            "*a",
+            "!!python/object:os.system x",
+            "[",
+            "{",
+            "|\n  text",
+        ]
+    ),
+    st.text(max_size=20),
+)
 
 
 @st.composite
@@ -140,11 +187,37 @@ def profile_text(draw):
         scalar = draw(_yaml_scalar)
         key = draw(st.sampled_from(["schema", "sm_count", "limits", "name", "kind", "aliases", "x"]))
         return f"schema: 1\nkind: gpu\n{key}: {scalar}\n"
-    return "".join(draw(st.lists(st.sampled_from(
-        ["schema: 1\n", "kind: gpu\n", "kind: compute_capability\n", "name: gpu-x\n",
-         "limits:\n", "  max_threads_per_block:\n", "    value: 1024\n", "    source: doc\n",
-         "sm_count: {value: 132, source: doc}\n", "inherits: sm_90\n", "segment: datacenter\n",
-         "\t", "  ", "- ", "? ", "%YAML 1.1\n", "---\n", "...\n", "\ufeff", "\x00"]), max_size=30)))
+    return "".join(
+        draw(
+            st.lists(
+                st.sampled_from(
+                    [
+                        "schema: 1\n",
+                        "kind: gpu\n",
+                        "kind: compute_capability\n",
+                        "name: gpu-x\n",
+                        "limits:\n",
+                        "  max_threads_per_block:\n",
+                        "    value: 1024\n",
+                        "    source: doc\n",
+                        "sm_count: {value: 132, source: doc}\n",
+                        "inherits: sm_90\n",
+                        "segment: datacenter\n",
+                        "\t",
+                        "  ",
+                        "- ",
+                        "? ",
+                        "%YAML 1.1\n",
+                        "---\n",
+                        "...\n",
+                        "\ufeff",
+                        "\x00",
+                    ]
+                ),
+                max_size=30,
+            )
+        )
+    )
 
 
 @SETTINGS

@@ -22,12 +22,16 @@ def test_cuobjdump_error_names_the_full_path(tmp_path):
     assert str(info.value).startswith(f"{path}:") and info.value.line is not None
 
 
-@pytest.mark.parametrize("text", [
-    "schema: 1\nlimits: " + "[" * 5000,  # found by test_generated_profiles: RecursionError
-    "schema: 1\nlimits: " + "{a: " * 3000,
-    "- " * 3000 + "x",
-    "limits:\n" + "".join("  " * i + "a:\n" for i in range(1, 400)),
-], ids=["flow-lists", "flow-maps", "block-lists", "block-maps"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "schema: 1\nlimits: " + "[" * 5000,  # found by test_generated_profiles: RecursionError
+        "schema: 1\nlimits: " + "{a: " * 3000,
+        "- " * 3000 + "x",
+        "limits:\n" + "".join("  " * i + "a:\n" for i in range(1, 400)),
+    ],
+    ids=["flow-lists", "flow-maps", "block-lists", "block-maps"],
+)
 def test_deep_nesting_is_a_profile_error(text):
     start = time.perf_counter()
     with pytest.raises(ProfileError, match="nested more than 32 deep") as info:

@@ -68,8 +68,12 @@ def build_probe(nvcc: str, out: Path, arch: str = "native") -> None:
 
 
 def _reading(record: KernelRecord) -> dict[str, Any]:
-    reading: dict[str, Any] = {"registers": record.registers, "static_smem": record.static_smem,
-                               "barriers": record.barriers or 1, "cluster_dims": record.cluster_dims}  # fmt: skip
+    reading: dict[str, Any] = {
+        "registers": record.registers,
+        "static_smem": record.static_smem,
+        "barriers": record.barriers or 1,
+        "cluster_dims": record.cluster_dims,
+    }
     if record.block_size is not None:
         reading["launch"] = [record.block_size, record.dynamic_smem or 0]
     return reading
@@ -90,10 +94,12 @@ def triton_kernels(arch: str, work: Path) -> tuple[list[str], dict[str, dict[str
     from make_fixtures import build_cache
 
     cc = int(arch[3:])
-    builds = [("add_kernel", cc, {"num_warps": 4, "num_stages": 1}),
-              ("softmax_kernel", cc, {"num_warps": 8, "num_stages": 1}),
-              ("matmul_kernel", cc, {"num_warps": 4, "num_stages": 3}),
-              ("transpose_kernel", cc, {"num_warps": 8, "num_stages": 1})]  # fmt: skip
+    builds = [
+        ("add_kernel", cc, {"num_warps": 4, "num_stages": 1}),
+        ("softmax_kernel", cc, {"num_warps": 8, "num_stages": 1}),
+        ("matmul_kernel", cc, {"num_warps": 4, "num_stages": 3}),
+        ("transpose_kernel", cc, {"num_warps": 8, "num_stages": 1}),
+    ]
     if cc >= 90:
         builds.append(("matmul_kernel", cc, {"num_warps": 4, "num_stages": 3, "num_ctas": 2}))
     try:
@@ -152,8 +158,10 @@ def main() -> int:
         path.write_text(json.dumps({"probe": probe, "importer": readings, "tools": tools}, indent=1) + "\n")
         print(f"saved {path.relative_to(ROOT)}")
     comparison = compare_probe(probe, readings)
-    print(f"{dev['name']}: CC {dev['major']}.{dev['minor']}, {dev['multiProcessorCount']} SMs, "
-          f"driver {dev['driver']}, runtime {dev['runtime']}")  # fmt: skip
+    print(
+        f"{dev['name']}: CC {dev['major']}.{dev['minor']}, {dev['multiProcessorCount']} SMs, "
+        f"driver {dev['driver']}, runtime {dev['runtime']}"
+    )
     print(comparison.table(only_mismatches=not args.all))
     return 1 if comparison.mismatches else 0
 

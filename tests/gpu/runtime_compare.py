@@ -44,24 +44,30 @@ class Comparison:
 
 def device_from_probe(device: dict[str, Any]) -> DeviceProperties:
     return DeviceProperties(
-        compute_major=device["major"], compute_minor=device["minor"],
+        compute_major=device["major"],
+        compute_minor=device["minor"],
         max_threads_per_block=device["maxThreadsPerBlock"],
         max_threads_per_multiprocessor=device["maxThreadsPerMultiProcessor"],
-        regs_per_block=device["regsPerBlock"], regs_per_multiprocessor=device["regsPerMultiprocessor"],
-        warp_size=device["warpSize"], shared_mem_per_block=device["sharedMemPerBlock"],
-        shared_mem_per_multiprocessor=device["sharedMemPerMultiprocessor"], num_sms=device["multiProcessorCount"],
+        regs_per_block=device["regsPerBlock"],
+        regs_per_multiprocessor=device["regsPerMultiprocessor"],
+        warp_size=device["warpSize"],
+        shared_mem_per_block=device["sharedMemPerBlock"],
+        shared_mem_per_multiprocessor=device["sharedMemPerMultiprocessor"],
+        num_sms=device["multiProcessorCount"],
         shared_mem_per_block_optin=device["sharedMemPerBlockOptin"],
         reserved_shared_mem_per_block=device["reservedSharedMemPerBlock"],
-    )  # fmt: skip
+    )
 
 
 def _func(attributes: dict[str, int], barriers: int = 1) -> FunctionAttributes:
     """What the runtime hands its occupancy calculator (``cudaOccFuncAttributes(cudaFuncAttributes)``)."""
     return FunctionAttributes(
-        num_regs=attributes["numRegs"], shared_size_bytes=attributes["sharedSizeBytes"],
+        num_regs=attributes["numRegs"],
+        shared_size_bytes=attributes["sharedSizeBytes"],
         max_threads_per_block=attributes["maxThreadsPerBlock"],
-        max_dynamic_shared_size_bytes=attributes["maxDynamicSharedSizeBytes"], num_block_barriers=barriers,
-    )  # fmt: skip
+        max_dynamic_shared_size_bytes=attributes["maxDynamicSharedSizeBytes"],
+        num_block_barriers=barriers,
+    )
 
 
 def _blocks(device: DeviceProperties, func: FunctionAttributes, state: DeviceState, block: int, dyn: int) -> int | None:
@@ -93,8 +99,9 @@ def _importer_rows(
     """The importer's figures for a kernel against ``cudaFuncGetAttributes`` of the loaded kernel."""
     rows = []
     for ours, theirs_key in (("registers", "numRegs"), ("static_smem", "sharedSizeBytes")):
-        rows.append((f"{name} importer {ours}", str(attrs[theirs_key]), str(reading[ours]),
-                     attrs[theirs_key] == reading[ours]))  # fmt: skip
+        rows.append(
+            (f"{name} importer {ours}", str(attrs[theirs_key]), str(reading[ours]), attrs[theirs_key] == reading[ours])
+        )
     if "requiredClusterWidth" in attrs and "cluster_dims" in reading:
         dims = [attrs[f"requiredCluster{axis}"] for axis in ("Width", "Height", "Depth")]
         expected = dims if dims[0] > 0 else None
@@ -103,8 +110,14 @@ def _importer_rows(
     launch = reading.get("launch")
     if launch is not None:  # the launch Triton's metadata gives was asked of the runtime too
         asked = any([block, dyn] == list(launch) for block, dyn, *_ in entry["occupancy"])
-        rows.append((f"{name} importer launch {launch[0]} threads, {launch[1]} B dyn asked", "asked",
-                     "asked" if asked else "missing", asked))  # fmt: skip
+        rows.append(
+            (
+                f"{name} importer launch {launch[0]} threads, {launch[1]} B dyn asked",
+                "asked",
+                "asked" if asked else "missing",
+                asked,
+            )
+        )
     return rows
 
 
@@ -123,8 +136,14 @@ def compare_probe(probe: dict[str, Any], imported: dict[str, dict[str, Any]] | N
             except OccupancyError as exc:
                 mine = f"error {int(exc.status)}"
             theirs = str(blocks) if status == CUDA_SUCCESS else f"error {status}"
-            rows.append((f"{tag} blocks/SM at {block} threads, {dyn} B dyn", theirs, mine,
-                         theirs == mine or (status != CUDA_SUCCESS and mine.startswith("error"))))  # fmt: skip
+            rows.append(
+                (
+                    f"{tag} blocks/SM at {block} threads, {dyn} B dyn",
+                    theirs,
+                    mine,
+                    theirs == mine or (status != CUDA_SUCCESS and mine.startswith("error")),
+                )
+            )
         for smem, status, grid, block in entry["potential"]:
             try:
                 s = max_potential_block_size(device, func, smem, state)

@@ -21,8 +21,16 @@ from occupancy_gui.importers.text.cuobjdump_text import parse_text
 from tests.gpu.check_runtime import build_probe, importer_readings
 from tests.helpers import toolchains
 
-PROBE_KERNELS = {"k_plain", "k_bounded", "k_heavy", "k_static_smem", "k_dynamic_smem", "k_barriers", "k_cluster2",
-                 "k_cluster_at_launch"}  # fmt: skip
+PROBE_KERNELS = {
+    "k_plain",
+    "k_bounded",
+    "k_heavy",
+    "k_static_smem",
+    "k_dynamic_smem",
+    "k_barriers",
+    "k_cluster2",
+    "k_cluster_at_launch",
+}
 CHECK_RUNTIME = Path(__file__).with_name("check_runtime.py")
 
 
@@ -39,8 +47,10 @@ def test_importer_reads_every_probe_kernel_as_cuobjdump(probe_exe: Path) -> None
     dump = toolchains.run([toolchains.cuobjdump(), "--dump-resource-usage", probe_exe]).stdout
     reference = {r.demangled.split("(")[0].split()[-1]: r for r in parse_text(dump, "cuobjdump") if r.is_kernel}
     for name, reading in readings.items():
-        assert (reading["registers"], reading["static_smem"]) == (reference[name].registers,
-                                                                  reference[name].static_smem), name  # fmt: skip
+        assert (reading["registers"], reading["static_smem"]) == (
+            reference[name].registers,
+            reference[name].static_smem,
+        ), name
     assert readings["k_cluster2"]["cluster_dims"] == (2, 1, 1)
     assert readings["k_cluster_at_launch"]["cluster_dims"] is None
     assert readings["k_barriers"]["barriers"] == 4
@@ -60,8 +70,10 @@ def test_probe_builds_without_clusters_for_older_gpus(tmp_path: Path) -> None:
 )
 def test_triton_kernels_reach_the_probe_with_their_launch(tmp_path: Path) -> None:
     """In a child process (Triton stays out of this one): a fresh sm_90 cache and the committed one."""
-    script = ("import json, sys; sys.path.insert(0, sys.argv[1]); from check_runtime import triton_kernels; "
-              "from pathlib import Path; print(json.dumps(triton_kernels('sm_90', Path(sys.argv[2]))))")  # fmt: skip
+    script = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); from check_runtime import triton_kernels; "
+        "from pathlib import Path; print(json.dumps(triton_kernels('sm_90', Path(sys.argv[2]))))"
+    )
     out = toolchains.run([sys.executable, "-c", script, CHECK_RUNTIME.parent, tmp_path]).stdout
     args, readings = json.loads(out.strip().splitlines()[-1])
     assert len(args) == len(readings) == 8  # 5 compiled now, the committed cache's 3 sm_90 kernels

@@ -33,15 +33,30 @@ def _probe_from_header(reference: Reference) -> dict:
     """A probe document whose 'runtime' answers come from cuda_occupancy.h, for the sm_90 profile."""
     profile = Catalog.load([data_dir("device_profiles")]).get("H100")
     device = profile.device_properties()
-    dev = {"name": profile.name, "major": 9, "minor": 0, "multiProcessorCount": device.num_sms,
-           "warpSize": 32, "maxThreadsPerBlock": 1024, "maxThreadsPerMultiProcessor": 2048,
-           "regsPerBlock": 65536, "regsPerMultiprocessor": 65536, "sharedMemPerBlock": 49152,
-           "sharedMemPerMultiprocessor": device.shared_mem_per_multiprocessor,
-           "sharedMemPerBlockOptin": device.shared_mem_per_block_optin, "reservedSharedMemPerBlock": 1024,
-           "maxBlocksPerMultiProcessor": 32, "driver": 0, "runtime": 0}  # fmt: skip
+    dev = {
+        "name": profile.name,
+        "major": 9,
+        "minor": 0,
+        "multiProcessorCount": device.num_sms,
+        "warpSize": 32,
+        "maxThreadsPerBlock": 1024,
+        "maxThreadsPerMultiProcessor": 2048,
+        "regsPerBlock": 65536,
+        "regsPerMultiprocessor": 65536,
+        "sharedMemPerBlock": 49152,
+        "sharedMemPerMultiprocessor": device.shared_mem_per_multiprocessor,
+        "sharedMemPerBlockOptin": device.shared_mem_per_block_optin,
+        "reservedSharedMemPerBlock": 1024,
+        "maxBlocksPerMultiProcessor": 32,
+        "driver": 0,
+        "runtime": 0,
+    }
     kernels = []
-    for name, regs, static, max_dyn, carveout in (("k_a", 32, 0, 49152, -1), ("k_b", 72, 24576, 24576, 50),
-                                                  ("k_c", 40, 0, 232448, 100)):  # fmt: skip
+    for name, regs, static, max_dyn, carveout in (
+        ("k_a", 32, 0, 49152, -1),
+        ("k_b", 72, 24576, 24576, 50),
+        ("k_c", 40, 0, 232448, 100),
+    ):
         row = dict(zip(KERNEL_FIELDS, [regs, static, 1024, 0, 1, max_dyn, 1, 0, 0, carveout]))
         blocks = np.array([32, 64, 128, 256, 512, 1000, 1024])
         dyns = np.array([0, 4096, 40000])
@@ -50,14 +65,23 @@ def _probe_from_header(reference: Reference) -> dict:
         occ = reference.occupancy(device, kernel, b, d)
         pot = reference.potential_block_size(device, kernel[:2], np.array([[0, 0, 0], [8192, 0, 0]]))
         avail = reference.available_dynamic_smem(device, kernel[:2], np.array([1, 2]), np.array([256, 256]))
-        kernels.append({
-            "kernel": name, "carveout": carveout,
-            "attributes": {"numRegs": regs, "sharedSizeBytes": static, "maxThreadsPerBlock": 1024,
-                           "maxDynamicSharedSizeBytes": max_dyn},
-            "occupancy": [[int(x), int(y), int(s), int(n)] for x, y, s, n in zip(b, d, occ["status"], occ["active_blocks"])],
-            "potential": [[0, *map(int, pot[0])], [8192, *map(int, pot[1])]],
-            "available": [[256, 1, *map(int, avail[0])], [256, 2, *map(int, avail[1])]],
-        })  # fmt: skip
+        kernels.append(
+            {
+                "kernel": name,
+                "carveout": carveout,
+                "attributes": {
+                    "numRegs": regs,
+                    "sharedSizeBytes": static,
+                    "maxThreadsPerBlock": 1024,
+                    "maxDynamicSharedSizeBytes": max_dyn,
+                },
+                "occupancy": [
+                    [int(x), int(y), int(s), int(n)] for x, y, s, n in zip(b, d, occ["status"], occ["active_blocks"])
+                ],
+                "potential": [[0, *map(int, pot[0])], [8192, *map(int, pot[1])]],
+                "available": [[256, 1, *map(int, avail[0])], [256, 2, *map(int, avail[1])]],
+            }
+        )
     return {"device": dev, "kernels": kernels}
 
 

@@ -27,20 +27,45 @@ BUILD_DIR = HERE / "_build"
 PINNED_RUNTIME = "13.5.37"
 
 DEVICE_FIELDS = (
-    "compute_major", "compute_minor", "max_threads_per_block", "max_threads_per_multiprocessor",
-    "regs_per_block", "regs_per_multiprocessor", "warp_size", "shared_mem_per_block",
-    "shared_mem_per_multiprocessor", "num_sms", "shared_mem_per_block_optin", "reserved_shared_mem_per_block",
-)  # fmt: skip
+    "compute_major",
+    "compute_minor",
+    "max_threads_per_block",
+    "max_threads_per_multiprocessor",
+    "regs_per_block",
+    "regs_per_multiprocessor",
+    "warp_size",
+    "shared_mem_per_block",
+    "shared_mem_per_multiprocessor",
+    "num_sms",
+    "shared_mem_per_block_optin",
+    "reserved_shared_mem_per_block",
+)
 KERNEL_FIELDS = (
-    "num_regs", "shared_size_bytes", "func_max_threads_per_block", "partitioned_gc_config",
-    "shmem_limit_config", "max_dynamic_smem", "num_block_barriers", "virtual_resource_count",
-    "cache_config", "carveout",
-)  # fmt: skip
+    "num_regs",
+    "shared_size_bytes",
+    "func_max_threads_per_block",
+    "partitioned_gc_config",
+    "shmem_limit_config",
+    "max_dynamic_smem",
+    "num_block_barriers",
+    "virtual_resource_count",
+    "cache_config",
+    "carveout",
+)
 RESULT_FIELDS = (
-    "status", "active_blocks", "limiting_factors", "block_limit_regs", "block_limit_shared_mem",
-    "block_limit_warps", "block_limit_blocks", "block_limit_barriers", "block_limit_virtual",
-    "allocated_registers_per_block", "allocated_shared_mem_per_block", "partitioned_gc_config",
-)  # fmt: skip
+    "status",
+    "active_blocks",
+    "limiting_factors",
+    "block_limit_regs",
+    "block_limit_shared_mem",
+    "block_limit_warps",
+    "block_limit_blocks",
+    "block_limit_barriers",
+    "block_limit_virtual",
+    "allocated_registers_per_block",
+    "allocated_shared_mem_per_block",
+    "partitioned_gc_config",
+)
 
 
 class HarnessUnavailable(RuntimeError):
@@ -110,19 +135,20 @@ class Reference:
             self.last_loop_ns = int(match.group(1)) if match else 0
             return np.fromfile(out, dtype="<i8").reshape(-1, width)
 
-    def occupancy(self, device: DeviceProperties, kernel: np.ndarray, block_size: np.ndarray,
-                  dynamic_smem: np.ndarray) -> dict[str, np.ndarray]:
+    def occupancy(
+        self, device: DeviceProperties, kernel: np.ndarray, block_size: np.ndarray, dynamic_smem: np.ndarray
+    ) -> dict[str, np.ndarray]:
         """``cudaOccMaxActiveBlocksPerMultiprocessor`` per row; ``kernel`` is (n, 10) in KERNEL_FIELDS order."""
         q = np.column_stack([kernel, block_size, dynamic_smem])
         out = self._run("occ", device, q, len(RESULT_FIELDS))
         return {name: out[:, i] for i, name in enumerate(RESULT_FIELDS)}
 
-    def potential_block_size(self, device: DeviceProperties, kernel: np.ndarray,
-                             smem_terms: np.ndarray) -> np.ndarray:
+    def potential_block_size(self, device: DeviceProperties, kernel: np.ndarray, smem_terms: np.ndarray) -> np.ndarray:
         """(status, minGridSize, blockSize) per row; ``smem_terms`` is (n, 3): const, per thread, per warp."""
         return self._run("potential", device, np.column_stack([kernel, smem_terms]), 3)
 
-    def available_dynamic_smem(self, device: DeviceProperties, kernel: np.ndarray, num_blocks: np.ndarray,
-                               block_size: np.ndarray) -> np.ndarray:
+    def available_dynamic_smem(
+        self, device: DeviceProperties, kernel: np.ndarray, num_blocks: np.ndarray, block_size: np.ndarray
+    ) -> np.ndarray:
         """(status, bytes) per row; bytes is the header's size_t reinterpreted as int64."""
         return self._run("avail", device, np.column_stack([kernel, num_blocks, block_size]), 2)

@@ -45,7 +45,7 @@ def section_ranges(data: bytes | mmap.mmap) -> dict[str, tuple[int, int]]:
     for name, kind, _flags, _addr, offset, size in headers:
         if kind != 8:  # SHT_NOBITS occupies no file bytes
             end = data.find(b"\0", names_at + name)
-            out[bytes(data[names_at + name:end]).decode()] = (offset, size)
+            out[bytes(data[names_at + name : end]).decode()] = (offset, size)
     return out
 
 

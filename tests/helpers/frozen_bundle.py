@@ -22,7 +22,9 @@ ENTRY_SCRIPTS = ("entry_cli.py", "entry_gui.py")
 def act_frozen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: str) -> Path:
     """Make this process look frozen, its executable a stand-in running ``packaging/<entry>``; returns it."""
     script = tmp_path / f"frozen-{entry}.sh"
-    script.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'packaging' / entry))} \"$@\"\n")
+    script.write_text(
+        f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(ROOT / "packaging" / entry))} "$@"\n'
+    )
     script.chmod(0o755)
     monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the bundle carries the package; here it is the checkout
     monkeypatch.setattr(sys, "frozen", True, raising=False)

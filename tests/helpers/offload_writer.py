@@ -29,8 +29,7 @@ def _truth(n: int) -> int:
     return n
 
 
-def offload_binary(version: int, images: list[Image], compress: str = "",
-                   lie: Callable[[int], int] = _truth) -> bytes:
+def offload_binary(version: int, images: list[Image], compress: str = "", lie: Callable[[int], int] = _truth) -> bytes:
     """One offload binary of ``images`` (version 1 holds exactly one)."""
     assert version >= 2 or len(images) == 1
 
@@ -53,8 +52,9 @@ def offload_binary(version: int, images: list[Image], compress: str = "",
     body = bytearray()
     string_at, image_at = header_size + 40 * len(images), data_at
     for kind, pairs, image in images:
-        body += struct.pack("<HHIQQQQ", kind, CUDA, 0, field(string_at), field(len(pairs)), field(image_at),
-                            field(len(image)))
+        body += struct.pack(
+            "<HHIQQQQ", kind, CUDA, 0, field(string_at), field(len(pairs)), field(image_at), field(len(image))
+        )
         string_at += string_size * len(pairs)
         image_at += len(image)
     for _kind, pairs, _image in images:

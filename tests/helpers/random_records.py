@@ -24,9 +24,14 @@ def random_records(rng: random.Random, count: int) -> Records:
             values[name] = rng.choice([None, 0, limit, limit + 1, -1, rng.randrange(limit + 1), 10**30])
         values["registers"] = values["registers"] or 0  # every importer reads a register count
         if rng.random() < 0.3:
-            values |= {"block_size": rng.randrange(1, 1025), "grid_size": rng.choice([None, 4]),
-                       "dynamic_smem": rng.choice([None, 0, 512]), "device_name": rng.choice([None, "H100"]),
-                       "launch_source": "x.json", "waves_per_sm": rng.choice([None, 1.5])}  # fmt: skip
+            values |= {
+                "block_size": rng.randrange(1, 1025),
+                "grid_size": rng.choice([None, 4]),
+                "dynamic_smem": rng.choice([None, 0, 512]),
+                "device_name": rng.choice([None, "H100"]),
+                "launch_source": "x.json",
+                "waves_per_sm": rng.choice([None, 1.5]),
+            }
         values["req_threads"] = rng.choice([None, None, (128, 1, 1), (16, 16, 2)])
         values["cluster_dims"] = rng.choice([None, (2, 1, 1), (2, 2, 1)])
         values["max_registers"] = rng.choice([None, 32, 255])

@@ -48,19 +48,50 @@ PTXAS_WHEELS = {
     "13.4": "nvidia-cuda-nvcc==13.4.92",
 }
 # The highest PTX ISA each ptxas accepts (PTX written by a newer nvcc is relabelled to it).
-PTX_ISA = {"11.7": "7.7", "11.8": "7.8", "12.0": "8.0", "12.1": "8.1", "12.2": "8.2", "12.3": "8.3", "12.4": "8.4",
-           "12.5": "8.5", "12.6": "8.5", "12.8": "8.7", "12.9": "8.8", "13.0": "9.0", "13.1": "9.1", "13.2": "9.2",
-           "13.3": "9.3", "13.4": "9.4"}
-NVCC13 = ("nvidia-cuda-nvcc==13.5.37", "nvidia-cuda-crt==13.5.37", "nvidia-nvvm==13.5.37",
-          "nvidia-cuda-runtime==13.5.37")
+PTX_ISA = {
+    "11.7": "7.7",
+    "11.8": "7.8",
+    "12.0": "8.0",
+    "12.1": "8.1",
+    "12.2": "8.2",
+    "12.3": "8.3",
+    "12.4": "8.4",
+    "12.5": "8.5",
+    "12.6": "8.5",
+    "12.8": "8.7",
+    "12.9": "8.8",
+    "13.0": "9.0",
+    "13.1": "9.1",
+    "13.2": "9.2",
+    "13.3": "9.3",
+    "13.4": "9.4",
+}
+NVCC13 = (
+    "nvidia-cuda-nvcc==13.5.37",
+    "nvidia-cuda-crt==13.5.37",
+    "nvidia-nvvm==13.5.37",
+    "nvidia-cuda-runtime==13.5.37",
+)
 NVCC_TOOLKITS = {
     "13.5": NVCC13,
-    "13.0": ("nvidia-cuda-nvcc==13.0.88", "nvidia-cuda-crt==13.0.88", "nvidia-nvvm==13.0.88",
-             "nvidia-cuda-runtime==13.0.88"),
-    "13.2": ("nvidia-cuda-nvcc==13.2.86", "nvidia-cuda-crt==13.2.86", "nvidia-nvvm==13.2.86",
-             "nvidia-cuda-runtime==13.2.86"),
-    "13.4": ("nvidia-cuda-nvcc==13.4.92", "nvidia-cuda-crt==13.4.92", "nvidia-nvvm==13.4.92",
-             "nvidia-cuda-runtime==13.4.92"),
+    "13.0": (
+        "nvidia-cuda-nvcc==13.0.88",
+        "nvidia-cuda-crt==13.0.88",
+        "nvidia-nvvm==13.0.88",
+        "nvidia-cuda-runtime==13.0.88",
+    ),
+    "13.2": (
+        "nvidia-cuda-nvcc==13.2.86",
+        "nvidia-cuda-crt==13.2.86",
+        "nvidia-nvvm==13.2.86",
+        "nvidia-cuda-runtime==13.2.86",
+    ),
+    "13.4": (
+        "nvidia-cuda-nvcc==13.4.92",
+        "nvidia-cuda-crt==13.4.92",
+        "nvidia-nvvm==13.4.92",
+        "nvidia-cuda-runtime==13.4.92",
+    ),
 }
 """Whole nvcc toolkits (driver, headers, libnvvm): the first and the latest 13.x line pip offers, and two
 between (13.1 and 13.3 were checked by hand the same way: all equal)."""
@@ -70,19 +101,39 @@ CUOBJDUMP = "nvidia-cuda-cuobjdump==13.5.37"
 # (the files issue #14 measured: libcurand 105 MB, libcublasLt 552 MB, ...) and an earlier one.  They
 # differ where it matters to the reader: libcurand 10.4.5 keeps 1,747 LTO fatbins in .data, 10.4.0 none.
 LIBRARY_RELEASES = {
-    "newest": {"curand": "nvidia-curand==10.4.5.25", "cublas": "nvidia-cublas==13.10.0.20",
-               "cufft": "nvidia-cufft==12.5.0.14", "cusparse": "nvidia-cusparse==12.9.4.2"},
-    "earlier": {"curand": "nvidia-curand==10.4.0.35", "cublas": "nvidia-cublas==13.1.1.3",
-                "cufft": "nvidia-cufft==12.0.0.61", "cusparse": "nvidia-cusparse==12.6.3.3"},
+    "newest": {
+        "curand": "nvidia-curand==10.4.5.25",
+        "cublas": "nvidia-cublas==13.10.0.20",
+        "cufft": "nvidia-cufft==12.5.0.14",
+        "cusparse": "nvidia-cusparse==12.9.4.2",
+    },
+    "earlier": {
+        "curand": "nvidia-curand==10.4.0.35",
+        "cublas": "nvidia-cublas==13.1.1.3",
+        "cufft": "nvidia-cufft==12.0.0.61",
+        "cusparse": "nvidia-cusparse==12.6.3.3",
+    },
 }
-LIBRARY_FILES = {"curand": ("libcurand.so",), "cublas": ("libcublas.so", "libcublasLt.so"), "cufft": ("libcufft.so",),
-                 "cusparse": ("libcusparse.so",)}
-LIBRARIES = [("curand", "libcurand.so"), ("cublas", "libcublas.so"), ("cublas", "libcublasLt.so"),
-             ("cufft", "libcufft.so"), ("cusparse", "libcusparse.so")]
+LIBRARY_FILES = {
+    "curand": ("libcurand.so",),
+    "cublas": ("libcublas.so", "libcublasLt.so"),
+    "cufft": ("libcufft.so",),
+    "cusparse": ("libcusparse.so",),
+}
+LIBRARIES = [
+    ("curand", "libcurand.so"),
+    ("cublas", "libcublas.so"),
+    ("cublas", "libcublasLt.so"),
+    ("cufft", "libcufft.so"),
+    ("cusparse", "libcusparse.so"),
+]
 """(wheel, file stem) of each library, smallest work first."""
 
-_UNREACHABLE = re.compile(r"(Could not fetch URL|connection|Network is unreachable|Temporary failure in name "
-                          r"resolution|Max retries exceeded|timed out)", re.I)
+_UNREACHABLE = re.compile(
+    r"(Could not fetch URL|connection|Network is unreachable|Temporary failure in name "
+    r"resolution|Max retries exceeded|timed out)",
+    re.I,
+)
 
 
 def _slug(spec: str) -> str:
@@ -104,8 +155,11 @@ def wheel_tree(spec: str, platform: str | None = None) -> Path:
         download = CACHE / "download" / tree.name
         shutil.rmtree(download, ignore_errors=True)
         where = ["--only-binary=:all:", "--platform", platform] if platform else []
-        proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *where, "-d", str(download),
-                               spec], capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", *where, "-d", str(download), spec],
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode != 0:
             if _UNREACHABLE.search(proc.stderr):
                 pytest.skip(f"the package registry is unreachable, {spec} not fetched")
@@ -140,8 +194,11 @@ def wheel_file(spec: str) -> Path:
             return found[0]
         partial = folder.with_name(folder.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
-        proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(partial), spec],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(partial), spec],
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode != 0:
             if _UNREACHABLE.search(proc.stderr):
                 pytest.skip(f"the package registry is unreachable, {spec} not fetched")

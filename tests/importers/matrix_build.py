@@ -131,8 +131,17 @@ def _ptx(arch: str, source: str, rdc: bool) -> Path:
     if not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
         nvcc = toolchains.nvcc13_bin() / "nvcc"
-        toolchains.run([nvcc, "-ptx", f"-arch={arch}", *(["-rdc=true"] if rdc else []), SRC / source,
-                        "-o", out.with_suffix(".tmp")])
+        toolchains.run(
+            [
+                nvcc,
+                "-ptx",
+                f"-arch={arch}",
+                *(["-rdc=true"] if rdc else []),
+                SRC / source,
+                "-o",
+                out.with_suffix(".tmp"),
+            ]
+        )
         out.with_suffix(".tmp").rename(out)
     return out
 
@@ -142,8 +151,9 @@ def _ptxas(toolkit: str, arch: str, ptx: Path, out: Path, relocatable: bool) -> 
     text = re.sub(r"^\.version \S+", f".version {isa}", ptx.read_text(), count=1, flags=re.M)
     relabelled = out.with_suffix(".ptx")
     relabelled.write_text(text)
-    proc = toolchains.run([toolchains.ptxas(toolkit), "-v", f"-arch={arch}", *(["-c"] if relocatable else []),
-                           relabelled, "-o", out])
+    proc = toolchains.run(
+        [toolchains.ptxas(toolkit), "-v", f"-arch={arch}", *(["-c"] if relocatable else []), relabelled, "-o", out]
+    )
     return proc.stdout + proc.stderr
 
 
@@ -166,10 +176,12 @@ def build_case(toolkit: str, arch: str) -> Case:
             return proc.stdout + proc.stderr
 
         def compile_rdc(unit: str) -> str:
-            proc = toolchains.run([nvcc, "-cubin", "-rdc=true", f"-arch={arch}", "-Xptxas", "-v",
-                                   SRC / f"{unit}.cu", "-o", rdc[unit]])
+            proc = toolchains.run(
+                [nvcc, "-cubin", "-rdc=true", f"-arch={arch}", "-Xptxas", "-v", SRC / f"{unit}.cu", "-o", rdc[unit]]
+            )
             return proc.stdout + proc.stderr
     else:
+
         def compile_whole() -> str:
             return _ptxas(toolkit, arch, _ptx(arch, "matrix.cu", False), whole, False)
 
@@ -201,8 +213,9 @@ def fatbin_of(cubin: Path, arch: str, compress: str) -> Path:
         number = re.match(r"sm_(\d+)", arch).group(1)  # type: ignore[union-attr]  # archs are sm_NN
         flags = {"none": [], "lz4": ["-compress-all", "-compress-mode=speed"], "zstd": ["-compress-all"]}[compress]
         fatbinary = toolchains.nvcc13_bin() / "fatbinary"
-        toolchains.run([fatbinary, "--64", f"--create={out}.tmp", f"--image3=kind=elf,sm={number},file={cubin}",
-                        *flags])
+        toolchains.run(
+            [fatbinary, "--64", f"--create={out}.tmp", f"--image3=kind=elf,sm={number},file={cubin}", *flags]
+        )
         Path(f"{out}.tmp").rename(out)
     return out
 
@@ -233,10 +246,13 @@ def build_dlink(version: str) -> tuple[Path, Path]:
         nvcc = toolchains.nvcc13_bin(version) / "nvcc"
         text = ""
         for unit in ("rdc_a", "rdc_b"):
-            proc = toolchains.run([nvcc, "-c", "-rdc=true", "-Xptxas", "-v", *HOST_GENCODE, SRC / f"{unit}.cu",
-                                   "-o", d / f"{unit}.o"])  # fmt: skip
+            proc = toolchains.run(
+                [nvcc, "-c", "-rdc=true", "-Xptxas", "-v", *HOST_GENCODE, SRC / f"{unit}.cu", "-o", d / f"{unit}.o"]
+            )
             text += proc.stdout + proc.stderr
-        proc = toolchains.run([nvcc, "-dlink", "-Xnvlink", "-v", *HOST_GENCODE, d / "rdc_a.o", d / "rdc_b.o", "-o", out])
+        proc = toolchains.run(
+            [nvcc, "-dlink", "-Xnvlink", "-v", *HOST_GENCODE, d / "rdc_a.o", d / "rdc_b.o", "-o", out]
+        )
         log.write_text(text + proc.stdout + proc.stderr)
     return log, out
 
@@ -255,8 +271,18 @@ def build_compressed(version: str, mode: str) -> Path:
     if not out.exists():
         nvcc = toolchains.nvcc13_bin(version) / "nvcc"
         flags = ["--concat", "-compress-mode=size"] if mode == "concat" else [f"-compress-mode={mode}"]
-        toolchains.run([nvcc, "-c", *HOST_GENCODE, "-gencode=arch=compute_100,code=compute_100", *flags,
-                        SRC / "matrix.cu", "-o", out])
+        toolchains.run(
+            [
+                nvcc,
+                "-c",
+                *HOST_GENCODE,
+                "-gencode=arch=compute_100,code=compute_100",
+                *flags,
+                SRC / "matrix.cu",
+                "-o",
+                out,
+            ]
+        )
     return out
 
 
@@ -276,5 +302,7 @@ def build_host(version: str = "13.5") -> HostBuild:
         subprocess.run([shutil.which("ar") or "ar", "rcs", lib, rdc_o["rdc_a"], rdc_o["rdc_b"]], check=True)
     if not exe.exists():
         # 13.0's nvcc.profile looks for the runtime in lib64, the 13.x wheels put it in lib
-        toolchains.run([nvcc, "-rdc=true", *HOST_GENCODE, *rdc_o.values(), f"-L{nvcc.parent.parent / 'lib'}", "-o", exe])
+        toolchains.run(
+            [nvcc, "-rdc=true", *HOST_GENCODE, *rdc_o.values(), f"-L{nvcc.parent.parent / 'lib'}", "-o", exe]
+        )
     return HostBuild(whole_o, rdc_o["rdc_a"], lib, exe)

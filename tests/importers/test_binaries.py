@@ -20,10 +20,16 @@ def kernels(records):
     return {(r.name, r.arch): r for r in records if r.is_kernel}
 
 
-@pytest.mark.parametrize("fname,fmt", [
-    ("a_sm80.cubin", "cubin"), ("a.fatbin", "fatbin"), ("b_host.o", "host_binary"),
-    ("a_ptxas_v.log", "ptxas_log"), ("b_host.o.cuobjdump.txt", "cuobjdump_text"),
-])
+@pytest.mark.parametrize(
+    "fname,fmt",
+    [
+        ("a_sm80.cubin", "cubin"),
+        ("a.fatbin", "fatbin"),
+        ("b_host.o", "host_binary"),
+        ("a_ptxas_v.log", "ptxas_log"),
+        ("b_host.o.cuobjdump.txt", "cuobjdump_text"),
+    ],
+)
 def test_detect_format_by_content(fname, fmt, tmp_path):
     data = (GEN / fname).read_bytes()
     renamed = tmp_path / "no_extension"
@@ -51,22 +57,28 @@ def test_fatbin_and_host_object_cover_every_arch():
     assert {r.arch for r in import_file(GEN / "a_lz4.fatbin")} == {"sm_80", "sm_90"}
     assert {r.arch for r in import_file(GEN / "b_host.o")} == {"sm_75", "sm_120"}
     src = import_file(GEN / "b_host.o")[1].source
-    assert src.startswith("b_host.o:.nv_fatbin container 1 @0x7e0: fatbin entry 1 (ELF sm_75) @0x7f0: ELF section .nv.info")
+    assert src.startswith(
+        "b_host.o:.nv_fatbin container 1 @0x7e0: fatbin entry 1 (ELF sm_75) @0x7f0: ELF section .nv.info"
+    )
 
 
 def test_lz4_entry_equals_uncompressed_cubin():
     lz4 = kernels(import_file(GEN / "a_lz4.fatbin"))
     plain = kernels(import_file(GEN / "a.fatbin"))
+
     def strip(recs):
         return {k: (r.registers, r.static_smem, r.barriers, r.const_bytes, r.local_bytes) for k, r in recs.items()}
+
     assert strip(lz4) == strip(plain)
 
 
 def test_zstd_entries_equal_the_uncompressed_cubins():
     zstd = kernels(import_file(GEN / "a_zstd.fatbin"))
     plain = {**kernels(import_file(GEN / "a_sm80.cubin")), **kernels(import_file(GEN / "a_sm120.cubin"))}
+
     def strip(recs):
         return {k: (r.registers, r.static_smem, r.barriers, r.local_bytes) for k, r in recs.items()}
+
     assert {k[1] for k in zstd} == {"sm_80", "sm_120"}
     assert strip(zstd) == strip(plain)
 
@@ -88,18 +100,28 @@ def test_without_a_zstd_decoder_entries_are_reported_per_entry(monkeypatch):
         import_file_detailed(GEN / "a_zstd.fatbin")
 
 
-@pytest.mark.parametrize("log,binary", [
-    ("a_ptxas_v.log", "a_sm80.cubin"), ("a_ptxas_v.log", "a_sm120.cubin"), ("a_ptxas_v.log", "a.fatbin"),
-    ("b_resource_usage.log", "b_sm90.cubin"), ("b_resource_usage.log", "b_host.o"),
-])
+@pytest.mark.parametrize(
+    "log,binary",
+    [
+        ("a_ptxas_v.log", "a_sm80.cubin"),
+        ("a_ptxas_v.log", "a_sm120.cubin"),
+        ("a_ptxas_v.log", "a.fatbin"),
+        ("b_resource_usage.log", "b_sm90.cubin"),
+        ("b_resource_usage.log", "b_host.o"),
+    ],
+)
 def test_log_and_binary_agree(log, binary):
     from_log = kernels(import_file(GEN / log))
     from_bin = kernels(import_file(GEN / binary))
     assert from_bin
     for key, b in from_bin.items():
         lg = from_log[key]
-        assert (b.registers, b.static_smem, b.barriers, b.local_bytes) == \
-            (lg.registers, lg.static_smem, lg.barriers, lg.local_bytes), key
+        assert (b.registers, b.static_smem, b.barriers, b.local_bytes) == (
+            lg.registers,
+            lg.static_smem,
+            lg.barriers,
+            lg.local_bytes,
+        ), key
         if lg.const_bytes is not None:  # ptxas stops printing cmem[0] for sm_90+
             assert b.const_bytes == lg.const_bytes
 
@@ -130,8 +152,9 @@ def test_binary_reader_matches_installed_cuobjdump(binary):
     tool = find_cuobjdump()
     if tool is None:
         pytest.skip("cuobjdump not installed")
-    out = subprocess.run([tool, "--dump-resource-usage", str(GEN / binary)], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        [tool, "--dump-resource-usage", str(GEN / binary)], capture_output=True, text=True, check=True
+    ).stdout
     _compare_with_cuobjdump_text(out, binary)
 
 
@@ -158,9 +181,17 @@ Resource usage:
 """
 
 
-@pytest.mark.parametrize(("arch", "shared", "noted"), [
-    ("sm_90a", 2048, "relocatable (-rdc)"), ("sm_100", 1024, "relocatable (-rdc)"), ("sm_90a", 512, None),
-    ("sm_80", 2048, None), (None, 2048, "no named architecture"), (None, 512, None)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("arch", "shared", "noted"),
+    [
+        ("sm_90a", 2048, "relocatable (-rdc)"),
+        ("sm_100", 1024, "relocatable (-rdc)"),
+        ("sm_90a", 512, None),
+        ("sm_80", 2048, None),
+        (None, 2048, "no named architecture"),
+        (None, 512, None),
+    ],
+)
 def test_cuobjdump_text_says_where_it_assumed_a_linked_image(tmp_path, arch, shared, noted):
     """cuobjdump prints a 2,048-byte kernel of a -rdc object as SHARED:2048, and linked as SHARED:3072
     (measured with CUDA 13.5): the text alone cannot tell them apart, so the split is said; and where

@@ -71,7 +71,7 @@ def test_ranges_are_read_once_and_merged():
     image.load(0, 2 * page)
     image.load(10, page)
     assert stream.reads == 2
-    assert bytes(image.buffer[:2 * page]) == data[:2 * page]
+    assert bytes(image.buffer[: 2 * page]) == data[: 2 * page]
     assert not image.covers(2 * page, 1)
     image.load(len(data) - 10, 100)  # clipped to the file
     assert bytes(image.buffer[-10:]) == data[-10:]

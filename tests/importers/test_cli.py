@@ -26,10 +26,30 @@ def test_table(capsys):
 def test_json(capsys):
     assert run_import([str(HAND / "cuda11_ninja.log"), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert set(rows[0]) == {"name", "demangled", "arch", "registers", "static_smem", "stack_bytes", "local_bytes",
-                            "spill_stores", "spill_loads", "barriers", "const_bytes", "max_threads",
-                            "min_blocks", "source", "kind", "reserved_smem", "relocatable", "embedded",
-                            "copies", "threads_per_block", "dynamic_smem", "launch_source"}
+    assert set(rows[0]) == {
+        "name",
+        "demangled",
+        "arch",
+        "registers",
+        "static_smem",
+        "stack_bytes",
+        "local_bytes",
+        "spill_stores",
+        "spill_loads",
+        "barriers",
+        "const_bytes",
+        "max_threads",
+        "min_blocks",
+        "source",
+        "kind",
+        "reserved_smem",
+        "relocatable",
+        "embedded",
+        "copies",
+        "threads_per_block",
+        "dynamic_smem",
+        "launch_source",
+    }
     assert rows[0]["threads_per_block"] is None and rows[0]["launch_source"] is None  # a log has no launch
     assert rows[1]["registers"] == 30 and rows[1]["source"] == "cuda11_ninja.log:10"
 
@@ -67,14 +87,35 @@ def _plain_json(rec) -> dict:
     """A record's JSON as ``to_json`` wrote it before rows were made in bulk (kept here as the
     reference the bulk rows are held to)."""
     out = {"name": rec.name, "demangled": rec.demangled, "kind": rec.kind, "arch": rec.arch}
-    for key in ("registers", "static_smem", "stack_bytes", "local_bytes", "spill_stores", "spill_loads", "barriers",
-                "const_bytes", "max_threads", "min_blocks", "reserved_smem", "relocatable", "embedded",
-                "copies", "source"):
+    for key in (
+        "registers",
+        "static_smem",
+        "stack_bytes",
+        "local_bytes",
+        "spill_stores",
+        "spill_loads",
+        "barriers",
+        "const_bytes",
+        "max_threads",
+        "min_blocks",
+        "reserved_smem",
+        "relocatable",
+        "embedded",
+        "copies",
+        "source",
+    ):
         out[key] = getattr(rec, key)
     out["local_bytes"] = rec.stack_bytes  # the JSON's alias: the same value, null where unknown
     out |= {"threads_per_block": rec.block_size, "dynamic_smem": rec.dynamic_smem, "launch_source": rec.launch_source}
-    for key in ("block_size", "grid_size", "dynamic_smem", "theoretical_occupancy", "achieved_occupancy",
-                "waves_per_sm", "device_name"):
+    for key in (
+        "block_size",
+        "grid_size",
+        "dynamic_smem",
+        "theoretical_occupancy",
+        "achieved_occupancy",
+        "waves_per_sm",
+        "device_name",
+    ):
         if getattr(rec, key) is not None:
             out[key] = getattr(rec, key)
     for key in ("req_threads", "cluster_dims", "max_registers"):
@@ -100,8 +141,12 @@ def test_json_bytes_on_stdout_equal_the_text_written_to_a_stream(tmp_path):
     characters, one record per line."""
     path = GEN / "b_sm90.cubin"
     script = "import sys; from occupancy_gui.cli.import_command import run_import; sys.exit(run_import(sys.argv[1:]))"
-    proc = subprocess.run([sys.executable, "-c", script, str(path), "--json", "--all-functions", "--no-cache"],
-                          capture_output=True, check=True, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(path), "--json", "--all-functions", "--no-cache"],
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
     stream = io.StringIO()
     with contextlib.redirect_stdout(stream):
         assert run_import([str(path), "--json", "--all-functions", "--no-cache"]) == 0
@@ -128,8 +173,14 @@ def test_json_written_a_slice_at_a_time_is_one_list(monkeypatch, capsys):
         with contextlib.redirect_stdout(stream):
             assert run_import([path, "--json", "--all-functions", "--no-cache"]) == 0
         assert stream.getvalue() == whole
-    script = ("import sys; from occupancy_gui.cli import import_command as cli; cli.JSON_SLICE = 2; "
-              "sys.exit(cli.run_import(sys.argv[1:]))")  # fmt: skip
-    proc = subprocess.run([sys.executable, "-c", script, path, "--json", "--all-functions", "--no-cache"],
-                          capture_output=True, check=True, env={**os.environ, "PYTHONIOENCODING": "utf-8"})  # fmt: skip
+    script = (
+        "import sys; from occupancy_gui.cli import import_command as cli; cli.JSON_SLICE = 2; "
+        "sys.exit(cli.run_import(sys.argv[1:]))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, path, "--json", "--all-functions", "--no-cache"],
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
     assert proc.stdout.decode() == whole

@@ -43,9 +43,13 @@ def gnu_archive(*members: tuple[bytes, bytes]) -> bytes:
 def test_static_library_members(tmp_path):
     host_o = (GEN / "b_host.o").read_bytes()
     lib = tmp_path / "libkernels.a"
-    lib.write_bytes(gnu_archive((b"a_very_long_member_name_host_only.o", b"\x7fELF" + bytes(60)),
-                                (b"kernels_b_with_device_code.o", host_o),
-                                (b"odd.o", b"xyz")))
+    lib.write_bytes(
+        gnu_archive(
+            (b"a_very_long_member_name_host_only.o", b"\x7fELF" + bytes(60)),
+            (b"kernels_b_with_device_code.o", host_o),
+            (b"odd.o", b"xyz"),
+        )
+    )
     assert detect_format(lib, lib.read_bytes()[:65536]) == "host_binary"
     recs = import_file(lib)
     assert {r.arch for r in recs} == {"sm_75", "sm_120"}
@@ -70,12 +74,15 @@ def test_archive_without_device_code(tmp_path):
         import_file(lib)
 
 
-@pytest.mark.parametrize("damage,match", [
-    (lambda a: a[:len(a) - 100], "runs past the end of the archive"),
-    (lambda a: a[:8 + 58] + b"XX" + a[8 + 60:], "no end marker"),
-    (lambda a: a[:8 + 48] + b"12ab      " + a[8 + 58:], "is not a number"),
-    (lambda a: a[:8 + 30], "ar member header"),
-])
+@pytest.mark.parametrize(
+    "damage,match",
+    [
+        (lambda a: a[: len(a) - 100], "runs past the end of the archive"),
+        (lambda a: a[: 8 + 58] + b"XX" + a[8 + 60 :], "no end marker"),
+        (lambda a: a[: 8 + 48] + b"12ab      " + a[8 + 58 :], "is not a number"),
+        (lambda a: a[: 8 + 30], "ar member header"),
+    ],
+)
 def test_damaged_archives(tmp_path, damage, match):
     lib = tmp_path / "bad.a"
     lib.write_bytes(damage(gnu_archive((b"k.o", (GEN / "b_host.o").read_bytes()))))
@@ -121,11 +128,14 @@ def test_zero_section_count_and_truncated_headers():
             read_fatbin_bytes(fat[:cut], "x.fatbin")
 
 
-@pytest.mark.parametrize("offset,fmt,value,match", [
-    (6, "<H", 8, "header size 8 is smaller than 16"),
-    (16 + 4, "<I", 4, "entry 1 header size 4"),
-    (16 + 4, "<I", 0xFFFFFFF0, "runs past the end of its container"),
-])
+@pytest.mark.parametrize(
+    "offset,fmt,value,match",
+    [
+        (6, "<H", 8, "header size 8 is smaller than 16"),
+        (16 + 4, "<I", 4, "entry 1 header size 4"),
+        (16 + 4, "<I", 0xFFFFFFF0, "runs past the end of its container"),
+    ],
+)
 def test_bad_fatbin_header_fields(offset, fmt, value, match):
     data = bytearray((GEN / "a.fatbin").read_bytes())
     struct.pack_into(fmt, data, offset, value)
@@ -234,15 +244,21 @@ def test_crafted_zstd_entry_reads_like_its_cubin(tmp_path, cubin_frame):
     assert unsourced(import_file(path)) == unsourced(import_file(GEN / "a_sm80.cubin"))
 
 
-@pytest.mark.parametrize("damage", [
-    lambda frame, size: (bytes(4) + frame[4:], size),  # not a zstd frame (magic number gone)
-    lambda frame, size: (frame[:len(frame) // 2], size),  # truncated
-    lambda frame, size: (frame[:len(frame) // 2] + bytes([frame[len(frame) // 2] ^ 0xFF])
-                         + frame[len(frame) // 2 + 1:], size),  # a flipped byte in a block
-    lambda frame, size: (frame[:-1] + bytes([frame[-1] ^ 0xFF]), size),  # bad checksum
-    lambda frame, size: (frame, size - 1),  # inflates beyond the declared size
-    lambda frame, size: (frame, size + 1),  # inflates short of it
-], ids=["magic", "truncated", "flipped", "checksum", "declared-short", "declared-long"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda frame, size: (bytes(4) + frame[4:], size),  # not a zstd frame (magic number gone)
+        lambda frame, size: (frame[: len(frame) // 2], size),  # truncated
+        lambda frame, size: (
+            frame[: len(frame) // 2] + bytes([frame[len(frame) // 2] ^ 0xFF]) + frame[len(frame) // 2 + 1 :],
+            size,
+        ),  # a flipped byte in a block
+        lambda frame, size: (frame[:-1] + bytes([frame[-1] ^ 0xFF]), size),  # bad checksum
+        lambda frame, size: (frame, size - 1),  # inflates beyond the declared size
+        lambda frame, size: (frame, size + 1),  # inflates short of it
+    ],
+    ids=["magic", "truncated", "flipped", "checksum", "declared-short", "declared-long"],
+)
 def test_corrupt_zstd_entries(tmp_path, cubin_frame, damage):
     cubin, frame = cubin_frame
     packed, declared = damage(frame, len(cubin))

@@ -71,7 +71,7 @@ def _random_section(rng: random.Random) -> bytes:
             out += struct.pack("<BBH", fmt, attr, rng.randrange(65536))
     damage = rng.randrange(6)
     if damage == 0 and out:
-        del out[rng.randrange(len(out)):]  # truncated
+        del out[rng.randrange(len(out)) :]  # truncated
     elif damage == 1:
         out += bytes([rng.choice([0, 5, 0xFF]), rng.randrange(256), 0, 0])  # unknown format
     elif damage == 2:
@@ -96,8 +96,9 @@ def test_a_wanted_entry_inside_a_run_is_not_stepped_over():
 def _walked_module_info(elf: Elf) -> dict[int, dict[int, int]]:
     at = elf.index[".nv.info"]
     walked: dict[int, dict[int, int]] = {attr: {} for attr in _MODULE_WANTED}
-    for attr, _fmt, payload in nv_info_entries(elf.section_bytes(at), True, _MODULE_WANTED, elf.blob,
-                                               ".nv.info", elf.rows[at][4]):
+    for attr, _fmt, payload in nv_info_entries(
+        elf.section_bytes(at), True, _MODULE_WANTED, elf.blob, ".nv.info", elf.rows[at][4]
+    ):
         if isinstance(payload, bytes) and len(payload) >= 8:
             symbol, value = struct.unpack_from("<II", payload)
             walked[attr][symbol] = value
@@ -170,8 +171,9 @@ def _fields(records):
     return [tuple(getattr(r, f) for f in FIELDS) for r in records]
 
 
-@pytest.mark.parametrize("name", ["a_sm80.cubin", "b_sm90.cubin", "a_sm120.cubin", "a.fatbin", "a_lz4.fatbin",
-                                  "a_zstd.fatbin", "b_host.o"])
+@pytest.mark.parametrize(
+    "name", ["a_sm80.cubin", "b_sm90.cubin", "a_sm120.cubin", "a.fatbin", "a_lz4.fatbin", "a_zstd.fatbin", "b_host.o"]
+)
 def test_records_built_on_demand_equal_those_built_at_once(name):
     data = (GEN / name).read_bytes()
     if name.endswith(".cubin"):
@@ -203,8 +205,9 @@ def test_a_damaged_kernel_section_fails_inside_the_import(tmp_path):
 def _walked_figures(data: bytes):
     """(in-place walk, general walk) of one kernel section: figures, or the general walk's error."""
     try:
-        plain = kernel_figures(nv_info_entries(data, True, _KERNEL_ATTRS, Blob(data, "x.cubin"), ".nv.info.k", 0),
-                               7, "<")
+        plain = kernel_figures(
+            nv_info_entries(data, True, _KERNEL_ATTRS, Blob(data, "x.cubin"), ".nv.info.k", 0), 7, "<"
+        )
     except ImportFailure as exc:
         plain = str(exc)
     padded = b"\xee" * 8 + data + b"\x04\x2f\xff\xff"  # the walk stays inside [lo, hi)

@@ -63,8 +63,9 @@ def build(tmp_path_factory):
 
 
 def cuobjdump_text(path: Path) -> str:
-    proc = subprocess.run([str(toolchains.cuobjdump()), "--dump-resource-usage", str(path)], capture_output=True,
-                          text=True, check=True)
+    proc = subprocess.run(
+        [str(toolchains.cuobjdump()), "--dump-resource-usage", str(path)], capture_output=True, text=True, check=True
+    )
     return proc.stdout
 
 
@@ -156,10 +157,21 @@ def cuobjdump_elf_arch(path: Path) -> str:
 
 # (toolkit, arch, the image's ELF ABI): ABI 7 with its 0x800 bit, ABI 8 of ptxas 12.8/12.9 with its 0x08 bit,
 # ABI 8 of ptxas 13.x with .nv.compat's accelerator target; family targets (f) are in no flag.
-ARCH_CASES = [("12.4", "sm_90", 7), ("12.4", "sm_90a", 7), ("12.9", "sm_90a", 7), ("12.9", "sm_100a", 8),
-              ("12.9", "sm_103a", 8), ("12.9", "sm_100f", 8), ("12.9", "sm_120a", 8), ("13.0", "sm_100a", 8),
-              ("13.5", "sm_90a", 8), ("13.5", "sm_100", 8), ("13.5", "sm_100a", 8), ("13.5", "sm_121a", 8),
-              ("13.5", "sm_120f", 8)]
+ARCH_CASES = [
+    ("12.4", "sm_90", 7),
+    ("12.4", "sm_90a", 7),
+    ("12.9", "sm_90a", 7),
+    ("12.9", "sm_100a", 8),
+    ("12.9", "sm_103a", 8),
+    ("12.9", "sm_100f", 8),
+    ("12.9", "sm_120a", 8),
+    ("13.0", "sm_100a", 8),
+    ("13.5", "sm_90a", 8),
+    ("13.5", "sm_100", 8),
+    ("13.5", "sm_100a", 8),
+    ("13.5", "sm_121a", 8),
+    ("13.5", "sm_120f", 8),
+]
 
 
 @pytest.mark.parametrize("toolkit,arch,abi", ARCH_CASES, ids=[f"{t}-{a}" for t, a, _ in ARCH_CASES])

@@ -60,14 +60,23 @@ CASES = {
     "_Z1fSs": "f(std::basic_string<char, std::char_traits<char>, std::allocator<char> >)",
     "_ZNSs4sizeEv": "std::basic_string<char, std::char_traits<char>, std::allocator<char> >::size()",
     "_Z1fRSiRSoRSd": "f(std::basic_istream<char, std::char_traits<char> >&, "
-                     "std::basic_ostream<char, std::char_traits<char> >&, "
-                     "std::basic_iostream<char, std::char_traits<char> >&)",
+    "std::basic_ostream<char, std::char_traits<char> >&, "
+    "std::basic_iostream<char, std::char_traits<char> >&)",
     "_ZNSsC1Ev": "std::basic_string<char, std::char_traits<char>, std::allocator<char> >::basic_string()",
     "_Z1fSt6string": "f(std::string)",  # a class named string, not the substitution
 }
 # c++filt leaves these as they are: broken names, and nvlink's "$1" / "$kernel$function" suffixes.
-UNCHANGED = ["_Z", "_Z3fo", "_Z1fILi", "_ZZ", "_ZN3fooE.cold", "_Z5heavyPKfi$1", "_Z12spill_kernelPKfPfi$_Z5heavyPKfi",
-             "_Z" + "N" * 300, "_Z" + "P" * 100_000 + "i"]  # fmt: skip
+UNCHANGED = [
+    "_Z",
+    "_Z3fo",
+    "_Z1fILi",
+    "_ZZ",
+    "_ZN3fooE.cold",
+    "_Z5heavyPKfi$1",
+    "_Z12spill_kernelPKfPfi$_Z5heavyPKfi",
+    "_Z" + "N" * 300,
+    "_Z" + "P" * 100_000 + "i",
+]
 # Past Python's recursion limit: c++filt prints "f(int*...*)", the fallback gives up.
 TOO_DEEP = "_Z1f" + "P" * 100_000 + "i"
 
@@ -75,8 +84,13 @@ TOO_DEEP = "_Z1f" + "P" * 100_000 + "i"
 def cxxfilt(names: list[str]) -> list[str]:
     """``c++filt --no-recurse-limit`` of each name: one process, one name a line on its stdin."""
     assert all(re.fullmatch(r"[A-Za-z0-9_$.]+", n) for n in names), "c++filt would split such a line"
-    proc = subprocess.run([str(CXXFILT), "--no-recurse-limit"], input="".join(n + "\n" for n in names),
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    proc = subprocess.run(
+        [str(CXXFILT), "--no-recurse-limit"],
+        input="".join(n + "\n" for n in names),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     out = proc.stdout.split("\n")
     assert out[-1] == "" and len(out) == len(names) + 1
     return out[:-1]
@@ -98,7 +112,9 @@ def test_never_raises(odd):
 
 
 def test_utf8_identifiers():
-    assert demangle("_Z3f\u00e9v") == "f\u00e9()"  # "3": a length in bytes, as in c++filt (given the name as an argument)
+    assert (
+        demangle("_Z3f\u00e9v") == "f\u00e9()"
+    )  # "3": a length in bytes, as in c++filt (given the name as an argument)
 
 
 def long_name(n: int) -> str:
@@ -149,10 +165,12 @@ def test_names_libstdcxx_refuses_for_length_go_to_the_fallback(through_libstdcxx
 # trailing pack after a template argument (c++filt closes with ">>": libiberty takes back the ", " it wrote
 # before the empty pack but remembers the blank), and lambdas' closure types.  The fallback printed "> >"
 # and left the lambdas mangled.
-PAST_1024 = [f"_Z1fIJ{''.join(f'N2ns3FooILi{k}EEE' for k in range(80))}1AI1BIiEJEEEEvv",
-             f"_Z1fIJ{''.join(f'N2ns3FooILi{k}EEE' for k in range(80))}EZ4mainEUlvE_Evv",
-             f"_Z1fIJ{''.join(f'N2ns3FooILi{k}EEE' for k in range(80))}EZ4mainEUlifE0_Evv",
-             f"_ZN1XIJ{''.join(f'N2ns3FooILi{k}EEE' for k in range(80))}EE1hI1AI1BIiEJEEEEvv"]
+PAST_1024 = [
+    f"_Z1fIJ{''.join(f'N2ns3FooILi{k}EEE' for k in range(80))}1AI1BIiEJEEEEvv",
+    f"_Z1fIJ{''.join(f'N2ns3FooILi{k}EEE' for k in range(80))}EZ4mainEUlvE_Evv",
+    f"_Z1fIJ{''.join(f'N2ns3FooILi{k}EEE' for k in range(80))}EZ4mainEUlifE0_Evv",
+    f"_ZN1XIJ{''.join(f'N2ns3FooILi{k}EEE' for k in range(80))}EE1hI1AI1BIiEJEEEEvv",
+]
 
 
 @needs_cxxfilt
@@ -208,11 +226,21 @@ def test_buffers_are_freed():
 
 # Distinct _Z function names cuobjdump prints for each (pinned wheels, pinned cuobjdump), by release.
 CUOBJDUMP_Z_NAMES = {
-    "earlier": {"libcurand.so": 281, "libcublas.so": 3589, "libcublasLt.so": 5368, "libcufft.so": 943,
-                "libcusparse.so": 5325},
-    "newest": {"libcurand.so": 27, "libcublas.so": 3723, "libcublasLt.so": 6247, "libcufft.so": 1042,
-               "libcusparse.so": 6355},
-}  # fmt: skip
+    "earlier": {
+        "libcurand.so": 281,
+        "libcublas.so": 3589,
+        "libcublasLt.so": 5368,
+        "libcufft.so": 943,
+        "libcusparse.so": 5325,
+    },
+    "newest": {
+        "libcurand.so": 27,
+        "libcublas.so": 3723,
+        "libcublasLt.so": 6247,
+        "libcufft.so": 1042,
+        "libcusparse.so": 6355,
+    },
+}
 
 
 def cuobjdump_names(library: Path, scratch: Path) -> set[str]:
@@ -223,9 +251,13 @@ def cuobjdump_names(library: Path, scratch: Path) -> set[str]:
         with open(scratch, "wb") as out:  # one container holding every container's entries
             out.write(HEADER + struct.pack("<Q", sum(n - 16 for _, n in spans)))
             for at, n in spans:
-                out.write(m[at + 16:at + n])
-    proc = subprocess.run([str(toolchains.cuobjdump()), "--dump-resource-usage", str(scratch)],
-                          capture_output=True, text=True, check=False)  # fmt: skip
+                out.write(m[at + 16 : at + n])
+    proc = subprocess.run(
+        [str(toolchains.cuobjdump()), "--dump-resource-usage", str(scratch)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     scratch.unlink()
     assert proc.returncode == 0, proc.stderr[-500:]
     return set(re.findall(r"^ Function ([^\s:]+):$", proc.stdout, re.MULTILINE))
@@ -280,8 +312,14 @@ def test_every_third_party_and_fixture_name_as_cxxfilt_prints_it(monkeypatch):
 
     names: set[str] = set()
     data = Path(__file__).resolve().parents[1] / "data" / "importers"
-    paths = [*_libraries(), *sorted(data.glob("gen/*.cubin")), *sorted(data.glob("gen/*.fatbin")),
-             *sorted(data.glob("gen/*.o")), data / "clang" / "rdc.o", data / "clang" / "omp.o"]
+    paths = [
+        *_libraries(),
+        *sorted(data.glob("gen/*.cubin")),
+        *sorted(data.glob("gen/*.fatbin")),
+        *sorted(data.glob("gen/*.o")),
+        data / "clang" / "rdc.o",
+        data / "clang" / "omp.o",
+    ]
     for path in paths:
         names |= {r.name for r in import_file_detailed(path).records if r.name.startswith("_Z")}
     assert len(names) > 200

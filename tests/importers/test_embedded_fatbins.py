@@ -26,14 +26,23 @@ pytestmark = pytest.mark.skipif(shutil.which("objcopy") is None, reason="binutil
 def with_section(tmp_path: Path, payload: bytes, name: str = ".mydata") -> Path:
     blob, out = tmp_path / "payload.bin", tmp_path / "host.o"
     blob.write_bytes(payload)
-    subprocess.run(["objcopy", "--add-section", f"{name}={blob}", "--set-section-flags",
-                    f"{name}=alloc,load,readonly,data", str(HOST), str(out)], check=True)
+    subprocess.run(
+        [
+            "objcopy",
+            "--add-section",
+            f"{name}={blob}",
+            "--set-section-flags",
+            f"{name}=alloc,load,readonly,data",
+            str(HOST),
+            str(out),
+        ],
+        check=True,
+    )
     return out
 
 
 def figures(records):
-    return sorted((r.name, r.arch, r.registers, r.static_smem, r.local_bytes, r.barriers, r.is_kernel)
-                  for r in records)
+    return sorted((r.name, r.arch, r.registers, r.static_smem, r.local_bytes, r.barriers, r.is_kernel) for r in records)
 
 
 def test_a_fatbin_in_a_data_section_is_listed_as_embedded(tmp_path):
@@ -47,12 +56,15 @@ def test_a_fatbin_in_a_data_section_is_listed_as_embedded(tmp_path):
     assert all(":.mydata container 1 @0x" in r.source for r in embedded)
 
 
-@pytest.mark.parametrize("payload", [
-    MAGIC + struct.pack("<HHQ", 1, 16, 64) + bytes(64),  # a header, then nothing a fatbin holds
-    MAGIC + struct.pack("<HHQ", 1, 16, 1 << 40),  # claims more than the section
-    (MAGIC + struct.pack("<HHQ", 1, 16, 0)) * 1000,  # empty containers
-    MAGIC * 10_000,
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        MAGIC + struct.pack("<HHQ", 1, 16, 64) + bytes(64),  # a header, then nothing a fatbin holds
+        MAGIC + struct.pack("<HHQ", 1, 16, 1 << 40),  # claims more than the section
+        (MAGIC + struct.pack("<HHQ", 1, 16, 0)) * 1000,  # empty containers
+        MAGIC * 10_000,
+    ],
+)
 def test_byte_patterns_alone_make_no_kernel(tmp_path, payload):
     records = import_file(with_section(tmp_path, payload))
     assert not [r for r in records if r.embedded]
@@ -159,7 +171,10 @@ def test_the_scan_resumes_where_it_is_told_in_bytes_and_in_chunks_read_from_a_fi
             resume = max(resume, skips.get(at, 0))
     (tmp_path / "f").write_bytes(data)
     with open(tmp_path / "f", "rb") as stream:
-        for blob in (Blob(data, "f"), Blob(FileImage(stream, len(data), "f").view, "f", image=FileImage(stream, len(data), "f"))):
+        for blob in (
+            Blob(data, "f"),
+            Blob(FileImage(stream, len(data), "f").view, "f", image=FileImage(stream, len(data), "f")),
+        ):
             scan = embedded.MagicScan(blob, 0, len(data), Decoding(None, len(data)))
             got = []
             for at in scan:

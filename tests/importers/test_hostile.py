@@ -94,7 +94,7 @@ def test_host_object_with_broken_embedded_fatbin():
 
 def test_elf_without_fatbin(tmp_path):
     with pytest.raises(ImportFailure, match="no CUDA fatbinary"):
-        read_host_binary(b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(56) , "h.o")
+        read_host_binary(b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(56), "h.o")
 
 
 @pytest.mark.parametrize("fname", ["a_sm80.cubin", "a.fatbin", "a_lz4.fatbin", "b_host.o"])

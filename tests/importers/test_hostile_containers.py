@@ -51,13 +51,16 @@ def zeros_frame(size: int) -> bytes:
 def peak_rss_of_import(path: Path) -> tuple[int, str]:
     """Peak RSS (MiB) of a child process that imports ``path`` (its ``VmHWM``: ``ru_maxrss`` would
     count the pytest process the child was forked from), and what it printed."""
-    code = ("import sys\nfrom occupancy_gui.importers import import_file_detailed, ImportFailure\n"
-            "try:\n    print(len(import_file_detailed(sys.argv[1]).records))\n"
-            "except ImportFailure as exc:\n    print(exc)\n"
-            "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]\n"
-            "print(int(hwm) >> 10)\n")
-    proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120, check=True)
+    code = (
+        "import sys\nfrom occupancy_gui.importers import import_file_detailed, ImportFailure\n"
+        "try:\n    print(len(import_file_detailed(sys.argv[1]).records))\n"
+        "except ImportFailure as exc:\n    print(exc)\n"
+        "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]\n"
+        "print(int(hwm) >> 10)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT, timeout=120, check=True
+    )
     out, peak = proc.stdout.strip().rsplit("\n", 1)
     return int(peak), out
 
@@ -104,8 +107,7 @@ def test_an_honest_64_mib_image_imports_whatever_its_ratio(tmp_path: Path, cubin
     assert peak < 64 + 200, f"peak RSS {peak} MiB"
 
 
-def test_an_image_past_the_held_budget_is_refused_before_it_inflates(tmp_path: Path, cubin: bytes,
-                                                                     monkeypatch) -> None:
+def test_an_image_past_the_held_budget_is_refused_before_it_inflates(tmp_path: Path, cubin: bytes, monkeypatch) -> None:
     """The budget is the one limit: an image larger than what an import may hold is refused, naming it."""
     image = padded_cubin(cubin, 4 << 20)
     path = tmp_path / "big.fatbin"
@@ -113,8 +115,11 @@ def test_an_image_past_the_held_budget_is_refused_before_it_inflates(tmp_path: P
     assert import_file_detailed(path).records
     monkeypatch.setattr(budget, "HELD_LIMIT", 1 << 20)
     monkeypatch.setattr(budget.InflateBudget.__init__, "__defaults__", (1 << 20,))
-    with pytest.raises(ImportFailure, match=r"declares 4194304 uncompressed bytes, more than the import's budget "
-                                            r"of 1048576 bytes held at once") as info:
+    with pytest.raises(
+        ImportFailure,
+        match=r"declares 4194304 uncompressed bytes, more than the import's budget "
+        r"of 1048576 bytes held at once",
+    ) as info:
         import_file_detailed(path)
     assert info.value.offset == 16 + 56
 
@@ -224,11 +229,18 @@ def test_only_regular_files_are_read(tmp_path: Path, kind: str) -> None:
 def test_the_command_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
     path = tmp_path / "build.log"
     os.mkfifo(path)
-    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", "import", str(path)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "occupancy_gui.cli.main", "import", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert proc.returncode == 2
-    assert proc.stderr.strip() == f"occupancy import: error: {path}: a FIFO (named pipe), not a file: only " \
-                                  "regular files are imported"
+    assert (
+        proc.stderr.strip() == f"occupancy import: error: {path}: a FIFO (named pipe), not a file: only "
+        "regular files are imported"
+    )
 
 
 @pytest.mark.parametrize("importer", ["ptxas_log", "ncu_csv", "cuobjdump_text", "cubin", "fatbin"])
@@ -254,7 +266,7 @@ def patched_cubin(what: str) -> bytes:
         info = elf.find(".nv.info")
         assert info is not None
         for at in range(info.offset, info.offset + info.size, 12):
-            if data[at:at + 4] == b"\x04\x2f\x08\x00":
+            if data[at : at + 4] == b"\x04\x2f\x08\x00":
                 struct.pack_into("<I", data, at + 8, 0xFFFFFFFF)
                 break
         else:
@@ -267,8 +279,10 @@ def patched_cubin(what: str) -> bytes:
     return bytes(data)
 
 
-@pytest.mark.parametrize("what, reason", [("registers", "impossible registers 4294967295"),
-                                          ("smem", "impossible static smem 9223372036854775808")])
+@pytest.mark.parametrize(
+    "what, reason",
+    [("registers", "impossible registers 4294967295"), ("smem", "impossible static smem 9223372036854775808")],
+)
 def test_an_impossible_figure_is_flagged_and_the_rest_imports(tmp_path: Path, what: str, reason: str) -> None:
     from occupancy_gui.importers.records import impossible_figure
 
@@ -280,8 +294,13 @@ def test_an_impossible_figure_is_flagged_and_the_rest_imports(tmp_path: Path, wh
     flagged = [r for r in records if impossible_figure(r)]
     assert len(flagged) == 1 and impossible_figure(flagged[0]).startswith(reason)
     assert record_json(flagged[0])["impossible"] == impossible_figure(flagged[0])
-    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", "import", str(path)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "occupancy_gui.cli.main", "import", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "IMPOSSIBLE" in proc.stdout and reason in proc.stderr
 
@@ -335,8 +354,15 @@ def test_a_static_library_costs_its_headers_and_fatbins_not_its_size(tmp_path: P
     host = (GEN / "b_host.o").read_bytes()
 
     def member(name: bytes, size: int) -> bytes:
-        return (name.ljust(16) + b"0".ljust(12) + b"0".ljust(6) + b"0".ljust(6) + b"644".ljust(8)
-                + str(size).encode().ljust(10) + b"`\n")
+        return (
+            name.ljust(16)
+            + b"0".ljust(12)
+            + b"0".ljust(6)
+            + b"0".ljust(6)
+            + b"644".ljust(8)
+            + str(size).encode().ljust(10)
+            + b"`\n"
+        )
 
     path = tmp_path / "libbig_static.a"
     hole = 2 << 30

@@ -20,10 +20,12 @@ HUGE = "9" * 5000
 
 
 def _block(used: str, stack: str = "0", arch: str = "sm_80") -> str:
-    return (f"ptxas info    : Compiling entry function '_Z1kv' for '{arch}'\n"
-            "ptxas info    : Function properties for _Z1kv\n"
-            f"    {stack} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
-            f"ptxas info    : Used {used}\n")  # fmt: skip
+    return (
+        f"ptxas info    : Compiling entry function '_Z1kv' for '{arch}'\n"
+        "ptxas info    : Function properties for _Z1kv\n"
+        f"    {stack} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        f"ptxas info    : Used {used}\n"
+    )
 
 
 def _refused(tmp_path, text: str, name: str = "b.log") -> ImportFailure:
@@ -48,14 +50,28 @@ def _refused(tmp_path, text: str, name: str = "b.log") -> ImportFailure:
         (_block(f"{HUGE} registers, 356 bytes cmem[0]"), 4, "5000 digits"),
         (_block(f"12 registers, {HUGE} bytes smem"), 4, "5000 digits"),
         (_block("12 registers, 356 bytes cmem[0]", stack=HUGE), 3, "5000 digits"),
-        ("nvlink info    : Function properties for '_Z1kv': (target: sm_80)\n"
-         "nvlink info    : used -107 registers, used 1 barriers, 0 stack, 0 bytes smem, 0 bytes lmem\n", 2,
-         "negative figure"),
+        (
+            "nvlink info    : Function properties for '_Z1kv': (target: sm_80)\n"
+            "nvlink info    : used -107 registers, used 1 barriers, 0 stack, 0 bytes smem, 0 bytes lmem\n",
+            2,
+            "negative figure",
+        ),
         ("x\n" * 3 + _block("12 registers") + _block(f"{'1' * 25} registers", arch="sm_90"), 11, "25 digits"),
     ],
-    ids=["minus-registers", "minus-smem", "minus-stack", "arabic-indic", "fullwidth", "arabic-smem", "5000-registers",
-         "5000-smem", "5000-stack", "nvlink-minus", "25-digits-second-block"],
-)  # fmt: skip
+    ids=[
+        "minus-registers",
+        "minus-smem",
+        "minus-stack",
+        "arabic-indic",
+        "fullwidth",
+        "arabic-smem",
+        "5000-registers",
+        "5000-smem",
+        "5000-stack",
+        "nvlink-minus",
+        "25-digits-second-block",
+    ],
+)
 def test_ptxas_figures_that_would_be_misread_are_refused_with_their_line(tmp_path, text, line, needle):
     error = _refused(tmp_path, text)
     assert error.line == line and needle in error.reason
@@ -63,16 +79,20 @@ def test_ptxas_figures_that_would_be_misread_are_refused_with_their_line(tmp_pat
 
 def test_plain_ptxas_figures_still_read(tmp_path):
     path = tmp_path / "ok.log"
-    path.write_text(_block("40 registers, used 1 barriers, 2048 bytes smem, 356 bytes cmem[0]")
-                    + _block("12 registers, 16 bytes cumulative stack size, 356 bytes cmem[0]", arch="sm_90"))
+    path.write_text(
+        _block("40 registers, used 1 barriers, 2048 bytes smem, 356 bytes cmem[0]")
+        + _block("12 registers, 16 bytes cumulative stack size, 356 bytes cmem[0]", arch="sm_90")
+    )
     records = import_file_detailed(path).records
     assert [(r.arch, r.registers) for r in records] == [("sm_80", 40), ("sm_90", 12)]
     assert records[0].static_smem == 2048 and records[1].local_bytes == 16
 
 
-@pytest.mark.parametrize("value, needle", [("-12", "'-12'"), ("\u0664\u0662", "not a figure"),
-                                           (HUGE, "not a figure"), ("12x", "'12x'")],
-                         ids=["minus", "arabic-indic", "5000-digits", "suffix"])  # fmt: skip
+@pytest.mark.parametrize(
+    "value, needle",
+    [("-12", "'-12'"), ("\u0664\u0662", "not a figure"), (HUGE, "not a figure"), ("12x", "'12x'")],
+    ids=["minus", "arabic-indic", "5000-digits", "suffix"],
+)
 def test_cuobjdump_reg_field_that_is_no_figure(tmp_path, value, needle):
     dump = sorted(GEN.glob("*.cuobjdump.txt"))[0].read_text()
     at = dump.index("REG:")
@@ -88,10 +108,18 @@ def _ncu(value: str) -> str:
     return text.replace('"64","1,024"', f'"{value}","1,024"', 1)
 
 
-@pytest.mark.parametrize("value, needle", [("1e999999999", "out of range"), ("-1e999999999", "out of range"),
-                                           ("1e19", "out of range"), ("\u0664\u0662", "not a number"),
-                                           ("\uff16\uff14", "not a number"), (HUGE, "out of range")],
-                         ids=["1e999999999", "-1e999999999", "1e19", "arabic-indic", "fullwidth", "5000-digits"])  # fmt: skip
+@pytest.mark.parametrize(
+    "value, needle",
+    [
+        ("1e999999999", "out of range"),
+        ("-1e999999999", "out of range"),
+        ("1e19", "out of range"),
+        ("\u0664\u0662", "not a number"),
+        ("\uff16\uff14", "not a number"),
+        (HUGE, "out of range"),
+    ],
+    ids=["1e999999999", "-1e999999999", "1e19", "arabic-indic", "fullwidth", "5000-digits"],
+)
 def test_ncu_numbers_out_of_range_or_script(tmp_path, value, needle):
     error = _refused(tmp_path, _ncu(value), "r.csv")
     assert error.line == 3 and "registers" in error.reason and needle in error.reason

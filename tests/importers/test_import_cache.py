@@ -80,10 +80,10 @@ def test_an_entry_read_in_part_leaves_no_cycle(tmp_path: Path, binary: Path) -> 
         hit = cache.get(str(binary), key)
         assert hit is not None
         assert state(hit.records[:read]) == state(records[:read])
-        part = hit.records[read // 2:read]  # a slice outlives its list: its records still read, one by one
+        part = hit.records[read // 2 : read]  # a slice outlives its list: its records still read, one by one
         del hit
         assert gc.collect() == 0, f"{read} records read"
-        assert state(part) == state(records[read // 2:read])
+        assert state(part) == state(records[read // 2 : read])
 
 
 def test_a_changed_file_is_a_miss(tmp_path: Path, binary: Path) -> None:
@@ -127,7 +127,7 @@ def test_a_damaged_entry_is_a_miss_and_removed(tmp_path: Path, binary: Path, dam
     if damage == "flip":
         blob[-10] ^= 0x40
     elif damage == "truncate":
-        del blob[len(blob) // 2:]
+        del blob[len(blob) // 2 :]
     elif damage == "magic":
         blob[0] ^= 1
     elif damage == "empty":

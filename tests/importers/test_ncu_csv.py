@@ -16,9 +16,11 @@ from occupancy_gui.importers.text.ncu_csv import _bytes, import_ncu_csv
 from .conftest import DATA
 
 NCU = DATA / "ncu"
-HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
-          '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
-          '"Metric Value"\n')
+HEADER = (
+    '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+    '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
+    '"Metric Value"\n'
+)
 
 
 def _crlf(text: str) -> str:
@@ -63,9 +65,11 @@ def test_detected_by_content_despite_profiler_preamble(tmp_path):
 
 def test_details_page_one_record_per_launch():
     recs = import_file(NCU / "details_launchstats_occupancy.csv")
-    assert [r.name for r in recs] == ["vectorAdd(const float *, const float *, float *, int)",
-                                      "void occ::tiled_sum<512>(const float *, float *, int)",
-                                      "void occ::tiled_sum<512>(const float *, float *, int)"]
+    assert [r.name for r in recs] == [
+        "vectorAdd(const float *, const float *, float *, int)",
+        "void occ::tiled_sum<512>(const float *, float *, int)",
+        "void occ::tiled_sum<512>(const float *, float *, int)",
+    ]
     va, ts1, ts2 = recs
     assert va.arch == "sm_86" and va.demangled == va.name
     assert (va.block_size, va.grid_size, va.registers, va.static_smem, va.dynamic_smem) == (256, 196, 16, 0, 0)
@@ -73,8 +77,12 @@ def test_details_page_one_record_per_launch():
     assert (va.theoretical_occupancy, va.achieved_occupancy, va.waves_per_sm) == (100.0, 79.68, 0.39)
     assert va.source == "details_launchstats_occupancy.csv:13"
     assert (ts1.block_size, ts1.grid_size, ts1.registers, ts1.static_smem) == (512, 1024, 10, 2048)
-    assert (ts2.grid_size, ts2.dynamic_smem, ts2.theoretical_occupancy, ts2.achieved_occupancy) == \
-        (64, 8192, 66.67, 31.02)
+    assert (ts2.grid_size, ts2.dynamic_smem, ts2.theoretical_occupancy, ts2.achieved_occupancy) == (
+        64,
+        8192,
+        66.67,
+        31.02,
+    )
     assert va.device_name is None  # the details page names the device by number only
     row = record_json(va)
     assert row["block_size"] == 256 and row["achieved_occupancy"] == 79.68 and row["registers"] == 16
@@ -85,8 +93,15 @@ def test_raw_page_base_units():
     gemm, scan = recs
     assert gemm.name == "_ZN4gemm6kernelILi128ELi8EEEvPKfS2_Pfi"
     assert gemm.demangled == "void gemm::kernel<128, 8>(float const*, float const*, float*, int)"
-    assert (gemm.arch, gemm.block_size, gemm.grid_size, gemm.registers, gemm.static_smem,
-            gemm.dynamic_smem, gemm.reserved_smem) == ("sm_90", 128, 4096, 64, 32768, 0, 1024)
+    assert (
+        gemm.arch,
+        gemm.block_size,
+        gemm.grid_size,
+        gemm.registers,
+        gemm.static_smem,
+        gemm.dynamic_smem,
+        gemm.reserved_smem,
+    ) == ("sm_90", 128, 4096, 64, 32768, 0, 1024)
     assert gemm.device_name == "NVIDIA H100 80GB HBM3"
     assert (gemm.theoretical_occupancy, gemm.achieved_occupancy, gemm.waves_per_sm) == (50.0, 48.97, 1.82)
     assert (scan.block_size, scan.grid_size, scan.registers, scan.dynamic_smem) == (1024, 132, 30, 4224)
@@ -105,32 +120,58 @@ def test_old_layout_with_kernel_time_and_no_block_columns(tmp_path):
         '"1","1234","app","HOST","ampere_sgemm_128x64_nt","2024-Jan-01 00:00:00","1","7",'
         '"Launch Statistics","Block Size","","128"\n'
         '"1","1234","app","HOST","ampere_sgemm_128x64_nt","2024-Jan-01 00:00:00","1","7",'
-        '"Occupancy","Achieved Occupancy","%","n/a"\n')
+        '"Occupancy","Achieved Occupancy","%","n/a"\n'
+    )
     (rec,) = import_file(path)
     assert (rec.registers, rec.static_smem, rec.block_size, rec.arch) == (122, 32768, 128, "unknown")
     assert rec.achieved_occupancy is None and rec.grid_size is None
 
 
-@pytest.mark.parametrize("value,scale,expected", [
-    ("1.02", 1000, 1024), ("2.05", 1000, 2048), ("8.19", 1000, 8192), ("32.77", 1000, 32768),
-    ("100", 1, 100), ("4100", 1, 4100), ("1", 1024, 1024), ("1.5", 1 << 20, 1572864),
-    ("0", 1000, 0), ("0.10", 1000, 96),
-])
+@pytest.mark.parametrize(
+    "value,scale,expected",
+    [
+        ("1.02", 1000, 1024),
+        ("2.05", 1000, 2048),
+        ("8.19", 1000, 8192),
+        ("32.77", 1000, 32768),
+        ("100", 1, 100),
+        ("4100", 1, 4100),
+        ("1", 1024, 1024),
+        ("1.5", 1 << 20, 1572864),
+        ("0", 1000, 0),
+        ("0.10", 1000, 96),
+    ],
+)
 def test_scaled_sizes_snap_within_printed_precision(value, scale, expected):
     assert _bytes(Decimal(value), scale) == expected
 
 
-@pytest.mark.parametrize("body,match", [
-    ('"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
-     '"Registers Per Thread","register/thread","many"', "'many' is not a number"),
-    ('"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
-     '"Static Shared Memory Per Block","parsec/block","3"', "unknown unit"),
-    ('"0","1","p","h","k","1","7"', "row has 7 fields, the header 15"),
-    ('"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
-     '"Registers Per Thread","register/thread","1e999"', "out of range"),
-    ('"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
-     '"Registers Per Thread","register/thread","-3"', "negative"),
-])
+@pytest.mark.parametrize(
+    "body,match",
+    [
+        (
+            '"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
+            '"Registers Per Thread","register/thread","many"',
+            "'many' is not a number",
+        ),
+        (
+            '"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
+            '"Static Shared Memory Per Block","parsec/block","3"',
+            "unknown unit",
+        ),
+        ('"0","1","p","h","k","1","7"', "row has 7 fields, the header 15"),
+        (
+            '"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
+            '"Registers Per Thread","register/thread","1e999"',
+            "out of range",
+        ),
+        (
+            '"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
+            '"Registers Per Thread","register/thread","-3"',
+            "negative",
+        ),
+    ],
+)
 def test_bad_rows_name_the_line(tmp_path, body, match):
     path = tmp_path / "bad.csv"
     path.write_text(HEADER + body + "\n")
@@ -141,8 +182,10 @@ def test_bad_rows_name_the_line(tmp_path, body, match):
 
 def test_header_only_and_cancel(tmp_path):
     path = tmp_path / "empty.csv"
-    path.write_text('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
-                    '"Section Name","Metric Name","Metric Unit","Metric Value"\n')
+    path.write_text(
+        '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+        '"Section Name","Metric Name","Metric Unit","Metric Value"\n'
+    )
     with pytest.raises(ImportFailure, match="no kernel launches"):
         import_file(path)
     big = tmp_path / "big.csv"
@@ -157,8 +200,7 @@ def test_header_only_and_cancel(tmp_path):
 @pytest.mark.parametrize("encoding", sorted(WINDOWS_SAVES))
 @pytest.mark.parametrize("fname", ["details_launchstats_occupancy.csv", "raw_base_units.csv"])
 def test_windows_encodings_read_like_utf8(tmp_path, fname, encoding):
-    plain, encoded = save_both_ways(tmp_path, fname, (NCU / fname).read_bytes().decode(),
-                                     WINDOWS_SAVES[encoding])
+    plain, encoded = save_both_ways(tmp_path, fname, (NCU / fname).read_bytes().decode(), WINDOWS_SAVES[encoding])
     expected = import_file(plain)
     assert expected  # the baseline holds launches to compare
     assert import_file(encoded) == expected  # names, values and source lines alike
@@ -166,8 +208,10 @@ def test_windows_encodings_read_like_utf8(tmp_path, fname, encoding):
 
 @pytest.mark.parametrize("encoding", sorted(WINDOWS_SAVES))
 def test_windows_encodings_keep_error_lines(tmp_path, encoding):
-    text = HEADER + '"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",' \
-                    '"Registers Per Thread","register/thread","-3"\n'
+    text = (
+        HEADER + '"0","1","p","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","Launch Statistics",'
+        '"Registers Per Thread","register/thread","-3"\n'
+    )
     _, encoded = save_both_ways(tmp_path, "bad.csv", text, WINDOWS_SAVES[encoding])
     with pytest.raises(ImportFailure, match="negative") as info:
         import_file(encoded)
@@ -178,8 +222,10 @@ def test_windows_encodings_keep_error_lines(tmp_path, encoding):
 def test_invalid_utf8_bytes_are_replaced(tmp_path):
     # A Latin-1 console (e.g. cp1252 program output before the header, or in a kernel name) is
     # not UTF-8: the bytes become U+FFFD instead of failing the whole report.
-    row = ('"0","1","p","h","k\xe9rnel","1","7","(64, 1, 1)","(2, 1, 1)","0","8.0",'
-           '"Launch Statistics","Registers Per Thread","register/thread","32"\n')
+    row = (
+        '"0","1","p","h","k\xe9rnel","1","7","(64, 1, 1)","(2, 1, 1)","0","8.0",'
+        '"Launch Statistics","Registers Per Thread","register/thread","32"\n'
+    )
     path = tmp_path / "latin1.csv"
     path.write_bytes(b"Temp\xe9rature \xb0C\n" + (HEADER + row).encode("latin-1"))
     (rec,) = import_file(path)

@@ -30,9 +30,11 @@ from .conftest import GEN
 
 CLANG = Path(__file__).resolve().parents[1] / "data" / "importers" / "clang"
 _FUNCTION = re.compile(r"Function (\S+):\n\s+REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:\d+")
-_ENTRY = re.compile(r"Compiling entry function '(\S+)' for '(\S+)'\n[^\n]*Function properties for \S+\n"
-                    r"\s+(\d+) bytes stack frame[^\n]*\n[^\n]*Used (\d+) registers, used (\d+) barriers"
-                    r"(?:, (\d+) bytes smem)?")
+_ENTRY = re.compile(
+    r"Compiling entry function '(\S+)' for '(\S+)'\n[^\n]*Function properties for \S+\n"
+    r"\s+(\d+) bytes stack frame[^\n]*\n[^\n]*Used (\d+) registers, used (\d+) barriers"
+    r"(?:, (\d+) bytes smem)?"
+)
 
 
 def cuobjdump_functions(text: str) -> dict[str, tuple[int, int, int]]:
@@ -52,15 +54,20 @@ def test_whole_program_object_and_linked_program_equal_cuobjdump(name):
     host binary; their kernels' figures are ptxas's."""
     records = import_file(CLANG / name)
     blocks = re.split(r"\narch = ", (CLANG / f"{name}.cuobjdump.txt").read_text())[1:]
-    theirs = {(name, block.split("\n", 1)[0]): figures for block in blocks
-              for name, figures in cuobjdump_functions(block).items()}
-    ours = {(r.name, r.arch): (r.registers, r.static_smem + r.reserved_smem, r.local_bytes) for r in records
-            if r.is_kernel}
+    theirs = {
+        (name, block.split("\n", 1)[0]): figures
+        for block in blocks
+        for name, figures in cuobjdump_functions(block).items()
+    }
+    ours = {
+        (r.name, r.arch): (r.registers, r.static_smem + r.reserved_smem, r.local_bytes) for r in records if r.is_kernel
+    }
     # The program's dump also lists the device function mix() (REG:0 on sm_90a: see the module docstring).
     assert ours == {key: figures for key, figures in theirs.items() if key[0] != "_Z3mixff"} and len(ours) == 6
     logged = ptxas_kernels((CLANG / ("whole.ptxas.log" if name == "whole.o" else "rdc.ptxas.log")).read_text())
-    assert {(r.name, r.arch): (r.registers, r.static_smem, r.local_bytes, r.barriers) for r in records
-            if r.is_kernel} == logged
+    assert {
+        (r.name, r.arch): (r.registers, r.static_smem, r.local_bytes, r.barriers) for r in records if r.is_kernel
+    } == logged
     assert {r.arch: r.reserved_smem for r in records if r.name == "_Z5tiledPfPKfi"} == {"sm_80": 0, "sm_90a": 1024}
 
 
@@ -71,14 +78,16 @@ def test_rdc_offload_images_read_as_ptxas_and_cuobjdump_say(name):
     records = import_file(CLANG / name)
     assert {r.arch for r in records} == {"sm_80", "sm_90a"} and all(r.relocatable for r in records)
     logged = ptxas_kernels((CLANG / "rdc.ptxas.log").read_text())
-    assert {(r.name, r.arch): (r.registers, r.static_smem, r.local_bytes, r.barriers) for r in records
-            if r.is_kernel} == logged
+    assert {
+        (r.name, r.arch): (r.registers, r.static_smem, r.local_bytes, r.barriers) for r in records if r.is_kernel
+    } == logged
     for arch in ("sm_80", "sm_90a"):
         extracted = import_cubin(CLANG / f"rdc.o.{arch}.cubin")
         assert _all_fields([r for r in records if r.arch == arch]) == _all_fields(extracted), arch
         theirs = cuobjdump_functions((CLANG / f"rdc.o.{arch}.cuobjdump.txt").read_text())
-        assert {r.name: (r.registers, r.static_smem) for r in records if r.arch == arch and r.is_kernel} == \
-            {fn: (regs, shared) for fn, (regs, shared, _stack) in theirs.items() if fn != "_Z3mixff"}, arch
+        assert {r.name: (r.registers, r.static_smem) for r in records if r.arch == arch and r.is_kernel} == {
+            fn: (regs, shared) for fn, (regs, shared, _stack) in theirs.items() if fn != "_Z3mixff"
+        }, arch
         assert all(r.reserved_smem == 0 for r in records if r.arch == arch)
     bounded = [r for r in records if r.name == "_Z7boundedPd"]
     assert [r.max_threads for r in bounded] == [128, 128]
@@ -86,16 +95,21 @@ def test_rdc_offload_images_read_as_ptxas_and_cuobjdump_say(name):
 
 
 def _all_fields(records) -> list[dict]:
-    return sorted(({k: v for k, v in record_json(r).items() if k != "source"} for r in records),
-                  key=lambda row: row["name"])
+    return sorted(
+        ({k: v for k, v in record_json(r).items() if k != "source"} for r in records), key=lambda row: row["name"]
+    )
 
 
 @pytest.mark.parametrize("log,binary", [("whole.ptxas.log", "whole.o"), ("rdc.ptxas.log", "rdc.o")])
 def test_clang_build_logs_read_as_the_objects(log, binary):
     """clang's ``-Xcuda-ptxas -v`` lines (with their "cumulative stack size") through the log importer."""
+
     def figures(path):
-        return sorted((r.name, r.arch, r.registers, r.static_smem, r.local_bytes, r.barriers)
-                      for r in import_file(CLANG / path) if r.is_kernel)  # fmt: skip
+        return sorted(
+            (r.name, r.arch, r.registers, r.static_smem, r.local_bytes, r.barriers)
+            for r in import_file(CLANG / path)
+            if r.is_kernel
+        )
 
     assert figures(log) == figures(binary) and len(figures(log)) == 6
 
@@ -129,8 +143,9 @@ SM80, SM120 = (GEN / "a_sm80.cubin").read_bytes(), (GEN / "a_sm120.cubin").read_
 
 
 def _figures(records) -> set[tuple]:
-    return {(r.name, r.arch, r.registers, r.static_smem, r.reserved_smem, r.local_bytes, r.max_threads)
-            for r in records}
+    return {
+        (r.name, r.arch, r.registers, r.static_smem, r.reserved_smem, r.local_bytes, r.max_threads) for r in records
+    }
 
 
 EXPECTED = _figures(import_cubin(GEN / "a_sm80.cubin")) | _figures(import_cubin(GEN / "a_sm120.cubin"))
@@ -140,8 +155,9 @@ EXPECTED = _figures(import_cubin(GEN / "a_sm80.cubin")) | _figures(import_cubin(
 def test_every_version_and_compression_reads_as_the_cubins(version, compress, tmp_path):
     """Two images in one binary (version 2+), or compressed (version 3): the records of the cubins."""
     path = tmp_path / "device.bin"  # a bare offload binary, as llvm-offload-binary -o writes one
-    path.write_bytes(offload_binary(version, [(OBJECT, _nvptx("sm_80"), SM80), (OBJECT, _nvptx("sm_120"), SM120)],
-                                    compress))
+    path.write_bytes(
+        offload_binary(version, [(OBJECT, _nvptx("sm_80"), SM80), (OBJECT, _nvptx("sm_120"), SM120)], compress)
+    )
     assert _figures(import_file(path)) == EXPECTED
 
 
@@ -161,12 +177,18 @@ def test_ptx_and_foreign_images(tmp_path):
     with pytest.raises(ImportFailure, match="only 1 PTX entry"):
         import_file(ptx_only)
     mixed = tmp_path / "mixed.bin"
-    mixed.write_bytes(offload_binary(2, [(OBJECT, _nvptx("sm_80"), SM80),
-                                         (OBJECT, {"triple": "amdgcn-amd-amdhsa", "arch": "gfx90a"}, b"\x7fELF")]))
+    mixed.write_bytes(
+        offload_binary(
+            2,
+            [(OBJECT, _nvptx("sm_80"), SM80), (OBJECT, {"triple": "amdgcn-amd-amdhsa", "arch": "gfx90a"}, b"\x7fELF")],
+        )
+    )
     result = import_file_detailed(mixed)
     assert {r.arch for r in result.records} == {"sm_80"}
-    assert result.notes == [f"{mixed}: 1 object image for amdgcn-amd-amdhsa (gfx90a) in mixed.bin skipped: "
-                            "not NVIDIA device code this reader can list"]
+    assert result.notes == [
+        f"{mixed}: 1 object image for amdgcn-amd-amdhsa (gfx90a) in mixed.bin skipped: "
+        "not NVIDIA device code this reader can list"
+    ]
 
 
 def _failure(tmp_path, data: bytes) -> str:
@@ -182,15 +204,16 @@ def _failure(tmp_path, data: bytes) -> str:
 def test_damaged_binaries_fail_with_one_line(tmp_path):
     good = offload_binary(2, [(OBJECT, _nvptx("sm_80"), SM80), (OBJECT, _nvptx("sm_120"), SM120)])
     assert "version 9 is not one this reader knows" in _failure(tmp_path, good[:4] + struct.pack("<I", 9) + good[8:])
-    assert "does not fit its section" in _failure(tmp_path, good[:len(good) // 2])
+    assert "does not fit its section" in _failure(tmp_path, good[: len(good) // 2])
     many = good[:24] + struct.pack("<Q", 10**6) + good[32:]
     assert "entries" in _failure(tmp_path, many)
     image_past = bytearray(good)
     struct.pack_into("<Q", image_past, 32 + 32, len(good))  # entry 1's image offset at the binary's end
     assert "outside the binary" in _failure(tmp_path, bytes(image_past))
     bomb = offload_binary(3, [(OBJECT, _nvptx("sm_80"), SM80)], "zlib")
-    assert "budget of 1073741824 bytes held at once" in _failure(tmp_path, bomb[:32] + struct.pack("<Q", 1 << 40)
-                                                                 + bomb[40:])
+    assert "budget of 1073741824 bytes held at once" in _failure(
+        tmp_path, bomb[:32] + struct.pack("<Q", 1 << 40) + bomb[40:]
+    )
     short = bytearray(bomb)
     struct.pack_into("<Q", short, 32, struct.unpack_from("<Q", bomb, 32)[0] + 8)
     assert "inflated to" in _failure(tmp_path, bytes(short))

@@ -68,8 +68,16 @@ def data_section(rng: random.Random, count: int) -> bytes:
     for _ in range(count):
         kind = rng.randrange(6)
         parts.append(rng.randbytes(rng.randrange(100 if kind == 5 else 1, 300)))
-        parts.append([MAGIC + b"\x01\x00\x10\x00" + rng.randbytes(40), rng.choice(CONTAINERS),
-                      rng.choice(CONTAINERS), rng.choice(CONTAINERS)[:-100], MAGIC * 3, without_images(rng)][kind])
+        parts.append(
+            [
+                MAGIC + b"\x01\x00\x10\x00" + rng.randbytes(40),
+                rng.choice(CONTAINERS),
+                rng.choice(CONTAINERS),
+                rng.choice(CONTAINERS)[:-100],
+                MAGIC * 3,
+                without_images(rng),
+            ][kind]
+        )
     return b"".join(parts)
 
 
@@ -78,8 +86,12 @@ def host(tmp_path: Path, fat: bytes, data: bytes | None = None, name: str = "hos
     args = ["objcopy", "--update-section", f".nv_fatbin={tmp_path / 'fat.bin'}"]
     if data is not None:
         (tmp_path / "data.bin").write_bytes(data)
-        args += ["--add-section", f".mydata={tmp_path / 'data.bin'}", "--set-section-flags",
-                 ".mydata=alloc,load,readonly,data"]
+        args += [
+            "--add-section",
+            f".mydata={tmp_path / 'data.bin'}",
+            "--set-section-flags",
+            ".mydata=alloc,load,readonly,data",
+        ]
     out = tmp_path / name
     subprocess.run([*args, str(HOST), str(out)], check=True)
     return out
@@ -109,8 +121,9 @@ def _parallel_equals_serial(tmp_path: Path, seed: int) -> ImportResult:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_workers_give_exactly_the_serial_result(tmp_path: Path, small_pieces: None, seed: int,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workers_give_exactly_the_serial_result(
+    tmp_path: Path, small_pieces: None, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Every copy kept (merging would hide all but the first copy's source, and so its numbering).
     for module in (parallel_binary, binary_reader):
         monkeypatch.setattr(module, "merge_records", list)
@@ -145,16 +158,18 @@ def test_copies_merged_in_the_workers_give_the_serial_merge(tmp_path: Path, smal
 def test_progress_moves_to_the_end(tmp_path: Path, small_pieces: None) -> None:
     path = host(tmp_path, chain(random.Random(4), 40))
     heard: list[tuple[int, int]] = []
-    assert parallel_binary.import_host_binary(str(path), progress=lambda d, t: heard.append((d, t)),
-                                              workers=2) is not None
+    assert (
+        parallel_binary.import_host_binary(str(path), progress=lambda d, t: heard.append((d, t)), workers=2) is not None
+    )
     size = path.stat().st_size
     assert len(heard) > 5 and heard[-1] == (size, size)
     assert [d for d, _ in heard] == sorted(d for d, _ in heard)
 
 
 @pytest.mark.parametrize("damage", ["entry size", "gap", "magic"])
-def test_a_damaged_chain_is_left_to_the_serial_reader(tmp_path: Path, small_pieces: None,
-                                                      monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+def test_a_damaged_chain_is_left_to_the_serial_reader(
+    tmp_path: Path, small_pieces: None, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
     """Whatever the serial reader refuses, the parallel one gives up on; the import then fails with
     the serial reader's own message."""
     rng = random.Random(5)
@@ -162,11 +177,11 @@ def test_a_damaged_chain_is_left_to_the_serial_reader(tmp_path: Path, small_piec
     fat = bytearray(head + bytes(16) + chain(rng, 15))
     middle = len(head) + 16
     if damage == "entry size":
-        fat[middle + 16 + 8:middle + 16 + 16] = struct.pack("<Q", 1 << 40)
+        fat[middle + 16 + 8 : middle + 16 + 16] = struct.pack("<Q", 1 << 40)
     elif damage == "gap":
         fat[middle - 8] = 7  # a stray byte in the padding between two containers
     else:
-        fat[middle:middle + 4] = b"JUNK"
+        fat[middle : middle + 4] = b"JUNK"
     path = host(tmp_path, bytes(fat))
     assert parallel_binary.import_host_binary(str(path), workers=2) is None
     with pytest.raises(ImportFailure) as serial:
@@ -177,8 +192,9 @@ def test_a_damaged_chain_is_left_to_the_serial_reader(tmp_path: Path, small_piec
     assert str(through_api.value) == str(serial.value)
 
 
-def test_workers_that_cannot_start_leave_it_to_the_serial_reader(tmp_path: Path, small_pieces: None,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workers_that_cannot_start_leave_it_to_the_serial_reader(
+    tmp_path: Path, small_pieces: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = host(tmp_path, chain(random.Random(6), 20))
     monkeypatch.setattr(sys, "executable", "/bin/false")
     assert parallel_binary.import_host_binary(str(path), workers=2) is None
@@ -199,8 +215,9 @@ def test_cancel_stops_the_workers(tmp_path: Path, small_pieces: None) -> None:
     before = _children()
     heard: list[int] = []
     with pytest.raises(ImportCancelled):
-        parallel_binary.import_host_binary(str(path), progress=lambda d, t: heard.append(d),
-                                           cancel=lambda: bool(heard), workers=2)
+        parallel_binary.import_host_binary(
+            str(path), progress=lambda d, t: heard.append(d), cancel=lambda: bool(heard), workers=2
+        )
     assert _children() - before == set()
 
 
@@ -225,16 +242,22 @@ def test_an_answer_arrives_in_bounded_messages_and_is_put_back_together() -> Non
     from multiprocessing import Pipe
 
     per = parallel_binary.ROWS_PER_MESSAGE
-    rows: list[dict[str, object]] = [{"name": f"_Z{i}kernel_with_a_longer_name", "registers": i % 255,
-                                      "source": f"lib.so: container {i}"} for i in range(3 * per + 5)]
+    rows: list[dict[str, object]] = [
+        {"name": f"_Z{i}kernel_with_a_longer_name", "registers": i % 255, "source": f"lib.so: container {i}"}
+        for i in range(3 * per + 5)
+    ]
     long_name = "_Z" + "N" * 3000
     rows += [{"name": long_name + str(i), "demangled": "d" * 2000, "source": "s", "registers": 1} for i in range(300)]
 
     def size(row: dict[str, object]) -> int:
         return len(str(row["name"])) + len(str(row["source"])) + len(str(row.get("demangled", "")))
 
-    containers = [(0, 100, rows[:per + 1], ["a note"]), (100, parallel_binary._FAILED), (200, 300, [], []),
-                  (300, 400, rows[per + 1:], [])]
+    containers = [
+        (0, 100, rows[: per + 1], ["a note"]),
+        (100, parallel_binary._FAILED),
+        (200, 300, [], []),
+        (300, 400, rows[per + 1 :], []),
+    ]
     expected = pickle.loads(pickle.dumps(containers))
     sent, sending = Pipe(duplex=False)
     # A thread sends: the pipe's buffer (64 KiB) may hold less than the whole answer.
@@ -266,8 +289,9 @@ def test_an_answer_arrives_in_bounded_messages_and_is_put_back_together() -> Non
 
 
 @pytest.mark.parametrize("entry", ENTRY_SCRIPTS)
-def test_a_frozen_bundle_reads_with_itself_as_the_worker(tmp_path: Path, small_pieces: None,
-                                                         monkeypatch: pytest.MonkeyPatch, entry: str) -> None:  # fmt: skip
+def test_a_frozen_bundle_reads_with_itself_as_the_worker(
+    tmp_path: Path, small_pieces: None, monkeypatch: pytest.MonkeyPatch, entry: str
+) -> None:
     """In the bundle the workers are the executable started with ``--occupancy-worker`` (its entry point
     hands over before importing Qt): the result is the serial reader's, read in parallel (not ``None``)."""
     rng = random.Random(9)
@@ -279,8 +303,9 @@ def test_a_frozen_bundle_reads_with_itself_as_the_worker(tmp_path: Path, small_p
     assert listing(parallel) == listing(serial) and parallel.notes == serial.notes
 
 
-def test_no_process_to_be_had_leaves_it_to_the_serial_reader(tmp_path: Path, small_pieces: None,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_no_process_to_be_had_leaves_it_to_the_serial_reader(
+    tmp_path: Path, small_pieces: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``fork`` refused (a process limit, a platform without pipes by number): read serially, no error."""
     path = host(tmp_path, chain(random.Random(8), 20))
 

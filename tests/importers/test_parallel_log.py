@@ -23,17 +23,23 @@ from tests.helpers.frozen_bundle import ROOT
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="worker processes are POSIX-only (child_process)")
 
-NOISE = ["[3/90] Building CUDA object src/k.cu.o", "nvcc -Xptxas -v -c k.cu", "",
-         "/src/k.cu(118): warning #177-D: variable \"tmp\" was declared but never referenced"]
+NOISE = [
+    "[3/90] Building CUDA object src/k.cu.o",
+    "nvcc -Xptxas -v -c k.cu",
+    "",
+    '/src/k.cu(118): warning #177-D: variable "tmp" was declared but never referenced',
+]
 
 
 def _entry(rng: random.Random, i: int) -> list[str]:
     name = f"_Z6kernel{i % 23}Pf"  # kernels repeat: a later record replaces an earlier one in place
     arch = f"sm_{rng.choice([80, 90, 120])}"
-    lines = [f"ptxas info    : Compiling entry function '{name}' for '{arch}'",
-             f"ptxas info    : Function properties for {name}",
-             f"    {i % 4 * 8} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads",
-             f"ptxas info    : Used {i % 200} registers, used 1 barriers, {i} bytes smem, 380 bytes cmem[0]"]
+    lines = [
+        f"ptxas info    : Compiling entry function '{name}' for '{arch}'",
+        f"ptxas info    : Function properties for {name}",
+        f"    {i % 4 * 8} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads",
+        f"ptxas info    : Used {i % 200} registers, used 1 barriers, {i} bytes smem, 380 bytes cmem[0]",
+    ]
     if rng.random() < 0.3:
         lines.append(f"ptxas info    : Compile time = {i}.5 ms")
     return lines
@@ -48,20 +54,29 @@ def _piece(rng: random.Random, i: int) -> list[str]:
     if shape == 0:
         return ["ptxas info    : 0 bytes gmem", *_entry(rng, i)]
     if shape == 1:  # a device function of a module whose architecture the next entry names
-        return ["ptxas info    : 0 bytes gmem", f"ptxas info    : Function properties for dev{i % 5}",
-                "    16 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads", *_entry(rng, i)]
+        return [
+            "ptxas info    : 0 bytes gmem",
+            f"ptxas info    : Function properties for dev{i % 5}",
+            "    16 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads",
+            *_entry(rng, i),
+        ]
     if shape == 2:  # a device function of the module in hand
-        return [f"ptxas info    : Function properties for dev{i % 5}",
-                "    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"]
+        return [
+            f"ptxas info    : Function properties for dev{i % 5}",
+            "    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads",
+        ]
     if shape == 3:  # two runs interleaved: the Used lines go to the oldest open entry
         a, b = _entry(rng, i), _entry(rng, i + 1)
         return [a[0], b[0], a[1], a[2], b[1], b[2], a[3], b[3]]
     if shape == 4:  # nvlink's figures of the kernel just compiled, for sm_80 (without a target: see below)
         name = f"_Z6kernel{i % 23}Pf"
         entry = [line.replace("sm_90", "sm_80").replace("sm_120", "sm_80") for line in _entry(rng, i)]
-        return [*entry, f"nvlink info    : Function properties for '{name}': (target: sm_80)",
-                f"nvlink info    : used {i % 90} registers, used 0 barriers, 8 stack, 2048 bytes smem, "
-                "372 bytes cmem[0], 0 bytes lmem"]
+        return [
+            *entry,
+            f"nvlink info    : Function properties for '{name}': (target: sm_80)",
+            f"nvlink info    : used {i % 90} registers, used 0 barriers, 8 stack, 2048 bytes smem, "
+            "372 bytes cmem[0], 0 bytes lmem",
+        ]
     if shape == 5:
         return [f"\x1b[1mptxas info    :\x1b[0m Used {i % 50} registers"]  # a Used line with no entry open
     if shape == 6:
@@ -114,8 +129,14 @@ def test_a_log_cut_at_any_line_reads_as_one_parser_reads_it(tmp_path: Path) -> N
     reading the tail happen (the worker's table taken; this process reading it, where the head ends
     inside a block or the tail needs the head)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, "-c", _EVERY_CUT, str(tmp_path / "x.log")], capture_output=True,
-                          text=True, timeout=600, cwd=ROOT, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", _EVERY_CUT, str(tmp_path / "x.log")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     said = json.loads(proc.stdout.splitlines()[-1])
     assert said["single_threaded"] and said["starts"]["exec"] == 0
@@ -127,6 +148,7 @@ def test_the_tail_says_when_it_needs_the_head() -> None:
     """A device function before any module line (its architecture is the head's), an nvlink line whose
     kernel the tail has not seen (its figures build on the head's record), and old nvlink's guess of an
     architecture each make the worker's table unusable; a tail of whole entries does not."""
+
     def verdict(text: str) -> bool:
         parser = parallel_log._TailParser("x.log", "x.log")
         parser.feed(text.encode())
@@ -135,12 +157,18 @@ def test_the_tail_says_when_it_needs_the_head() -> None:
 
     entry = "\n".join(_entry(random.Random(0), 5)) + "\n"
     assert not verdict(entry)
-    assert verdict("ptxas info    : Function properties for dev\n"
-                   "    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n" + entry)
-    assert not verdict("ptxas info    : 0 bytes gmem\nptxas info    : Function properties for dev\n"
-                       "    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n" + entry)
-    nvlink = ("nvlink info    : Function properties for '_Z6kernel5Pf': (target: sm_80)\n"
-              "nvlink info    : used 9 registers, 0 stack, 0 bytes smem, 0 bytes lmem\n")
+    assert verdict(
+        "ptxas info    : Function properties for dev\n"
+        "    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n" + entry
+    )
+    assert not verdict(
+        "ptxas info    : 0 bytes gmem\nptxas info    : Function properties for dev\n"
+        "    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n" + entry
+    )
+    nvlink = (
+        "nvlink info    : Function properties for '_Z6kernel5Pf': (target: sm_80)\n"
+        "nvlink info    : used 9 registers, 0 stack, 0 bytes smem, 0 bytes lmem\n"
+    )
     assert verdict(nvlink)
     same = entry.replace("sm_90", "sm_80").replace("sm_120", "sm_80")
     assert not verdict(same + nvlink)
@@ -175,8 +203,9 @@ def test_a_fresh_interpreter_as_the_worker(tmp_path: Path, monkeypatch: pytest.M
     assert [record_json(r) for r in got] == [record_json(r) for r in parse_bytes(data, "build.log")]
 
 
-def test_import_file_reads_a_big_log_in_two_and_reports_progress(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_import_file_reads_a_big_log_in_two_and_reports_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = mixed_log(7, pieces=400)
     path = tmp_path / "build.log"
     path.write_bytes(data)
@@ -203,12 +232,14 @@ def test_cancel_is_heard_while_the_worker_reads(tmp_path: Path) -> None:
         return len(calls) > 2
 
     with pytest.raises(ImportCancelled):
-        parallel_log.read_cut(str(path), "build.log", len(data), data.index(b"\n", 100) + 1, cancel=cancel,
-                              chunk_size=4096)
+        parallel_log.read_cut(
+            str(path), "build.log", len(data), data.index(b"\n", 100) + 1, cancel=cancel, chunk_size=4096
+        )
 
 
-def test_small_and_utf16_logs_and_the_window_s_are_read_by_one_process(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_small_and_utf16_logs_and_the_window_s_are_read_by_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """And in a process with threads of its own (the window), whose worker would be a fresh interpreter."""
     monkeypatch.setattr(child_process, "single_threaded", lambda: True)
     data = mixed_log(9)
@@ -219,8 +250,9 @@ def test_small_and_utf16_logs_and_the_window_s_are_read_by_one_process(tmp_path:
     wide = tmp_path / "wide.log"
     wide.write_bytes(b"\xff\xfe" + data.decode().encode("utf-16-le"))
     assert parallel_log.parse_split(str(wide), "wide.log", wide.stat().st_size) is None
-    assert [record_json(r) for r in import_file(wide)] == \
-        [record_json(r) for r in parse_stream(io.BytesIO(data), "wide.log", len(data))]
+    assert [record_json(r) for r in import_file(wide)] == [
+        record_json(r) for r in parse_stream(io.BytesIO(data), "wide.log", len(data))
+    ]
     assert parallel_log.parse_split(str(small), "small.log", len(data)) is not None
     monkeypatch.setattr(child_process, "single_threaded", lambda: False)
     assert parallel_log.parse_split(str(small), "small.log", len(data)) is None

@@ -39,15 +39,31 @@ NOT_FOR_SM90 = """.version 8.0
 
 
 def figures(records) -> list[tuple]:
-    return sorted((r.name, r.arch, r.kind, r.registers, r.static_smem, r.stack_bytes, r.spill_stores, r.spill_loads,
-                   r.barriers, r.const_bytes) for r in records)
+    return sorted(
+        (
+            r.name,
+            r.arch,
+            r.kind,
+            r.registers,
+            r.static_smem,
+            r.stack_bytes,
+            r.spill_stores,
+            r.spill_loads,
+            r.barriers,
+            r.const_bytes,
+        )
+        for r in records
+    )
 
 
 def _failed_build_log(tmp_path) -> str:
     ptx = tmp_path / "grow.ptx"
     ptx.write_text(NOT_FOR_SM90)
-    proc = subprocess.run([str(toolchains.ptxas("13.5")), "-v", "-arch=sm_90", str(ptx), "-o", str(tmp_path / "x")],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(toolchains.ptxas("13.5")), "-v", "-arch=sm_90", str(ptx), "-o", str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode != 0
     return proc.stdout + proc.stderr
 
@@ -91,8 +107,9 @@ def test_a_log_cut_off_mid_kernel_says_which_kernel_it_lost(tmp_path, capsys):
     assert len(result.records) == len(whole) - 1
     (lost,) = result.incomplete
     assert (lost.name, lost.arch, lost.line) == (name.decode(), arch.decode(), data[:last].count(b"\n") + 1)
-    assert any(f"cut.log:{lost.line}: the log ends inside kernel {lost.name} ({lost.arch})" in note
-               for note in result.notes)
+    assert any(
+        f"cut.log:{lost.line}: the log ends inside kernel {lost.name} ({lost.arch})" in note for note in result.notes
+    )
     assert run_import([str(cut)]) == 0
     assert f"the log ends inside kernel {lost.name}" in capsys.readouterr().err
     assert not import_file_detailed(LOG).incomplete
@@ -154,12 +171,14 @@ def test_restore_underscore_only_where_it_demangles():
 
 def test_unbounded_stack_from_the_ptxas_warning(tmp_path):
     log = tmp_path / "recursive.log"
-    log.write_text("ptxas warning : Stack size for entry function '_Z9recursivePii' cannot be statically determined\n"
-                   "ptxas info    : 0 bytes gmem\n"
-                   "ptxas info    : Compiling entry function '_Z9recursivePii' for 'sm_80'\n"
-                   "ptxas info    : Function properties for _Z9recursivePii\n"
-                   "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
-                   "ptxas info    : Used 26 registers, 364 bytes cmem[0]\n")
+    log.write_text(
+        "ptxas warning : Stack size for entry function '_Z9recursivePii' cannot be statically determined\n"
+        "ptxas info    : 0 bytes gmem\n"
+        "ptxas info    : Compiling entry function '_Z9recursivePii' for 'sm_80'\n"
+        "ptxas info    : Function properties for _Z9recursivePii\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 26 registers, 364 bytes cmem[0]\n"
+    )
     (rec,) = import_file_detailed(log).records
     assert rec.stack_bytes is None and rec.registers == 26
 
@@ -183,15 +202,21 @@ def test_a_name_with_a_newline_stays_on_its_row_and_its_note(tmp_path):
     csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
     path = tmp_path / "evil.csv"
     path.write_text(buf.getvalue())
-    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.import_command", str(path), "--no-cache"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "occupancy_gui.cli.import_command", str(path), "--no-cache"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "\x1b" not in proc.stdout + proc.stderr
     assert any(row.endswith("evil\\nkernel\\x1b[2J") for row in proc.stdout.splitlines()), proc.stdout
     (note,) = [line for line in proc.stderr.splitlines() if "evil" in line]
     assert note.startswith("occupancy import: note: evil\\nkernel\\x1b[2J (") and "impossible registers 300" in note
-    proc = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.import_command", str(path), "--json", "--no-cache"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "occupancy_gui.cli.import_command", str(path), "--json", "--no-cache"],
+        capture_output=True,
+        text=True,
+    )
     assert "evil\nkernel\x1b[2J" in {r["name"] for r in json.loads(proc.stdout)}  # JSON escapes it its own way
 
 

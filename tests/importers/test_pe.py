@@ -19,7 +19,7 @@ def pe_file(sections: list[tuple[bytes, bytes]], table_at: int | None = None) ->
     header = bytearray(0x200)
     header[:2] = b"MZ"
     struct.pack_into("<I", header, 0x3C, pe_at if table_at is None else table_at)
-    header[pe_at:pe_at + 4] = b"PE\0\0"
+    header[pe_at : pe_at + 4] = b"PE\0\0"
     struct.pack_into("<HH", header, pe_at + 4, 0x8664, len(sections))  # machine, section count
     struct.pack_into("<H", header, pe_at + 20, 0)  # no optional header
     body = bytearray()

@@ -134,8 +134,10 @@ def test_log_without_resource_lines_fails_with_a_reason(tmp_path):
 
 
 def test_long_line_without_newline_is_bounded():
-    data = b"x" * (3 << 20) + b"\nptxas info    : Compiling entry function 'k' for 'sm_80'\n" \
+    data = (
+        b"x" * (3 << 20) + b"\nptxas info    : Compiling entry function 'k' for 'sm_80'\n"
         b"ptxas info    : Used 4 registers\n"
+    )
     recs = parse_stream(io.BytesIO(data), "l.log", len(data), chunk_size=1 << 16)
     assert [(r.name, r.registers) for r in recs] == [("k", 4)]
 
@@ -146,9 +148,14 @@ def _all_fields(records):
     return [tuple(getattr(r, f.name) for f in fields(r)) for r in records]
 
 
-@pytest.mark.parametrize("fname", [*(f"gen/{p.name}" for p in sorted(GEN.glob("*.log"))),
-                                   *(f"handwritten/{p.name}" for p in sorted(HAND.glob("*.log"))),
-                                   "bench"])
+@pytest.mark.parametrize(
+    "fname",
+    [
+        *(f"gen/{p.name}" for p in sorted(GEN.glob("*.log"))),
+        *(f"handwritten/{p.name}" for p in sorted(HAND.glob("*.log"))),
+        "bench",
+    ],
+)
 def test_standard_block_shortcut_matches_the_state_machine(monkeypatch, fname):
     """The scanner's one-match-per-kernel path gives what the line-by-line state machine gives."""
     import re
@@ -200,8 +207,9 @@ def test_cancel_midway_returns_nothing(tmp_path):
     assert len(calls) == 3
     seen = []
     with path.open("rb") as fh:
-        parse_stream(fh, "big.log", path.stat().st_size, chunk_size=4096,
-                     progress=lambda done, total: seen.append(done))
+        parse_stream(
+            fh, "big.log", path.stat().st_size, chunk_size=4096, progress=lambda done, total: seen.append(done)
+        )
     assert seen == sorted(seen) and seen[-1] == path.stat().st_size and len(seen) > 10
 
 
@@ -219,21 +227,26 @@ def test_gc_state_is_restored():
         gc.enable()
 
 
-@pytest.mark.parametrize("target,smem,want", [
-    ("sm_90", 2048, (1024, 1024)),  # the window counted in nvlink's figure
-    ("sm_90a", 1024, (0, 1024)),
-    ("sm_100", 1024, (1024, 1024)),  # not counted, though the linked section starts with it
-    ("sm_121f", 0, (0, 0)),  # an empty section has no window
-    ("sm_80", 1024, (1024, 0)),
-])
+@pytest.mark.parametrize(
+    "target,smem,want",
+    [
+        ("sm_90", 2048, (1024, 1024)),  # the window counted in nvlink's figure
+        ("sm_90a", 1024, (0, 1024)),
+        ("sm_100", 1024, (1024, 1024)),  # not counted, though the linked section starts with it
+        ("sm_121f", 0, (0, 0)),  # an empty section has no window
+        ("sm_80", 1024, (1024, 0)),
+    ],
+)
 def test_nvlink_smem_is_split_as_the_linked_image_says(target, smem, want):
     """After an ``-rdc`` unit whose ptxas figure leaves out its file-scope ``__shared__`` variables (0 here)."""
-    log = (f"ptxas info    : Compiling entry function 'k' for '{target}'\n"
-           "ptxas info    : Function properties for k\n"
-           "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
-           "ptxas info    : Used 12 registers\n"
-           f"nvlink info    : Function properties for 'k': (target: {target})\n"
-           f"nvlink info    : used 12 registers, used 1 barriers, 0 stack, {smem} bytes smem, 0 bytes lmem "
-           f"(target: {target})\n").encode()
+    log = (
+        f"ptxas info    : Compiling entry function 'k' for '{target}'\n"
+        "ptxas info    : Function properties for k\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 12 registers\n"
+        f"nvlink info    : Function properties for 'k': (target: {target})\n"
+        f"nvlink info    : used 12 registers, used 1 barriers, 0 stack, {smem} bytes smem, 0 bytes lmem "
+        f"(target: {target})\n"
+    ).encode()
     (rec,) = parse_bytes(log)
     assert (rec.static_smem, rec.reserved_smem) == want

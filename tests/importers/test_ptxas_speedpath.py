@@ -15,7 +15,7 @@ from occupancy_gui.importers.text.ptxas_log import parse_bytes, parse_stream
 
 NOISE = [
     "[3/90] Building CUDA object src/k.cu.o",
-    "/src/k.cu(118): warning #177-D: variable \"tmp\" was declared but never referenced",
+    '/src/k.cu(118): warning #177-D: variable "tmp" was declared but never referenced',
     "",
     "ptxas info    : Compile time = 1.5 ms",  # a stray one: a general line
     "nvcc -Xptxas -v -c k.cu",

@@ -96,8 +96,8 @@ def test_cubins_of_nvidias_assembler_read_as_cuobjdump_says(tmp_path):
             continue
         theirs = parse_text(proc.stdout, member)
         # (cuobjdump names no arch for a bare cubin: its SHARED is compared whole, the reserved window in it)
-        assert Counter((r.name, r.registers, r.static_smem + r.reserved_smem, r.stack_bytes) for r in ours) == \
-            Counter((r.name, r.registers, r.static_smem + r.reserved_smem, r.stack_bytes) for r in theirs), member
+        assert Counter((r.name, r.registers, r.static_smem + r.reserved_smem, r.stack_bytes) for r in ours) == Counter(
+            (r.name, r.registers, r.static_smem + r.reserved_smem, r.stack_bytes) for r in theirs
+        ), member
         archs[next(iter({r.arch for r in ours}))] += len(ours)
     assert archs["sm_100a"] and archs["sm_103a"] and refused < len(chosen) // 10, (archs, refused)
-

@@ -108,8 +108,20 @@ def test_cubin_reads_as_ptxas_says(case):
 @pytest.mark.parametrize("compress", ["none", "lz4", "zstd"])
 def test_fatbin_reads_as_the_cubin(case, compress):
     def figures(records):
-        return sorted((r.name, r.arch, r.registers, r.static_smem, r.reserved_smem, r.local_bytes, r.barriers,
-                       r.is_kernel, r.max_threads) for r in records)
+        return sorted(
+            (
+                r.name,
+                r.arch,
+                r.registers,
+                r.static_smem,
+                r.reserved_smem,
+                r.local_bytes,
+                r.barriers,
+                r.is_kernel,
+                r.max_threads,
+            )
+            for r in records
+        )
 
     packed = mb.fatbin_of(case.whole, case.arch, compress)
     records = import_file(packed)
@@ -167,11 +179,15 @@ def _log_records(text: str, tmp_path, name: str):
 def test_build_log_reads_as_ptxas_says(case, tmp_path):
     """The log importer on that toolkit's own ``-v`` output: the same figures as the compiler's, for the
     whole-program build and for each ``-rdc`` unit (its own shared memory: the log knows no other)."""
-    check_against(_log_records((case.dir / "matrix.log").read_text(), tmp_path, "matrix.log"), case.whole_log,
-                  case.arch)  # fmt: skip
+    check_against(
+        _log_records((case.dir / "matrix.log").read_text(), tmp_path, "matrix.log"), case.whole_log, case.arch
+    )
     for unit in case.rdc:
-        check_against(_log_records((case.dir / f"{unit}.log").read_text(), tmp_path, f"{unit}.log"),
-                      mb.parse_verbose((case.dir / f"{unit}.log").read_text()), case.arch)  # fmt: skip
+        check_against(
+            _log_records((case.dir / f"{unit}.log").read_text(), tmp_path, f"{unit}.log"),
+            mb.parse_verbose((case.dir / f"{unit}.log").read_text()),
+            case.arch,
+        )
 
 
 @pytest.mark.parametrize("toolkit,arch", LINKED, ids=[f"{tk}-{arch}" for tk, arch in LINKED])
@@ -189,12 +205,19 @@ def test_link_log_reads_as_the_linked_image(toolkit, arch, tmp_path):
     for name, want in ((name, linked[name]) for name in case.link_log):
         rec = build[name]
         assert (rec.arch, rec.registers, rec.static_smem, rec.reserved_smem, rec.local_bytes, rec.barriers) == (
-            want.arch, want.registers, want.static_smem, want.reserved_smem, want.local_bytes, want.barriers), name
+            want.arch,
+            want.registers,
+            want.static_smem,
+            want.reserved_smem,
+            want.local_bytes,
+            want.barriers,
+        ), name
         rec = alone[name]
         assert (rec.registers, rec.local_bytes, rec.barriers) == (want.registers, want.local_bytes, want.barriers)
 
 
 # CUDA 13.5 host-side builds: what a developer opens most often.
+
 
 @pytest.fixture(scope="module")
 def host() -> mb.HostBuild:
@@ -256,8 +279,11 @@ def test_host_builds_equal_cuobjdump(version):
         rc, text = cuobjdump(path)
         assert rc == 0, text[-500:]
         ours = Counter((r.name, r.arch, r.registers) for r in records if r.is_kernel for _ in range(r.copies))
-        theirs = Counter((r.name, r.arch, r.registers) for r in parse_text(text, path.name) if r.key in
-                         {k.key for k in records if k.is_kernel})  # fmt: skip
+        theirs = Counter(
+            (r.name, r.arch, r.registers)
+            for r in parse_text(text, path.name)
+            if r.key in {k.key for k in records if k.is_kernel}
+        )
         assert ours == theirs, f"{version} {path.name}"
 
 
@@ -268,16 +294,23 @@ def test_dlink_build_log_reads_as_the_linked_object(version):
     log, linked = mb.build_dlink(version)
 
     def figures(path):
-        return sorted((r.name, r.arch, r.registers, r.static_smem, r.reserved_smem, r.local_bytes, r.barriers)
-                      for r in import_file(path) if r.is_kernel)  # fmt: skip
+        return sorted(
+            (r.name, r.arch, r.registers, r.static_smem, r.reserved_smem, r.local_bytes, r.barriers)
+            for r in import_file(path)
+            if r.is_kernel
+        )
 
     want = figures(linked)
     assert {f[1] for f in want} == set(mb.HOST_ARCHS) and len(want) == 6
     assert figures(log) == want
 
 
-COMPRESSED = [(v, m) for v in sorted(toolchains.NVCC_TOOLKITS) for m in mb.COMPRESS_MODES
-              if not (m == "concat" and tuple(map(int, v.split("."))) < (13, 4))]  # --concat is new in 13.4
+COMPRESSED = [
+    (v, m)
+    for v in sorted(toolchains.NVCC_TOOLKITS)
+    for m in mb.COMPRESS_MODES
+    if not (m == "concat" and tuple(map(int, v.split("."))) < (13, 4))
+]  # --concat is new in 13.4
 
 
 @pytest.mark.parametrize("version,mode", COMPRESSED, ids=[f"{v}-{m}" for v, m in COMPRESSED])
@@ -308,8 +341,11 @@ def test_elf_images_without_functions_are_named(tmp_path, capsys):
     for path in (fatbin, host):
         result = import_file_detailed(path)
         assert result.records == [] and result.no_functions
-        assert re.search(r": no function in the fatbin's 2 CUDA ELF images; beside them, 1 PTX entry: registers and "
-                         r"shared memory are decided when PTX is compiled", result.notes[0]), result.notes
+        assert re.search(
+            r": no function in the fatbin's 2 CUDA ELF images; beside them, 1 PTX entry: registers and "
+            r"shared memory are decided when PTX is compiled",
+            result.notes[0],
+        ), result.notes
         assert run_import([str(path), "--json", "--no-cache"]) == 0
         out, err = capsys.readouterr()
         assert json.loads(out) == [] and "no function in the fatbin's 2 CUDA ELF images" in err
@@ -330,15 +366,17 @@ def test_lto_ir_entries_are_named(tmp_path):
     toolchains.run([nvcc, "-c", "-rdc=true", "-gencode=arch=compute_90,code=lto_90", mb.SRC / "rdc_a.cu", "-o", only])
     with pytest.raises(ImportFailure, match=r"only 1 LTO IR entry: .*device link of an nvcc -dlto build"):
         import_file(only)
-    toolchains.run([nvcc, "-c", "-rdc=true", "-gencode=arch=compute_90,code=[sm_90,lto_90]", mb.SRC / "rdc_a.cu",
-                    "-o", both])
+    toolchains.run(
+        [nvcc, "-c", "-rdc=true", "-gencode=arch=compute_90,code=[sm_90,lto_90]", mb.SRC / "rdc_a.cu", "-o", both]
+    )
     records = import_file(both)
     assert {r.arch for r in records} == {"sm_90"}
     rc, text = cuobjdump(both)
     assert rc == 0, text[-500:]
     # A relocatable image: shared memory is ptxas's (see test_relocatable_images_read_as_ptxas_says), not the dump's.
-    assert sorted((r.name, r.registers) for r in records if r.is_kernel) == \
-        sorted((r.name, r.registers) for r in parse_text(text, both.name) if r.is_kernel)
+    assert sorted((r.name, r.registers) for r in records if r.is_kernel) == sorted(
+        (r.name, r.registers) for r in parse_text(text, both.name) if r.is_kernel
+    )
 
 
 def test_cli_lists_kernels_unless_all_functions(case, capsys):
@@ -360,8 +398,9 @@ def test_cuobjdump_agrees(case):
     there the functions and registers are compared."""
     compared = 0
     for path in [case.whole, *case.rdc.values(), *(case.linked and [case.linked] or [])]:
-        proc = subprocess.run([str(toolchains.cuobjdump()), "--dump-resource-usage", str(path)],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [str(toolchains.cuobjdump()), "--dump-resource-usage", str(path)], capture_output=True, text=True
+        )
         if _refused(case, path, proc):
             continue
         assert proc.returncode == 0, proc.stderr
@@ -369,10 +408,13 @@ def test_cuobjdump_agrees(case):
         compared += 1
         ours_records = import_file(path)
         relocatable = any(r.relocatable for r in ours_records)
-        theirs = Counter((r.name, r.registers) + (() if relocatable else (r.static_smem, r.stack_bytes))
-                         for r in parse_text(out, path.name, default_arch=case.arch))
-        ours = Counter((r.name, r.registers) + (() if relocatable else (r.static_smem, r.stack_bytes))
-                       for r in ours_records)
+        theirs = Counter(
+            (r.name, r.registers) + (() if relocatable else (r.static_smem, r.stack_bytes))
+            for r in parse_text(out, path.name, default_arch=case.arch)
+        )
+        ours = Counter(
+            (r.name, r.registers) + (() if relocatable else (r.static_smem, r.stack_bytes)) for r in ours_records
+        )
         assert ours == theirs, (path.name, ours - theirs, theirs - ours)
     assert compared, "cuobjdump read none of this case's images"
 
@@ -400,7 +442,7 @@ def cuobjdump_kernel_attributes(case: mb.Case, path) -> dict[str, dict[str, tupl
     assert proc.returncode == 0, proc.stderr
     out: dict[str, dict[str, tuple[int, ...]]] = {}
     for block in re.split(r"\n(?=\.nv\.info\.)", proc.stdout)[1:]:
-        name = block.split(None, 1)[0][len(".nv.info."):]
+        name = block.split(None, 1)[0][len(".nv.info.") :]
         block = re.split(r"\n(?=\.\w)", block, maxsplit=1)[0]  # up to the next section's dump
         attrs = out.setdefault(name, {})
         for attr, value in _ELF_ATTR.findall(block):

@@ -97,9 +97,22 @@ def test_selected_record_occupancy_equals_calc(folder, capsys):
     session = Session(catalog, device=device, **inputs)
     assert session.result is not None, session.error
     threads = meta["num_warps"] * meta["warp_size"]
-    argv = ["calc", "--device", device, "--threads", str(threads), "--registers", str(rec.registers),
-            "--static-smem", str(rec.static_smem), "--dynamic-smem", str(meta["shared"]),
-            "--barriers", str(rec.barriers), "--json"]
+    argv = [
+        "calc",
+        "--device",
+        device,
+        "--threads",
+        str(threads),
+        "--registers",
+        str(rec.registers),
+        "--static-smem",
+        str(rec.static_smem),
+        "--dynamic-smem",
+        str(meta["shared"]),
+        "--barriers",
+        str(rec.barriers),
+        "--json",
+    ]
     if meta["shared"] > 48 << 10:  # Triton's launcher: opt-in limit minus static, prefer shared
         optin = profile.device_properties().shared_mem_per_block_optin
         argv += ["--max-dynamic-smem", str(optin - rec.static_smem), "--cache-config", "shared"]
@@ -192,9 +205,11 @@ def _built_and_checked(tmp_path: Path, builds: list, env: dict[str, str] | None 
     """``builds`` compiled into a fresh cache by ``make_fixtures`` in a child process (Triton stays out of
     this one; ``env`` picks which Triton), each kernel checked against cuobjdump and its metadata; the
     records by name and the child's last line of output (the Triton version it printed)."""
-    script = ("import json, sys, triton; sys.path.insert(0, sys.argv[1]); from make_fixtures import build_cache; "
-              "from pathlib import Path; build_cache(Path(sys.argv[2]), [tuple(b) for b in json.loads(sys.argv[3])]); "
-              "print(triton.__version__)")
+    script = (
+        "import json, sys, triton; sys.path.insert(0, sys.argv[1]); from make_fixtures import build_cache; "
+        "from pathlib import Path; build_cache(Path(sys.argv[2]), [tuple(b) for b in json.loads(sys.argv[3])]); "
+        "print(triton.__version__)"
+    )
     ran = toolchains.run([sys.executable, "-c", script, TRITON, tmp_path / "cache", json.dumps(builds)], env=env)
     folders = sorted(p for p in (tmp_path / "cache").iterdir() if p.is_dir())
     assert len(folders) == len(builds)
@@ -208,10 +223,15 @@ def _built_and_checked(tmp_path: Path, builds: list, env: dict[str, str] | None 
     return records, ran.stdout.split()[-1]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton not installed (pip install -e '.[test]')")
+@pytest.mark.skipif(
+    importlib.util.find_spec("triton") is None, reason="triton not installed (pip install -e '.[test]')"
+)
 def test_fresh_cache_built_now(tmp_path):
     """A cache written now by the installed Triton reads like the committed one, checked with cuobjdump."""
-    builds = [["add_kernel", 90, {"num_warps": 8, "num_stages": 2}], ["matmul_kernel", 80, {"num_warps": 2, "num_stages": 3}]]
+    builds = [
+        ["add_kernel", 90, {"num_warps": 8, "num_stages": 2}],
+        ["matmul_kernel", 80, {"num_warps": 2, "num_stages": 3}],
+    ]
     records, _ = _built_and_checked(tmp_path, builds)
     assert records["add_kernel"].block_size == 256 and records["matmul_kernel"].block_size == 64
 
@@ -235,13 +255,22 @@ def test_older_triton_caches_read_alike(tmp_path, version):
     assert records["transpose_kernel"].dynamic_smem > 48 << 10  # the layout change goes through shared memory
 
 
-_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40), st.text(max_size=5),
-                    st.lists(st.integers(-3, 5), max_size=4), st.dictionaries(st.text(max_size=3), st.integers()))
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**40), 2**40),
+    st.text(max_size=5),
+    st.lists(st.integers(-3, 5), max_size=4),
+    st.dictionaries(st.text(max_size=3), st.integers()),
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.sampled_from(["num_warps", "warp_size", "shared", "num_ctas", "cluster_dims", "maxnreg",
-                                        "target"]), _VALUES))
+@given(
+    st.dictionaries(
+        st.sampled_from(["num_warps", "warp_size", "shared", "num_ctas", "cluster_dims", "maxnreg", "target"]), _VALUES
+    )
+)
 def test_any_metadata_gives_a_launch_or_one_line(meta):
     from occupancy_gui.importers.jit.triton_cache import triton_launch
 

@@ -37,8 +37,9 @@ pytestmark = pytest.mark.slow
 
 def cuobjdump(path: Path, tool: Path | None = None) -> tuple[int, str]:
     """``cuobjdump --dump-resource-usage`` of ``path`` (the pinned one, or ``tool``): its exit status and text."""
-    proc = subprocess.run([str(tool or toolchains.cuobjdump()), "--dump-resource-usage", str(path)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(tool or toolchains.cuobjdump()), "--dump-resource-usage", str(path)], capture_output=True, text=True
+    )
     return proc.returncode, proc.stdout + (proc.stderr if proc.returncode else "")
 
 
@@ -63,7 +64,8 @@ def compare(ours, text: str, what: str) -> None:
     only_ours, only_theirs = mine - cuobj, cuobj - mine
     assert not only_ours and not only_theirs, (
         f"{what}: {sum(only_ours.values())} records only ours, {sum(only_theirs.values())} only cuobjdump's; "
-        f"e.g. {sorted(only_ours, key=str)[:3]} / {sorted(only_theirs, key=str)[:3]}")
+        f"e.g. {sorted(only_ours, key=str)[:3]} / {sorted(only_theirs, key=str)[:3]}"
+    )
 
 
 @pytest.mark.parametrize("case", toolchains.library_cases(), ids=toolchains.library_case_id)
@@ -101,8 +103,20 @@ def _portable(rec) -> tuple:
     """A record's figures with its demangled name as both ABIs spell it: the DLL's host compiler (MSVC)
     makes ``size_t`` ``unsigned long long`` where the Linux build has ``unsigned long``."""
     name = rec.demangled.replace("unsigned long long", "unsigned long").replace("long long", "long")
-    return (name, rec.arch, rec.kind, rec.registers, rec.static_smem, rec.reserved_smem, rec.local_bytes,
-            rec.barriers, rec.max_threads, rec.const_bytes, rec.relocatable, rec.embedded)
+    return (
+        name,
+        rec.arch,
+        rec.kind,
+        rec.registers,
+        rec.static_smem,
+        rec.reserved_smem,
+        rec.local_bytes,
+        rec.barriers,
+        rec.max_threads,
+        rec.const_bytes,
+        rec.relocatable,
+        rec.embedded,
+    )
 
 
 def test_windows_dll_reads_as_the_linux_library():

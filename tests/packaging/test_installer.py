@@ -37,15 +37,20 @@ def _headless_env() -> dict[str, str]:
 def test_self_test_from_source() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "occupancy_gui", "--self-test"],
-        cwd=ROOT, env=_headless_env(), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=_headless_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "self-test passed (source)" in proc.stdout
     assert "4 blocks/SM, 50%, registers" in proc.stdout
 
 
-def test_self_test_failure_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_self_test_failure_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A broken bundled profile makes the self-test return 1 with exactly one line on stderr
     (it fails before any Qt object is made)."""
     import occupancy_gui.paths
@@ -107,8 +112,11 @@ def check_output() -> str:
         pytest.fail(f"{INSTALLER_ENV}=1 but not running as root: the check makes debootstrap roots")
     proc = subprocess.run(
         ["bash", str(ROOT / "packaging" / "check_deb.sh")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60 * 60,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60 * 60,
+    )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-8000:]
     return proc.stdout
 
@@ -156,14 +164,22 @@ def test_rpm_has_the_debs_files_desktop_entry_and_requires(check_output: str, tm
     rpm_files = {line.split(" ", 1)[1] for line in listing if not line.startswith("d")}
     deb_listing = subprocess.run(["dpkg-deb", "-c", str(deb)], capture_output=True, text=True, check=True).stdout
     # "perms owner size date time ./path[ -> target]"; names may hold spaces (pyqtgraph's licence files).
-    deb_files = {line.split(None, 5)[5].split(" -> ")[0].removeprefix(".")
-                 for line in deb_listing.splitlines() if not line.startswith("d")}  # fmt: skip
+    deb_files = {
+        line.split(None, 5)[5].split(" -> ")[0].removeprefix(".")
+        for line in deb_listing.splitlines()
+        if not line.startswith("d")
+    }
     assert rpm_files == deb_files, (sorted(rpm_files ^ deb_files))[:20]
     share = "/usr/share"
-    for path in ("/usr/bin/occupancy-gui", "/usr/bin/occupancy", "/opt/occupancy-gui/occupancy-gui",
-                 f"{share}/applications/occupancy-gui.desktop", f"{share}/mime/packages/occupancy-gui.xml",
-                 f"{share}/icons/hicolor/scalable/apps/occupancy-gui.svg",
-                 f"{share}/icons/hicolor/256x256/apps/occupancy-gui.png"):  # fmt: skip
+    for path in (
+        "/usr/bin/occupancy-gui",
+        "/usr/bin/occupancy",
+        "/opt/occupancy-gui/occupancy-gui",
+        f"{share}/applications/occupancy-gui.desktop",
+        f"{share}/mime/packages/occupancy-gui.xml",
+        f"{share}/icons/hicolor/scalable/apps/occupancy-gui.svg",
+        f"{share}/icons/hicolor/256x256/apps/occupancy-gui.png",
+    ):
         assert path in rpm_files, path
 
     # The desktop entry and MIME types are byte for byte the ones in packaging/linux.
@@ -172,8 +188,10 @@ def test_rpm_has_the_debs_files_desktop_entry_and_requires(check_output: str, tm
     linux = ROOT / "packaging" / "linux"
     with tarfile.open(fileobj=io.BytesIO(payload)) as tar:
         members = {m.name.lstrip("./"): m for m in tar.getmembers()}
-        for member, source in ((f"{share}/applications/occupancy-gui.desktop", "occupancy-gui.desktop"),
-                               (f"{share}/mime/packages/occupancy-gui.xml", "occupancy-gui-mime.xml")):  # fmt: skip
+        for member, source in (
+            (f"{share}/applications/occupancy-gui.desktop", "occupancy-gui.desktop"),
+            (f"{share}/mime/packages/occupancy-gui.xml", "occupancy-gui-mime.xml"),
+        ):
             extracted = tar.extractfile(members[member.lstrip("/")])
             assert extracted is not None, member
             assert extracted.read() == (linux / source).read_bytes(), member

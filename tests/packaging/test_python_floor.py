@@ -41,10 +41,26 @@ def test_every_runtime_pin_is_exact() -> None:
 
 def _wheels_for(python: str, requirements: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-deps", "--quiet",
-         "--only-binary=:all:", "--python-version", python, "--target", "unused", *requirements],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--dry-run",
+            "--ignore-installed",
+            "--no-deps",
+            "--quiet",
+            "--only-binary=:all:",
+            "--python-version",
+            python,
+            "--target",
+            "unused",
+            *requirements,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.mark.slow

@@ -72,8 +72,11 @@ def test_apt_steps_use_sudo_only_where_it_exists(tmp_path: Path, marker: str, sh
     assert [line.split()[:2] for line in as_root] == [["apt-get", "update"], ["apt-get", "install"]]
     with_sudo = _run_apt_steps(tmp_path, marker, shell, with_sudo=True)
     assert [line.split()[:2] for line in with_sudo] == [
-        ["sudo", "apt-get"], ["apt-get", "update"], ["sudo", "apt-get"], ["apt-get", "install"],
-    ]  # fmt: skip
+        ["sudo", "apt-get"],
+        ["apt-get", "update"],
+        ["sudo", "apt-get"],
+        ["apt-get", "install"],
+    ]
 
 
 def test_ci_runs_the_readme_test_command_without_preparing_apt() -> None:
@@ -86,8 +89,10 @@ def test_ci_runs_the_readme_test_command_without_preparing_apt() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get(INSTALLER_ENV) != "1",
-                    reason=f"the fresh-Debian check of README's commands needs {INSTALLER_ENV}=1 (slow, root)")  # fmt: skip
+@pytest.mark.skipif(
+    os.environ.get(INSTALLER_ENV) != "1",
+    reason=f"the fresh-Debian check of README's commands needs {INSTALLER_ENV}=1 (slow, root)",
+)
 def test_readme_commands_on_a_fresh_debian_12() -> None:
     if shutil.which("apt-get") is None or shutil.which("chroot") is None:
         pytest.skip("the check needs a Debian-family Linux (apt-get, chroot) to make debootstrap roots")
@@ -95,8 +100,14 @@ def test_readme_commands_on_a_fresh_debian_12() -> None:
         pytest.fail(f"{INSTALLER_ENV}=1 but not running as root: the check makes debootstrap roots")
     # Its own session, so a time-out stops the script and everything it started; SIGTERM first, so its
     # trap stops the command running in a root and deletes the roots.
-    proc = subprocess.Popen(["bash", str(ROOT / "packaging" / "check_readme_commands.sh"), "bookworm"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        ["bash", str(ROOT / "packaging" / "check_readme_commands.sh"), "bookworm"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         output, _ = proc.communicate(timeout=75 * 60)
     except subprocess.TimeoutExpired:
@@ -109,7 +120,11 @@ def test_readme_commands_on_a_fresh_debian_12() -> None:
         pytest.fail(f"check_readme_commands.sh ran over 75 minutes:\n{output[-6000:]}")
     assert proc.returncode == 0, output[-8000:]
     assert "check_readme_commands: PASSED (bookworm)" in output
-    for line in ("app command as root without sudo: exit 0", "test command's apt part as root without sudo: exit 0",
-                 "test command as a user with sudo: exit 0", "app command as a user with sudo: exit 0"):  # fmt: skip
+    for line in (
+        "app command as root without sudo: exit 0",
+        "test command's apt part as root without sudo: exit 0",
+        "test command as a user with sudo: exit 0",
+        "app command as a user with sudo: exit 0",
+    ):
         assert f"readme: {line}" in output, line
     assert not list((ROOT / "build").glob("readme-check.*")), "the check left a working root behind"

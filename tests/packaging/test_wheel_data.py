@@ -24,9 +24,21 @@ def test_checkout_data_dirs_resolve() -> None:
 
 def test_wheel_contains_data_and_paths_resolve_from_it(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     wheel = next(tmp_path.glob("occupancy_gui-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
@@ -39,10 +51,13 @@ def test_wheel_contains_data_and_paths_resolve_from_it(tmp_path: Path) -> None:
     assert {name.split("/")[0] for name in names} == {"occupancy_gui", "occupancy_gui-0.1.0.dist-info"}
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    code = ("import occupancy_gui.paths as p; d = p.data_dir('device_profiles'); "
-            "assert '_data' in str(d), d; assert (d / 'sm_90.yaml').is_file(); print(d)")  # fmt: skip
-    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(site)},
-                         capture_output=True, text=True)  # fmt: skip
+    code = (
+        "import occupancy_gui.paths as p; d = p.data_dir('device_profiles'); "
+        "assert '_data' in str(d), d; assert (d / 'sm_90.yaml').is_file(); print(d)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(site)}, capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stderr
 
 
@@ -55,8 +70,9 @@ def _build(kind: str, out: Path, source: Path = ROOT) -> subprocess.CompletedPro
         "    backend = tomllib.load(f)['build-system']['build-backend']\n"
         f"print(getattr(importlib.import_module(backend), 'build_{kind}')(sys.argv[1]))\n"
     )
-    return subprocess.run([sys.executable, "-W", "default", "-c", code, str(out)], cwd=source,
-                          capture_output=True, text=True)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-W", "default", "-c", code, str(out)], cwd=source, capture_output=True, text=True
+    )
 
 
 def test_builds_print_no_warning(tmp_path: Path) -> None:
@@ -88,8 +104,15 @@ def test_sdist_builds_the_same_wheel(tmp_path: Path) -> None:
     with tarfile.open(sdist) as tar:  # the "data" filter where this Python has it (3.11.4 on; Debian 12: 3.11.2)
         tar.extractall(tmp_path / "unpacked", **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     (source,) = (tmp_path / "unpacked").iterdir()
-    assert {p.name for p in source.iterdir()} >= {"occupancy_gui", "resources", "device_profiles", "LICENSE",
-                                                   "README.md", "CHANGELOG.md", "pyproject.toml"}  # fmt: skip
+    assert {p.name for p in source.iterdir()} >= {
+        "occupancy_gui",
+        "resources",
+        "device_profiles",
+        "LICENSE",
+        "README.md",
+        "CHANGELOG.md",
+        "pyproject.toml",
+    }
     assert not (source / "tests").exists()
     assert _build("wheel", tmp_path / "from-sdist", source).returncode == 0
     assert _build("wheel", tmp_path / "from-checkout").returncode == 0

@@ -14,24 +14,61 @@ from occupancy_gui.profiles.amd_catalog import AMD_SUBDIR, AmdCatalog
 from occupancy_gui.profiles.amd_loader import load_amd_profile, parse_amd_profile
 from occupancy_gui.profiles.amd_schema import TARGET_FIELD_NAMES
 
-TARGETS = ["gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1031", "gfx1100", "gfx1101", "gfx1102",
-           "gfx1103", "gfx1151", "gfx1200", "gfx1201"]  # fmt: skip
+TARGETS = [
+    "gfx906",
+    "gfx908",
+    "gfx90a",
+    "gfx942",
+    "gfx950",
+    "gfx1030",
+    "gfx1031",
+    "gfx1100",
+    "gfx1101",
+    "gfx1102",
+    "gfx1103",
+    "gfx1151",
+    "gfx1200",
+    "gfx1201",
+]
 
 # (what a user types, the profile's target, hardware CUs, HIP's multiProcessorCount)
 LOOKUPS = [
-    ("MI50", "gfx906", 60, 60), ("Instinct MI60", "gfx906", 64, 64), ("MI100", "gfx908", 120, 120),
-    ("MI210", "gfx90a", 104, 104), ("MI250", "gfx90a", 104, 104), ("MI250X", "gfx90a", 110, 110),
-    ("MI300A", "gfx942", 228, 228), ("MI300X", "gfx942", 304, 304), ("AMD Instinct MI300X", "gfx942", 304, 304),
-    ("amd instinct  mi300x", "gfx942", 304, 304), ("MI325X", "gfx942", 304, 304), ("MI350X", "gfx950", 256, 256),
-    ("MI355X", "gfx950", 256, 256), ("RX 6800", "gfx1030", 60, 30), ("RX 6800 XT", "gfx1030", 72, 36),
-    ("RX 6900 XT", "gfx1030", 80, 40), ("RX 6950 XT", "gfx1030", 80, 40), ("RX 6700 XT", "gfx1031", 40, 20),
-    ("W6800", "gfx1030", 60, 30), ("RX 7900 XTX", "gfx1100", 96, 48), ("rx 7900 xtx", "gfx1100", 96, 48),
-    ("AMD Radeon RX 7900 XTX", "gfx1100", 96, 48), ("RX 7900 XT", "gfx1100", 84, 42),
-    ("RX 7900 GRE", "gfx1100", 80, 40), ("RX 7800 XT", "gfx1101", 60, 30), ("RX 7700 XT", "gfx1101", 54, 27),
-    ("RX 7600", "gfx1102", 32, 16), ("W7900", "gfx1100", 96, 48), ("PRO W7800", "gfx1100", 70, 35),
-    ("Radeon 780M", "gfx1103", 12, 6), ("Radeon 8060S", "gfx1151", 40, 20), ("Strix Halo", "gfx1151", 40, 20),
-    ("RX 9070 XT", "gfx1201", 64, 32), ("RX 9070", "gfx1201", 56, 28), ("RX 9060 XT", "gfx1200", 32, 16),
-]  # fmt: skip
+    ("MI50", "gfx906", 60, 60),
+    ("Instinct MI60", "gfx906", 64, 64),
+    ("MI100", "gfx908", 120, 120),
+    ("MI210", "gfx90a", 104, 104),
+    ("MI250", "gfx90a", 104, 104),
+    ("MI250X", "gfx90a", 110, 110),
+    ("MI300A", "gfx942", 228, 228),
+    ("MI300X", "gfx942", 304, 304),
+    ("AMD Instinct MI300X", "gfx942", 304, 304),
+    ("amd instinct  mi300x", "gfx942", 304, 304),
+    ("MI325X", "gfx942", 304, 304),
+    ("MI350X", "gfx950", 256, 256),
+    ("MI355X", "gfx950", 256, 256),
+    ("RX 6800", "gfx1030", 60, 30),
+    ("RX 6800 XT", "gfx1030", 72, 36),
+    ("RX 6900 XT", "gfx1030", 80, 40),
+    ("RX 6950 XT", "gfx1030", 80, 40),
+    ("RX 6700 XT", "gfx1031", 40, 20),
+    ("W6800", "gfx1030", 60, 30),
+    ("RX 7900 XTX", "gfx1100", 96, 48),
+    ("rx 7900 xtx", "gfx1100", 96, 48),
+    ("AMD Radeon RX 7900 XTX", "gfx1100", 96, 48),
+    ("RX 7900 XT", "gfx1100", 84, 42),
+    ("RX 7900 GRE", "gfx1100", 80, 40),
+    ("RX 7800 XT", "gfx1101", 60, 30),
+    ("RX 7700 XT", "gfx1101", 54, 27),
+    ("RX 7600", "gfx1102", 32, 16),
+    ("W7900", "gfx1100", 96, 48),
+    ("PRO W7800", "gfx1100", 70, 35),
+    ("Radeon 780M", "gfx1103", 12, 6),
+    ("Radeon 8060S", "gfx1151", 40, 20),
+    ("Strix Halo", "gfx1151", 40, 20),
+    ("RX 9070 XT", "gfx1201", 64, 32),
+    ("RX 9070", "gfx1201", 56, 28),
+    ("RX 9060 XT", "gfx1200", 32, 16),
+]
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +123,10 @@ def test_profiles_say_where_sources_disagree(amd_catalog: AmdCatalog) -> None:
     gfx1030 = amd_catalog.get("gfx1030")
     assert "LLVM says 16" in (gfx1030.notes or "")
     assert (gfx1030.target.runtime_vgpr_granule, gfx1030.target.llvm_vgpr_granule_wave32) == (8, 16)
-    assert "comgr" in gfx1030.sources["runtime_vgpr_granule"] and "AMDGPUBaseInfo" in gfx1030.sources["llvm_vgpr_granule_wave32"]
+    assert (
+        "comgr" in gfx1030.sources["runtime_vgpr_granule"]
+        and "AMDGPUBaseInfo" in gfx1030.sources["llvm_vgpr_granule_wave32"]
+    )
 
 
 def test_nvidia_catalog_does_not_see_amd(bundled_dir: Path, amd_catalog: AmdCatalog) -> None:
@@ -129,7 +169,7 @@ def test_unknown_top_level_key(target_text: str) -> None:
 def test_missing_limit_names_it(target_text: str) -> None:
     lines = target_text.splitlines()
     at = line_of(target_text, "  llvm_trap_sgprs:")
-    text = "\n".join(lines[: at - 1] + lines[at + 2:]) + "\n"
+    text = "\n".join(lines[: at - 1] + lines[at + 2 :]) + "\n"
     assert refused(text).field == "limits.llvm_trap_sgprs"
 
 
@@ -139,13 +179,16 @@ def test_unknown_limit(target_text: str) -> None:
     assert (error.field, error.line) == ("limits.simd_per_cu", line_of(text, "simd_per_cu"))
 
 
-@pytest.mark.parametrize(("field", "value", "message"), [
-    ("simds_per_cu", '"four"', "expected a positive integer"),
-    ("simds_per_cu", "0", "expected an integer >= 1"),
-    ("wave32", "1", "expected true or false"),
-    ("agpr_file", "shared", "expected one of none, separate, unified"),
-    ("lds_per_workgroup", "null", "expected a positive integer"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("simds_per_cu", '"four"', "expected a positive integer"),
+        ("simds_per_cu", "0", "expected an integer >= 1"),
+        ("wave32", "1", "expected true or false"),
+        ("agpr_file", "shared", "expected one of none, separate, unified"),
+        ("lds_per_workgroup", "null", "expected a positive integer"),
+    ],
+)
 def test_wrong_value_types(target_text: str, field: str, value: str, message: str) -> None:
     lines = target_text.splitlines()
     at = line_of(target_text, f"  {field}:")

@@ -10,9 +10,33 @@ from occupancy_gui.engine.types import DeviceProperties
 from occupancy_gui.profiles import LIMIT_NAMES, Catalog, load_profile
 
 HEADER_CCS = [
-    "3.0", "3.2", "3.5", "3.7", "5.0", "5.2", "5.3", "6.0", "6.1", "6.2", "7.0", "7.2", "7.5",
-    "8.0", "8.6", "8.7", "8.8", "8.9", "9.0", "10.0", "10.1", "10.3", "10.7", "11.0", "12.0", "12.1",
-]  # fmt: skip
+    "3.0",
+    "3.2",
+    "3.5",
+    "3.7",
+    "5.0",
+    "5.2",
+    "5.3",
+    "6.0",
+    "6.1",
+    "6.2",
+    "7.0",
+    "7.2",
+    "7.5",
+    "8.0",
+    "8.6",
+    "8.7",
+    "8.8",
+    "8.9",
+    "9.0",
+    "10.0",
+    "10.1",
+    "10.3",
+    "10.7",
+    "11.0",
+    "12.0",
+    "12.1",
+]
 """Every compute capability cuda_occupancy.h 13.5 knows."""
 
 ARCHITECTURES = {"Kepler", "Maxwell", "Pascal", "Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwell"}
@@ -102,7 +126,10 @@ def test_common_conventions(bundled_catalog: Catalog) -> None:
         if profile.compute_capability < (7, 0):
             assert v["shared_mem_per_block_optin"] == 49152
         else:
-            assert v["shared_mem_per_block_optin"] == v["shared_mem_per_multiprocessor"] - v["reserved_shared_mem_per_block"]
+            assert (
+                v["shared_mem_per_block_optin"]
+                == v["shared_mem_per_multiprocessor"] - v["reserved_shared_mem_per_block"]
+            )
         expected_regs = 131072 if profile.compute_capability == (3, 7) else 65536
         assert v["regs_per_multiprocessor"] == expected_regs
 
@@ -138,11 +165,27 @@ def test_cc_profile_counts_one_sm(bundled_catalog: Catalog) -> None:
 
 def test_sm_counts_of_well_known_gpus(bundled_catalog: Catalog) -> None:
     expected = {
-        "Tesla K80": 13, "Tesla P100-SXM2-16GB": 56, "Tesla V100-SXM2-16GB": 80, "Tesla T4": 40,
-        "A100": 108, "NVIDIA A30": 56, "NVIDIA A10": 72, "NVIDIA L4": 58, "NVIDIA L40S": 142,
-        "H100": 132, "H100 PCIe": 114, "H200": 132, "B200": 148, "RTX 4090": 128, "RTX 3090": 82,
-        "RTX 5090": 170, "Jetson TK1": 1, "Jetson AGX Xavier": 8, "Jetson AGX Thor": 20, "DGX Spark": 48,
-    }  # fmt: skip
+        "Tesla K80": 13,
+        "Tesla P100-SXM2-16GB": 56,
+        "Tesla V100-SXM2-16GB": 80,
+        "Tesla T4": 40,
+        "A100": 108,
+        "NVIDIA A30": 56,
+        "NVIDIA A10": 72,
+        "NVIDIA L4": 58,
+        "NVIDIA L40S": 142,
+        "H100": 132,
+        "H100 PCIe": 114,
+        "H200": 132,
+        "B200": 148,
+        "RTX 4090": 128,
+        "RTX 3090": 82,
+        "RTX 5090": 170,
+        "Jetson TK1": 1,
+        "Jetson AGX Xavier": 8,
+        "Jetson AGX Thor": 20,
+        "DGX Spark": 48,
+    }
     for name, sms in expected.items():
         assert bundled_catalog.get(name).sm_count == sms, name
 

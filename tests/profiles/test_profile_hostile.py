@@ -49,7 +49,7 @@ def test_every_command_still_runs_with_a_broken_user_profile(bundled_dir, tmp_pa
         (("  value: 72\n", "  value: 72\n  value: 73\n"), "sm_count.value", "duplicate key"),
         (("kind: gpu\n", "kind: gpu\nnotes: &n x\n"), "notes", "anchors and aliases"),
     ],
-)  # fmt: skip
+)
 def test_the_reader_names_the_field(bundled_dir, edit, field, needle):
     text = (bundled_dir / "gpu_a10.yaml").read_text(encoding="utf-8")
     assert edit[0] in text

@@ -34,7 +34,7 @@ def test_templates_are_valid() -> None:
 
 
 def test_error_is_value_error_with_attributes() -> None:
-    text = CC_TEMPLATE.replace("{value: 65536, source: \"guide\"}", "{value: -5, source: \"guide\"}", 1)
+    text = CC_TEMPLATE.replace('{value: 65536, source: "guide"}', '{value: -5, source: "guide"}', 1)
     error = fails(text)
     assert isinstance(error, ValueError)
     line = line_of(text, "value: -5")
@@ -97,7 +97,12 @@ def test_missing_value() -> None:
 
 @pytest.mark.parametrize(
     ("replacement", "shown"),
-    [("true", "true (a boolean)"), ('"32"', "'32' (a string)"), ("32.0", "32.0 (a decimal number)"), ("[32]", "a list")],
+    [
+        ("true", "true (a boolean)"),
+        ('"32"', "'32' (a string)"),
+        ("32.0", "32.0 (a decimal number)"),
+        ("[32]", "a list"),
+    ],
 )
 def test_wrong_type_bool_is_not_int(replacement: str, shown: str) -> None:
     text = CC_TEMPLATE.replace("{value: 32,", f"{{value: {replacement},")
@@ -124,7 +129,10 @@ def test_reserved_may_be_zero_but_not_negative() -> None:
 
 def limit(text: str, name: str, value: int) -> str:
     lines = text.splitlines()
-    out = [f"  {name}: {{value: {value}, source: \"guide\"}}" if line.strip().startswith(name + ":") else line for line in lines]
+    out = [
+        f'  {name}: {{value: {value}, source: "guide"}}' if line.strip().startswith(name + ":") else line
+        for line in lines
+    ]
     return "\n".join(out) + "\n"
 
 
@@ -135,7 +143,12 @@ def limit(text: str, name: str, value: int) -> str:
         ("shared_mem_per_block", 200000, "limits.shared_mem_per_block", "exceeds shared_mem_per_block_optin"),
         ("regs_per_block", 131072, "limits.regs_per_block", "exceeds regs_per_multiprocessor"),
         ("max_threads_per_block", 4096, "limits.max_threads_per_block", "exceeds max_threads_per_multiprocessor"),
-        ("max_threads_per_multiprocessor", 2000, "limits.max_threads_per_multiprocessor", "not a multiple of warp_size"),
+        (
+            "max_threads_per_multiprocessor",
+            2000,
+            "limits.max_threads_per_multiprocessor",
+            "not a multiple of warp_size",
+        ),
         ("shared_mem_per_block_optin", 167936, "limits.shared_mem_per_block_optin", "plus reserved"),
     ],
 )
@@ -263,7 +276,9 @@ def test_gpu_may_not_inherit_a_gpu(cc_dir: Path) -> None:
 
 def test_duplicate_names_across_files(cc_dir: Path) -> None:
     write(cc_dir, "a.yaml", GPU_TEMPLATE)
-    second = write(cc_dir, "b.yaml", GPU_TEMPLATE.replace("[TGPU]", "[Other]").replace("name: Test GPU", "name: test gpu"))
+    second = write(
+        cc_dir, "b.yaml", GPU_TEMPLATE.replace("[TGPU]", "[Other]").replace("name: Test GPU", "name: test gpu")
+    )
     with pytest.raises(ProfileError, match="already used") as info:
         Catalog.load([cc_dir])
     assert (info.value.path, info.value.field, info.value.line) == (str(second), "name", 2)

@@ -71,7 +71,7 @@ def results(window, qtbot):
 
 @pytest.fixture(autouse=True)
 def unsaved_changes_discarded(monkeypatch):
-    """"Save changes?" answers Discard unless a test says otherwise: a modal dialog would wait forever here.
+    """ "Save changes?" answers Discard unless a test says otherwise: a modal dialog would wait forever here.
 
     ``answers`` records each question (what was being done) so tests can assert that it was asked.
     """

@@ -48,12 +48,18 @@ def test_amd_heat_maps_are_the_runtimes_grids_with_the_current_point(qtbot, mi30
     assert HIP_LIMITS[grid.binding[i, j]] == result.hip.binding[0] == "vgprs"
     assert (view.vgprs.marker.data["x"][0], view.vgprs.marker.data["y"][0]) == (256, 128)
     lds = view.lds.grid
-    assert np.array_equal(lds.active_blocks, hip_grid_lds(result.device, result.kernel, int(64 * KIB * 1.25)).active_blocks)
+    assert np.array_equal(
+        lds.active_blocks, hip_grid_lds(result.device, result.kernel, int(64 * KIB * 1.25)).active_blocks
+    )
     k = list(lds.values).index(16 * KIB)
     assert lds.active_blocks[list(lds.block_sizes).index(256), k] == result.hip.limits["lds"] == 4
     assert view.lds.marker.data["y"][0] == 16.0  # KiB
-    words = view.vgprs.describe(view.vgprs.cell.view.mapSceneToView(view.vgprs.cell.view.mapViewToScene(
-        view.vgprs.cell.view.viewRect().center())), "VGPRs")  # fmt: skip
+    words = view.vgprs.describe(
+        view.vgprs.cell.view.mapSceneToView(
+            view.vgprs.cell.view.mapViewToScene(view.vgprs.cell.view.viewRect().center())
+        ),
+        "VGPRs",
+    )
     assert words is not None and "block" in words and "limited by" in words and "registers" not in words
     assert view.note.text() == ""
 
@@ -124,10 +130,12 @@ def test_amd_utilization_is_the_runtimes_split_of_one_cu(qtbot, mi300x):
     model = view.model
     assert [model.item(r) for r in range(model.rowCount())] == list(hip_utilization(result.hip))
     rows = {model.display_text(r, 0): [model.display_text(r, c) for c in range(2, 7)] for r in range(model.rowCount())}
-    assert rows == {"Wave slots": ["16 waves (50 %)", "16 waves (50 %)", "0", "32 waves", "4 waves"],
-                    "★ VGPRs": ["2048 VGPRs (100 %)", "0", "0", "2048 VGPRs", "512 VGPRs"],
-                    "SGPRs": ["1536 SGPRs (48 %)", "1536 SGPRs (48 %)", "128 SGPRs (4 %)", "3200 SGPRs", "384 SGPRs"],
-                    "★ LDS": ["64 KiB (100 %)", "0", "0", "64 KiB", "16 KiB"]}  # fmt: skip
+    assert rows == {
+        "Wave slots": ["16 waves (50 %)", "16 waves (50 %)", "0", "32 waves", "4 waves"],
+        "★ VGPRs": ["2048 VGPRs (100 %)", "0", "0", "2048 VGPRs", "512 VGPRs"],
+        "SGPRs": ["1536 SGPRs (48 %)", "1536 SGPRs (48 %)", "128 SGPRs (4 %)", "3200 SGPRs", "384 SGPRs"],
+        "★ LDS": ["64 KiB (100 %)", "0", "0", "64 KiB", "16 KiB"],
+    }
     assert model.headerData(1, Qt.Orientation.Horizontal) == "One CU"
     assert "per CU" in model.tooltip(0) and "SM" not in model.tooltip(0)
     caption = view.caption.text()
@@ -158,7 +166,9 @@ def test_amd_gpu_data_shows_every_amd_profiles_values_with_their_sources(qtbot, 
     model = view.model
     assert isinstance(model, AmdGpuDataModel) and dock.widget() is not dock.note
     catalog = mi300x.session.amd_catalog
-    assert model.rowCount() == len(catalog) and {model.name_of(r) for r in range(model.rowCount())} == set(catalog.names())
+    assert model.rowCount() == len(catalog) and {model.name_of(r) for r in range(model.rowCount())} == set(
+        catalog.names()
+    )
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     row = model.row_of("AMD Instinct MI300X")
     assert model.is_selected(row) and model.headerData(row, Qt.Orientation.Vertical).startswith("▸ ")

@@ -42,8 +42,9 @@ TIMEOUT = 30000
 
 
 def cli(*args: str) -> object:
-    out = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", *args], check=True, capture_output=True,
-                         text=True, cwd=ROOT).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "occupancy_gui.cli.main", *args], check=True, capture_output=True, text=True, cwd=ROOT
+    ).stdout
     return json.loads(out)
 
 
@@ -62,8 +63,11 @@ def load(qtbot, window, path: Path) -> None:
 
 def row_of(panel, name: str, arch: str | None = None) -> int:
     proxy = panel.proxy
-    return next(r for r in range(proxy.rowCount()) if proxy.index(r, NAME).data(NAME_ROLE) == name
-                and (arch is None or proxy.index(r, ARCH).data() == arch))  # fmt: skip
+    return next(
+        r
+        for r in range(proxy.rowCount())
+        if proxy.index(r, NAME).data(NAME_ROLE) == name and (arch is None or proxy.index(r, ARCH).data() == arch)
+    )
 
 
 def cell(panel, row: int, column: int, role=Qt.ItemDataRole.DisplayRole):
@@ -78,8 +82,21 @@ def choose(qtbot, window, row: int) -> None:
 
 
 def calc(device: str, threads: int, rec: dict) -> float:
-    args = ["calc", "--device", device, "--threads", str(threads), "--vgprs", str(rec["vgprs"]), "--sgprs",
-            str(rec["sgprs"]), "--lds", str(rec["static_lds"]), "--max-flat-workgroup-size", str(rec["max_threads"])]
+    args = [
+        "calc",
+        "--device",
+        device,
+        "--threads",
+        str(threads),
+        "--vgprs",
+        str(rec["vgprs"]),
+        "--sgprs",
+        str(rec["sgprs"]),
+        "--lds",
+        str(rec["static_lds"]),
+        "--max-flat-workgroup-size",
+        str(rec["max_threads"]),
+    ]
     if rec["wave_size"] == 32:
         args += ["--wave-size", "32", "--wgp-mode" if rec["wgp_mode"] else "--cu-mode"]
     answer = cli(*args, "--json")
@@ -123,8 +140,12 @@ def test_choosing_an_amd_kernel_loads_its_inputs_and_target_and_undo_restores_bo
     scratch = next(r for r in imported(AMD / "gfx942.co") if r["name"].startswith("_Z7scratch"))
     choose(qtbot, window, row_of(panel, scratch["name"]))
     i = session.inputs
-    assert (i.vgprs, i.sgprs, i.lds, i.max_flat_workgroup_size) == (scratch["vgprs"], scratch["sgprs"],
-                                                                  scratch["static_lds"], scratch["max_threads"])
+    assert (i.vgprs, i.sgprs, i.lds, i.max_flat_workgroup_size) == (
+        scratch["vgprs"],
+        scratch["sgprs"],
+        scratch["static_lds"],
+        scratch["max_threads"],
+    )
     assert i.threads == min(first.threads, scratch["max_threads"]) == 128  # capped at its launch bound
     assert session.amd is not None and session.amd.answer is not None
     shown = cell(panel, row_of(panel, scratch["name"]), OCCUPANCY)
@@ -154,8 +175,17 @@ def test_an_nvidia_kernel_chosen_on_an_amd_device_selects_an_nvidia_device(qtbot
     panel = window.import_panel
     targets = {cell(panel, r, ARCH).split(":")[0] for r in range(panel.proxy.rowCount())}
     assert targets == {"gfx942", "gfx1100"}
-    choose(qtbot, window, row_of(panel, "add", next(cell(panel, r, ARCH) for r in range(panel.proxy.rowCount())
-                                                  if cell(panel, r, ARCH).startswith("gfx942"))))
+    choose(
+        qtbot,
+        window,
+        row_of(
+            panel,
+            "add",
+            next(
+                cell(panel, r, ARCH) for r in range(panel.proxy.rowCount()) if cell(panel, r, ARCH).startswith("gfx942")
+            ),
+        ),
+    )
     assert session.inputs.device == "gfx942"
     cubin = ROOT / "tests" / "data" / "importers" / "gen" / "a_sm80.cubin"
     load(qtbot, window, cubin)
@@ -188,12 +218,23 @@ def test_sorting_and_filtering_work_on_amd_rows(qtbot, window):
     assert panel.proxy.rowCount() == 2
 
 
-@pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton not installed (pip install -e '.[test]')")
+@pytest.mark.skipif(
+    importlib.util.find_spec("triton") is None, reason="triton not installed (pip install -e '.[test]')"
+)
 def test_a_triton_cache_with_nvidia_and_amd_kernels_lists_both(qtbot, window, tmp_path):
     built = tmp_path / "built"
-    subprocess.run([sys.executable, "-m", "tests.importers.amd.triton_build", str(built),
-                    json.dumps([["add_kernel", "gfx942", 64, {"num_warps": 4}]])], check=True, capture_output=True,
-                   cwd=ROOT)  # fmt: skip
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.importers.amd.triton_build",
+            str(built),
+            json.dumps([["add_kernel", "gfx942", 64, {"num_warps": 4}]]),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
+    )
     mixed = tmp_path / "mixed"
     shutil.copytree(ROOT / "tests" / "data" / "importers" / "triton" / "cache", mixed)
     for folder in built.iterdir():

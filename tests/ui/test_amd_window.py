@@ -44,14 +44,21 @@ def choose_device(qtbot, window, text: str) -> None:
 
 def card(window) -> tuple[str, ...]:
     s = window.amd.summary
-    return (s.percents[0].text(), *(plain(line.text()) for line in s.lines[:2]), s.percents[1].text(),
-            *(plain(line.text()) for line in s.lines[2:]), s.explanation.text())  # fmt: skip
+    return (
+        s.percents[0].text(),
+        *(plain(line.text()) for line in s.lines[:2]),
+        s.percents[1].text(),
+        *(plain(line.text()) for line in s.lines[2:]),
+        s.explanation.text(),
+    )
 
 
 def table(window) -> dict[str, tuple[str, str]]:
     model = window.amd.table_model
-    return {model.display_text(r, 0).lstrip("★ "): (model.display_text(r, 1), model.display_text(r, 2))
-            for r in range(model.rowCount())}  # fmt: skip
+    return {
+        model.display_text(r, 0).lstrip("★ "): (model.display_text(r, 1), model.display_text(r, 2))
+        for r in range(model.rowCount())
+    }
 
 
 def type_inputs(qtbot, window, **values: str) -> None:
@@ -83,19 +90,39 @@ def test_the_mi300x_worked_case_typed_in(qtbot, window):
 @pytest.mark.parametrize(
     "device, typed, choices, first, second",
     [
-        ("RX 7900 XTX", dict(threads="256", vgprs="96", sgprs="40"), {}, "8 blocks · 64 of 64 waves per WGP",
-         "grid 384"),
-        ("RX 7900 XTX", dict(threads="256", vgprs="96", sgprs="40"), {"wave_size": 2}, "8 blocks · 32 of 64 waves per WGP",
-         "grid 384"),
-        ("RX 7900 XTX", dict(threads="256", vgprs="96", sgprs="40"), {"wgp_mode": 2}, "4 blocks · 32 of 32 waves per CU",
-         "grid 384"),
-        ("RX 7900 XTX", dict(threads="128", vgprs="64", lds="48 KiB"), {}, "1 block · 4 of 64 waves per WGP",
-         "Limited by LDS · grid 48"),
+        (
+            "RX 7900 XTX",
+            dict(threads="256", vgprs="96", sgprs="40"),
+            {},
+            "8 blocks · 64 of 64 waves per WGP",
+            "grid 384",
+        ),
+        (
+            "RX 7900 XTX",
+            dict(threads="256", vgprs="96", sgprs="40"),
+            {"wave_size": 2},
+            "8 blocks · 32 of 64 waves per WGP",
+            "grid 384",
+        ),
+        (
+            "RX 7900 XTX",
+            dict(threads="256", vgprs="96", sgprs="40"),
+            {"wgp_mode": 2},
+            "4 blocks · 32 of 32 waves per CU",
+            "grid 384",
+        ),
+        (
+            "RX 7900 XTX",
+            dict(threads="128", vgprs="64", lds="48 KiB"),
+            {},
+            "1 block · 4 of 64 waves per WGP",
+            "Limited by LDS · grid 48",
+        ),
         ("MI250X", dict(threads="1024", vgprs="512", sgprs="96"), {}, "0 blocks · 0 of 32 waves per CU", "grid 110"),
         ("MI300X", dict(threads="1025", vgprs="128"), {}, "0 blocks", "Limited by block size (1025 > 1024) · grid 0"),
     ],
     ids=["wave32", "wave64", "cu-mode", "lds", "mi250x", "1025-threads"],
-)  # fmt: skip
+)
 def test_worked_cases_on_the_card(qtbot, window, device, typed, choices, first, second):
     choose_device(qtbot, window, device)
     type_inputs(qtbot, window, **typed)
@@ -123,8 +150,16 @@ def test_fields_shown_are_the_targets(qtbot, window):
     def shown() -> set[str]:
         return {n for n, label in panel.labels.items() if label.isVisible()}
 
-    common = {"threads", "vgprs", "sgprs", "lds", "dynamic_smem", "max_flat_workgroup_size", "waves_per_eu",
-              "allocated_vgprs"}  # fmt: skip
+    common = {
+        "threads",
+        "vgprs",
+        "sgprs",
+        "lds",
+        "dynamic_smem",
+        "max_flat_workgroup_size",
+        "waves_per_eu",
+        "allocated_vgprs",
+    }
     assert shown() == common | {"agprs"}  # gfx908: a separate AGPR file; wave64 only; no WGPs
     choose_device(qtbot, window, "RX 7900 XTX")
     assert shown() == common | {"wave_size", "wgp_mode"}
@@ -176,8 +211,10 @@ def test_invalid_typed_text_is_shown_invalid_never_applied(qtbot, window):
     assert window.session.inputs == before and "the results keep 32" in panel.errors["vgprs"].text()
     edit = panel.editors["waves_per_eu"]
     commit_text(qtbot, edit, "6, 2")
-    assert window.session.inputs.waves_per_eu is None and "the minimum 6 is above the maximum 2" in \
-        panel.errors["waves_per_eu"].text()  # fmt: skip
+    assert (
+        window.session.inputs.waves_per_eu is None
+        and "the minimum 6 is above the maximum 2" in panel.errors["waves_per_eu"].text()
+    )
     commit_text(qtbot, edit, "2, 6")
     assert window.session.inputs.waves_per_eu == (2, 6) and not panel.errors["waves_per_eu"].isVisible()
     commit_text(qtbot, panel.spins["max_flat_workgroup_size"], "2048")
@@ -304,8 +341,8 @@ def test_the_report_of_an_amd_device(qtbot, window, tmp_path):
     type_inputs(qtbot, window, vgprs="128", sgprs="96", lds="16 KiB")
     flush_all(window)
     html = window.session_io.export_to(tmp_path / "r.html").read_text()
-    assert "HIP runtime: blocks per CU</th><td data-key=\"hip_blocks\">4<" in html
-    assert "Compiler (LLVM): waves per SIMD</th><td data-key=\"llvm_waves\">4 of 8<" in html
+    assert 'HIP runtime: blocks per CU</th><td data-key="hip_blocks">4<' in html
+    assert 'Compiler (LLVM): waves per SIMD</th><td data-key="llvm_waves">4 of 8<' in html
     csv_text = window.session_io.export_to(tmp_path / "r.csv").read_text().splitlines()
     assert csv_text[0] == "rule,limit,binding,value,unit,requested,allocated,capacity,calculation"
     assert any(line.startswith("hip_runtime,vgprs,yes,4,blocks") for line in csv_text)
@@ -362,11 +399,35 @@ def test_the_command_line_opens_the_window_on_an_amd_device(qtbot, tmp_path):
     import subprocess
     import sys
 
-    env = {"QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path),
-           "XDG_DATA_HOME": str(tmp_path), "HOME": str(tmp_path)}  # fmt: skip
-    proc = subprocess.run([sys.executable, "-m", "occupancy_gui", "--device", "MI300X", "--threads", "512",
-                           "--vgprs", "128", "--sgprs", "96", "--lds", "16KiB",
-                           "--print-state"], capture_output=True, text=True, timeout=120, env={**os.environ, **env})  # fmt: skip
+    env = {
+        "QT_QPA_PLATFORM": "offscreen",
+        "XDG_CONFIG_HOME": str(tmp_path),
+        "XDG_CACHE_HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path),
+        "HOME": str(tmp_path),
+    }
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "occupancy_gui",
+            "--device",
+            "MI300X",
+            "--threads",
+            "512",
+            "--vgprs",
+            "128",
+            "--sgprs",
+            "96",
+            "--lds",
+            "16KiB",
+            "--print-state",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **env},
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     state = json.loads(proc.stdout)
     assert state["occupancy_session"] == 2 and state["device"] == "AMD Instinct MI300X"
@@ -406,7 +467,9 @@ def test_compare_holds_the_figures_of_the_targets_fields(qtbot, window):
     window.compare.dock.show()
     settle(qtbot, window)
     model = window.compare.model
-    labels = {model.index(r, 0).data(): (model.index(r, 1).data(), model.index(r, 2).data()) for r in range(model.rowCount())}
+    labels = {
+        model.index(r, 0).data(): (model.index(r, 1).data(), model.index(r, 2).data()) for r in range(model.rowCount())
+    }
     assert labels["Device"] == ("AMD Instinct MI300X", "AMD Instinct MI100") and labels["Dynamic LDS"] == ("0 B", "0 B")
     assert labels["AGPRs per lane (gfx908)"] == ("—", "0")  # MI100's separate AGPR file; MI300X has none to show
     assert "Wave size" not in labels and "Registers per thread" not in labels

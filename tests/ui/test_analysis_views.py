@@ -141,8 +141,14 @@ def test_clicking_a_cell_moves_the_inputs(qtbot, window, which):
 
 def test_no_view_recreates_its_items(qtbot, window):
     heat = show_dock(qtbot, window, "heatmap")
-    items = [heat.registers.image, heat.registers.outline, heat.registers.marker, *heat.registers.labels,
-             heat.shared_memory.image, heat.color_bar]  # fmt: skip
+    items = [
+        heat.registers.image,
+        heat.registers.outline,
+        heat.registers.marker,
+        *heat.registers.labels,
+        heat.shared_memory.image,
+        heat.color_bar,
+    ]
     scene_items = set(heat.scene().items())
     waves = show_dock(qtbot, window, "waves")
     bars, wave_items = waves.bars, set(waves.plot.scene().items())
@@ -153,8 +159,14 @@ def test_no_view_recreates_its_items(qtbot, window):
         settle(qtbot, window)
         for name in ("advisor", "heatmap", "waves"):
             show_dock(qtbot, window, name)
-    assert [heat.registers.image, heat.registers.outline, heat.registers.marker, *heat.registers.labels,
-            heat.shared_memory.image, heat.color_bar] == items  # fmt: skip
+    assert [
+        heat.registers.image,
+        heat.registers.outline,
+        heat.registers.marker,
+        *heat.registers.labels,
+        heat.shared_memory.image,
+        heat.color_bar,
+    ] == items
     assert set(heat.scene().items()) == scene_items
     assert waves.bars is bars and bars in waves.cell.items and set(waves.plot.scene().items()) == wave_items
     assert (advisor.ranking_model, advisor.cliffs_model, advisor.headroom_model, advisor.ranking.model()) == models

@@ -10,8 +10,20 @@ from occupancy_gui.__main__ import main
 
 def test_screenshot_writes_a_non_blank_png(qapp, tmp_path, capsys):
     out = tmp_path / "shot.png"
-    status = main(["--device", "sm_100", "--threads", "256", "--registers", "64", "--static-smem", "24KiB",
-                   "--screenshot", str(out)])  # fmt: skip
+    status = main(
+        [
+            "--device",
+            "sm_100",
+            "--threads",
+            "256",
+            "--registers",
+            "64",
+            "--static-smem",
+            "24KiB",
+            "--screenshot",
+            str(out),
+        ]
+    )
     assert status == 0, capsys.readouterr().err
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1400, 900)
@@ -21,9 +33,16 @@ def test_screenshot_writes_a_non_blank_png(qapp, tmp_path, capsys):
 
 @pytest.mark.parametrize(
     "argv",
-    [["--threads", "abc"], ["--threads", "0"], ["--registers", "-1"], ["--static-smem", "12 parsecs"],
-     ["--device", "no such gpu"], ["--bogus"], ["a", "b"]],
-)  # fmt: skip
+    [
+        ["--threads", "abc"],
+        ["--threads", "0"],
+        ["--registers", "-1"],
+        ["--static-smem", "12 parsecs"],
+        ["--device", "no such gpu"],
+        ["--bogus"],
+        ["a", "b"],
+    ],
+)
 def test_bad_arguments_exit_2_with_one_line(qapp, argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err

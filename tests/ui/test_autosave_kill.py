@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow,  # real app processes started, killed and restarted: ~10 s
-              pytest.mark.skipif(sys.platform == "win32", reason="kill -9 is POSIX")]
+pytestmark = [
+    pytest.mark.slow,  # real app processes started, killed and restarted: ~10 s
+    pytest.mark.skipif(sys.platform == "win32", reason="kill -9 is POSIX"),
+]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -31,10 +33,16 @@ def _env(tmp_path: Path) -> dict[str, str]:
     for name in ("config", "data", "cache", "runtime"):
         (home / name).mkdir(parents=True, exist_ok=True)
     (home / "runtime").chmod(0o700)
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"),
-               XDG_CACHE_HOME=str(home / "cache"), XDG_RUNTIME_DIR=str(home / "runtime"),
-               QT_QPA_PLATFORM="offscreen", OCCUPANCY_GUI_PROFILE_DIR=str(home / "profiles"),
-               PYTHONPATH=str(REPO))  # fmt: skip
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_DATA_HOME=str(home / "data"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        XDG_RUNTIME_DIR=str(home / "runtime"),
+        QT_QPA_PLATFORM="offscreen",
+        OCCUPANCY_GUI_PROFILE_DIR=str(home / "profiles"),
+        PYTHONPATH=str(REPO),
+    )
     return env
 
 
@@ -49,9 +57,13 @@ def _recovery_files(env: dict[str, str]) -> list[Path]:
 def _start_editing(env: dict[str, str], edit: str, cwd: Path, **extra: str) -> subprocess.Popen:
     """A real window that makes ``edit`` once its event loop runs; returns when its recovery file holds it."""
     before = set(_recovery_files(env))
-    proc = subprocess.Popen([sys.executable, "-m", "occupancy_gui", "--device", "sm_90"],
-                            env={**env, "OCCUPANCY_GUI_TEST_EDIT": edit, **extra}, cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "occupancy_gui", "--device", "sm_90"],
+        env={**env, "OCCUPANCY_GUI_TEST_EDIT": edit, **extra},
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 30
     threads = edit.split(",")[0].split("=")[1]
     while proc.poll() is None and time.monotonic() < deadline:
@@ -79,8 +91,14 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 def _print_state(env: dict[str, str], cwd: Path) -> dict:
-    run = subprocess.run([sys.executable, "-m", "occupancy_gui", "--print-state"], env=env, cwd=cwd,
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-m", "occupancy_gui", "--print-state"],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 
@@ -100,8 +118,14 @@ def test_autosave_survives_kill_9(tmp_path):
         assert _recovery_files(env) == [autosave]
 
     # A real run takes it over and removes it when it exits cleanly.
-    subprocess.run([sys.executable, "-m", "occupancy_gui"], env={**env, "OCCUPANCY_GUI_QUIT_AFTER": "500"},
-                   cwd=tmp_path, capture_output=True, timeout=60, check=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "occupancy_gui"],
+        env={**env, "OCCUPANCY_GUI_QUIT_AFTER": "500"},
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
     assert _recovery_files(env) == []
     assert "Restored" not in _print_state(env, tmp_path)["window"]["status"]  # nothing left to restore
 

@@ -132,8 +132,9 @@ def test_save_open_round_trip_with_pinned_a_and_recent(qtbot, tmp_path, catalog,
     other.session_io.show_error_dialogs = False
     other.session_io.autosave_enabled = False
     assert other.session_io.open_path(path)
-    assert other.session.inputs == Inputs(device="H100 SXM5", threads=384, registers=40, static_smem=24 * 1024,
-                                          dynamic_smem=2048)  # fmt: skip
+    assert other.session.inputs == Inputs(
+        device="H100 SXM5", threads=384, registers=40, static_smem=24 * 1024, dynamic_smem=2048
+    )
     assert other.compare.pinned_inputs == Inputs(device="sm_86", threads=128, registers=64)
     assert not other.session_io.modified and "one.occsession —" in other.windowTitle()
     assert other.session_io.recent == [str(path.resolve())]
@@ -284,10 +285,19 @@ def test_corrupt_settings_fall_back_to_defaults(qtbot, isolated_settings, catalo
     from occupancy_gui.ui.support.settings import load_inputs
 
     settings = QSettings()
-    for key, value in (("inputs/device", "no such gpu"), ("inputs/threads", "lots"), ("inputs/registers", [1, 2]),
-                       ("inputs/max_dynamic_smem", "x"), ("inputs/cache_config", "99"), ("inputs/barriers", "3"),
-                       ("window/geometry", "not bytes"), ("window/window_state", 17), ("view/plot_mode", [1]),
-                       (RECENT_KEY, {"a": 1}), (PENDING_KEY, "maybe")):  # fmt: skip
+    for key, value in (
+        ("inputs/device", "no such gpu"),
+        ("inputs/threads", "lots"),
+        ("inputs/registers", [1, 2]),
+        ("inputs/max_dynamic_smem", "x"),
+        ("inputs/cache_config", "99"),
+        ("inputs/barriers", "3"),
+        ("window/geometry", "not bytes"),
+        ("window/window_state", 17),
+        ("view/plot_mode", [1]),
+        (RECENT_KEY, {"a": 1}),
+        (PENDING_KEY, "maybe"),
+    ):
         settings.setValue(key, value)
     settings.sync()
     assert load_inputs(QSettings(), catalog) == {"barriers": 3}

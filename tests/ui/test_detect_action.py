@@ -29,8 +29,10 @@ def test_detected_gpu_is_saved_and_selected(qtbot, window):
     assert session.inputs.device == "NVIDIA H200 [detected]"
     assert session.profile.user and session.profile.sm_count == 132
     assert session.catalog.get("NVIDIA H200 [detected #1]").user
-    assert sorted(p.name for p in user_profile_dir().iterdir()) == ["detected_nvidia_h200_0.yaml",
-                                                                    "detected_nvidia_h200_1.yaml"]  # fmt: skip
+    assert sorted(p.name for p in user_profile_dir().iterdir()) == [
+        "detected_nvidia_h200_0.yaml",
+        "detected_nvidia_h200_1.yaml",
+    ]
     assert "NVIDIA H200" in window.statusBar().currentMessage()
     assert detect.action.isEnabled()
     selector = window.device_panel.selector  # the drop-down lists the detected GPUs and shows the new one

@@ -37,8 +37,8 @@ def shown_names(view) -> list[str]:
 def test_columns_come_from_the_schema_and_the_facts():
     headers = [c.header.replace("\n", " ") for c in COLUMNS]
     assert headers[:3] == ["CC", "Architecture", "SMs"]
-    assert headers[3:3 + len(LIMIT_FIELDS)] == [f.label for f in LIMIT_FIELDS]
-    assert headers[3 + len(LIMIT_FIELDS):] == [s.label for s in FACT_SPECS]
+    assert headers[3 : 3 + len(LIMIT_FIELDS)] == [f.label for f in LIMIT_FIELDS]
+    assert headers[3 + len(LIMIT_FIELDS) :] == [s.label for s in FACT_SPECS]
 
 
 def test_values_and_their_sources(qtbot, window):
@@ -46,7 +46,9 @@ def test_values_and_their_sources(qtbot, window):
     model = view.model
     row = model.row_of("H100 SXM5")
     regs = model.index(row, column("Registers per SM"))
-    assert regs.data() == "65,536" and "test source for regs_per_multiprocessor" in regs.data(Qt.ItemDataRole.ToolTipRole)
+    assert regs.data() == "65,536" and "test source for regs_per_multiprocessor" in regs.data(
+        Qt.ItemDataRole.ToolTipRole
+    )
     smem = model.index(row, column("Shared memory per SM"))
     assert smem.data() == "228 KiB" and "233,472 bytes" in smem.data(Qt.ItemDataRole.ToolTipRole)
     slots = model.index(row, column("Block slots per SM"))
@@ -54,7 +56,9 @@ def test_values_and_their_sources(qtbot, window):
     assert "cudaOccMaxBlocksPerMultiprocessor" in slots.data(Qt.ItemDataRole.ToolTipRole)
     assert REFERENCE_HEADER in slots.data(Qt.ItemDataRole.ToolTipRole)
     configs = model.index(row, column("Shared memory configurations (carveout sizes)"))
-    assert configs.data() == "0 B–228 KiB (10 sizes)" and "196 KiB, 228 KiB" in configs.data(Qt.ItemDataRole.ToolTipRole)
+    assert configs.data() == "0 B–228 KiB (10 sizes)" and "196 KiB, 228 KiB" in configs.data(
+        Qt.ItemDataRole.ToolTipRole
+    )
     kepler = model.row_of("sm_35")
     assert model.index(kepler, column("SMs")).data() == "—"
     assert model.index(kepler, column("Block barriers per SM")).data() == "—"  # not counted before CC 9.0

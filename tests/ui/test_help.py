@@ -116,8 +116,18 @@ def test_terms_page(qtbot, window):
     text = dialog.browser.toPlainText()
     for term in TERMS:
         assert term.title in text
-    for needed in ("first-pass estimate", "binding limit", "carveout", "barriers", "1 KiB", "__launch_bounds__",
-                   "required block size", "min blocks per SM", "achieved occupancy", "wave"):  # fmt: skip
+    for needed in (
+        "first-pass estimate",
+        "binding limit",
+        "carveout",
+        "barriers",
+        "1 KiB",
+        "__launch_bounds__",
+        "required block size",
+        "min blocks per SM",
+        "achieved occupancy",
+        "wave",
+    ):
         assert needed.casefold() in text.casefold(), needed
     dialog.show_term("utilization")
     assert dialog.browser.verticalScrollBar().value() > 0

@@ -18,7 +18,9 @@ def test_ctrl_z_undoes_a_typed_edit_even_with_the_focus_in_the_box(qtbot, window
     qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert window.session.inputs.registers == 64
     qtbot.waitUntil(lambda: spin.value() == 64, timeout=3000)
-    qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(
+        spin.lineEdit(), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
     assert window.session.inputs.registers == 40
     qtbot.waitUntil(lambda: spin.value() == 40 and not window.history.redo_action.isEnabled(), timeout=3000)
 
@@ -39,9 +41,16 @@ def test_a_wheel_burst_is_one_step(qtbot, window):
     spin.setFocus()  # the wheel edits the field that has the focus only
     qtbot.waitUntil(spin.hasFocus, timeout=3000)
     for _ in range(5):
-        event = QWheelEvent(QPointF(5, 5), QPointF(spin.mapToGlobal(QPoint(5, 5))), QPoint(0, 0), QPoint(0, 120),
-                            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase,
-                            False)  # fmt: skip
+        event = QWheelEvent(
+            QPointF(5, 5),
+            QPointF(spin.mapToGlobal(QPoint(5, 5))),
+            QPoint(0, 0),
+            QPoint(0, 120),
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+            Qt.ScrollPhase.NoScrollPhase,
+            False,
+        )
         QApplication.sendEvent(spin, event)
     assert window.session.inputs.registers == 69
     qtbot.waitUntil(lambda: not window.history.wheel.open, timeout=3000)
@@ -66,7 +75,9 @@ def test_new_open_and_quit_ask_before_losing_changes(qtbot, window, monkeypatch,
     io.new_action.trigger()
     assert saved.is_file() and "registers: 40" in saved.read_text()  # saved, then the new session
     assert window.session.inputs.registers != 40 and not io.modified
-    monkeypatch.setattr(SessionIO, "ask_save_changes", lambda self, doing: unsaved_changes_discarded.append(doing) or "discard")
+    monkeypatch.setattr(
+        SessionIO, "ask_save_changes", lambda self, doing: unsaved_changes_discarded.append(doing) or "discard"
+    )
     window.session.replace(registers=48)
     qtbot.waitUntil(lambda: io.modified, timeout=3000)
     window.close()
@@ -131,9 +142,16 @@ def test_new_session_keeps_no_kernel_chosen(qtbot, window, unsaved_changes_disca
 
 def _wheel(widget, notches=1):
     centre = QPointF(widget.rect().center())
-    event = QWheelEvent(centre, QPointF(widget.mapToGlobal(widget.rect().center())), QPoint(0, 0),
-                        QPoint(0, 120 * notches), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
-                        Qt.ScrollPhase.NoScrollPhase, False)  # fmt: skip
+    event = QWheelEvent(
+        centre,
+        QPointF(widget.mapToGlobal(widget.rect().center())),
+        QPoint(0, 0),
+        QPoint(0, 120 * notches),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
     QApplication.sendEvent(widget, event)
     return event
 

@@ -60,14 +60,25 @@ def rows(panel):
     out = []
     for r in range(proxy.rowCount()):
         cells = [proxy.index(r, c).data() for c in range(proxy.columnCount())]
-        out.append((proxy.index(r, NAME).data(NAME_ROLE), cells[1], cells[REGISTERS], cells[STATIC_SMEM],
-                    cells[SPILLS], cells[BARRIERS]))  # fmt: skip
+        out.append(
+            (
+                proxy.index(r, NAME).data(NAME_ROLE),
+                cells[1],
+                cells[REGISTERS],
+                cells[STATIC_SMEM],
+                cells[SPILLS],
+                cells[BARRIERS],
+            )
+        )
     return out
 
 
 def select(panel, name, arch):
-    row = next(r for r in range(panel.proxy.rowCount())
-               if panel.proxy.index(r, NAME).data(NAME_ROLE) == name and panel.proxy.index(r, 1).data() == arch)  # fmt: skip
+    row = next(
+        r
+        for r in range(panel.proxy.rowCount())
+        if panel.proxy.index(r, NAME).data(NAME_ROLE) == name and panel.proxy.index(r, 1).data() == arch
+    )
     panel.view.selectRow(row)  # as a click does: through the view's selection model
 
 
@@ -80,7 +91,7 @@ def select(panel, name, arch):
         ("a_sm80.cubin.cuobjdump.txt", 4, ("_Z14named_barriersPf", "unknown", "16", "512 B", "—", "—")),
         ("b_resource_usage.log", 9, ("_Z11local_arrayP4Pairi", "sm_90", "37", "0 B", "0 / 0", "0")),
     ],
-)  # fmt: skip
+)
 def test_each_format_fills_the_table(qtbot, window, panel, file, count, expect):
     load(qtbot, panel, GEN / file)
     table = rows(panel)
@@ -114,9 +125,12 @@ def test_rows_match_the_importer_and_the_engine(qtbot, window, panel):
     device, threads = window.session.device, window.session.inputs.threads
     for i, rec in enumerate(records):
         block = rec.max_threads or threads
-        func = FunctionAttributes(num_regs=rec.registers, shared_size_bytes=rec.static_smem,
-                                  num_block_barriers=rec.barriers if rec.barriers is not None else 1,
-                                  max_threads_per_block=rec.max_threads or FunctionAttributes(0).max_threads_per_block)
+        func = FunctionAttributes(
+            num_regs=rec.registers,
+            shared_size_bytes=rec.static_smem,
+            num_block_barriers=rec.barriers if rec.barriers is not None else 1,
+            max_threads_per_block=rec.max_threads or FunctionAttributes(0).max_threads_per_block,
+        )
         try:
             expected = compute_occupancy(device, func, Launch(block), window.session.device_state).occupancy
         except OccupancyError:
@@ -133,8 +147,11 @@ def test_occupancy_column_is_vectorised_per_distinct_kernel(catalog):
     for block in (32, 256, 1024, 2048):
         occ = occupancy_column(table, device, DeviceState(), block).occupancy
         for i in range(len(table)):
-            func = FunctionAttributes(num_regs=int(table.registers[i]), shared_size_bytes=int(table.static_smem[i]),
-                                      num_block_barriers=max(int(table.barriers[i]), 0) if table.barriers[i] >= 0 else 1)
+            func = FunctionAttributes(
+                num_regs=int(table.registers[i]),
+                shared_size_bytes=int(table.static_smem[i]),
+                num_block_barriers=max(int(table.barriers[i]), 0) if table.barriers[i] >= 0 else 1,
+            )
             try:
                 expected = compute_occupancy(device, func, Launch(block)).occupancy
             except OccupancyError:
@@ -239,8 +256,10 @@ def test_the_imports_own_notes_are_counted_and_shown(qtbot, tmp_path, window, pa
     """Notes the importer gives (skipped entries, assumptions) reach the window: counted beside the
     kernels, read in the count's tooltip and named in the status bar; a file without any shows none."""
     dump = tmp_path / "usage.txt"
-    dump.write_text("\nFatbin elf code:\n================\narch = sm_90a\n\nResource usage:\n Common:\n  GLOBAL:0\n"
-                    " Function _Z8own_smemPf:\n  REG:10 STACK:0 SHARED:2048 LOCAL:0 CONSTANT[0]:536\n")
+    dump.write_text(
+        "\nFatbin elf code:\n================\narch = sm_90a\n\nResource usage:\n Common:\n  GLOBAL:0\n"
+        " Function _Z8own_smemPf:\n  REG:10 STACK:0 SHARED:2048 LOCAL:0 CONSTANT[0]:536\n"
+    )
     load(qtbot, panel, dump)
     assert panel.count_label.text() == "1 kernel · 1 note"
     assert "relocatable (-rdc)" in panel.count_label.toolTip()
@@ -325,11 +344,13 @@ def _drag(window, path: Path, kind):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(path))])
     if kind is QDropEvent:
-        event = QDropEvent(QPointF(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
-                           Qt.KeyboardModifier.NoModifier)  # fmt: skip
+        event = QDropEvent(
+            QPointF(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier
+        )
     else:
-        event = QDragEnterEvent(QPoint(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
-                                Qt.KeyboardModifier.NoModifier)  # fmt: skip
+        event = QDragEnterEvent(
+            QPoint(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier
+        )
     event.setAccepted(False)
     QApplication.sendEvent(window, event)
     return event
@@ -438,8 +459,10 @@ def test_what_an_import_could_not_tell_is_said_in_the_table(qtbot, tmp_path, pan
 def test_a_stack_that_cannot_be_bounded_reads_unknown(qtbot, window, panel):
     from occupancy_gui.importers import KernelRecord
 
-    records = [KernelRecord(name="_Z7recursei", arch="sm_90", registers=32, stack_bytes=None),
-               KernelRecord(name="_Z5plainv", arch="sm_90", registers=16, stack_bytes=64)]
+    records = [
+        KernelRecord(name="_Z7recursei", arch="sm_90", registers=32, stack_bytes=None),
+        KernelRecord(name="_Z5plainv", arch="sm_90", registers=16, stack_bytes=64),
+    ]
     table = KernelTable.from_records("x", records)
     panel.model.set_table(table, None, 256)
     cells = [panel.model.index(r, LOCAL).data() for r in range(2)]

@@ -64,10 +64,12 @@ def test_only_the_import_that_opens_the_dock_waits_for_the_repaint(qtbot, tmp_pa
     import occupancy_gui.ui.kernels.import_tasks as module
 
     log = tmp_path / "a.log"
-    log.write_text("ptxas info    : Compiling entry function 'k' for 'sm_80'\n"
-                   "ptxas info    : Function properties for k\n"
-                   "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
-                   "ptxas info    : Used 10 registers, 380 bytes cmem[0]\n")
+    log.write_text(
+        "ptxas info    : Compiling entry function 'k' for 'sm_80'\n"
+        "ptxas info    : Function properties for k\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 10 registers, 380 bytes cmem[0]\n"
+    )
     settles = []
     original = module.import_task
 

@@ -46,8 +46,11 @@ def test_a_kernel_with_launch_bounds_carries_them_and_the_curve_shows_cannot_lau
     assert plot.drawn_value_at(200) == 0 and plot.drawn_value_at(100) > 0
     assert "cannot launch" in plot.describe(300)[2]
     # Local memory is shown for a cubin, in the table next to registers and under the register field.
-    row = next(r for r in range(panel.proxy.rowCount())
-               if panel.proxy.index(r, NAME).data(NAME_ROLE) == "_Z11local_arrayP4Pairi")  # fmt: skip
+    row = next(
+        r
+        for r in range(panel.proxy.rowCount())
+        if panel.proxy.index(r, NAME).data(NAME_ROLE) == "_Z11local_arrayP4Pairi"
+    )
     assert panel.proxy.index(row, LOCAL).data() == "400 B"
     assert "400 B per thread" in window.kernel_panel.spill_note.text()
     # Another kernel without a bound lifts it.
@@ -96,15 +99,24 @@ def test_heat_maps_and_advisor_respect_the_bound(qtbot, window):
     settle(qtbot, window)
     grid = heat.registers.grid
     assert (grid.active_blocks[grid.block_sizes > 128] == 0).all() and grid.active_blocks[grid.block_sizes <= 128].any()
-    assert "cannot launch: above the kernel's launch bound of 128" in heat.registers.describe(QPointF(512, 32), "registers")
+    assert "cannot launch: above the kernel's launch bound of 128" in heat.registers.describe(
+        QPointF(512, 32), "registers"
+    )
     advisor = show_dock(qtbot, window, "advisor")
     settle(qtbot, window)
     suggestion = advisor.advice.block_size.suggestion
     assert suggestion is not None and suggestion.block_size <= 128
 
 
-TRITON_ADD = (Path(__file__).resolve().parents[1] / "data" / "importers" / "triton" / "cache"
-              / "LN5HH7MKGKLXQ6TXKXE7VY3X6ZSLEGKJAQOZLOWTZ7F553PNRSWQ" / "add_kernel.cubin")  # fmt: skip
+TRITON_ADD = (
+    Path(__file__).resolve().parents[1]
+    / "data"
+    / "importers"
+    / "triton"
+    / "cache"
+    / "LN5HH7MKGKLXQ6TXKXE7VY3X6ZSLEGKJAQOZLOWTZ7F553PNRSWQ"
+    / "add_kernel.cubin"
+)
 
 
 def test_a_required_block_size_is_the_only_one_the_window_launches(qtbot, window):
@@ -120,7 +132,9 @@ def test_a_required_block_size_is_the_only_one_the_window_launches(qtbot, window
     kernel = window.kernel_panel
     qtbot.waitUntil(lambda: kernel.spins["required_block_size"].text() == "64", timeout=3000)
     commit_text(qtbot, kernel.spins["threads"], "128")  # refused, with the reason under the field
-    assert s.inputs.threads == 64 and "not the kernel's required block size of 64" in kernel.fields["threads"].error.text()
+    assert (
+        s.inputs.threads == 64 and "not the kernel's required block size of 64" in kernel.fields["threads"].error.text()
+    )
     settle(qtbot, window)
     plot = window.plots.plots["threads"]
     assert plot.cannot_launch.isVisible() and plot.cannot_launch_below.isVisible()
@@ -131,8 +145,11 @@ def test_a_required_block_size_is_the_only_one_the_window_launches(qtbot, window
     qtbot.addWidget(heat)
     grid = heat.registers.grid
     assert grid is not None
-    names = {heat.registers.labels[k].toPlainText() for k in range(len(heat.registers.labels))
-             if heat.registers.labels[k].isVisible()}  # fmt: skip
+    names = {
+        heat.registers.labels[k].toPlainText()
+        for k in range(len(heat.registers.labels))
+        if heat.registers.labels[k].isVisible()
+    }
     assert "cannot launch" in names and "no block fits" not in names
     # A cell at 128 threads and 40 registers (view coordinates), and one at the required size.
     assert "requires exactly 64 threads" in heat.registers.describe(QPointF(128, 40), "registers")

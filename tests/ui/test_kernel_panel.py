@@ -37,9 +37,14 @@ def test_widget_drives_session_with_one_recompute(panel, session, field, value):
 
 @pytest.mark.parametrize(
     ("field", "value", "text"),
-    [("threads", 96, "96"), ("registers", 17, "17"), ("static_smem", 3072, "3 KiB"),
-     ("dynamic_smem", 1000, "1000 B"), ("barriers", 0, "0")],
-)  # fmt: skip
+    [
+        ("threads", 96, "96"),
+        ("registers", 17, "17"),
+        ("static_smem", 3072, "3 KiB"),
+        ("dynamic_smem", 1000, "1000 B"),
+        ("barriers", 0, "0"),
+    ],
+)
 def test_session_drives_widget_without_feedback(panel, session, field, value, text):
     session.replace(**{field: value})
     count = session.recompute_count
@@ -139,9 +144,16 @@ def test_real_wheel_event_steps(qtbot, panel, session):
     spin.setFocus()  # the wheel steps the field that has the focus (see test_the_wheel_scrolls_past_fields...)
     qtbot.waitUntil(spin.hasFocus, timeout=3000)
     centre = QPointF(spin.rect().center())
-    event = QWheelEvent(centre, QPointF(spin.mapToGlobal(spin.rect().center())), QPoint(0, 0), QPoint(0, 120),
-                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase,
-                        False)  # fmt: skip
+    event = QWheelEvent(
+        centre,
+        QPointF(spin.mapToGlobal(spin.rect().center())),
+        QPoint(0, 0),
+        QPoint(0, 120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
     QApplication.sendEvent(spin, event)
     assert session.inputs.barriers == 2
 
@@ -158,12 +170,16 @@ def test_slider_drag_updates_live(qtbot, panel, session):
 
 @pytest.mark.parametrize(
     ("field", "text", "says"),
-    [("threads", "-5", "'-5' is not a whole number"), ("registers", "abc", "'abc' is not a whole number"),
-     ("static_smem", "abc", "'abc' is not a byte size"), ("dynamic_smem", "-1 KiB", "'-1 KiB' is not a byte size"),
-     ("threads", "20000", "out of range (1 to 16384)")],
-)  # fmt: skip
+    [
+        ("threads", "-5", "'-5' is not a whole number"),
+        ("registers", "abc", "'abc' is not a whole number"),
+        ("static_smem", "abc", "'abc' is not a byte size"),
+        ("dynamic_smem", "-1 KiB", "'-1 KiB' is not a byte size"),
+        ("threads", "20000", "out of range (1 to 16384)"),
+    ],
+)
 def test_typed_text_is_shown_as_typed_and_never_applied_as_another_number(qtbot, panel, session, field, text, says):
-    """"-5" threads used to become 5, "abc" in registers vanished and in shared memory left "b": every keystroke
+    """ "-5" threads used to become 5, "abc" in registers vanished and in shared memory left "b": every keystroke
     stays, the text is marked invalid with the reason while typed, and Enter applies nothing."""
     spin = panel.spins[field]
     before = session.inputs

@@ -43,8 +43,9 @@ def loaded(qtbot, window):
 
 AMD_CASE = dict(device="MI300X", threads=256, vgprs=100, sgprs=96, lds=16 * 1024, dynamic_smem=2048)
 """An AMD question whose two answers differ (the explanation is one of the longest the engine gives)."""
-RDNA_CASE = dict(device="RX 7900 XTX", threads=256, vgprs=96, sgprs=40, lds=16 * 1024, dynamic_smem=2048, wave_size=32,
-                 wgp_mode=True)  # fmt: skip
+RDNA_CASE = dict(
+    device="RX 7900 XTX", threads=256, vgprs=96, sgprs=40, lds=16 * 1024, dynamic_smem=2048, wave_size=32, wgp_mode=True
+)
 """The same on RDNA 3: wave32 in WGP mode, whose rows (wave size, WGP mode, WGPs as multiprocessors) CDNA lacks."""
 
 
@@ -112,11 +113,24 @@ def test_no_text_is_cut_in_any_dock(qtbot, loaded, size):
 @pytest.mark.parametrize("docks", ["none", "all"])
 def test_no_text_is_cut_at_a_1_5_scale_factor(size, docks, vendor, tmp_path):
     """``QT_SCALE_FACTOR`` is read when the application starts: a process of its own."""
-    env = {**os.environ, "QT_SCALE_FACTOR": "1.5", "QT_QPA_PLATFORM": "offscreen",
-           "XDG_CONFIG_HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)}  # fmt: skip
+    env = {
+        **os.environ,
+        "QT_SCALE_FACTOR": "1.5",
+        "QT_QPA_PLATFORM": "offscreen",
+        "XDG_CONFIG_HOME": str(tmp_path),
+        "XDG_CACHE_HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path),
+    }
     extra = ["amd"] if vendor == "amd" else []
-    proc = subprocess.run([sys.executable, "-m", "tests.ui.text_fit", size, docks, *extra], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.ui.text_fit", size, docks, *extra],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == ""
 

@@ -24,8 +24,11 @@ def test_seed_example(window):
     assert "registers" in summary.limited_by.text()
     assert "4 blocks, 50 %" in summary.estimate.text()
     assert not window.summary.banner.isVisible()
-    binding = [window.table_model.row(r).limit for r in range(window.table_model.rowCount())
-               if window.table_model.is_binding(r)]  # fmt: skip
+    binding = [
+        window.table_model.row(r).limit
+        for r in range(window.table_model.rowCount())
+        if window.table_model.is_binding(r)
+    ]
     assert binding == [Limit.REGISTERS]
 
 
@@ -39,8 +42,11 @@ def test_fewer_registers_moves_binding_and_curves(qtbot, window, results):
     assert results == [frozenset({"registers"})] and window.session.recompute_count == count + 1
     assert window.summary.occupancy.text() == "100 %"
     assert "warps / threads per SM + registers" in window.summary.limited_by.text()
-    binding = {window.table_model.row(r).limit for r in range(window.table_model.rowCount())
-               if window.table_model.is_binding(r)}  # fmt: skip
+    binding = {
+        window.table_model.row(r).limit
+        for r in range(window.table_model.rowCount())
+        if window.table_model.is_binding(r)
+    }
     assert binding == {Limit.WARPS, Limit.REGISTERS}
     curve = window.session.curves["threads"]
     assert_drawn_matches_engine(threads_plot, curve)
@@ -103,8 +109,7 @@ def test_one_convention_for_counts(qtbot, window):
     """'1 block', '1 warp', never '1 blocks' (a cliff label read "1 blocks ←")."""
     window.session.replace(threads=32, registers=255, static_smem=0)
     settle(qtbot, window)
-    warps_row = next(r for r in range(window.table_model.rowCount())
-                     if window.table_model.row(r).limit == Limit.WARPS)  # fmt: skip
+    warps_row = next(r for r in range(window.table_model.rowCount()) if window.table_model.row(r).limit == Limit.WARPS)
     assert window.table_model.display_text(warps_row, 3) == "1 warp"
     assert window.table_model.display_text(warps_row, 2) == "32 threads"
     window.session.replace(threads=512, registers=64)  # 2 blocks; one thread more leaves 1
@@ -139,14 +144,16 @@ def test_cliff_labels_stay_inside_the_plot_apart_and_beside_their_points(qtbot, 
     """Near 100 % in a short plot a label goes below its point; labels never cover one another, the current point
     or a "cannot launch" region, and each stays on the side of the point it names (it used to flip sides)."""
     window.resize(*size)
-    cases = [dict(device="sm_90", threads=256, registers=32, static_smem=0),
-             dict(device="sm_100", threads=256, registers=64, static_smem=24 * 1024),
-             dict(device="sm_86", threads=96, registers=40, static_smem=4096),
-             dict(device="sm_90", threads=128, registers=8, static_smem=0, max_threads_per_block=128),
-             dict(device="sm_90", threads=1024, registers=16, static_smem=0),
-             dict(device="sm_100", threads=32, registers=255, static_smem=40 * 1024),
-             dict(device="sm_90", threads=64, registers=32, static_smem=0, required_block_size=64),
-             dict(device="H100 SXM5", threads=256, registers=80, static_smem=8448, max_threads_per_block=256)]
+    cases = [
+        dict(device="sm_90", threads=256, registers=32, static_smem=0),
+        dict(device="sm_100", threads=256, registers=64, static_smem=24 * 1024),
+        dict(device="sm_86", threads=96, registers=40, static_smem=4096),
+        dict(device="sm_90", threads=128, registers=8, static_smem=0, max_threads_per_block=128),
+        dict(device="sm_90", threads=1024, registers=16, static_smem=0),
+        dict(device="sm_100", threads=32, registers=255, static_smem=40 * 1024),
+        dict(device="sm_90", threads=64, registers=32, static_smem=0, required_block_size=64),
+        dict(device="H100 SXM5", threads=256, registers=80, static_smem=8448, max_threads_per_block=256),
+    ]
     for case in cases:
         window.session.replace(max_threads_per_block=None, required_block_size=None)
         window.session.replace(**case)
@@ -192,8 +199,13 @@ def test_plot_items_created_once(qtbot, window):
     scene = window.plots.scene()
     items = set(scene.items())
     view_items = {key: list(p.plot.getViewBox().addedItems) for key, p in window.plots.plots.items()}
-    for change in (dict(threads=64), dict(threads=1025), dict(device="sm_86"), dict(registers=200),
-                   dict(device="sm_100", threads=128)):  # fmt: skip
+    for change in (
+        dict(threads=64),
+        dict(threads=1025),
+        dict(device="sm_86"),
+        dict(registers=200),
+        dict(device="sm_100", threads=128),
+    ):
         window.session.replace(**change)
         settle(qtbot, window)
     assert set(scene.items()) == items
@@ -344,8 +356,12 @@ def test_follows_a_dark_palette(qtbot, window, qapp):
 
     old = qapp.palette()
     dark = QPalette(old)
-    for role, colour in ((QPalette.ColorRole.Window, "#202124"), (QPalette.ColorRole.Base, "#181818"),
-                         (QPalette.ColorRole.WindowText, "#e8eaed"), (QPalette.ColorRole.Text, "#e8eaed")):  # fmt: skip
+    for role, colour in (
+        (QPalette.ColorRole.Window, "#202124"),
+        (QPalette.ColorRole.Base, "#181818"),
+        (QPalette.ColorRole.WindowText, "#e8eaed"),
+        (QPalette.ColorRole.Text, "#e8eaed"),
+    ):
         dark.setColor(role, QColor(colour))
     try:
         qapp.setPalette(dark)

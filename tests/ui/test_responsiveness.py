@@ -19,12 +19,14 @@ def write_big_log(path, megabytes: int) -> int:
     lines = []
     for i in range(BLOCK_KERNELS):
         name = f"_ZN6module{i}7kernel{i}ILi{(i % 7) * 32}EEEvPKfPfi"
-        lines += [f"ptxas info    : Compiling entry function '{name}' for 'sm_{80 + (i % 3) * 5}'\n",
-                  f"ptxas info    : Function properties for {name}\n",
-                  f"    {i % 3 * 8} bytes stack frame, {i % 5} bytes spill stores, {i % 5} bytes spill loads\n",
-                  f"ptxas info    : Used {16 + i % 200} registers, used {i % 3} barriers, {(i % 16) * 1024} bytes smem, "
-                  "380 bytes cmem[0]\n",
-                  "[ 42%] Building CUDA object src/CMakeFiles/lib.dir/module.cu.o -O3 -Xptxas -v " + "x" * 200 + "\n"]
+        lines += [
+            f"ptxas info    : Compiling entry function '{name}' for 'sm_{80 + (i % 3) * 5}'\n",
+            f"ptxas info    : Function properties for {name}\n",
+            f"    {i % 3 * 8} bytes stack frame, {i % 5} bytes spill stores, {i % 5} bytes spill loads\n",
+            f"ptxas info    : Used {16 + i % 200} registers, used {i % 3} barriers, {(i % 16) * 1024} bytes smem, "
+            "380 bytes cmem[0]\n",
+            "[ 42%] Building CUDA object src/CMakeFiles/lib.dir/module.cu.o -O3 -Xptxas -v " + "x" * 200 + "\n",
+        ]
     block = "".join(lines).encode()
     repeats = (megabytes << 20) // len(block) + 1
     with open(path, "wb") as fh:
@@ -104,7 +106,7 @@ def test_the_first_import_lays_the_window_out_once(qtbot, tmp_path, window):
     plots.removeEventFilter(watch)
     plots.viewport().removeEventFilter(watch)
     events = "".join(seen)
-    assert "R" in events and "RP" in events and "R" not in events[events.index("RP") + 1:], events
+    assert "R" in events and "RP" in events and "R" not in events[events.index("RP") + 1 :], events
     assert plots.height() < before
     assert panel.count_label.text() and panel.source_label.text().endswith("small.log")
 

@@ -65,12 +65,12 @@ def test_compile_fills_inputs_and_sweep_plots(qtbot, window, view, tmp_path):
 
 def test_saving_the_file_recompiles(qtbot, window, view, tmp_path):
     src = tmp_path / "k.cu"
-    src.write_text("extern \"C\" __global__ void k(float *o) { o[threadIdx.x] = 1.0f; }\n")
+    src.write_text('extern "C" __global__ void k(float *o) { o[threadIdx.x] = 1.0f; }\n')
     _open(qtbot, view, src)
     assert view.kernel_combo.itemText(0) == "k"
     time.sleep(1.1)  # a new mtime second
     with qtbot.waitSignal(view.compiled, timeout=TIMEOUT):
-        src.write_text("extern \"C\" __global__ void renamed(float *o) { o[threadIdx.x] = 2.0f; }\n")
+        src.write_text('extern "C" __global__ void renamed(float *o) { o[threadIdx.x] = 2.0f; }\n')
     assert view.kernel_combo.itemText(0) == "renamed"
 
 
@@ -117,7 +117,10 @@ def test_the_arch_follows_the_selected_device(qtbot, window, view, tmp_path):
         view.open(str(src))
     assert view.follows_device and view.arch_combo.currentText() == "Device's (sm_90)"
     assert {r.arch for r in view.records} == {"sm_90"}
-    assert window.session.inputs.registers == next(r for r in view.records if r.name == view.kernel_combo.currentText()).registers
+    assert (
+        window.session.inputs.registers
+        == next(r for r in view.records if r.name == view.kernel_combo.currentText()).registers
+    )
     assert window.kernel_panel.origin_note.isHidden()  # the device's own arch: nothing to say
     with qtbot.waitSignal(view.compiled, timeout=TIMEOUT):
         window.session.replace(device="sm_86")

@@ -25,8 +25,11 @@ def _folder(name: str, arch: int) -> Path:
 
 
 def _select(panel, name, arch):
-    row = next(r for r in range(panel.proxy.rowCount())
-               if panel.proxy.index(r, NAME).data(NAME_ROLE) == name and panel.proxy.index(r, 1).data() == arch)
+    row = next(
+        r
+        for r in range(panel.proxy.rowCount())
+        if panel.proxy.index(r, NAME).data(NAME_ROLE) == name and panel.proxy.index(r, 1).data() == arch
+    )
     panel.view.selectRow(row)
 
 

@@ -32,8 +32,12 @@ def visible_in_window(window, widget) -> bool:
     if not widget.isVisible() or widget.width() <= 0 or widget.height() <= 0:
         return False
     top_left = widget.mapTo(window, QPoint(0, 0))
-    return (top_left.x() >= 0 and top_left.y() >= 0 and top_left.x() + widget.width() <= window.width()
-            and top_left.y() + widget.height() <= window.height())  # fmt: skip
+    return (
+        top_left.x() >= 0
+        and top_left.y() >= 0
+        and top_left.x() + widget.width() <= window.width()
+        and top_left.y() + widget.height() <= window.height()
+    )
 
 
 @pytest.mark.parametrize("size", [*SIZES, (1024, 700 - ANSWER_MARGIN)])
@@ -56,7 +60,8 @@ def test_the_answer_stays_in_sight_and_plots_readable(qtbot, window, size, docks
     assert visible_in_window(window, area)
     shown = [p.plot.layout for p in window.plots.plots.values() if p.plot.layout.isVisible()]
     assert shown and all(cell.geometry().height() >= MIN_PLOT_HEIGHT - 1 for cell in shown), [
-        c.geometry().height() for c in shown]  # fmt: skip
+        c.geometry().height() for c in shown
+    ]
     assert len(shown) == (1 if area.arrangement == SINGLE else 4)
     assert area.tabs.isVisible() == (area.arrangement == SINGLE)
 
@@ -70,7 +75,8 @@ def test_the_smallest_window_keeps_a_margin_before_the_answer_is_clipped(qtbot, 
     table = window.table
     rows = table.model().rowCount()
     assert table.height() == table.fitting_height() and table.viewport().height() >= table.rowViewportPosition(
-        rows - 1) + table.rowHeight(rows - 1)  # fmt: skip
+        rows - 1
+    ) + table.rowHeight(rows - 1)
     assert window.summary.height() >= window.summary.minimumSizeHint().height()
 
 

@@ -79,7 +79,8 @@ def _label_problem(label: QLabel) -> str | None:
     room = label.contentsRect()
     margin = label.margin() * 2 + label.indent() if label.indent() > 0 else label.margin() * 2
     rich = label.textFormat() == Qt.TextFormat.RichText or (
-        label.textFormat() == Qt.TextFormat.AutoText and QtGui.Qt.mightBeRichText(text))
+        label.textFormat() == Qt.TextFormat.AutoText and QtGui.Qt.mightBeRichText(text)
+    )
     if label.wordWrap():
         needed = label.heightForWidth(label.width())
         if needed > label.height() + SLACK:
@@ -111,7 +112,11 @@ def _label_problem(label: QLabel) -> str | None:
 
 
 def _button_problem(button: QAbstractButton) -> str | None:
-    if not button.text() or isinstance(button, QToolButton) and button.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonIconOnly:
+    if (
+        not button.text()
+        or isinstance(button, QToolButton)
+        and button.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonIconOnly
+    ):
         return None
     hint = button.sizeHint()
     if hint.width() > button.width() + SLACK:
@@ -125,8 +130,9 @@ def _combo_problem(combo: QComboBox) -> str | None:
         return None
     option = QStyleOptionComboBox()
     combo.initStyleOption(option)
-    field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
-                                         QStyle.SubControl.SC_ComboBoxEditField, combo)
+    field = combo.style().subControlRect(
+        QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, combo
+    )
     width = QFontMetrics(combo.font()).horizontalAdvance(text)
     if combo.iconSize().width() and not combo.itemIcon(combo.currentIndex()).isNull():
         width += combo.iconSize().width() + 4
@@ -188,7 +194,8 @@ def _header_problems(header: QHeaderView) -> list[str]:
         lines = str(text).split("\n")
         metrics = QFontMetrics(header.font())
         width = max(metrics.horizontalAdvance(line) for line in lines) + 2 * header.style().pixelMetric(
-            QStyle.PixelMetric.PM_HeaderMargin, option, header)
+            QStyle.PixelMetric.PM_HeaderMargin, option, header
+        )
         if header.isSortIndicatorShown() and header.sortIndicatorSection() == section:
             width += header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize, option, header)
         if width > header.sectionSize(section) + SLACK:
@@ -231,14 +238,18 @@ def _cell_problems(view: QAbstractItemView) -> list[str]:
                 if longest > rect.width() - margin + SLACK:
                     out.append(f"cell ({row}, {column}): a word of {longest} px in {rect.width()} px")
                 if needed.height() > rect.height() + SLACK:
-                    out.append(f"cell ({row}, {column}) '{' '.join(lines)[:40]}': wraps to {needed.height()} px of "
-                               f"height in {rect.height()} px")
+                    out.append(
+                        f"cell ({row}, {column}) '{' '.join(lines)[:40]}': wraps to {needed.height()} px of "
+                        f"height in {rect.height()} px"
+                    )
                 continue
             if rect.width() and width > rect.width() + SLACK:
                 out.append(f"cell ({row}, {column}) '{' '.join(lines)[:40]}': {width} px in {rect.width()} px")
             if rect.height() and m.height() * len(lines) > rect.height() + SLACK:
-                out.append(f"cell ({row}, {column}) '{' '.join(lines)[:40]}': {m.height() * len(lines)} px of height "
-                           f"in {rect.height()} px")
+                out.append(
+                    f"cell ({row}, {column}) '{' '.join(lines)[:40]}': {m.height() * len(lines)} px of height "
+                    f"in {rect.height()} px"
+                )
     return out
 
 
@@ -293,7 +304,7 @@ def _graphics_problems(view: QWidget) -> list[str]:
                 out.append(f"plot label '{text[:40]}' runs outside its plot area")
         texts.append((text, rect, box))
     for i, (a, ra, box_a) in enumerate(texts):
-        for b, rb, box_b in texts[i + 1:]:
+        for b, rb, box_b in texts[i + 1 :]:
             if box_a is box_b and ra.adjusted(SLACK, SLACK, -SLACK, -SLACK).intersects(rb):
                 out.append(f"plot labels '{a[:30]}' and '{b[:30]}' overlap")
     return out
@@ -329,8 +340,11 @@ def cut_texts(root: QWidget, dock: QDockWidget | None = None) -> list[str]:
         problems: list[str] = []
         if isinstance(widget, QLabel):
             problems.append(_label_problem(widget) or "")
-        elif isinstance(widget, QAbstractButton) and widget.parentWidget() is not None and not isinstance(
-                widget.parentWidget(), (QTabBar, QHeaderView)):
+        elif (
+            isinstance(widget, QAbstractButton)
+            and widget.parentWidget() is not None
+            and not isinstance(widget.parentWidget(), (QTabBar, QHeaderView))
+        ):
             problems.append(_button_problem(widget) or "")
         elif isinstance(widget, QComboBox):
             problems.append(_combo_problem(widget) or "")
@@ -358,7 +372,9 @@ def cut_texts(root: QWidget, dock: QDockWidget | None = None) -> list[str]:
             shown = (widget.viewport() if isinstance(widget, QAbstractScrollArea) else widget).visibleRegion()
             seen = shown.boundingRect()
             full = (widget.viewport() if isinstance(widget, QAbstractScrollArea) else widget).rect()
-            if seen.width() < full.width() - SLACK - 1 and not isinstance(widget.parentWidget(), (QTabBar, QHeaderView)):
+            if seen.width() < full.width() - SLACK - 1 and not isinstance(
+                widget.parentWidget(), (QTabBar, QHeaderView)
+            ):
                 problems.append(f"cut at the side by its container: {seen.width()} of {full.width()} px shown")
         found += [f"{_name(widget)}: {p}" for p in problems if p]
     return found

@@ -42,7 +42,10 @@ def vgpr_steps(target: AmdTarget, kernel: AmdKernel) -> list[VgprStep]:
     wave = kernel.resolved_wave_size(target)
     isa = LlvmIsa(target, wave, kernel.resolved_wgp_mode(target))
     steps: list[VgprStep] = []
-    for rule, waves_of in (("hip_runtime", lambda v: _runtime_waves(target, wave, v)), ("compiler", isa.waves_with_vgprs)):
+    for rule, waves_of in (
+        ("hip_runtime", lambda v: _runtime_waves(target, wave, v)),
+        ("compiler", isa.waves_with_vgprs),
+    ):
         best: dict[int, int] = {}
         for vgprs in range(1, target.llvm_addressable_vgprs + 1):
             waves = waves_of(vgprs)
@@ -65,6 +68,8 @@ def vgpr_hint(target: AmdTarget, kernel: AmdKernel) -> str | None:
     if step is None:
         return None
     now = total_vgprs(target, kernel)
-    return (f"{now} VGPRs allow {compiler_occupancy(target, kernel).limits['vgprs']} waves per SIMD; at most "
-            f"{step.max_vgprs} allow {step.waves}: __attribute__((amdgpu_waves_per_eu({step.waves}))) asks LLVM "
-            f"to fit them (it may spill to scratch).")
+    return (
+        f"{now} VGPRs allow {compiler_occupancy(target, kernel).limits['vgprs']} waves per SIMD; at most "
+        f"{step.max_vgprs} allow {step.waves}: __attribute__((amdgpu_waves_per_eu({step.waves}))) asks LLVM "
+        f"to fit them (it may spill to scratch)."
+    )

@@ -67,8 +67,12 @@ class CompilerResult:
 
     def as_dict(self) -> dict[str, Any]:
         """The ``compiler`` object of the JSON contract (issue #40)."""
-        return {"waves_per_simd": self.waves_per_simd, "occupancy": self.occupancy,
-                "limits": {k: self.limits.get(k) for k in COMPILER_LIMITS}, "binding": list(self.binding)}  # fmt: skip
+        return {
+            "waves_per_simd": self.waves_per_simd,
+            "occupancy": self.occupancy,
+            "limits": {k: self.limits.get(k) for k in COMPILER_LIMITS},
+            "binding": list(self.binding),
+        }
 
 
 def total_vgprs(target: AmdTarget, kernel: AmdKernel) -> int:
@@ -111,7 +115,18 @@ def compiler_occupancy(target: AmdTarget, kernel: AmdKernel) -> CompilerResult:
         "waves_per_eu": padding,
     }
     waves = min(v for v in limits.values() if v is not None)
-    budget = CompilerBudget(isa.wave_size, isa.wgp, isa.eus_per_cu, isa.local_memory_size, sizes, isa.vgpr_granule,
-                            isa.total_vgprs, vgprs, sgprs, waves_per_eu, max(vgprs, pad_vgprs),
-                            max(sgprs, pad_sgprs))  # fmt: skip
+    budget = CompilerBudget(
+        isa.wave_size,
+        isa.wgp,
+        isa.eus_per_cu,
+        isa.local_memory_size,
+        sizes,
+        isa.vgpr_granule,
+        isa.total_vgprs,
+        vgprs,
+        sgprs,
+        waves_per_eu,
+        max(vgprs, pad_vgprs),
+        max(sgprs, pad_sgprs),
+    )
     return CompilerResult(waves, isa.max_waves_per_eu, limits, budget)

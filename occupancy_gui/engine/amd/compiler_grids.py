@@ -35,8 +35,9 @@ _ROW_LIMITS = ("waves", "workgroup_size", "lds", "sgprs")
 def _grid(sizes: IntArray, values: IntArray, waves: IntArray, cap: int, limits: dict[str, IntArray]) -> AmdGrid:
     ordered: list[IntArray | None] = [limits[name] for name in COMPILER_LIMITS]
     failed = np.zeros(waves.shape, dtype=np.bool_)
-    return AmdGrid(sizes, values, waves, (waves / cap).astype(np.float64), binding_codes(waves, ordered, failed),
-                   COMPILER_LIMITS)  # fmt: skip
+    return AmdGrid(
+        sizes, values, waves, (waves / cap).astype(np.float64), binding_codes(waves, ordered, failed), COMPILER_LIMITS
+    )
 
 
 def compiler_grid_vgprs(device: AmdDevice, kernel: AmdKernel) -> AmdGrid:
@@ -60,8 +61,9 @@ def compiler_grid_vgprs(device: AmdDevice, kernel: AmdKernel) -> AmdGrid:
         budget = row.budget
         pad_vgprs, pad_sgprs = isa.min_vgprs(budget.waves_per_eu[1]), isa.min_sgprs(budget.waves_per_eu[1])
         padded = (pad_vgprs > counted) | (pad_sgprs > budget.sgprs)
-        padding_waves = np.minimum(waves_with[np.maximum(counted, pad_vgprs)],
-                                   isa.waves_with_sgprs(max(budget.sgprs, pad_sgprs)))  # fmt: skip
+        padding_waves = np.minimum(
+            waves_with[np.maximum(counted, pad_vgprs)], isa.waves_with_sgprs(max(budget.sgprs, pad_sgprs))
+        )
         limits["vgprs"][i] = waves_with[counted]
         limits["waves_per_eu"][i] = np.where(padded, padding_waves, -1)
         row_min = min(v for v in fixed if v is not None)
@@ -85,8 +87,10 @@ def compiler_grid_lds(device: AmdDevice, kernel: AmdKernel, upto: int | None = N
     limits = {name: np.full(shape, -1, dtype=np.int64) for name in COMPILER_LIMITS}
     waves = np.empty(shape, dtype=np.int64)
     for i, size in enumerate(sizes):
-        results = [compiler_occupancy(target, dataclasses.replace(base, static_lds=int(total[j]), max_threads=int(size)))
-                   for j in first]  # fmt: skip
+        results = [
+            compiler_occupancy(target, dataclasses.replace(base, static_lds=int(total[j]), max_threads=int(size)))
+            for j in first
+        ]
         waves[i] = np.asarray([r.waves_per_simd for r in results], dtype=np.int64)[which]
         for name in COMPILER_LIMITS:
             per_class = [-1 if (v := r.limits.get(name)) is None else v for r in results]

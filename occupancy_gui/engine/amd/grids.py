@@ -75,8 +75,7 @@ def binding_codes(answer: IntArray, limits: list[IntArray | None], failed: npt.N
     return np.where(failed, FAILS, binding)
 
 
-def _hip_grid(device: AmdDevice, kernel: AmdKernel, vgprs: IntArray, total_lds: IntArray,
-              values: IntArray) -> AmdGrid:  # fmt: skip
+def _hip_grid(device: AmdDevice, kernel: AmdKernel, vgprs: IntArray, total_lds: IntArray, values: IntArray) -> AmdGrid:
     """The runtime's rule over ``vgprs`` and ``total_lds`` (broadcast to rows × columns) for every wave-aligned
     block size; ``kernel``'s other figures hold for every cell."""
     target = device.target
@@ -107,8 +106,9 @@ def _hip_grid(device: AmdDevice, kernel: AmdKernel, vgprs: IntArray, total_lds: 
         np.broadcast_to(np.where(total_lds > 0, lds_blocks, -1), shape),
     ]
     occupancy = blocks * (aligned // wave) / (simds * cap)
-    return AmdGrid(sizes, values, blocks, occupancy.astype(np.float64), binding_codes(blocks, limits, failed),
-                   HIP_LIMITS)  # fmt: skip
+    return AmdGrid(
+        sizes, values, blocks, occupancy.astype(np.float64), binding_codes(blocks, limits, failed), HIP_LIMITS
+    )
 
 
 def hip_grid_vgprs(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch) -> AmdGrid:

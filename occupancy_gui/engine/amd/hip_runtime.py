@@ -107,11 +107,15 @@ class HipRuntimeResult:
     def as_dict(self) -> dict[str, Any]:
         """The ``hip_runtime`` object of the JSON contract (issue #40)."""
         return {
-            "active_blocks": self.active_blocks, "active_waves": self.active_waves,
-            "occupancy": self.occupancy, "limits": {k: self.limits.get(k) for k in HIP_LIMITS},
-            "binding": list(self.binding), "best_block_size": self.best_block_size,
-            "grid_blocks": self.grid_blocks, "error": self.error,
-        }  # fmt: skip
+            "active_blocks": self.active_blocks,
+            "active_waves": self.active_waves,
+            "occupancy": self.occupancy,
+            "limits": {k: self.limits.get(k) for k in HIP_LIMITS},
+            "binding": list(self.binding),
+            "best_block_size": self.best_block_size,
+            "grid_blocks": self.grid_blocks,
+            "error": self.error,
+        }
 
 
 def _check(kernel: AmdKernel, dynamic_lds: int) -> None:
@@ -142,8 +146,9 @@ def _grid_cus(device: AmdDevice, kernel_wgp: bool) -> int | None:
     return count // 2 if kernel_wgp else count * 2
 
 
-def max_active_blocks(device: AmdDevice, kernel: AmdKernel, block_size: int, dynamic_lds: int = 0, *,
-                      potential: bool = False) -> HipRuntimeResult:  # fmt: skip
+def max_active_blocks(
+    device: AmdDevice, kernel: AmdKernel, block_size: int, dynamic_lds: int = 0, *, potential: bool = False
+) -> HipRuntimeResult:
     """``ihipOccupancyMaxActiveBlocksPerMultiprocessor(…, inputBlockSize, dynamicSMemSize, bCalcPotentialBlkSz)``."""
     _check(kernel, dynamic_lds)
     target = device.target
@@ -154,12 +159,21 @@ def max_active_blocks(device: AmdDevice, kernel: AmdKernel, block_size: int, dyn
     max_wg = target.max_workgroup_size
     if not potential:
         if block_size <= 0:
-            return _failed(HipBudget(wave, simds, cap), block_size,
-                           f"hipErrorInvalidValue: a block of {block_size} threads is not a block")
+            return _failed(
+                HipBudget(wave, simds, cap),
+                block_size,
+                f"hipErrorInvalidValue: a block of {block_size} threads is not a block",
+            )
         if block_size > max_wg:
-            return HipRuntimeResult(0, -(-block_size // wave), dict.fromkeys(HIP_LIMITS) | {"workgroup_size": 0}, 0,
-                                    None if device.compute_units is None else 0, None,
-                                    HipBudget(wave, simds, cap, aligned_block=align_up(block_size, wave)))  # fmt: skip
+            return HipRuntimeResult(
+                0,
+                -(-block_size // wave),
+                dict.fromkeys(HIP_LIMITS) | {"workgroup_size": 0},
+                0,
+                None if device.compute_units is None else 0,
+                None,
+                HipBudget(wave, simds, cap, aligned_block=align_up(block_size, wave)),
+            )
     elif block_size > max_wg or block_size <= 0:
         block_size = max_wg
     granule, vgprs_per_simd = _vgpr_budget(device, kernel, wave)
@@ -167,11 +181,25 @@ def max_active_blocks(device: AmdDevice, kernel: AmdKernel, block_size: int, dyn
     vgpr_waves = vgprs_per_simd // allocated if allocated else cap
     aligned = align_up(block_size, wave)
     total_lds = kernel.static_lds + dynamic_lds
-    budget = HipBudget(wave, simds, cap, granule, vgprs_per_simd, allocated, vgpr_waves,
-                       lds_per_block=total_lds, lds_per_workgroup=target.lds_per_workgroup, aligned_block=aligned)  # fmt: skip
+    budget = HipBudget(
+        wave,
+        simds,
+        cap,
+        granule,
+        vgprs_per_simd,
+        allocated,
+        vgpr_waves,
+        lds_per_block=total_lds,
+        lds_per_workgroup=target.lds_per_workgroup,
+        aligned_block=aligned,
+    )
     if vgpr_waves == 0:
-        return _failed(budget, block_size, f"hipErrorUnknown: {kernel.vgprs} VGPRs exceed the {vgprs_per_simd} per SIMD"
-                       + (" (wave64)" if target.gfx_major >= 10 and wave == 64 else ""))  # fmt: skip
+        return _failed(
+            budget,
+            block_size,
+            f"hipErrorUnknown: {kernel.vgprs} VGPRs exceed the {vgprs_per_simd} per SIMD"
+            + (" (wave64)" if target.gfx_major >= 10 and wave == 64 else ""),
+        )
     sgprs_per_simd = target.runtime_sgprs_per_simd
     sgpr_waves: int | None = None
     sgprs_allocated: int | None = None
@@ -179,10 +207,14 @@ def max_active_blocks(device: AmdDevice, kernel: AmdKernel, block_size: int, dyn
         sgprs_allocated = align_up(kernel.sgprs, SGPR_GRANULE)
         sgpr_waves = sgprs_per_simd // sgprs_allocated
     if sgpr_waves == 0:
-        budget = dataclasses.replace(budget, sgprs_per_simd=sgprs_per_simd, sgprs_allocated=sgprs_allocated,
-                                     sgpr_waves=0)
-        return _failed(budget, block_size, f"no answer: {kernel.sgprs} SGPRs exceed the {sgprs_per_simd} per SIMD "
-                       "(the runtime divides by zero here)")  # fmt: skip
+        budget = dataclasses.replace(
+            budget, sgprs_per_simd=sgprs_per_simd, sgprs_allocated=sgprs_allocated, sgpr_waves=0
+        )
+        return _failed(
+            budget,
+            block_size,
+            f"no answer: {kernel.sgprs} SGPRs exceed the {sgprs_per_simd} per SIMD (the runtime divides by zero here)",
+        )
     gpr_waves = vgpr_waves if sgpr_waves is None else min(vgpr_waves, sgpr_waves)
     alu_threads = simds * min(cap, gpr_waves) * wave
     lds_blocks = target.lds_per_workgroup // total_lds if total_lds else INT_MAX
@@ -197,8 +229,21 @@ def max_active_blocks(device: AmdDevice, kernel: AmdKernel, block_size: int, dyn
         "sgprs": simds * sgpr_waves * wave // aligned if sgpr_waves is not None else None,
         "lds": lds_blocks if total_lds else None,
     }
-    budget = HipBudget(wave, simds, cap, granule, vgprs_per_simd, allocated, vgpr_waves, sgprs_per_simd,
-                       sgprs_allocated, sgpr_waves, total_lds, target.lds_per_workgroup, aligned)  # fmt: skip
+    budget = HipBudget(
+        wave,
+        simds,
+        cap,
+        granule,
+        vgprs_per_simd,
+        allocated,
+        vgpr_waves,
+        sgprs_per_simd,
+        sgprs_allocated,
+        sgpr_waves,
+        total_lds,
+        target.lds_per_workgroup,
+        aligned,
+    )
     return HipRuntimeResult(blocks, aligned // wave, limits, best, grid, None, budget)
 
 
@@ -225,8 +270,9 @@ def hip_occupancy(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch) -> Hi
     return dataclasses.replace(result, best_block_size=best)
 
 
-def hip_potential_block_size(device: AmdDevice, kernel: AmdKernel, dynamic_lds: int = 0,
-                             block_size_limit: int = 0) -> HipRuntimeResult:  # fmt: skip
+def hip_potential_block_size(
+    device: AmdDevice, kernel: AmdKernel, dynamic_lds: int = 0, block_size_limit: int = 0
+) -> HipRuntimeResult:
     """``hipOccupancyMaxPotentialBlockSize``: no search; the largest wave-aligned block the ALU budget
     allows (``best_block_size``) and its grid (``grid_blocks``).  ``block_size_limit`` 0 means 1024."""
     return max_active_blocks(device, kernel, block_size_limit, dynamic_lds, potential=True)

@@ -35,8 +35,9 @@ class HipBlockSizeSearch:
     """How many block sizes the loop evaluated before it ended."""
 
 
-def hip_block_size_search(device: AmdDevice, kernel: AmdKernel, dynamic_lds: int | Callable[[int], int] = 0,
-                          block_size_limit: int = 0) -> HipBlockSizeSearch:  # fmt: skip
+def hip_block_size_search(
+    device: AmdDevice, kernel: AmdKernel, dynamic_lds: int | Callable[[int], int] = 0, block_size_limit: int = 0
+) -> HipBlockSizeSearch:
     """Run the header template's loop for ``kernel`` on ``device``; ``dynamic_lds`` may depend on the block."""
     lds_of: Callable[[int], int] = dynamic_lds if callable(dynamic_lds) else (lambda _b: int(dynamic_lds))
     warp = device.warp_size

@@ -114,14 +114,16 @@ class LlvmIsa:
                     min_waves_per_cu -= min_wgs_per_cu * min(excess_per_wg, max_waves_per_wg - min_waves_per_wg)
             leftover_per_wg = (slots - max_wgs_per_cu * min_waves_per_wg) // max_wgs_per_cu
             if leftover_per_wg:
-                max_waves_per_cu += max_wgs_per_cu * min(leftover_per_wg,
-                                                         (max_size - 1) // wave_size + 1 - min_waves_per_wg)  # fmt: skip
+                max_waves_per_cu += max_wgs_per_cu * min(
+                    leftover_per_wg, (max_size - 1) // wave_size + 1 - min_waves_per_wg
+                )
         low = min(max(min_waves_per_cu // eus, 1), waves_per_eu)
         high = min(max(divide_ceil(max_waves_per_cu, eus), 1), waves_per_eu)
         return low, high
 
-    def effective_waves_per_eu(self, requested: tuple[int, int | None] | None, sizes: tuple[int, int],
-                               lds_bytes: int) -> tuple[int, int]:  # fmt: skip
+    def effective_waves_per_eu(
+        self, requested: tuple[int, int | None] | None, sizes: tuple[int, int], lds_bytes: int
+    ) -> tuple[int, int]:
         """``getWavesPerEU`` / ``getEffectiveWavesPerEU``: the (min, max) waves per SIMD LLVM budgets for;
         an out-of-range ``amdgpu-waves-per-eu`` request is dropped for the default."""
         default_high = self.occupancy_with_workgroup_sizes(lds_bytes, sizes)[1]

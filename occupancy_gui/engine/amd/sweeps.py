@@ -32,9 +32,15 @@ class AmdSweep:
     compiler: StepCurve
 
 
-def _curves(name: str, unit: str, xs: Sequence[int], edges: Sequence[float], current: int,
-            runtime_at: Callable[[int], tuple[int, int, int]],
-            compiler_at: Callable[[int], tuple[int, int]]) -> AmdSweep:  # fmt: skip
+def _curves(
+    name: str,
+    unit: str,
+    xs: Sequence[int],
+    edges: Sequence[float],
+    current: int,
+    runtime_at: Callable[[int], tuple[int, int, int]],
+    compiler_at: Callable[[int], tuple[int, int]],
+) -> AmdSweep:
     """``runtime_at(x)`` -> (blocks, waves, max waves); ``compiler_at(x)`` -> (waves per SIMD, cap)."""
     runtime = [runtime_at(x) for x in xs]
     compiler = [compiler_at(x) for x in xs]
@@ -45,8 +51,10 @@ def _curves(name: str, unit: str, xs: Sequence[int], edges: Sequence[float], cur
     occupancy = np.asarray([r[1] / r[2] for r in runtime], dtype=np.float64)
     c_waves = np.asarray([c[0] for c in compiler], dtype=np.int64)
     c_occ = np.asarray([c[0] / c[1] for c in compiler], dtype=np.float64)
-    return AmdSweep(StepCurve(name, unit, x, e, blocks, waves, occupancy, current),
-                    StepCurve(name, unit, x, e, c_waves, c_waves, c_occ, current))  # fmt: skip
+    return AmdSweep(
+        StepCurve(name, unit, x, e, blocks, waves, occupancy, current),
+        StepCurve(name, unit, x, e, c_waves, c_waves, c_occ, current),
+    )
 
 
 def _unit_edges(xs: Sequence[int]) -> list[float]:
@@ -67,9 +75,15 @@ def sweep_block_size(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch) ->
     """Every block size 1..1024: the runtime for that block, the compiler as if the launch bound were that block."""
     top = device.target.max_workgroup_size
     xs = list(range(1, top + 1))
-    sweep = _curves("threads per block", "threads", xs, _unit_edges(xs), launch.threads_per_block,
-                    lambda x: _runtime(device, kernel, x, launch.dynamic_lds),
-                    lambda x: _compiler(device, dataclasses.replace(kernel, max_threads=x, required_block=0)))  # fmt: skip
+    sweep = _curves(
+        "threads per block",
+        "threads",
+        xs,
+        _unit_edges(xs),
+        launch.threads_per_block,
+        lambda x: _runtime(device, kernel, x, launch.dynamic_lds),
+        lambda x: _compiler(device, dataclasses.replace(kernel, max_threads=x, required_block=0)),
+    )
     bound = kernel.flat_workgroup_sizes(device.target)[1]
     if bound < top:
         sweep = AmdSweep(dataclasses.replace(sweep.runtime, launch_bound=bound), sweep.compiler)
@@ -83,9 +97,15 @@ def sweep_vgprs(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch) -> AmdS
     def with_vgprs(x: int) -> AmdKernel:
         return dataclasses.replace(kernel, vgprs=x, agprs=0, allocated_vgprs=0)
 
-    return _curves("VGPRs per lane", "VGPRs", xs, _unit_edges(xs), kernel.vgprs,
-                   lambda x: _runtime(device, with_vgprs(x), launch.threads_per_block, launch.dynamic_lds),
-                   lambda x: _compiler(device, with_vgprs(x)))  # fmt: skip
+    return _curves(
+        "VGPRs per lane",
+        "VGPRs",
+        xs,
+        _unit_edges(xs),
+        kernel.vgprs,
+        lambda x: _runtime(device, with_vgprs(x), launch.threads_per_block, launch.dynamic_lds),
+        lambda x: _compiler(device, with_vgprs(x)),
+    )
 
 
 def sweep_lds(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch) -> AmdSweep:
@@ -100,11 +120,20 @@ def sweep_lds(device: AmdDevice, kernel: AmdKernel, launch: AmdLaunch) -> AmdSwe
     low, high = kernel.static_lds, max(target.lds_per_workgroup, kernel.static_lds + launch.dynamic_lds)
     pool = target.lds_per_workgroup
     starts = {low} | {pool // k + 1 for k in range(1, pool + 1) if low < pool // k + 1 <= high}
-    starts |= {m * target.llvm_lds_granule + 1 for m in range(low // target.llvm_lds_granule, high // target.llvm_lds_granule + 1)
-               if low < m * target.llvm_lds_granule + 1 <= high}  # fmt: skip
+    starts |= {
+        m * target.llvm_lds_granule + 1
+        for m in range(low // target.llvm_lds_granule, high // target.llvm_lds_granule + 1)
+        if low < m * target.llvm_lds_granule + 1 <= high
+    }
     begin = sorted(starts)
     ends = [b - 1 for b in begin[1:]] + [high]
     edges = [begin[0] - 0.5] + [e + 0.5 for e in ends]
-    return _curves("LDS per workgroup", "bytes", ends, edges, kernel.static_lds + launch.dynamic_lds,
-                   lambda x: _runtime(device, kernel, launch.threads_per_block, x - kernel.static_lds),
-                   lambda x: _compiler(device, dataclasses.replace(kernel, static_lds=x)))  # fmt: skip
+    return _curves(
+        "LDS per workgroup",
+        "bytes",
+        ends,
+        edges,
+        kernel.static_lds + launch.dynamic_lds,
+        lambda x: _runtime(device, kernel, launch.threads_per_block, x - kernel.static_lds),
+        lambda x: _compiler(device, dataclasses.replace(kernel, static_lds=x)),
+    )

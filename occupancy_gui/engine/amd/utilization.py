@@ -14,8 +14,12 @@ from ..resource_use import ResourceUtilization, split_usage
 from ..types import LimitUsage
 from .hip_runtime import HipRuntimeResult
 
-RESOURCES = {"waves": ("Wave slots", "wave"), "vgprs": ("VGPRs", "VGPR"), "sgprs": ("SGPRs", "SGPR"),
-             "lds": ("LDS", "byte")}  # fmt: skip
+RESOURCES = {
+    "waves": ("Wave slots", "wave"),
+    "vgprs": ("VGPRs", "VGPR"),
+    "sgprs": ("SGPRs", "SGPR"),
+    "lds": ("LDS", "byte"),
+}
 """The runtime's limits that are a shared resource, with their display name and unit (the workgroup-size limit is
 a rule about one block, not a resource)."""
 
@@ -28,11 +32,17 @@ def hip_utilization(result: HipRuntimeResult) -> tuple[ResourceUtilization, ...]
     waves = b.aligned_block // b.wave_size
     usages = [LimitUsage(*RESOURCES["waves"], waves, b.simds * b.cap, result.limits["waves"])]
     if b.vgprs_allocated and b.vgprs_per_simd is not None:
-        usages.append(LimitUsage(*RESOURCES["vgprs"], waves * b.vgprs_allocated, b.simds * b.vgprs_per_simd,
-                                 result.limits["vgprs"]))  # fmt: skip
+        usages.append(
+            LimitUsage(
+                *RESOURCES["vgprs"], waves * b.vgprs_allocated, b.simds * b.vgprs_per_simd, result.limits["vgprs"]
+            )
+        )
     if b.sgprs_allocated and b.sgprs_per_simd is not None:
-        usages.append(LimitUsage(*RESOURCES["sgprs"], waves * b.sgprs_allocated, b.simds * b.sgprs_per_simd,
-                                 result.limits["sgprs"]))  # fmt: skip
+        usages.append(
+            LimitUsage(
+                *RESOURCES["sgprs"], waves * b.sgprs_allocated, b.simds * b.sgprs_per_simd, result.limits["sgprs"]
+            )
+        )
     if b.lds_per_block:
         usages.append(LimitUsage(*RESOURCES["lds"], b.lds_per_block, b.lds_per_workgroup, result.limits["lds"]))
     return tuple(split_usage(usage, result.active_blocks) for usage in usages)

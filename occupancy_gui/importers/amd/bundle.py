@@ -93,8 +93,11 @@ def plain_entries(blob: Blob, at: int, limit: int) -> tuple[list[Entry], int]:
             raise blob.fail(f"offload bundle entry {number}: an id of {id_size} bytes does not fit", pos + 16)
         entry_id = blob.bytes(pos + 24, id_size, f"offload bundle entry {number} id").decode("utf-8", "replace")
         if at + offset + size > limit or offset > limit or size > limit:
-            raise blob.fail(f"offload bundle entry {number} ({entry_id}): {size} bytes at offset {offset} run past "
-                            f"the end of the data ({limit - at} bytes from the bundle's start)", pos)
+            raise blob.fail(
+                f"offload bundle entry {number} ({entry_id}): {size} bytes at offset {offset} run past "
+                f"the end of the data ({limit - at} bytes from the bundle's start)",
+                pos,
+            )
         entries.append(Entry(number, entry_id, at + offset, size))
         pos += 24 + id_size
         end = max(end, pos, at + offset + size)
@@ -113,6 +116,8 @@ def compressed_header(blob: Blob, at: int, limit: int) -> Compressed:
     fields = blob.unpack(fmt, at + 8, "compressed offload bundle header")
     total, inflated = (None, fields[0]) if version == 1 else (fields[0], fields[1])
     if total is not None and not header_size < total <= limit - at:
-        raise blob.fail(f"compressed offload bundle v{version} declares {total} bytes, but {limit - at} remain "
-                        f"from its start", at + 8)
+        raise blob.fail(
+            f"compressed offload bundle v{version} declares {total} bytes, but {limit - at} remain from its start",
+            at + 8,
+        )
     return Compressed(version, method, header_size, total, inflated)

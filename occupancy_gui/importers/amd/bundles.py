@@ -102,11 +102,13 @@ def _inflated(blob: Blob, at: int, hi: int, where: str, walk: Walk) -> tuple[Blo
     method = METHODS.get(header.method, f"method {header.method}")
     name = f"CCOB v{header.version} {method}"
     if declared > MAX_BUNDLE:
-        raise blob.fail(f"{name} declares {declared} bytes once inflated, over the reader's {MAX_BUNDLE} per bundle",
-                        at + 8)
+        raise blob.fail(
+            f"{name} declares {declared} bytes once inflated, over the reader's {MAX_BUNDLE} per bundle", at + 8
+        )
     if header.method not in METHODS:
-        raise blob.fail(f"{name}: compression method {header.method} is none this reader knows (0 zlib, 1 zstd)",
-                        at + 8)
+        raise blob.fail(
+            f"{name}: compression method {header.method} is none this reader knows (0 zlib, 1 zstd)", at + 8
+        )
     budget = walk.budget
     assert budget is not None  # set by __post_init__
     try:
@@ -145,13 +147,16 @@ def entries_of(blob: Blob, entries: list[Entry], where: str, walk: Walk, inflate
         elif head[:4] in BITCODE:
             walk.skip(f"LLVM bitcode ({entry.triple or entry.kind})")
         elif entry.triple.startswith("amdgcn"):
-            raise blob.fail(f"bundle entry {entry.entry_id}: neither an AMDGPU code object nor LLVM bitcode "
-                            f"(bytes {head[:8].hex()})", entry.at)
+            raise blob.fail(
+                f"bundle entry {entry.entry_id}: neither an AMDGPU code object nor LLVM bitcode "
+                f"(bytes {head[:8].hex()})",
+                entry.at,
+            )
         else:
             walk.skip(f"{entry.kind} entry for {entry.triple or 'no triple'}")
 
 
 def code_object_records(blob: Blob, at: int, size: int, source: str, walk: Walk) -> Batch:
     """The records of the code object in ``[at, at + size)`` of ``blob``."""
-    sub = Blob(memoryview(blob.data)[at:at + size], blob.path, blob.base + at, blob.what, image=blob.image)
+    sub = Blob(memoryview(blob.data)[at : at + size], blob.path, blob.base + at, blob.what, image=blob.image)
     return read_code_object(sub, source, walk.reading)

@@ -59,8 +59,13 @@ class Reading:
 
 def is_amdgpu_elf(head: bytes | bytearray | memoryview) -> bool:
     """Whether ``head`` starts an ELF64 little-endian image for ``EM_AMDGPU``."""
-    return bytes(head[:4]) == ELF_MAGIC and len(head) >= 20 and head[4] == 2 and head[5] == 1 and \
-        struct.unpack_from("<H", head, 18)[0] == EM_AMDGPU
+    return (
+        bytes(head[:4]) == ELF_MAGIC
+        and len(head) >= 20
+        and head[4] == 2
+        and head[5] == 1
+        and struct.unpack_from("<H", head, 18)[0] == EM_AMDGPU
+    )
 
 
 def read_code_object(blob: Blob, source: str, reading: Reading) -> list[AmdKernelRecord]:
@@ -70,14 +75,19 @@ def read_code_object(blob: Blob, source: str, reading: Reading) -> list[AmdKerne
         raise blob.fail("not an AMDGPU code object (an ELF64 little-endian for EM_AMDGPU, machine 224)", 0)
     elf = Elf(blob)
     if elf.osabi != ELFOSABI_AMDGPU_HSA:
-        raise blob.fail(f"code object for OS/ABI {elf.osabi} (not AMDGPU HSA, 64: a PAL or Mesa shader, which "
-                        "the HIP runtime does not load)", 7)
+        raise blob.fail(
+            f"code object for OS/ABI {elf.osabi} (not AMDGPU HSA, 64: a PAL or Mesa shader, which "
+            "the HIP runtime does not load)",
+            7,
+        )
     version = CODE_OBJECT_VERSIONS.get(elf.abiversion)
     if version is None:
         raise blob.fail(f"unknown AMDGPU HSA code object ABI version {elf.abiversion}", 8)
     if processor(elf.flags) is None:
-        reading.notes.append(f"{blob.path}: {source}: e_flags 0x{elf.flags:x} name a processor this reader does "
-                             "not know; its target is shown as the number")
+        reading.notes.append(
+            f"{blob.path}: {source}: e_flags 0x{elf.flags:x} name a processor this reader does "
+            "not know; its target is shown as the number"
+        )
     reading.code_objects += 1
     target = target_id(elf.flags, version)
     kernels = _metadata_kernels(elf, version)
@@ -138,19 +148,35 @@ def _metadata_kernels(elf: Elf, version: int) -> list[_Kernel]:
                 meta = decode_metadata(blob.bytes(at, size, "metadata note"))
             except MetadataError as exc:
                 raise blob.fail(str(exc), at) from None
-            return [_Kernel(k.name, k.symbol, k.group_segment_fixed_size, k.private_segment_fixed_size,
-                            k.wavefront_size, k.sgpr_count, k.vgpr_count, k.agpr_count, k.max_flat_workgroup_size,
-                            (k.vgpr_spill_count, k.sgpr_spill_count), k.reqd_workgroup_size,
-                            None if k.workgroup_processor_mode is None else bool(k.workgroup_processor_mode),
-                            k.uses_dynamic_stack) for k in meta.kernels]
+            return [
+                _Kernel(
+                    k.name,
+                    k.symbol,
+                    k.group_segment_fixed_size,
+                    k.private_segment_fixed_size,
+                    k.wavefront_size,
+                    k.sgpr_count,
+                    k.vgpr_count,
+                    k.agpr_count,
+                    k.max_flat_workgroup_size,
+                    (k.vgpr_spill_count, k.sgpr_spill_count),
+                    k.reqd_workgroup_size,
+                    None if k.workgroup_processor_mode is None else bool(k.workgroup_processor_mode),
+                    k.uses_dynamic_stack,
+                )
+                for k in meta.kernels
+            ]
         if owner == "AMD" and kind == NT_AMD_HSA_METADATA and version == 2:
             try:
                 entries = decode_v2_metadata(blob.bytes(at, size, "metadata note"))
             except MetadataError as exc:
                 raise blob.fail(str(exc), at) from None
             return [_Kernel(*entry) for entry in entries]
-    raise blob.fail(f"code object v{version} without its metadata note (NT_AMDGPU_METADATA for v3+, the AMD "
-                    "HSA metadata note for v2)", 0)
+    raise blob.fail(
+        f"code object v{version} without its metadata note (NT_AMDGPU_METADATA for v3+, the AMD "
+        "HSA metadata note for v2)",
+        0,
+    )
 
 
 def _symbols(elf: Elf, v2: bool) -> dict[str, tuple[int, int, int]]:
@@ -167,10 +193,9 @@ def _symbols(elf: Elf, v2: bool) -> dict[str, tuple[int, int, int]]:
         raise elf.blob.fail(f"symbol table {elf.names[table]} links to missing section {link}", row[OFFSET])
     if row[SIZE] > MAX_SYMBOLS * 24:
         raise elf.blob.fail(f"symbol table of {row[SIZE]} bytes is over the reader's budget", row[OFFSET])
-    strtab = StringTable(elf.section_bytes(link), elf.blob.path, elf.blob.base + elf.rows[link][OFFSET],
-                         elf.blob.what)
+    strtab = StringTable(elf.section_bytes(link), elf.blob.path, elf.blob.base + elf.rows[link][OFFSET], elf.blob.what)
     raw = elf.section_bytes(table)
-    entries = struct.iter_unpack("<IBBHQQ", raw[:len(raw) - len(raw) % 24])
+    entries = struct.iter_unpack("<IBBHQQ", raw[: len(raw) - len(raw) % 24])
     if v2:
         wanted = [e for e in entries if e[1] & 0xF == STT_AMDGPU_HSA_KERNEL]
     else:
@@ -179,8 +204,15 @@ def _symbols(elf: Elf, v2: bool) -> dict[str, tuple[int, int, int]]:
     return {name: (e[3], e[4], e[5]) for name, e in zip(names, wanted)}
 
 
-def _records(elf: Elf, kernels: list[_Kernel], symbols: dict[str, tuple[int, int, int]], target: str,
-             version: int, source: str, reading: Reading) -> list[AmdKernelRecord]:
+def _records(
+    elf: Elf,
+    kernels: list[_Kernel],
+    symbols: dict[str, tuple[int, int, int]],
+    target: str,
+    version: int,
+    source: str,
+    reading: Reading,
+) -> list[AmdKernelRecord]:
     arch, _features = split_target(target)
     blob, rows = elf.blob, elf.rows
     relocatable = elf.type == ET_REL
@@ -201,28 +233,54 @@ def _records(elf: Elf, kernels: list[_Kernel], symbols: dict[str, tuple[int, int
         row = rows[shndx]
         offset = row[OFFSET] + (value if relocatable else value - row[ADDR])
         if value < (0 if relocatable else row[ADDR]) or offset + size > row[OFFSET] + row[SIZE]:
-            raise blob.fail(f"kernel descriptor {symbol} ({size} bytes at address 0x{value:x}) lies outside its "
-                            f"section {elf.names[shndx]}", row[OFFSET])
+            raise blob.fail(
+                f"kernel descriptor {symbol} ({size} bytes at address 0x{value:x}) lies outside its "
+                f"section {elf.names[shndx]}",
+                row[OFFSET],
+            )
         blob.need(offset, size, f"kernel descriptor {symbol}")
         blob.load(offset, size)
         kd = decode(blob.data, offset)
         name = name_of(k.name)
         wgp = k.wgp_mode if k.wgp_mode is not None else kd.wgp_mode
         dynamic_stack = k.dynamic_stack if k.dynamic_stack is not None else (kd.dynamic_stack if version >= 5 else None)
-        out.append(AmdKernelRecord(
-            name, demangle(name), "kernel", arch, target, version, k.vgprs, k.agprs, k.sgprs,
-            kd.allocated_vgprs(arch), k.group_segment, k.private_segment, dynamic_stack, k.wavefront_size, wgp,
-            k.max_threads, k.required_block, spill_of(*k.spills), 1, source))
+        out.append(
+            AmdKernelRecord(
+                name,
+                demangle(name),
+                "kernel",
+                arch,
+                target,
+                version,
+                k.vgprs,
+                k.agprs,
+                k.sgprs,
+                kd.allocated_vgprs(arch),
+                k.group_segment,
+                k.private_segment,
+                dynamic_stack,
+                k.wavefront_size,
+                wgp,
+                k.max_threads,
+                k.required_block,
+                spill_of(*k.spills),
+                1,
+                source,
+            )
+        )
     if missing:
         shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
-        reading.notes.append(f"{blob.path}: {source}: {len(missing)} metadata entr{'ies' if len(missing) != 1 else 'y'} "
-                             f"without a kernel descriptor skipped ({shown})")
+        reading.notes.append(
+            f"{blob.path}: {source}: {len(missing)} metadata entr{'ies' if len(missing) != 1 else 'y'} "
+            f"without a kernel descriptor skipped ({shown})"
+        )
     return out
 
 
 def _kd(arch: str) -> Callable[[Buffer, int], Descriptor]:
     def decode(data: Buffer, at: int) -> Descriptor:
         return decode_kd(data, at, arch)
+
     return decode
 
 

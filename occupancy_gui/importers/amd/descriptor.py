@@ -56,9 +56,15 @@ class Descriptor:
 def decode_kd(data: Buffer, at: int, arch: str) -> Descriptor:
     """The 64-byte descriptor at ``at`` of ``data`` (the caller has checked the bounds)."""
     group, private, _kernarg, rsrc3, rsrc1, _rsrc2, properties = _KD.unpack_from(data, at)
-    return Descriptor(group, private, rsrc1 & 0x3F, bool(properties & _WAVE32), bool(rsrc1 & _WGP_MODE),
-                      bool(properties & _DYNAMIC_STACK),
-                      ((rsrc3 & 0x3F) + 1) * 4 if has_unified_vgprs(arch) else None)
+    return Descriptor(
+        group,
+        private,
+        rsrc1 & 0x3F,
+        bool(properties & _WAVE32),
+        bool(rsrc1 & _WGP_MODE),
+        bool(properties & _DYNAMIC_STACK),
+        ((rsrc3 & 0x3F) + 1) * 4 if has_unified_vgprs(arch) else None,
+    )
 
 
 def decode_code_t(data: Buffer, at: int) -> Descriptor:

@@ -38,8 +38,9 @@ def amd_format(path: str, head: bytes) -> str | None:
     return None
 
 
-def import_with_amd(path: str, fmt: str, nvidia: Callable[[], ImportResult], progress: ProgressFn | None,
-                    cancel: CancelFn | None) -> ImportResult | None:
+def import_with_amd(
+    path: str, fmt: str, nvidia: Callable[[], ImportResult], progress: ProgressFn | None, cancel: CancelFn | None
+) -> ImportResult | None:
     """The import of ``path`` (format ``fmt``, ``"folder"`` for a directory) with its AMD kernels, or ``None``
     where AMD readers have nothing to say about this format (the caller goes on as before).  ``nvidia()``
     runs the NVIDIA import."""
@@ -48,8 +49,12 @@ def import_with_amd(path: str, fmt: str, nvidia: Callable[[], ImportResult], pro
     if fmt in ONLY_AMD or fmt == "amd_triton_json":
         amd = _read(path, fmt, progress, cancel)
         if not amd.records:
-            raise ImportFailure(path, amd.notes[0].split(": ", 1)[-1] if amd.notes else "no kernels in it (a code "
-                                "object's kernels are its metadata entries with a kernel descriptor)")
+            raise ImportFailure(
+                path,
+                amd.notes[0].split(": ", 1)[-1]
+                if amd.notes
+                else "no kernels in it (a code object's kernels are its metadata entries with a kernel descriptor)",
+            )
         return ImportResult(notes=amd.notes, amd_records=amd.records)
     if fmt not in _HOST_FORMATS and fmt != FOLDER:
         return None

@@ -35,11 +35,42 @@ FATBIN_SECTIONS = (".hip_fatbin", ".hip_fat")
 OBJECT_BUNDLE_PREFIX = "__CLANG_OFFLOAD_BUNDLE__"
 SHT_NOBITS = 8
 AR_MAGIC = b"!<arch>\n"
-_NOT_DATA = (".text", ".rel", ".dyn", ".symtab", ".strtab", ".shstrtab", ".eh_frame", ".gcc_except", ".debug",
-             ".gnu", ".note", ".init", ".fini", ".plt", ".got", ".hash", ".interp", ".comment", ".ctors", ".dtors",
-             ".tbss", ".tdata", ".nv_fatbin", "__nv_relfatbin", ".nvFatBinSegment", ".hipFatBinSegment")
-_CANDIDATE = re.compile(re.escape(PLAIN_MAGIC) + rb"|" + re.escape(CCOB_MAGIC) + rb"[\x01-\x03]\x00[\x00\x01]\x00|"
-                        + re.escape(ELF_MAGIC) + rb"\x02\x01\x01\x40")
+_NOT_DATA = (
+    ".text",
+    ".rel",
+    ".dyn",
+    ".symtab",
+    ".strtab",
+    ".shstrtab",
+    ".eh_frame",
+    ".gcc_except",
+    ".debug",
+    ".gnu",
+    ".note",
+    ".init",
+    ".fini",
+    ".plt",
+    ".got",
+    ".hash",
+    ".interp",
+    ".comment",
+    ".ctors",
+    ".dtors",
+    ".tbss",
+    ".tdata",
+    ".nv_fatbin",
+    "__nv_relfatbin",
+    ".nvFatBinSegment",
+    ".hipFatBinSegment",
+)
+_CANDIDATE = re.compile(
+    re.escape(PLAIN_MAGIC)
+    + rb"|"
+    + re.escape(CCOB_MAGIC)
+    + rb"[\x01-\x03]\x00[\x00\x01]\x00|"
+    + re.escape(ELF_MAGIC)
+    + rb"\x02\x01\x01\x40"
+)
 _NVIDIA_SECTIONS = frozenset((".nv_fatbin", "__nv_relfatbin"))
 _SCAN_CHUNK = 8 << 20
 _MEMBERS = (ELF_MAGIC, PLAIN_MAGIC, CCOB_MAGIC)
@@ -91,7 +122,7 @@ def _sections(blob: Blob) -> list[Section] | None:
 
 def _object_bundle_section(blob: Blob, sec: Section, label: str, walk: Walk) -> Iterator[Batch]:
     """One ``__CLANG_OFFLOAD_BUNDLE__<id>`` section: a device object (host ids hold nothing)."""
-    entry_id = sec.name[len(OBJECT_BUNDLE_PREFIX):]
+    entry_id = sec.name[len(OBJECT_BUNDLE_PREFIX) :]
     if entry_id.startswith("host-") or sec.size < 20:
         return
     head = blob.bytes(sec.offset, 20, f"section {sec.name}")
@@ -112,8 +143,9 @@ def _offloading(blob: Blob, sec: Section, label: str, walk: Walk) -> Iterator[Ba
         src = image.blob
         head = src.bytes(image.at, min(image.size, 20), f"{image.label}")
         if is_amdgpu_elf(head):
-            yield code_object_records(src, image.at, image.size, f"{label}: {image.label} @0x{src.base + image.at:x}",
-                                      walk)
+            yield code_object_records(
+                src, image.at, image.size, f"{label}: {image.label} @0x{src.base + image.at:x}", walk
+            )
         elif image.image_kind == IMAGE_BITCODE:
             walk.skip(f"LLVM bitcode ({image.triple})")
         else:
@@ -158,7 +190,7 @@ def _chunk(blob: Blob, pos: int, size: int, scratch: memoryview) -> memoryview:
     if image is None or image.covers(blob.base + pos, size):
         blob.need(pos, size, "data")
         blob.load(pos, size)
-        return memoryview(blob.data)[pos:pos + size]
+        return memoryview(blob.data)[pos : pos + size]
     image.stream.seek(blob.base + pos)
     got = image.stream.readinto(scratch[:size]) or 0
     return scratch[:got]
@@ -238,12 +270,13 @@ def _archive(blob: Blob, prefix: str, walk: Walk) -> Iterator[Batch]:
             long_names = blob.bytes(start, min(size, 64 << 20), "ar long-name table")
         elif raw.startswith(b"/") and raw[1:].isdigit():
             at = int(raw[1:])
-            raw = long_names[at:long_names.find(b"/\n", at) if b"/\n" in long_names[at:] else at + 256]
+            raw = long_names[at : long_names.find(b"/\n", at) if b"/\n" in long_names[at:] else at + 256]
         head = blob.bytes(body, min(24, start + size - body), "ar member") if start + size > body else b""
         if raw not in (b"/", b"//", b"__.SYMDEF", b"__.SYMDEF SORTED", b"/SYM64/") and head.startswith(_MEMBERS):
             member = raw.rstrip(b"/").decode("utf-8", "replace") or "?"
-            sub = Blob(memoryview(blob.data)[body:start + size], blob.path, blob.base + body, blob.what,
-                       image=blob.image)
+            sub = Blob(
+                memoryview(blob.data)[body : start + size], blob.path, blob.base + body, blob.what, image=blob.image
+            )
             if head.startswith(ELF_MAGIC):
                 yield from host_batches(sub, f"{prefix}({member})", walk)
             else:  # a bundle file kept in an archive

@@ -17,10 +17,32 @@ from typing import Any
 
 from .record import VENDOR, AmdKernelRecord, padded_vgprs
 
-JSON_KEYS = ("vendor", "name", "demangled", "kind", "arch", "target", "code_object_version", "vgprs", "agprs",
-             "sgprs", "allocated_vgprs", "static_lds", "scratch_bytes", "dynamic_stack", "wave_size", "wgp_mode",
-             "max_threads", "required_block", "spills", "copies", "source", "block_size", "dynamic_lds",
-             "launch_source")
+JSON_KEYS = (
+    "vendor",
+    "name",
+    "demangled",
+    "kind",
+    "arch",
+    "target",
+    "code_object_version",
+    "vgprs",
+    "agprs",
+    "sgprs",
+    "allocated_vgprs",
+    "static_lds",
+    "scratch_bytes",
+    "dynamic_stack",
+    "wave_size",
+    "wgp_mode",
+    "max_threads",
+    "required_block",
+    "spills",
+    "copies",
+    "source",
+    "block_size",
+    "dynamic_lds",
+    "launch_source",
+)
 
 
 @functools.cache
@@ -36,10 +58,35 @@ def _types() -> tuple[Any, Any]:
 def amd_json_rows(records: Iterable[AmdKernelRecord]) -> list[Any]:
     """The JSON rows (msgspec structs, keys in :data:`JSON_KEYS` order) of ``records``."""
     row, spills = _types()
-    return [row(VENDOR, r.name, r.demangled, r.kind, r.arch or None, r.target or None, r.code_object_version, r.vgprs,
-                r.agprs, r.sgprs, r.allocated_vgprs, r.static_lds, r.scratch_bytes, r.dynamic_stack, r.wave_size,
-                r.wgp_mode, r.max_threads, r.required_block, spills(r.spills.vgpr, r.spills.sgpr), r.copies,
-                r.source, r.block_size, r.dynamic_lds, r.launch_source) for r in records]
+    return [
+        row(
+            VENDOR,
+            r.name,
+            r.demangled,
+            r.kind,
+            r.arch or None,
+            r.target or None,
+            r.code_object_version,
+            r.vgprs,
+            r.agprs,
+            r.sgprs,
+            r.allocated_vgprs,
+            r.static_lds,
+            r.scratch_bytes,
+            r.dynamic_stack,
+            r.wave_size,
+            r.wgp_mode,
+            r.max_threads,
+            r.required_block,
+            spills(r.spills.vgpr, r.spills.sgpr),
+            r.copies,
+            r.source,
+            r.block_size,
+            r.dynamic_lds,
+            r.launch_source,
+        )
+        for r in records
+    ]
 
 
 def amd_record_json(rec: AmdKernelRecord) -> dict[str, Any]:
@@ -50,8 +97,21 @@ def amd_record_json(rec: AmdKernelRecord) -> dict[str, Any]:
     return decoded
 
 
-_COLUMNS = ("target", "vgprs", "alloc", "agprs", "sgprs", "lds", "scratch", "wave", "wgp", "max thr", "spills v/s",
-            "note", "kernel")
+_COLUMNS = (
+    "target",
+    "vgprs",
+    "alloc",
+    "agprs",
+    "sgprs",
+    "lds",
+    "scratch",
+    "wave",
+    "wgp",
+    "max thr",
+    "spills v/s",
+    "note",
+    "kernel",
+)
 _LAUNCH = ("threads", "dyn lds")
 
 
@@ -84,17 +144,31 @@ def amd_table(records: list[AmdKernelRecord]) -> str:
     heads = list(_COLUMNS[:-2] + (_LAUNCH if launch else ()) + _COLUMNS[-2:])
     rows = []
     for r in records:
-        spills = "-" if r.spills.vgpr is None and r.spills.sgpr is None else f"{_cell(r.spills.vgpr)}/{_cell(r.spills.sgpr)}"
-        cells = [r.target or r.arch or "?", _cell(r.vgprs), _cell(r.allocated_vgprs), _cell(r.agprs), _cell(r.sgprs),
-                 _cell(r.static_lds), _cell(r.scratch_bytes), _cell(r.wave_size), _cell(r.wgp_mode),
-                 _cell(r.max_threads), spills]
+        spills = (
+            "-" if r.spills.vgpr is None and r.spills.sgpr is None else f"{_cell(r.spills.vgpr)}/{_cell(r.spills.sgpr)}"
+        )
+        cells = [
+            r.target or r.arch or "?",
+            _cell(r.vgprs),
+            _cell(r.allocated_vgprs),
+            _cell(r.agprs),
+            _cell(r.sgprs),
+            _cell(r.static_lds),
+            _cell(r.scratch_bytes),
+            _cell(r.wave_size),
+            _cell(r.wgp_mode),
+            _cell(r.max_threads),
+            spills,
+        ]
         if launch:
             cells += [_cell(r.block_size), _cell(r.dynamic_lds)]
         rows.append([*cells, _note(r), r.demangled])
     widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(heads)]
     lines = []
     for row in [heads, *rows]:
-        cells = [cell if i == len(row) - 1 else cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i])
-                 for i, cell in enumerate(row)]
+        cells = [
+            cell if i == len(row) - 1 else cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i])
+            for i, cell in enumerate(row)
+        ]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)

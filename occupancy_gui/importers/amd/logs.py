@@ -37,8 +37,10 @@ from .record import UNKNOWN_SPILLS, AmdKernelRecord, Spills
 from .target import has_unified_vgprs, split_target, vgpr_encoding_granule
 
 REMARK_TAG = "[-Rpass-analysis=kernel-resource-usage]"
-_REMARK = re.compile(r"^(?:.*?: )?remark: (?:\S+:\d+:\d+: )?(?:Function Name: (?P<name>\S+)|\s+(?P<key>[A-Za-z ]+?)"
-                     r"(?: \[[^\]]*\])?: (?P<value>\S+)) \[-Rpass-analysis=kernel-resource-usage\]\s*$")
+_REMARK = re.compile(
+    r"^(?:.*?: )?remark: (?:\S+:\d+:\d+: )?(?:Function Name: (?P<name>\S+)|\s+(?P<key>[A-Za-z ]+?)"
+    r"(?: \[[^\]]*\])?: (?P<value>\S+)) \[-Rpass-analysis=kernel-resource-usage\]\s*$"
+)
 _TARGET_CPU = re.compile(r"-target-cpu\s+(gfx\S+)")
 _BEGIN = re.compile(r";\s+-- Begin function (\S+)")
 _COMMENT = re.compile(r"^;\s*([A-Za-z][A-Za-z ]*?)\s*:\s*(\S+)")
@@ -66,8 +68,11 @@ def log_records(path: str, walk: Walk) -> Batch:
         rest = _chain(first, lines)
         records = _remarks(rest, path) if REMARK_TAG in text or ".amdgcn_target" not in text else _assembly(rest, path)
     if not records:
-        raise ImportFailure(path, "no kernel-resource-usage remarks and no AMDGPU kernels in it (build with "
-                                  "-Rpass-analysis=kernel-resource-usage, or --save-temps for .s files)")
+        raise ImportFailure(
+            path,
+            "no kernel-resource-usage remarks and no AMDGPU kernels in it (build with "
+            "-Rpass-analysis=kernel-resource-usage, or --save-temps for .s files)",
+        )
     return records
 
 
@@ -117,8 +122,9 @@ def _int(fields: dict[str, Any], key: str, path: str) -> int | None:
     if value is None:
         return None
     if not value.isdigit() or len(value) > 12:
-        raise ImportFailure(path, f"remark {key!r} of {fields['name']} is {value!r}, not a count "
-                                  f"({fields['where'].rsplit(':', 1)[-1]})")
+        raise ImportFailure(
+            path, f"remark {key!r} of {fields['name']} is {value!r}, not a count ({fields['where'].rsplit(':', 1)[-1]})"
+        )
     return int(value)
 
 
@@ -131,10 +137,27 @@ def _remark_record(fields: dict[str, Any], path: str) -> AmdKernelRecord:
     stack = fields.get("Dynamic Stack")
     name = fields["name"]
     return AmdKernelRecord(
-        name, demangle(name), "kernel", arch or "", fields["target"], None, total, agprs,
-        _int(fields, "SGPRs", path), None, _int(fields, "LDS Size", path), _int(fields, "ScratchSize", path),
-        None if stack is None else stack == "True", None, None, None, None,
-        Spills(_int(fields, "VGPRs Spill", path), _int(fields, "SGPRs Spill", path)), 1, fields["where"])
+        name,
+        demangle(name),
+        "kernel",
+        arch or "",
+        fields["target"],
+        None,
+        total,
+        agprs,
+        _int(fields, "SGPRs", path),
+        None,
+        _int(fields, "LDS Size", path),
+        _int(fields, "ScratchSize", path),
+        None if stack is None else stack == "True",
+        None,
+        None,
+        None,
+        None,
+        Spills(_int(fields, "VGPRs Spill", path), _int(fields, "SGPRs Spill", path)),
+        1,
+        fields["where"],
+    )
 
 
 def _assembly(lines: Iterator[str], path: str) -> Batch:
@@ -185,8 +208,14 @@ def _assembly(lines: Iterator[str], path: str) -> Batch:
     return _assembly_records(path, target, version, blocks, infos, meta_text)
 
 
-def _assembly_records(path: str, target: str, version: int | None, blocks: dict[str, dict[str, str]],
-                      infos: list[tuple[str, str, dict[str, str], int]], meta_text: str) -> Batch:
+def _assembly_records(
+    path: str,
+    target: str,
+    version: int | None,
+    blocks: dict[str, dict[str, str]],
+    infos: list[tuple[str, str, dict[str, str], int]],
+    meta_text: str,
+) -> Batch:
     arch, _ = split_target(target)
     meta: dict[str, dict[str, Any]] = {}
     if meta_text:
@@ -200,15 +229,26 @@ def _assembly_records(path: str, target: str, version: int | None, blocks: dict[
     for function, what, info, number in infos:
         source = f"{path}:{number}"
         if what == "Kernel" and function in meta:
-            records.append(_kernel_from_asm(function, meta[function], blocks.get(function, {}), arch, target,
-                                            version, source, path))
+            records.append(
+                _kernel_from_asm(
+                    function, meta[function], blocks.get(function, {}), arch, target, version, source, path
+                )
+            )
         else:
             records.append(_from_comments(function, what, info, arch, target, version, source, path))
     return records
 
 
-def _kernel_from_asm(name: str, k: dict[str, Any], block: dict[str, str], arch: str, target: str,
-                     version: int | None, source: str, path: str) -> AmdKernelRecord:
+def _kernel_from_asm(
+    name: str,
+    k: dict[str, Any],
+    block: dict[str, str],
+    arch: str,
+    target: str,
+    version: int | None,
+    source: str,
+    path: str,
+) -> AmdKernelRecord:
     def count(key: str) -> int | None:
         value = k.get(key)
         if value is None:
@@ -227,21 +267,55 @@ def _kernel_from_asm(name: str, k: dict[str, Any], block: dict[str, str], arch: 
     reqd = k.get(".reqd_workgroup_size")
     stack = k.get(".uses_dynamic_stack")
     return AmdKernelRecord(
-        name, demangle(name), "kernel", arch, target, version, count(".vgpr_count"), count(".agpr_count"),
-        count(".sgpr_count"), allocated, count(".group_segment_fixed_size"), count(".private_segment_fixed_size"),
-        stack if isinstance(stack, bool) else None, count(".wavefront_size"), None if wgp is None else bool(wgp),
-        count(".max_flat_workgroup_size"), tuple(reqd) if isinstance(reqd, list) and len(reqd) == 3 else None,
-        Spills(count(".vgpr_spill_count"), count(".sgpr_spill_count")), 1, source)
+        name,
+        demangle(name),
+        "kernel",
+        arch,
+        target,
+        version,
+        count(".vgpr_count"),
+        count(".agpr_count"),
+        count(".sgpr_count"),
+        allocated,
+        count(".group_segment_fixed_size"),
+        count(".private_segment_fixed_size"),
+        stack if isinstance(stack, bool) else None,
+        count(".wavefront_size"),
+        None if wgp is None else bool(wgp),
+        count(".max_flat_workgroup_size"),
+        tuple(reqd) if isinstance(reqd, list) and len(reqd) == 3 else None,
+        Spills(count(".vgpr_spill_count"), count(".sgpr_spill_count")),
+        1,
+        source,
+    )
 
 
-def _from_comments(name: str, what: str, info: dict[str, str], arch: str, target: str, version: int | None,
-                   source: str, path: str) -> AmdKernelRecord:
+def _from_comments(
+    name: str, what: str, info: dict[str, str], arch: str, target: str, version: int | None, source: str, path: str
+) -> AmdKernelRecord:
     def count(key: str) -> int | None:
         value = info.get(key)
         return int(value) if value is not None and value.isdigit() else None
 
     return AmdKernelRecord(
-        name, demangle(name), "kernel" if what == "Kernel" else "device_function", arch, target, version,
-        count("TotalNumVgprs") if "TotalNumVgprs" in info else count("NumVgprs"), count("NumAgprs"),
-        count("NumSgprs"), None, count("LDSByteSize"), count("ScratchSize"), None, None, None, None, None,
-        UNKNOWN_SPILLS, 1, source)
+        name,
+        demangle(name),
+        "kernel" if what == "Kernel" else "device_function",
+        arch,
+        target,
+        version,
+        count("TotalNumVgprs") if "TotalNumVgprs" in info else count("NumVgprs"),
+        count("NumAgprs"),
+        count("NumSgprs"),
+        None,
+        count("LDSByteSize"),
+        count("ScratchSize"),
+        None,
+        None,
+        None,
+        None,
+        None,
+        UNKNOWN_SPILLS,
+        1,
+        source,
+    )

@@ -54,8 +54,12 @@ class KernelMeta(msgspec.Struct, rename=_dotted, frozen=True, gc=False):
     kind: str | None = None
 
 
-class Metadata(msgspec.Struct, rename={"kernels": "amdhsa.kernels", "target": "amdhsa.target",
-                                       "version": "amdhsa.version"}, frozen=True, gc=False):
+class Metadata(
+    msgspec.Struct,
+    rename={"kernels": "amdhsa.kernels", "target": "amdhsa.target", "version": "amdhsa.version"},
+    frozen=True,
+    gc=False,
+):
     """The note's top-level map (code object v3+)."""
 
     kernels: list[KernelMeta] = []

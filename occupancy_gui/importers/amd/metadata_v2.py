@@ -32,13 +32,27 @@ class _NoAliasLoader(yaml.SafeLoader):
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()  # type: ignore[no-untyped-call]  # PyYAML has no annotations for it
-            raise MetadataError(f"metadata (v2 YAML) uses an alias at line {event.start_mark.line + 1}, which "
-                                "LLVM never writes")
+            raise MetadataError(
+                f"metadata (v2 YAML) uses an alias at line {event.start_mark.line + 1}, which LLVM never writes"
+            )
         return super().compose_node(parent, index)
 
 
-Entry = tuple[str, str, int, int, int, int | None, int | None, None, int | None, tuple[int | None, int | None],
-              tuple[int, int, int] | None, None, bool | None]
+Entry = tuple[
+    str,
+    str,
+    int,
+    int,
+    int,
+    int | None,
+    int | None,
+    None,
+    int | None,
+    tuple[int | None, int | None],
+    tuple[int, int, int] | None,
+    None,
+    bool | None,
+]
 
 
 def parse_yaml(data: bytes, limit: int = MAX_V2_NOTE) -> Any:
@@ -72,17 +86,24 @@ def _entry(i: int, kernel: object) -> Entry:
     name = _text(kernel, "Name", where)
     symbol = _text(kernel, "SymbolName", where)
     block = attrs.get("ReqdWorkGroupSize")
-    if block is not None and not (isinstance(block, list) and len(block) == 3
-                                  and all(_is_count(v) for v in block)):
+    if block is not None and not (isinstance(block, list) and len(block) == 3 and all(_is_count(v) for v in block)):
         raise MetadataError(f"metadata (v2 YAML): {where}.Attrs.ReqdWorkGroupSize is not three counts")
     stack = props.get("IsDynamicCallStack")
-    return (name, symbol, _count_or(props, "GroupSegmentFixedSize", where, 0),
-            _count_or(props, "PrivateSegmentFixedSize", where, 0), _count_or(props, "WavefrontSize", where, 64),
-            _count_or(props, "NumSGPRs", where, 0), _count_or(props, "NumVGPRs", where, 0), None,
-            _count(props, "MaxFlatWorkGroupSize", where),
-            (_count_or(props, "NumSpilledVGPRs", where, 0), _count_or(props, "NumSpilledSGPRs", where, 0)),
-            (block[0], block[1], block[2]) if block is not None else None, None,
-            stack if isinstance(stack, bool) else None)
+    return (
+        name,
+        symbol,
+        _count_or(props, "GroupSegmentFixedSize", where, 0),
+        _count_or(props, "PrivateSegmentFixedSize", where, 0),
+        _count_or(props, "WavefrontSize", where, 64),
+        _count_or(props, "NumSGPRs", where, 0),
+        _count_or(props, "NumVGPRs", where, 0),
+        None,
+        _count(props, "MaxFlatWorkGroupSize", where),
+        (_count_or(props, "NumSpilledVGPRs", where, 0), _count_or(props, "NumSpilledSGPRs", where, 0)),
+        (block[0], block[1], block[2]) if block is not None else None,
+        None,
+        stack if isinstance(stack, bool) else None,
+    )
 
 
 def _is_count(value: object) -> bool:

@@ -82,8 +82,9 @@ def iter_batches(path: str, kind: str, walk: Walk) -> Iterator[Batch]:
             yield from host_batches(blob, prefix, walk)
 
 
-def read_amd(path: str | os.PathLike[str], kind: str, progress: ProgressFn | None = None,
-             cancel: CancelFn | None = None) -> AmdImport:
+def read_amd(
+    path: str | os.PathLike[str], kind: str, progress: ProgressFn | None = None, cancel: CancelFn | None = None
+) -> AmdImport:
     """Every AMD kernel of ``path`` read as ``kind`` (:func:`sniff`'s, or ``host``/``folder``)."""
     name = os.fspath(path)
     walk = Walk(name, 0, cancel=cancel, progress=progress)
@@ -102,7 +103,13 @@ def skipped_notes(walk: Walk) -> list[str]:
     """One note per kind of bundle entry passed over."""
     notes = []
     for what, count in sorted(walk.skipped.items()):
-        why = ("built with -fgpu-rdc or offload LTO: registers are decided at the device link, so import the "
-               "linked library") if what.startswith("LLVM bitcode") else "no AMDGPU code object in it"
+        why = (
+            (
+                "built with -fgpu-rdc or offload LTO: registers are decided at the device link, so import the "
+                "linked library"
+            )
+            if what.startswith("LLVM bitcode")
+            else "no AMDGPU code object in it"
+        )
         notes.append(f"{walk.path}: {count} {what} entr{'ies' if count != 1 else 'y'} skipped: {why}")
     return notes

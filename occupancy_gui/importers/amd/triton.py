@@ -115,8 +115,11 @@ def _scan(top: str, walk: Walk) -> list[str]:
         for entry in entries:
             seen += 1
             if seen > MAX_ENTRIES:
-                raise ImportFailure(top, f"more than {MAX_ENTRIES} files and folders below it: choose the "
-                                         "cache folder itself (e.g. ~/.triton/cache)")
+                raise ImportFailure(
+                    top,
+                    f"more than {MAX_ENTRIES} files and folders below it: choose the "
+                    "cache folder itself (e.g. ~/.triton/cache)",
+                )
             if entry.is_dir(follow_symlinks=False):
                 if depth < MAX_DEPTH:
                     stack.append((entry.path, depth + 1))

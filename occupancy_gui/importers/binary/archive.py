@@ -19,8 +19,13 @@ _MAX_MEMBERS = 100_000
 _MAX_LONG_NAMES = 64 << 20  # a GNU long-name table; real ones are KBs
 
 
-def read_ar_archive(data: bytes | memoryview, path: str, image: FileImage | None = None,
-                    work: Decoding | None = None, result: ImportResult | None = None) -> ImportResult:
+def read_ar_archive(
+    data: bytes | memoryview,
+    path: str,
+    image: FileImage | None = None,
+    work: Decoding | None = None,
+    result: ImportResult | None = None,
+) -> ImportResult:
     """Every member of a static library (``!<arch>``, GNU or BSD names) that holds a fatbin.
 
     Members without device code (host-only objects, symbol tables) are skipped; an archive with
@@ -66,12 +71,14 @@ def read_ar_archive(data: bytes | memoryview, path: str, image: FileImage | None
         elif raw_name.startswith(b"/") and raw_name[1:].isdigit():
             at = int(raw_name[1:])
             end = long_names.find(b"/\n", at)
-            raw_name = long_names[at:end if end >= 0 else at + 256]
+            raw_name = long_names[at : end if end >= 0 else at + 256]
         member = raw_name.rstrip(b"/").decode("utf-8", "replace") or "?"
         end = start + size
         head = blob.bytes(body_start, min(4, end - body_start), "ar member") if end > body_start else b""
-        if raw_name not in (b"/", b"//", b"__.SYMDEF", b"__.SYMDEF SORTED", b"/SYM64/") and \
-                (head in (ELF_MAGIC, FATBIN_MAGIC_BYTES) or next(iter(MagicScan(blob, body_start, end, work)), None) is not None):
+        if raw_name not in (b"/", b"//", b"__.SYMDEF", b"__.SYMDEF SORTED", b"/SYM64/") and (
+            head in (ELF_MAGIC, FATBIN_MAGIC_BYTES)
+            or next(iter(MagicScan(blob, body_start, end, work)), None) is not None
+        ):
             label = f"{prefix}({member})"
             body = memoryview(data)[body_start:end]
             try:
@@ -84,6 +91,5 @@ def read_ar_archive(data: bytes | memoryview, path: str, image: FileImage | None
                     raise
         pos = end + (size & 1)
     if not result.records and not result.notes:
-        raise ImportFailure(path, f"no CUDA device code in any of the archive's {members} members",
-                            offset=0)
+        raise ImportFailure(path, f"no CUDA device code in any of the archive's {members} members", offset=0)
     return result

@@ -54,8 +54,11 @@ class FileImage:
         self.stream.seek(lo)
         got = self.stream.readinto(self.view[lo:hi])
         if got != hi - lo:
-            raise ImportFailure(self.path, "the file is shorter than when it was opened (is it being "
-                                           "rewritten?)", offset=lo + (got or 0))
+            raise ImportFailure(
+                self.path,
+                "the file is shorter than when it was opened (is it being rewritten?)",
+                offset=lo + (got or 0),
+            )
         self._add(lo, hi)
 
     def release(self) -> None:
@@ -100,8 +103,14 @@ class Blob:
     every read through this class first loads what it touches.
     """
 
-    def __init__(self, data: bytes | bytearray | memoryview | mmap.mmap, path: str, base: int = 0, what: str = "",
-                 image: FileImage | None = None):
+    def __init__(
+        self,
+        data: bytes | bytearray | memoryview | mmap.mmap,
+        path: str,
+        base: int = 0,
+        what: str = "",
+        image: FileImage | None = None,
+    ):
         self.data = data
         self.path = path
         self.base = base  # absolute offset of data[0] in the file, for messages
@@ -118,8 +127,9 @@ class Blob:
 
     def need(self, at: int, size: int, what: str) -> None:
         if at < 0 or size < 0 or at + size > len(self.data):
-            raise self.fail(f"{what} ({size} bytes at {at}) lies beyond the end of the data "
-                            f"({len(self.data)} bytes)", at)
+            raise self.fail(
+                f"{what} ({size} bytes at {at}) lies beyond the end of the data ({len(self.data)} bytes)", at
+            )
 
     def unpack(self, fmt: str, at: int, what: str) -> tuple[Any, ...]:
         size = struct.calcsize(fmt)
@@ -130,7 +140,7 @@ class Blob:
     def bytes(self, at: int, size: int, what: str) -> bytes:
         self.need(at, size, what)
         self.load(at, size)
-        return bytes(self.data[at:at + size])
+        return bytes(self.data[at : at + size])
 
     def skip_zeros(self, at: int, end: int) -> int:
         """The first offset in ``[at, end)`` whose byte is not zero, else ``end``: padding between
@@ -179,7 +189,7 @@ class Blob:
         if isinstance(data, (bytes, bytearray)):
             end = data.find(b"\0", at, at + MAX_NAME)
         else:
-            end = bytes(data[at:at + MAX_NAME]).find(b"\0")
+            end = bytes(data[at : at + MAX_NAME]).find(b"\0")
             end = end + at if end >= 0 else end
         if end < 0:
             raise self.fail(f"{what} string is not terminated", at)

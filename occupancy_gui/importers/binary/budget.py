@@ -70,11 +70,14 @@ class InflateBudget:
             raise BudgetExceeded(f"a negative size ({size} bytes) to inflate")
         if self.held + size > self.held_limit:
             held = f" beside the {self.held} bytes already held" if self.held else ""
-            raise BudgetExceeded(f"inflating {size} bytes{held} passes the import's budget of {self.held_limit} "
-                                 "bytes held at once")
+            raise BudgetExceeded(
+                f"inflating {size} bytes{held} passes the import's budget of {self.held_limit} bytes held at once"
+            )
         if self.inflated + size > self.total_limit:
-            raise BudgetExceeded(f"the file's compressed data inflates to more than {self.total_limit} bytes in "
-                                 "all (the import's budget)")
+            raise BudgetExceeded(
+                f"the file's compressed data inflates to more than {self.total_limit} bytes in "
+                "all (the import's budget)"
+            )
         self.inflated += size
         self.held += size
 

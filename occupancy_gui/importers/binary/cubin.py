@@ -69,12 +69,28 @@ _ARCH_IN_NOTE = re.compile(rb"-arch[ =]+((?:sm|compute)_[0-9]+[a-z]?)")
 
 
 # Sections whose contents the importer never reads (only their sizes).
-_NOT_PARSED = (".text", ".nv.constant", ".nv.global", ".rel", ".debug", ".nv_debug", ".nv.rel", ".nv.merc",
-               ".nv.capmerc")  # the last two: sm_100+ "Mercury" copies of code and data
+_NOT_PARSED = (
+    ".text",
+    ".nv.constant",
+    ".nv.global",
+    ".rel",
+    ".debug",
+    ".nv_debug",
+    ".nv.rel",
+    ".nv.merc",
+    ".nv.capmerc",
+)  # the last two: sm_100+ "Mercury" copies of code and data
 
 
-def nv_info_entries(data: bytes, little: bool, wanted: frozenset[int] | None, blob: Blob, name: str,
-                    offset: int, skip_runs: bool = False) -> list[tuple[int, int, bytes | int]]:
+def nv_info_entries(
+    data: bytes,
+    little: bool,
+    wanted: frozenset[int] | None,
+    blob: Blob,
+    name: str,
+    offset: int,
+    skip_runs: bool = False,
+) -> list[tuple[int, int, bytes | int]]:
     """Entries of an ``.nv.info`` section: (attribute, format, value or payload).
 
     Every entry is walked and checked; only those whose attribute is in ``wanted`` (all, for
@@ -98,10 +114,11 @@ def nv_info_entries(data: bytes, little: bool, wanted: frozenset[int] | None, bl
         value = data[pos + 2] | data[pos + 3] << 8 if little else data[pos + 2] << 8 | data[pos + 3]
         if fmt == EIFMT_SVAL:
             if pos + 4 + value > n:
-                raise blob.fail(f"attribute 0x{attr:02x} in {name} claims {value} bytes, "
-                                f"only {n - pos - 4} remain", offset + pos)
+                raise blob.fail(
+                    f"attribute 0x{attr:02x} in {name} claims {value} bytes, only {n - pos - 4} remain", offset + pos
+                )
             if wanted is None or attr in wanted:
-                append((attr, fmt, data[pos + 4:pos + 4 + value]))
+                append((attr, fmt, data[pos + 4 : pos + 4 + value]))
             pos += 4 + value
         elif fmt in (EIFMT_NVAL, EIFMT_HVAL, EIFMT_BVAL):
             if wanted is None or attr in wanted:
@@ -184,8 +201,7 @@ def _accelerator_target(elf: Elf) -> bool:
     compat = elf.find(".nv.compat")
     if compat is None or compat.type == SHT_NOBITS:
         return False
-    entries = nv_info_entries(elf.data(compat), elf.end == "<", _COMPAT_WANTED, elf.blob, compat.name,
-                              compat.offset)
+    entries = nv_info_entries(elf.data(compat), elf.end == "<", _COMPAT_WANTED, elf.blob, compat.name, compat.offset)
     return any(value == 1 for _attr, _fmt, value in entries)
 
 
@@ -200,9 +216,15 @@ def is_cuda_elf(head: bytes) -> bool:
     return bool(machine == EM_CUDA)
 
 
-def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "",
-               source_prefix: str | None = None, image: FileImage | None = None,
-               embedded: bool = False) -> Records:
+def read_cubin(
+    data: bytes | memoryview,
+    path: str,
+    base: int = 0,
+    what: str = "",
+    source_prefix: str | None = None,
+    image: FileImage | None = None,
+    embedded: bool = False,
+) -> Records:
     """Records for every function of one CUDA ELF image (``image``: the file behind ``data``).
 
     ``embedded``: the image sits in a fatbin outside the sections the CUDA runtime registers
@@ -219,12 +241,17 @@ def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "
     # cuobjdump lists the functions that own a .text section (every kernel does): not the local copies
     # ptxas makes inside a kernel's code ("$kernel$__cuda_sm20_rem_u64", "$__internal_0_$..."), which
     # carry .nv.info figures but no section of their own.
-    functions = [(index, name_at, bool(other & STO_CUDA_ENTRY), shndx)
-                 for index, (name_at, st_info, other, shndx, _value, _size) in enumerate(symbols)
-                 if st_info & 0xF == 2 and name_at  # STT_FUNC
-                 and (other & STO_CUDA_ENTRY or index in owners)]
-    names = strtab.get_all([f[1] for f in functions],  # type: ignore[union-attr]  # functions imply a symtab
-                           lambda i: f"symbol {functions[i][0]} name") if functions else []
+    functions = [
+        (index, name_at, bool(other & STO_CUDA_ENTRY), shndx)
+        for index, (name_at, st_info, other, shndx, _value, _size) in enumerate(symbols)
+        if st_info & 0xF == 2  # STT_FUNC
+        and name_at
+        and (other & STO_CUDA_ENTRY or index in owners)
+    ]
+    names: list[str] = []
+    if functions:
+        assert strtab is not None  # functions imply a symtab
+        names = strtab.get_all([f[1] for f in functions], lambda i: f"symbol {functions[i][0]} name")
     states: list[dict[str, Any]] = []
     append = states.append
     for (index, _at, entry, shndx), name in zip(functions, names):
@@ -239,8 +266,16 @@ def read_cubin(data: bytes | memoryview, path: str, base: int = 0, what: str = "
 
 _NO_LAUNCH_FIGURES = {key: None for key in LAUNCH_KEYS}
 _MODULE_ATTRS = (EIATTR_REGCOUNT, EIATTR_FRAME_SIZE, EIATTR_MIN_STACK_SIZE, EIATTR_MAX_STACK_SIZE)
-_KERNEL_ATTRS = frozenset((EIATTR_NUM_BARRIERS, EIATTR_MAX_THREADS, EIATTR_REQNTID, EIATTR_CTA_PER_CLUSTER,
-                           EIATTR_MAXREG_COUNT, EIATTR_REGCOUNT))
+_KERNEL_ATTRS = frozenset(
+    (
+        EIATTR_NUM_BARRIERS,
+        EIATTR_MAX_THREADS,
+        EIATTR_REQNTID,
+        EIATTR_CTA_PER_CLUSTER,
+        EIATTR_MAXREG_COUNT,
+        EIATTR_REGCOUNT,
+    )
+)
 
 
 class _Module:
@@ -265,15 +300,35 @@ class _Module:
         self._banks: dict[int, int] | None = None
         # A function with a .text section of its own is named by the section's sh_info (low 24
         # bits; the top 8 hold its registers): cuobjdump lists each such function.
-        self.text_owners = frozenset(row[INFO] & 0xFFFFFF for row, name in zip(elf.rows, elf.names)
-                                     if name.startswith(".text."))
+        self.text_owners = frozenset(
+            row[INFO] & 0xFFFFFF for row, name in zip(elf.rows, elf.names) if name.startswith(".text.")
+        )
         # The fields every record of this image shares; a kernel's own figures replace the Nones.
         self.template: dict[str, object] = {
-            "name": "", "arch": self.arch, "registers": 0, "is_kernel": False, "static_smem": 0,
-            "reserved_smem": 0, "stack_bytes": 0, "spill_stores": None, "spill_loads": None, "barriers": None,
-            "const_bytes": None, "const_banks": None, "max_threads": None, "min_blocks": None,
-            "req_threads": None, "cluster_dims": None, "max_registers": None, "relocatable": self.relocatable,
-            "embedded": embedded, "copies": 1, "source": "", **_NO_LAUNCH_FIGURES, "launch_source": None}
+            "name": "",
+            "arch": self.arch,
+            "registers": 0,
+            "is_kernel": False,
+            "static_smem": 0,
+            "reserved_smem": 0,
+            "stack_bytes": 0,
+            "spill_stores": None,
+            "spill_loads": None,
+            "barriers": None,
+            "const_bytes": None,
+            "const_banks": None,
+            "max_threads": None,
+            "min_blocks": None,
+            "req_threads": None,
+            "cluster_dims": None,
+            "max_registers": None,
+            "relocatable": self.relocatable,
+            "embedded": embedded,
+            "copies": 1,
+            "source": "",
+            **_NO_LAUNCH_FIGURES,
+            "launch_source": None,
+        }
         self._relocations: dict[int, list[int]] | None = None  # section -> its .rel/.rela sections
         self._shared_sections: frozenset[int] = frozenset()
 
@@ -335,8 +390,9 @@ class _Module:
         return total
 
 
-def _function_fields(module: _Module, index: int, name: str, display: str, entry: bool,
-                     shndx: int) -> dict[str, object]:
+def _function_fields(
+    module: _Module, index: int, name: str, display: str, entry: bool, shndx: int
+) -> dict[str, object]:
     """Every field of one function's record (``name``: its symbol, ``display``: the record's name).
 
     The fields that are the module's (arch, the launch figures no image holds, ...) come from one
@@ -362,8 +418,7 @@ def _function_fields(module: _Module, index: int, name: str, display: str, entry
         registers = (text[INFO] >> 24) & 0xFF
     find = elf.index.get
     kinfo = find(".nv.info." + name)
-    barriers, max_threads, req_threads, cluster_dims, max_registers, info_registers = \
-        _kernel_info(elf, kinfo, text)
+    barriers, max_threads, req_threads, cluster_dims, max_registers, info_registers = _kernel_info(elf, kinfo, text)
     if registers is None:
         registers = info_registers
     section_smem = reserved = 0
@@ -424,8 +479,12 @@ def _kernel_info(elf: Elf, kinfo: int | None, text: tuple[int, ...] | None) -> t
     if kinfo is None:
         return barriers, None, None, None, None, None
     row = elf.rows[kinfo]
-    if elf.end == "<" and row[TYPE] not in elf.nobits and row[SIZE] <= MAX_PARSED_SECTION and \
-            row[OFFSET] + row[SIZE] <= len(elf.blob.data):  # else the general walk says it runs past the end
+    if (
+        elf.end == "<"
+        and row[TYPE] not in elf.nobits
+        and row[SIZE] <= MAX_PARSED_SECTION
+        and row[OFFSET] + row[SIZE] <= len(elf.blob.data)
+    ):  # else the general walk says it runs past the end
         found = _walk_kernel_info(elf.blob, row[OFFSET], row[OFFSET] + row[SIZE], barriers)
         if found is not None:
             return found
@@ -479,8 +538,9 @@ def _walk_kernel_info(blob: Blob, lo: int, hi: int, barriers: int) -> tuple[Any,
 def _kernel_info_entries(elf: Elf, kinfo: int, barriers: int) -> tuple[Any, ...]:
     """:func:`_kernel_info` by the general walk (:func:`nv_info_entries`), which raises at a damaged entry."""
     row = elf.rows[kinfo]
-    entries = nv_info_entries(elf.section_bytes(kinfo), elf.end == "<", _KERNEL_ATTRS, elf.blob, elf.names[kinfo],
-                              row[OFFSET], skip_runs=True)
+    entries = nv_info_entries(
+        elf.section_bytes(kinfo), elf.end == "<", _KERNEL_ATTRS, elf.blob, elf.names[kinfo], row[OFFSET], skip_runs=True
+    )
     return kernel_figures(entries, barriers, elf.end)
 
 
@@ -536,8 +596,9 @@ def _module_banks(elf: Elf) -> dict[int, int]:
     return banks
 
 
-def import_cubin(path: str | os.PathLike[str],
-                 progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
+def import_cubin(
+    path: str | os.PathLike[str], progress: ProgressFn | None = None, cancel: CancelFn | None = None
+) -> Records:
     """A ``.cubin`` file, read only where it is parsed (a 6 GB sparse file costs what its tables do)."""
     name = os.fspath(path)
     try:

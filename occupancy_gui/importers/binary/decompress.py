@@ -65,7 +65,10 @@ def zlib_decompress(data: bytes | memoryview, limit: int) -> bytes:
 
 
 CODECS: dict[str, Callable[[bytes | memoryview, int], bytes | None]] = {
-    "lz4": lz4_block_decompress, "zstd": zstd_decompress, "zlib": zlib_decompress}
+    "lz4": lz4_block_decompress,
+    "zstd": zstd_decompress,
+    "zlib": zlib_decompress,
+}
 """Codec name -> decoder(stream, declared size) -> bytes (``None``: no decoder in this Python)."""
 
 

@@ -78,7 +78,7 @@ class StringTable:
         text = self.text
         if text and text[-1] == "\0" and offsets and min(offsets) >= 0 and max(offsets) < len(text):
             find = text.find
-            names = [text[at:find("\0", at)] for at in offsets]
+            names = [text[at : find("\0", at)] for at in offsets]
             if max(map(len, names)) < MAX_NAME:
                 return names
         return [self.get(at, functools.partial(what, i)) for i, at in enumerate(offsets)]
@@ -91,8 +91,12 @@ class Elf:
     ``names[i]`` its name, ``index`` maps a name to the last section of that name.
     """
 
-    def __init__(self, blob: Blob, read_ahead_except: tuple[str, ...] | None = None,
-                 nobits: frozenset[int] = frozenset((SHT_NOBITS,))):
+    def __init__(
+        self,
+        blob: Blob,
+        read_ahead_except: tuple[str, ...] | None = None,
+        nobits: frozenset[int] = frozenset((SHT_NOBITS,)),
+    ):
         """``nobits``: section types that occupy no bytes of the file (a processor may add its own:
         CUDA's relocatable shared-memory sections)."""
         self.blob = b = blob
@@ -108,12 +112,38 @@ class Elf:
         self.osabi = b.data[7]
         self.abiversion = b.data[8]
         if self.is64:
-            (self.type, self.machine, _ver, _entry, _phoff, shoff, self.flags, _ehsize, _phentsize,
-             _phnum, shentsize, shnum, shstrndx) = b.unpack(e + "HHIQQQIHHHHHH", 16, "ELF header")
+            (
+                self.type,
+                self.machine,
+                _ver,
+                _entry,
+                _phoff,
+                shoff,
+                self.flags,
+                _ehsize,
+                _phentsize,
+                _phnum,
+                shentsize,
+                shnum,
+                shstrndx,
+            ) = b.unpack(e + "HHIQQQIHHHHHH", 16, "ELF header")
             sh_fmt, sh_min = e + "IIQQQQIIQQ", 64
         else:
-            (self.type, self.machine, _ver, _entry, _phoff, shoff, self.flags, _ehsize, _phentsize,
-             _phnum, shentsize, shnum, shstrndx) = b.unpack(e + "HHIIIIIHHHHHH", 16, "ELF header")
+            (
+                self.type,
+                self.machine,
+                _ver,
+                _entry,
+                _phoff,
+                shoff,
+                self.flags,
+                _ehsize,
+                _phentsize,
+                _phnum,
+                shentsize,
+                shnum,
+                shstrndx,
+            ) = b.unpack(e + "HHIIIIIHHHHHH", 16, "ELF header")
             sh_fmt, sh_min = e + "IIIIIIIIII", 40
         if shoff == 0:
             raise b.fail("ELF image has no section header table", 0x28 if self.is64 else 0x20)
@@ -124,8 +154,11 @@ class Elf:
         if shstrndx == 0xFFFF:
             shstrndx = b.unpack(sh_fmt, shoff, "section header 0")[LINK]
         if shoff + shnum * shentsize > len(b.data) or shoff + shnum * shentsize < shoff:
-            raise b.fail(f"section header table ({shnum} entries of {shentsize} bytes) runs past "
-                         f"the end of the data ({len(b.data)} bytes)", shoff)
+            raise b.fail(
+                f"section header table ({shnum} entries of {shentsize} bytes) runs past "
+                f"the end of the data ({len(b.data)} bytes)",
+                shoff,
+            )
         self._shoff: int = shoff
         self._shentsize: int = shentsize
         # The whole table in one read: a cubin of a vendor library has hundreds of sections.
@@ -140,14 +173,18 @@ class Elf:
         str_row = rows[shstrndx]
         self._check_range(str_row[OFFSET], str_row[SIZE], "section name table", self._header_at(shstrndx))
         if str_row[SIZE] > MAX_PARSED_SECTION:
-            raise b.fail(f"section name table claims {str_row[SIZE]} bytes (the reader's limit is "
-                         f"{MAX_PARSED_SECTION})", self._header_at(shstrndx))
-        names = StringTable(b.bytes(str_row[OFFSET], str_row[SIZE], "section name table"), b.path,
-                            b.base + str_row[OFFSET], b.what)
+            raise b.fail(
+                f"section name table claims {str_row[SIZE]} bytes (the reader's limit is {MAX_PARSED_SECTION})",
+                self._header_at(shstrndx),
+            )
+        names = StringTable(
+            b.bytes(str_row[OFFSET], str_row[SIZE], "section name table"), b.path, b.base + str_row[OFFSET], b.what
+        )
         self.section_names = names
         self.rows: list[tuple[int, ...]] = rows
-        self.names: list[str] = [""] + names.get_all([row[NAME] for row in rows[1:]],
-                                                     lambda i: f"section {i + 1} name") if rows else []
+        self.names: list[str] = (
+            [""] + names.get_all([row[NAME] for row in rows[1:]], lambda i: f"section {i + 1} name") if rows else []
+        )
         self._check_bounds()
         self.index: dict[str, int] = dict(zip(self.names, range(len(rows))))
         self._sections: list[Section] | None = None
@@ -161,8 +198,10 @@ class Elf:
         """Every section with contents lies inside the data (one pass; the first bad one named)."""
         limit = len(self.blob.data)
         nobits = self.nobits
-        if max((row[OFFSET] + row[SIZE] for row in self.rows[1:] if row[TYPE] not in nobits and row[SIZE]),
-               default=0) <= limit:
+        if (
+            max((row[OFFSET] + row[SIZE] for row in self.rows[1:] if row[TYPE] not in nobits and row[SIZE]), default=0)
+            <= limit
+        ):
             return
         for i in range(1, len(self.rows)):
             row = self.rows[i]
@@ -171,9 +210,11 @@ class Elf:
 
     def _read_ahead(self, skipped: tuple[str, ...]) -> None:
         """Read, in a few large reads, every section whose name does not start with ``skipped``."""
-        wanted = sorted((row[OFFSET], row[OFFSET] + row[SIZE]) for row, name in zip(self.rows[1:], self.names[1:])
-                        if row[TYPE] not in self.nobits and 0 < row[SIZE] <= READ_AHEAD_MAX
-                        and not name.startswith(skipped))
+        wanted = sorted(
+            (row[OFFSET], row[OFFSET] + row[SIZE])
+            for row, name in zip(self.rows[1:], self.names[1:])
+            if row[TYPE] not in self.nobits and 0 < row[SIZE] <= READ_AHEAD_MAX and not name.startswith(skipped)
+        )
         lo = hi = -1
         for start, end in wanted:
             if start > hi + READ_GAP:
@@ -186,8 +227,10 @@ class Elf:
 
     def _check_range(self, offset: int, size: int, what: str, header_at: int) -> None:
         if offset < 0 or size < 0 or offset + size > len(self.blob.data):
-            raise self.blob.fail(f"{what} ({size} bytes at offset {offset}) runs past the end of "
-                                 f"the data ({len(self.blob.data)} bytes)", header_at)
+            raise self.blob.fail(
+                f"{what} ({size} bytes at offset {offset}) runs past the end of the data ({len(self.blob.data)} bytes)",
+                header_at,
+            )
 
     @property
     def sections(self) -> list[Section]:
@@ -211,8 +254,11 @@ class Elf:
         """A section this reader parses (names, symbols, ``.nv.info``) is at most
         :data:`MAX_PARSED_SECTION`: memory follows what a real image needs, not what a header claims."""
         if size > MAX_PARSED_SECTION:
-            raise self.blob.fail(f"section {name or i} claims {size} bytes; no CUDA image's tables come near "
-                                 f"that (the reader's limit is {MAX_PARSED_SECTION})", self._header_at(i))
+            raise self.blob.fail(
+                f"section {name or i} claims {size} bytes; no CUDA image's tables come near "
+                f"that (the reader's limit is {MAX_PARSED_SECTION})",
+                self._header_at(i),
+            )
 
     def section_bytes(self, i: int) -> bytes:
         """The contents of section ``i`` (empty for ``SHT_NOBITS`` and the other ``nobits``)."""
@@ -233,8 +279,9 @@ class Elf:
         link = row[LINK]
         if not 0 <= link < len(self.rows):
             raise self.blob.fail(f"symbol table links to missing section {link}", row[OFFSET])
-        strtab = StringTable(self.section_bytes(link), self.blob.path,
-                             self.blob.base + self.rows[link][OFFSET], self.blob.what)
+        strtab = StringTable(
+            self.section_bytes(link), self.blob.path, self.blob.base + self.rows[link][OFFSET], self.blob.what
+        )
         e = self.end
         fmt, size = (e + "IBBHQQ", 24) if self.is64 else (e + "IIIBBH", 16)
         count = row[SIZE] // size
@@ -242,8 +289,10 @@ class Elf:
         table = self.blob.bytes(row[OFFSET], count * size, "symbol table")  # bounds checked once
         if self.is64:  # already in that order
             return list(struct.iter_unpack(fmt, table)), strtab
-        return [(name, info, other, shndx, value, size) for name, value, size, info, other, shndx
-                in struct.iter_unpack(fmt, table)], strtab
+        return [
+            (name, info, other, shndx, value, size)
+            for name, value, size, info, other, shndx in struct.iter_unpack(fmt, table)
+        ], strtab
 
     def relocation_sections(self, skip: tuple[str, ...] = ()) -> dict[int, list[int]]:
         """Section number -> the ``.rel``/``.rela`` sections that apply to it (a section may have

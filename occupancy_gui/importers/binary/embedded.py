@@ -97,8 +97,7 @@ _HEADER_START = re.compile(re.escape(FATBIN_MAGIC_BYTES + _HEADER_REST))
 of data sections in 0.023 s, against 0.041 s of ``bytearray.find`` on the magic (measured)."""
 
 
-def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: str,
-                  work: Decoding | None = None) -> int:
+def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: str, work: Decoding | None = None) -> int:
     """Fatbin containers that lie in ``[lo, hi)`` of ``blob`` (a data section); the number found.
 
     A byte pattern alone never makes a kernel: a candidate counts only where the whole container
@@ -122,8 +121,9 @@ def read_embedded(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: st
     return found
 
 
-def trial_container(blob: Blob, at: int, hi: int, prefix: str, number: int | str,
-                    work: Decoding) -> tuple[int, ImportResult | None] | None:
+def trial_container(
+    blob: Blob, at: int, hi: int, prefix: str, number: int | str, work: Decoding
+) -> tuple[int, ImportResult | None] | None:
     """The end and the records of the candidate container at ``at`` of a data section ending at ``hi``;
     its end and ``None`` where it is well formed but holds no CUDA ELF image (PTX only, other kinds);
     ``None`` where it is no container: it runs past ``hi`` or fails to parse anywhere."""

@@ -42,8 +42,15 @@ NUMBER_LATER = "\0"
 MAX_CONTAINERS = 100_000
 
 
-def read_container(blob: Blob, at: int, result: ImportResult, prefix: str, number: int | str = 1,
-                   embedded: bool = False, work: Decoding | None = None) -> int:
+def read_container(
+    blob: Blob,
+    at: int,
+    result: ImportResult,
+    prefix: str,
+    number: int | str = 1,
+    embedded: bool = False,
+    work: Decoding | None = None,
+) -> int:
     """Parse one fatbin container starting at ``at``; returns the offset just past it.
 
     ``number`` counts the containers of one section (from 1): with the container's and each
@@ -81,8 +88,9 @@ def open_container(blob: Blob, at: int, prefix: str, number: int | str, work: De
     start = at + header_size
     end = start + fat_size
     if end > len(blob.data):
-        raise blob.fail(f"fatbin claims {fat_size} bytes of entries, only "
-                        f"{max(0, len(blob.data) - start)} remain", at + 8)
+        raise blob.fail(
+            f"fatbin claims {fat_size} bytes of entries, only {max(0, len(blob.data) - start)} remain", at + 8
+        )
     container = Container(end, f"{prefix} container {number} @0x{blob.base + at:x}", [])
     pos = start
     number = 0  # now the entry's
@@ -92,11 +100,11 @@ def open_container(blob: Blob, at: int, prefix: str, number: int | str, work: De
         if ehs < 16:
             raise blob.fail(f"fatbin entry {number} header size {ehs} is smaller than 16", pos + 4)
         if pos + ehs + size > end or pos + ehs > end:
-            raise blob.fail(f"fatbin entry {number} ({ehs}+{size} bytes) runs past the end of its "
-                            f"container", pos)
+            raise blob.fail(f"fatbin entry {number} ({ehs}+{size} bytes) runs past the end of its container", pos)
         if ehs >= 64:
             csize, _opt, _minor, _major, arch, _noff, _nlen, flags, _zero, usize = blob.unpack(
-                "<IIHHIIIQQQ", pos + 16, f"fatbin entry {number} header")
+                "<IIHHIIIQQQ", pos + 16, f"fatbin entry {number} header"
+            )
         else:
             csize = arch = flags = usize = 0
         payload_at = pos + ehs
@@ -106,15 +114,18 @@ def open_container(blob: Blob, at: int, prefix: str, number: int | str, work: De
             work.skipped[what] = work.skipped.get(what, 0) + 1
         if kind == KIND_ELF:
             if not flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD):
-                entry.window = memoryview(blob.data)[payload_at:payload_at + size]
+                entry.window = memoryview(blob.data)[payload_at : payload_at + size]
             else:
                 if not 0 < csize <= size:
                     csize = size
                 if usize <= 0:
                     raise blob.fail(f"{entry.label}: implausible uncompressed size {usize}", pos + 56)
                 if usize > work.budget.held_limit:
-                    raise blob.fail(f"{entry.label}: declares {usize} uncompressed bytes, more than the import's "
-                                    f"budget of {work.budget.held_limit} bytes held at once", pos + 56)
+                    raise blob.fail(
+                        f"{entry.label}: declares {usize} uncompressed bytes, more than the import's "
+                        f"budget of {work.budget.held_limit} bytes held at once",
+                        pos + 56,
+                    )
                 entry.packed = blob.bytes(payload_at, csize, f"{entry.label} payload")
                 work.queue(entry, blob, pos + 56)
             container.entries.append(entry)
@@ -148,16 +159,24 @@ def entry_kinds_without_images(blob: Blob, at: int, end: int) -> dict[str, int] 
     return kinds
 
 
-def read_entries(blob: Blob, container: Container, result: ImportResult, embedded: bool,
-                  work: Decoding) -> None:
+def read_entries(blob: Blob, container: Container, result: ImportResult, embedded: bool, work: Decoding) -> None:
     """The records of a container's ELF entries, in order (inflation errors are raised here)."""
     for entry in container.entries:
         label, pos, payload_at = entry.label, entry.pos, entry.payload_at
         work.step(blob.base + pos)
         source = f"{container.name}: {label} @0x{blob.base + pos:x}"
         if entry.window is not None:
-            result.records.extend(read_cubin(entry.window, blob.path, blob.base + payload_at, blob.what,
-                                             source_prefix=source, image=blob.image, embedded=embedded))
+            result.records.extend(
+                read_cubin(
+                    entry.window,
+                    blob.path,
+                    blob.base + payload_at,
+                    blob.what,
+                    source_prefix=source,
+                    image=blob.image,
+                    embedded=embedded,
+                )
+            )
             work.images += 1
             continue
         try:
@@ -171,19 +190,33 @@ def read_entries(blob: Blob, container: Container, result: ImportResult, embedde
                     f"{blob.path}: {label} at byte {blob.base + pos} is zstd-compressed and this "
                     "Python has no zstd decoder (Python 3.14+ has one); skipped. Rebuild with "
                     "-Xfatbin -compress-mode=speed or =none, or import `cuobjdump "
-                    "--dump-resource-usage` output instead")
+                    "--dump-resource-usage` output instead"
+                )
                 continue
-            result.records.extend(read_cubin(image_bytes, blob.path, blob.base + payload_at,
-                                             f"{label} (decompressed image)", source_prefix=source,
-                                             embedded=embedded))
+            result.records.extend(
+                read_cubin(
+                    image_bytes,
+                    blob.path,
+                    blob.base + payload_at,
+                    f"{label} (decompressed image)",
+                    source_prefix=source,
+                    embedded=embedded,
+                )
+            )
         finally:
             work.budget.release(entry.usize)  # its records are made: the image is dropped
         work.images += 1
 
 
-def read_fatbin_bytes(data: bytes | memoryview, path: str, base: int = 0, prefix: str | None = None,
-                      result: ImportResult | None = None, image: FileImage | None = None,
-                      work: Decoding | None = None) -> ImportResult:
+def read_fatbin_bytes(
+    data: bytes | memoryview,
+    path: str,
+    base: int = 0,
+    prefix: str | None = None,
+    result: ImportResult | None = None,
+    image: FileImage | None = None,
+    work: Decoding | None = None,
+) -> ImportResult:
     """One or more fatbin containers laid end to end (zero padding between them allowed).
 
     ``image``: the file ``data`` is a window of (from offset ``base``), read as it is parsed.

@@ -18,14 +18,41 @@ from .pe import pe_sections
 
 _FAT_SECTIONS = (".nv_fatbin", "__nv_relfatbin", ".nvFatBinSegment_data")
 # Sections of a host ELF that hold code or metadata, never data a library loads: not scanned.
-_NO_FATBIN_SECTIONS = (".text", ".rel", ".dyn", ".symtab", ".strtab", ".shstrtab", ".eh_frame", ".gcc_except",
-                       ".debug", ".gnu", ".note", ".init", ".fini", ".plt", ".got", ".hash", ".interp",
-                       ".comment", ".ctors", ".dtors", ".tbss", ".tdata")
+_NO_FATBIN_SECTIONS = (
+    ".text",
+    ".rel",
+    ".dyn",
+    ".symtab",
+    ".strtab",
+    ".shstrtab",
+    ".eh_frame",
+    ".gcc_except",
+    ".debug",
+    ".gnu",
+    ".note",
+    ".init",
+    ".fini",
+    ".plt",
+    ".got",
+    ".hash",
+    ".interp",
+    ".comment",
+    ".ctors",
+    ".dtors",
+    ".tbss",
+    ".tdata",
+)
 
 
-def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix: str | None = None,
-                     result: ImportResult | None = None, image: FileImage | None = None,
-                     work: Decoding | None = None) -> ImportResult:
+def read_host_binary(
+    data: bytes | memoryview,
+    path: str,
+    base: int = 0,
+    prefix: str | None = None,
+    result: ImportResult | None = None,
+    image: FileImage | None = None,
+    work: Decoding | None = None,
+) -> ImportResult:
     """Fatbins embedded in a host ELF (``.o``, executable, ``.so``) or any other container.
 
     In an ELF (and a Windows PE file, by ``pe``'s section table), the fatbin sections the CUDA
@@ -58,20 +85,26 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
     if sections is not None:
         fat, data_sections = sections_to_read(sections)
         for sec in fat:
-            read_fatbin_bytes(memoryview(data)[sec.offset:sec.offset + sec.size], path,
-                              base=base + sec.offset, prefix=f"{prefix}:{sec.name}", result=result,
-                              image=image, work=work)
+            read_fatbin_bytes(
+                memoryview(data)[sec.offset : sec.offset + sec.size],
+                path,
+                base=base + sec.offset,
+                prefix=f"{prefix}:{sec.name}",
+                result=result,
+                image=image,
+                work=work,
+            )
         offloading = offload_sections(sections)
         for sec in offloading:
             read_offload_section(blob, sec.offset, sec.offset + sec.size, result, f"{prefix}:{sec.name}", work)
         embedded = 0
         for sec in data_sections:
-            embedded += read_embedded(blob, sec.offset, sec.offset + sec.size, result,
-                                      f"{prefix}:{sec.name}", work)
+            embedded += read_embedded(blob, sec.offset, sec.offset + sec.size, result, f"{prefix}:{sec.name}", work)
         if fat or offloading or embedded:
             return result
-        raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
-                                  "in any data section)", offset=base)
+        raise ImportFailure(
+            path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin in any data section)", offset=base
+        )
     # A container without sections to say where: scan it all, in chunks (never loaded whole).
     found = False
     scan = MagicScan(blob, 0, len(data), work)
@@ -79,8 +112,11 @@ def read_host_binary(data: bytes | memoryview, path: str, base: int = 0, prefix:
         found = True
         scan.skip_to(read_container(blob, pos, result, prefix, work=work))
     if not found:
-        raise ImportFailure(path, "no CUDA fatbinary found (no .nv_fatbin section and no fatbin "
-                                  "header anywhere in the file)", offset=base)
+        raise ImportFailure(
+            path,
+            "no CUDA fatbinary found (no .nv_fatbin section and no fatbin header anywhere in the file)",
+            offset=base,
+        )
     return result
 
 
@@ -91,15 +127,27 @@ def sections_to_read(sections: list[Section]) -> tuple[list[Section], list[Secti
     if any(sec.name == ".nv_fatbin" for sec in fat):
         fat = [sec for sec in fat if sec.name != "__nv_relfatbin"]
     offloading = offload_sections(sections)
-    data_sections = [sec for sec in sections if sec.type != SHT_NOBITS and sec.size >= 64 and sec not in offloading
-                     and sec.name not in _FAT_SECTIONS and not sec.name.startswith(_NO_FATBIN_SECTIONS)]
+    data_sections = [
+        sec
+        for sec in sections
+        if sec.type != SHT_NOBITS
+        and sec.size >= 64
+        and sec not in offloading
+        and sec.name not in _FAT_SECTIONS
+        and not sec.name.startswith(_NO_FATBIN_SECTIONS)
+    ]
     return fat, data_sections
 
 
 def offload_sections(sections: list[Section]) -> list[Section]:
     """A host ELF's LLVM offloading sections (by type, as LLVM finds them, or by name)."""
-    return [sec for sec in sections if (sec.type == offload.SHT_LLVM_OFFLOADING or sec.name == offload.SECTION)
-            and sec.type != SHT_NOBITS and sec.size]
+    return [
+        sec
+        for sec in sections
+        if (sec.type == offload.SHT_LLVM_OFFLOADING or sec.name == offload.SECTION)
+        and sec.type != SHT_NOBITS
+        and sec.size
+    ]
 
 
 def read_offload_section(blob: Blob, lo: int, hi: int, result: ImportResult, prefix: str, work: Decoding) -> None:
@@ -117,21 +165,30 @@ def read_offload_section(blob: Blob, lo: int, hi: int, result: ImportResult, pre
         else:
             unread.setdefault((image.image_kind, image.triple), []).append(image.arch or "?")
     for (kind, triple), archs in unread.items():
-        why = ("compiled with -foffload-lto: registers and shared memory are decided at the device link, so "
-               "import the linked executable") if kind == offload.IMAGE_BITCODE and triple.startswith("nvptx") \
+        why = (
+            (
+                "compiled with -foffload-lto: registers and shared memory are decided at the device link, so "
+                "import the linked executable"
+            )
+            if kind == offload.IMAGE_BITCODE and triple.startswith("nvptx")
             else "not NVIDIA device code this reader can list"
+        )
         what = offload.IMAGE_KINDS.get(kind, f"image kind {kind}")
-        result.notes.append(f"{blob.path}: {len(archs)} {what} image{'s' if len(archs) != 1 else ''} for "
-                            f"{triple or 'no target'} ({', '.join(archs)}) in {prefix} skipped: {why}")
+        result.notes.append(
+            f"{blob.path}: {len(archs)} {what} image{'s' if len(archs) != 1 else ''} for "
+            f"{triple or 'no target'} ({', '.join(archs)}) in {prefix} skipped: {why}"
+        )
 
 
 def _read_offload_image(image: offload.OffloadImage, result: ImportResult, source: str, work: Decoding) -> None:
     src = image.blob  # read where parsed, as any fatbin entry's window (src.image: the file, where it is one)
-    data = memoryview(src.data)[image.at:image.at + image.size]
+    data = memoryview(src.data)[image.at : image.at + image.size]
     if image.image_kind == offload.IMAGE_FATBINARY:
-        read_fatbin_bytes(data, src.path, base=src.base + image.at, prefix=source, result=result, image=src.image,
-                          work=work)
+        read_fatbin_bytes(
+            data, src.path, base=src.base + image.at, prefix=source, result=result, image=src.image, work=work
+        )
     else:
-        result.records.extend(read_cubin(data, src.path, src.base + image.at, src.what, source_prefix=source,
-                                         image=src.image))
+        result.records.extend(
+            read_cubin(data, src.path, src.base + image.at, src.what, source_prefix=source, image=src.image)
+        )
         work.images += 1

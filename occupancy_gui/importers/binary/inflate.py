@@ -56,8 +56,14 @@ class Decoding:
     ``cancel`` and reports progress in bytes of the file reached.
     """
 
-    def __init__(self, pool: ThreadPoolExecutor | None, file_size: int, cancel: Callable[[], bool] | None = None,
-                 progress: Callable[[int, int], None] | None = None, inflight: int | None = None):
+    def __init__(
+        self,
+        pool: ThreadPoolExecutor | None,
+        file_size: int,
+        cancel: Callable[[], bool] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        inflight: int | None = None,
+    ):
         self.pool = pool
         # Bytes of images pending at once: a worker process of several gets its share.
         self.inflight = inflight if inflight is not None else INFLIGHT_BUDGET
@@ -143,6 +149,5 @@ def inflate_pool() -> ThreadPoolExecutor:
     and lz4 release the GIL (libcublasLt: 5,832 compressed images)."""
     global _POOL
     if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=min(4, usable_cpus()),
-                                   thread_name_prefix="fatbin-inflate")
+        _POOL = ThreadPoolExecutor(max_workers=min(4, usable_cpus()), thread_name_prefix="fatbin-inflate")
     return _POOL

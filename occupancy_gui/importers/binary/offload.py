@@ -95,16 +95,20 @@ def _binary(blob: Blob, at: int, hi: int, budget: InflateBudget) -> tuple[Blob, 
     if magic != MAGIC:
         raise blob.fail(f"no LLVM offload binary here (magic {magic.hex()}, expected {MAGIC.hex()})", at)
     if version not in VERSIONS:
-        raise blob.fail(f"LLVM offload binary version {version} is not one this reader knows "
-                        f"({', '.join(map(str, VERSIONS))})", at + 4)
+        raise blob.fail(
+            f"LLVM offload binary version {version} is not one this reader knows ({', '.join(map(str, VERSIONS))})",
+            at + 4,
+        )
     if size < _HEADER.size or at + size > hi:
         raise blob.fail(f"offload binary of {size} bytes does not fit its section ({hi - at} bytes left)", at + 8)
     inflated = blob.unpack("<Q", at + 32, "offload binary header")[0] if version >= 3 else 0
     if not inflated:
         return blob, at, size, 0
     if not entries_at <= size <= inflated:
-        raise blob.fail(f"compressed offload binary: implausible sizes (header {entries_at}, {size} bytes "
-                        f"inflating to {inflated})", at + 32)
+        raise blob.fail(
+            f"compressed offload binary: implausible sizes (header {entries_at}, {size} bytes inflating to {inflated})",
+            at + 32,
+        )
     packed = blob.bytes(at + entries_at, size - entries_at, "compressed offload binary")
     want = inflated - entries_at
     try:
@@ -135,13 +139,21 @@ def _entries(blob: Blob, at: int, numbered: int) -> Iterator[OffloadImage]:
     for i in range(count):
         entry_at = at + entries_at + i * _ENTRY.size
         image_kind, offload_kind, _flags, strings_at, strings, image_at, image_size = blob.unpack(
-            _ENTRY.format, entry_at, "offload binary entry")
+            _ENTRY.format, entry_at, "offload binary entry"
+        )
         if strings > _MAX_STRINGS or strings_at + strings * string_size > size or image_at + image_size > size:
-            raise blob.fail(f"offload binary entry {i + 1}: its strings or image lie outside the binary's "
-                            f"{size} bytes", entry_at)
-        yield OffloadImage(numbered + i + 1, image_kind, offload_kind,
-                           _strings(blob, at, size, at + strings_at, strings, string_size), blob, at + image_at,
-                           image_size)
+            raise blob.fail(
+                f"offload binary entry {i + 1}: its strings or image lie outside the binary's {size} bytes", entry_at
+            )
+        yield OffloadImage(
+            numbered + i + 1,
+            image_kind,
+            offload_kind,
+            _strings(blob, at, size, at + strings_at, strings, string_size),
+            blob,
+            at + image_at,
+            image_size,
+        )
 
 
 def _strings(blob: Blob, at: int, size: int, table: int, count: int, entry_size: int) -> dict[str, str]:

@@ -92,9 +92,12 @@ class _Piece:
 _Found = tuple[Any, ...]
 
 
-def import_host_binary(path: str, progress: Callable[[int, int], None] | None = None,
-                       cancel: Callable[[], bool] | None = None,
-                       workers: int | None = None) -> ImportResult | None:
+def import_host_binary(
+    path: str,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: Callable[[], bool] | None = None,
+    workers: int | None = None,
+) -> ImportResult | None:
     """The records and notes of a host ELF read by worker processes, or ``None`` where the serial
     reader (``reader.import_fatbin_detailed``) must read it: a small file, one CPU, no section
     table, or anything the stitching does not vouch for.  In a frozen bundle the workers are the
@@ -127,8 +130,10 @@ def _plan(path: str, size: int, workers: int) -> list[_Piece]:
         if elf.machine == EM_CUDA or offload_sections(elf.sections):
             return []  # a cubin, or clang's offload images (an object's few): the serial reader reads them
         fat, data_sections = sections_to_read(elf.sections)
-        chains = [_chain(Blob(image.view[sec.offset:sec.offset + sec.size], path, base=sec.offset, image=image))
-                  for sec in fat]
+        chains = [
+            _chain(Blob(image.view[sec.offset : sec.offset + sec.size], path, base=sec.offset, image=image))
+            for sec in fat
+        ]
     if any(chain is None for chain in chains):
         return []  # the serial reader says what is wrong with the chain
     images = sum(n for chain in chains for _at, _end, n in chain or ())
@@ -146,17 +151,28 @@ def _plan(path: str, size: int, workers: int) -> list[_Piece]:
             group.append(at)
             held += count
             if held >= per_piece:
-                pieces.append(_Piece(len(pieces), True, sec.offset, sec.size, group[0], end, f"{prefix}:{sec.name}",
-                                     tuple(group)))
+                pieces.append(
+                    _Piece(len(pieces), True, sec.offset, sec.size, group[0], end, f"{prefix}:{sec.name}", tuple(group))
+                )
                 group, held = [], 0
         if group:
-            pieces.append(_Piece(len(pieces), True, sec.offset, sec.size, group[0], end, f"{prefix}:{sec.name}",
-                                 tuple(group)))
+            pieces.append(
+                _Piece(len(pieces), True, sec.offset, sec.size, group[0], end, f"{prefix}:{sec.name}", tuple(group))
+            )
     step = max(_PIECE_MIN, -(-data_bytes // (workers * _PIECES_PER_WORKER)))
     for sec in data_sections:
         for lo in range(sec.offset, sec.offset + sec.size, step):
-            pieces.append(_Piece(len(pieces), False, sec.offset, sec.size, lo, min(lo + step, sec.offset + sec.size),
-                                 f"{prefix}:{sec.name}"))
+            pieces.append(
+                _Piece(
+                    len(pieces),
+                    False,
+                    sec.offset,
+                    sec.size,
+                    lo,
+                    min(lo + step, sec.offset + sec.size),
+                    f"{prefix}:{sec.name}",
+                )
+            )
     return pieces
 
 
@@ -190,8 +206,14 @@ def _chain(blob: Blob) -> list[tuple[int, int, int]] | None:
     return out
 
 
-def _run(path: str, pieces: list[_Piece], count: int, size: int, progress: Callable[[int, int], None] | None,
-         cancel: Callable[[], bool] | None) -> dict[int, list[_Found]] | None:
+def _run(
+    path: str,
+    pieces: list[_Piece],
+    count: int,
+    size: int,
+    progress: Callable[[int, int], None] | None,
+    cancel: Callable[[], bool] | None,
+) -> dict[int, list[_Found]] | None:
     """Every piece read by ``count`` worker processes, each handed the next piece as it finishes one
     (biggest first, so that they end together): piece number -> its containers; ``None`` if a
     worker failed.  Cancel is heard every :data:`_POLL_SECONDS`; it kills the workers."""
@@ -286,7 +308,7 @@ class _Worker:
             for i, found in enumerate(containers):
                 if len(found) == 4:
                     count = found[2]
-                    containers[i] = (found[0], found[1], rows[at:at + count], found[3])
+                    containers[i] = (found[0], found[1], rows[at : at + count], found[3])
                     at += count
         return (number, containers, inflated)
 
@@ -332,7 +354,7 @@ def _answer(outbox: Connection, number: int, containers: list[_Found] | None, in
     rows takes ~6 ms."""
     if containers is not None:
         pending: list[dict[str, Any]] = []  # rows of consecutive containers share messages: libcurand's
-        sent: list[_Found] = []             # 1,559 containers of a few rows each made 1,559 messages
+        sent: list[_Found] = []  # 1,559 containers of a few rows each made 1,559 messages
         chars = 0
         for found in containers:
             if len(found) < 4:
@@ -369,7 +391,7 @@ def _read_fat(image: FileImage, piece: _Piece, work: Decoding, merge: bool = Tru
     The piece's identical copies are merged here, in the worker (the parent keeps every container of a
     fatbin section, so each copy's first stays first): the parent then merges 41,003 records of
     libcusparse, not 66,478 (and 23,120 of libcublas's 31,356)."""
-    blob = Blob(image.view[piece.offset:piece.offset + piece.size], image.path, base=piece.offset, image=image)
+    blob = Blob(image.view[piece.offset : piece.offset + piece.size], image.path, base=piece.offset, image=image)
     out: list[tuple[int, int, list[dict[str, Any]], list[str]]] = []
     pending: tuple[int, Any] | None = None
     for at in piece.starts:
@@ -386,8 +408,7 @@ def _read_fat(image: FileImage, piece: _Piece, work: Decoding, merge: bool = Tru
     return [(at, end, _rows(s for s in states if id(s) in kept), notes) for at, end, states, notes in out]
 
 
-def _finish_fat(blob: Blob, at: int, opened: Any, work: Decoding) -> tuple[int, int, list[dict[str, Any]],
-                                                                                list[str]]:
+def _finish_fat(blob: Blob, at: int, opened: Any, work: Decoding) -> tuple[int, int, list[dict[str, Any]], list[str]]:
     result = ImportResult()
     read_entries(blob, opened, result, False, work)
     return (at, opened.end, result.records.states(), result.notes)
@@ -434,8 +455,11 @@ def _stitched(pieces: list[_Piece], found: dict[int, list[_Found]]) -> ImportRes
         by_section.setdefault(piece.offset, []).append(piece)
     containers = 0
     for section in by_section.values():
-        chain = _fat_chain(section, found) if section[0].fat else \
-            _data_chain([c for piece in section for c in found[piece.number]])
+        chain = (
+            _fat_chain(section, found)
+            if section[0].fat
+            else _data_chain([c for piece in section for c in found[piece.number]])
+        )
         if chain is None:
             return None
         containers += len(chain)

@@ -20,9 +20,9 @@ from .inflate import Decoding, inflate_pool
 
 _SKIPPED_HINTS = {
     "PTX": "registers and shared memory are decided when PTX is compiled (compile it with ptxas -v for a "
-           "target, or rebuild with -arch=sm_XY)",
+    "target, or rebuild with -arch=sm_XY)",
     "LTO IR": "registers and shared memory are decided at the device link of an nvcc -dlto build (import "
-              "the linked executable, or rebuild with code=sm_XY beside lto_XY)",
+    "the linked executable, or rebuild with code=sm_XY beside lto_XY)",
 }
 
 
@@ -50,8 +50,11 @@ def _note_skipped(path: str, result: ImportResult, work: Decoding) -> None:
     raise ImportFailure(path, f"the fatbin holds no CUDA ELF image, only {listed} {entries}: {hint}")
 
 
-def import_fatbin_detailed(path: str | os.PathLike[str], progress: Callable[[int, int], None] | None = None,
-                           cancel: Callable[[], bool] | None = None) -> ImportResult:
+def import_fatbin_detailed(
+    path: str | os.PathLike[str],
+    progress: Callable[[int, int], None] | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> ImportResult:
     """A fatbin, host binary or static library; only the parts that are parsed are read.
 
     One record per distinct copy of a function (see ``record_list.merge_records``).  ``progress(done,
@@ -73,8 +76,7 @@ def import_fatbin_detailed(path: str | os.PathLike[str], progress: Callable[[int
             elif head == AR_MAGIC:
                 read_ar_archive(image.view, name, image=image, work=work, result=result)
             elif head[:4] == offload.MAGIC:  # a bare offload binary, as llvm-offload-binary -o writes one
-                read_offload_section(Blob(image.view, name, image=image), 0, size, result, os.path.basename(name),
-                                     work)
+                read_offload_section(Blob(image.view, name, image=image), 0, size, result, os.path.basename(name), work)
             else:
                 read_host_binary(image.view, name, image=image, result=result, work=work)
             _note_skipped(name, result, work)

@@ -60,15 +60,18 @@ def looks_like_triton_json(head: bytes) -> bool:
     return start == b"{" and b'"num_warps"' in head and b'"name"' in head
 
 
-def import_jit_cache(path: str | os.PathLike[str], progress: ProgressFn | None = None,
-                     cancel: CancelFn | None = None) -> Records:
+def import_jit_cache(
+    path: str | os.PathLike[str], progress: ProgressFn | None = None, cancel: CancelFn | None = None
+) -> Records:
     """Every kernel of a Triton/inductor/CuPy cache path (see the module docstring)."""
     name = os.fspath(path)
     if os.path.isdir(name):
         records = _import_tree(name, progress, cancel)
         if not records:
-            raise ImportFailure(name, "a directory with no Triton kernel folders (NAME.json beside NAME.cubin) "
-                                      "or CuPy cache files in it")
+            raise ImportFailure(
+                name,
+                "a directory with no Triton kernel folders (NAME.json beside NAME.cubin) or CuPy cache files in it",
+            )
         return records
     root = os.path.dirname(name)
     if name.endswith(".json"):
@@ -125,8 +128,11 @@ def _scan(top: str, cancel: CancelFn | None) -> tuple[list[str], list[str]]:
         for entry in entries:
             seen += 1
             if seen > MAX_ENTRIES:
-                raise ImportFailure(top, f"more than {MAX_ENTRIES} files and folders below it: choose the "
-                                         "cache folder itself (e.g. ~/.triton/cache)")
+                raise ImportFailure(
+                    top,
+                    f"more than {MAX_ENTRIES} files and folders below it: choose the "
+                    "cache folder itself (e.g. ~/.triton/cache)",
+                )
             if entry.is_dir(follow_symlinks=False):
                 if depth < MAX_DEPTH:
                     stack.append((entry.path, depth + 1))
@@ -176,8 +182,11 @@ def _int(meta: dict[str, Any], key: str, path: str, default: int | None = None, 
 def _cluster(meta: dict[str, Any], path: str) -> tuple[int, int, int] | None:
     dims = meta.get("cluster_dims")
     if dims is not None:
-        if (not isinstance(dims, list) or len(dims) != 3
-                or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in dims)):
+        if (
+            not isinstance(dims, list)
+            or len(dims) != 3
+            or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in dims)
+        ):
             raise ImportFailure(path, f"field 'cluster_dims': expected three integers >= 1, got {dims!r}")
         if tuple(dims) != (1, 1, 1):
             return (dims[0], dims[1], dims[2])
@@ -197,8 +206,10 @@ def triton_launch(meta: dict[str, Any], path: str) -> dict[str, Any]:
         warp_size = _int({"warp_size": warp_size}, "warp_size", path, 32, low=1)
     assert warp_size is not None
     if warps * warp_size > MAX_THREADS:
-        raise ImportFailure(path, f"field 'num_warps': {warps} warps of {warp_size} threads is above CUDA's "
-                                  f"{MAX_THREADS} threads per block")
+        raise ImportFailure(
+            path,
+            f"field 'num_warps': {warps} warps of {warp_size} threads is above CUDA's {MAX_THREADS} threads per block",
+        )
     shared = _int(meta, "shared", path, 0)
     if shared is not None and shared >= 1 << 31:
         raise ImportFailure(path, f"field 'shared': {shared} bytes is not a shared memory size")
@@ -224,11 +235,13 @@ def _with(state: dict[str, Any], changes: dict[str, Any]) -> None:
 def _triton_kernel(meta_path: str, root: str) -> Records:
     meta = _read_meta(meta_path)
     if meta is None:
-        raise ImportFailure(meta_path, "not a Triton kernel's metadata (no \"num_warps\" and \"name\" keys)", line=1)
+        raise ImportFailure(meta_path, 'not a Triton kernel\'s metadata (no "num_warps" and "name" keys)', line=1)
     cubin = _cubin_beside(meta_path)
     if cubin is None:
-        raise ImportFailure(meta_path, f"no {os.path.basename(meta_path)[:-5]}.cubin beside it (Triton writes "
-                                       "both into the kernel's folder)")
+        raise ImportFailure(
+            meta_path,
+            f"no {os.path.basename(meta_path)[:-5]}.cubin beside it (Triton writes both into the kernel's folder)",
+        )
     name, data = read_input(cubin)
     launch = triton_launch(meta, _relative(meta_path, root))
     kernel = meta.get("name")
@@ -251,6 +264,10 @@ def _cupy_file(path: str, root: str, plain_ok: bool = False) -> Records:
     start, digest = found
     payload = data[start:]
     if _DIGESTS[start](payload).hexdigest().encode() != data[:start]:
-        raise ImportFailure(name, f"the {digest} digest at the start does not match the cubin after it "
-                                  "(a damaged or partly written cache file)", offset=0)
+        raise ImportFailure(
+            name,
+            f"the {digest} digest at the start does not match the cubin after it "
+            "(a damaged or partly written cache file)",
+            offset=0,
+        )
     return read_cubin(payload, name, base=start, source_prefix=_relative(path, root))

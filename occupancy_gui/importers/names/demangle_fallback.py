@@ -25,19 +25,45 @@ import functools
 import re
 
 _BUILTINS = {
-    "v": "void", "w": "wchar_t", "b": "bool", "c": "char", "a": "signed char",
-    "h": "unsigned char", "s": "short", "t": "unsigned short", "i": "int", "j": "unsigned int",
-    "l": "long", "m": "unsigned long", "x": "long long", "y": "unsigned long long",
-    "n": "__int128", "o": "unsigned __int128", "f": "float", "d": "double", "e": "long double",
-    "g": "__float128", "z": "...",
+    "v": "void",
+    "w": "wchar_t",
+    "b": "bool",
+    "c": "char",
+    "a": "signed char",
+    "h": "unsigned char",
+    "s": "short",
+    "t": "unsigned short",
+    "i": "int",
+    "j": "unsigned int",
+    "l": "long",
+    "m": "unsigned long",
+    "x": "long long",
+    "y": "unsigned long long",
+    "n": "__int128",
+    "o": "unsigned __int128",
+    "f": "float",
+    "d": "double",
+    "e": "long double",
+    "g": "__float128",
+    "z": "...",
 }
 _D_BUILTINS = {
-    "h": "half", "f": "decimal32", "d": "decimal64", "e": "decimal128", "n": "decltype(nullptr)",
-    "s": "char16_t", "i": "char32_t", "u": "char8_t", "a": "auto", "c": "decltype(auto)",
+    "h": "half",
+    "f": "decimal32",
+    "d": "decimal64",
+    "e": "decimal128",
+    "n": "decltype(nullptr)",
+    "s": "char16_t",
+    "i": "char32_t",
+    "u": "char8_t",
+    "a": "auto",
+    "c": "decltype(auto)",
 }
 # c++filt's DMGL_VERBOSE spelling of the standard substitutions.
 _STD_SUBS = {
-    "t": "std", "a": "std::allocator", "b": "std::basic_string",
+    "t": "std",
+    "a": "std::allocator",
+    "b": "std::basic_string",
     "s": "std::basic_string<char, std::char_traits<char>, std::allocator<char> >",
     "i": "std::basic_istream<char, std::char_traits<char> >",
     "o": "std::basic_ostream<char, std::char_traits<char> >",
@@ -120,7 +146,7 @@ class _Parser:
             self.i += 1
         if start == self.i:
             raise _Fail
-        return int(self.s[start:self.i])
+        return int(self.s[start : self.i])
 
     def seq_id(self) -> int:
         """The ``<seq-id>`` of ``S<seq-id>_`` / ``T<seq-id>_``: base 36, empty means 0."""
@@ -130,7 +156,7 @@ class _Parser:
         start = self.i
         while self.peek().isdigit() or self.peek().isupper():
             self.i += 1
-        digits = self.s[start:self.i]
+        digits = self.s[start : self.i]
         self.take("_")
         if not digits:
             raise _Fail
@@ -301,7 +327,7 @@ class _Parser:
 
     def source_name(self) -> str:
         n = self.number()
-        ident = self.s[self.i:self.i + n]
+        ident = self.s[self.i : self.i + n]
         if len(ident) != n:
             raise _Fail
         self.i += n
@@ -392,7 +418,7 @@ class _Parser:
         start = self.i
         while self.peek() not in ("E", ""):
             self.i += 1
-        value = self.s[start:self.i]
+        value = self.s[start : self.i]
         self.take("E")
         return neg, value
 
@@ -524,7 +550,7 @@ def demangle(name: str) -> str:
             end = m.end() if m else parser.i
             if end == parser.i:
                 return name
-            out += f" [clone {body[parser.i:end]}]"
+            out += f" [clone {body[parser.i : end]}]"
             parser.i = end
     except (_Fail, ValueError, IndexError, RecursionError):
         return name

@@ -50,8 +50,7 @@ def looks_like_cuobjdump(head: bytes) -> bool:
     return b"Resource usage:" in head and (b" Function " in head or b"Common:" in head)
 
 
-def parse_text(text: str, source_name: str, default_arch: str = "unknown",
-              path: str | None = None) -> Records:
+def parse_text(text: str, source_name: str, default_arch: str = "unknown", path: str | None = None) -> Records:
     """Records of a dump; ``source_name`` goes into each record's source, ``path`` (default: the
     same) into error messages."""
     path = source_name if path is None else path
@@ -71,7 +70,7 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
             arch = default_arch
             function = None
         elif line.startswith("Function ") and line.endswith(":"):
-            function = line[len("Function "):-1].strip()
+            function = line[len("Function ") : -1].strip()
             function_line = number
         elif function is not None and ":" in line:
             values: dict[str, int] = {}
@@ -86,8 +85,11 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
                     continue
                 for text in (value, bank) if bank is not None else (value,):
                     if not _FIGURE.fullmatch(text):
-                        raise ImportFailure(path, f"{key} of {_cut(function)}: {_cut(text, 30)!r} is not a figure "
-                                                  "(0-9, at most 18 digits)", line=number)
+                        raise ImportFailure(
+                            path,
+                            f"{key} of {_cut(function)}: {_cut(text, 30)!r} is not a figure (0-9, at most 18 digits)",
+                            line=number,
+                        )
                 if bank is not None and key == "CONSTANT":
                     banks[int(bank)] = int(value)
                 else:
@@ -95,13 +97,19 @@ def parse_text(text: str, source_name: str, default_arch: str = "unknown",
             if "REG" not in values:
                 raise ImportFailure(path, f"resource line without REG for {_cut(function)}", line=number)
             static, reserved = split_reserved_smem(arch, values.get("SHARED", 0))
-            states.append(new_state(  # copies of one function: merge_records keeps each distinct one
-                name=function, arch=arch, registers=values["REG"],
-                static_smem=static, reserved_smem=reserved,
-                stack_bytes=None if unbounded else max(values.get("STACK", 0), values.get("LOCAL", 0)),
-                const_bytes=banks.get(0), const_banks=banks,
-                source=f"{source_name}:{function_line}",
-            ))
+            states.append(
+                new_state(  # copies of one function: merge_records keeps each distinct one
+                    name=function,
+                    arch=arch,
+                    registers=values["REG"],
+                    static_smem=static,
+                    reserved_smem=reserved,
+                    stack_bytes=None if unbounded else max(values.get("STACK", 0), values.get("LOCAL", 0)),
+                    const_bytes=banks.get(0),
+                    const_banks=banks,
+                    source=f"{source_name}:{function_line}",
+                )
+            )
             function = None
     return records
 
@@ -119,16 +127,21 @@ def window_notes(path: str, records: Records) -> list[str]:
     states = records.states()
     split = sum(1 for state in states if state["reserved_smem"])
     if split:
-        notes.append(f"{path}: the shared memory of {split} sm_90+ kernel{'s' if split != 1 else ''} is read as a "
-                     "linked image's, its first 1 KiB the driver's window; cuobjdump's text does not say whether an "
-                     "image is linked, and a relocatable (-rdc) object's has no window: import the file itself for "
-                     "exact figures")
-    whole = sum(1 for state in states
-                if arch_number(state["arch"]) is None and state["static_smem"] >= RESERVED_SMEM_BASE)
+        notes.append(
+            f"{path}: the shared memory of {split} sm_90+ kernel{'s' if split != 1 else ''} is read as a "
+            "linked image's, its first 1 KiB the driver's window; cuobjdump's text does not say whether an "
+            "image is linked, and a relocatable (-rdc) object's has no window: import the file itself for "
+            "exact figures"
+        )
+    whole = sum(
+        1 for state in states if arch_number(state["arch"]) is None and state["static_smem"] >= RESERVED_SMEM_BASE
+    )
     if whole:
-        notes.append(f"{path}: {whole} kernel{'s' if whole != 1 else ''} of no named architecture (cuobjdump names "
-                     "none for a bare cubin) keep all of SHARED; in a linked sm_90+ image its first 1 KiB is the "
-                     "driver's window: import the cubin itself for exact figures")
+        notes.append(
+            f"{path}: {whole} kernel{'s' if whole != 1 else ''} of no named architecture (cuobjdump names "
+            "none for a bare cubin) keep all of SHARED; in a linked sm_90+ image its first 1 KiB is the "
+            "driver's window: import the cubin itself for exact figures"
+        )
     return notes
 
 
@@ -142,8 +155,9 @@ def decode_dump(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def import_cuobjdump_text(path: str | os.PathLike[str],
-                          progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
+def import_cuobjdump_text(
+    path: str | os.PathLike[str], progress: ProgressFn | None = None, cancel: CancelFn | None = None
+) -> Records:
     name, data = read_input(path)
     records = parse_text(decode_dump(data), os.path.basename(name), path=name)
     if progress is not None:

@@ -65,8 +65,15 @@ def _check(cancel: CancelFn | None, source_name: str) -> None:
         raise ImportCancelled(source_name)
 
 
-def _parse_utf16(stream: _Prefixed, parser: ChunkParser, utf16: str, total: int, progress: ProgressFn | None,
-                 cancel: CancelFn | None, chunk_size: int) -> None:
+def _parse_utf16(
+    stream: _Prefixed,
+    parser: ChunkParser,
+    utf16: str,
+    total: int,
+    progress: ProgressFn | None,
+    cancel: CancelFn | None,
+    chunk_size: int,
+) -> None:
     carry = b""
     for data, done in _decoded_chunks(stream, utf16, chunk_size):
         _check(cancel, parser.source_name)
@@ -85,8 +92,15 @@ def _parse_utf16(stream: _Prefixed, parser: ChunkParser, utf16: str, total: int,
             progress(done, max(total, done))
 
 
-def _parse_bytes(stream: io.BufferedIOBase, parser: ChunkParser, head: bytes, total: int,
-                 progress: ProgressFn | None, cancel: CancelFn | None, chunk_size: int) -> None:
+def _parse_bytes(
+    stream: io.BufferedIOBase,
+    parser: ChunkParser,
+    head: bytes,
+    total: int,
+    progress: ProgressFn | None,
+    cancel: CancelFn | None,
+    chunk_size: int,
+) -> None:
     """Read into one reused buffer; the partial line at its end moves to its front."""
     buf = bytearray(chunk_size + _MAX_CARRY)
     view = memoryview(buf)
@@ -97,7 +111,7 @@ def _parse_bytes(stream: io.BufferedIOBase, parser: ChunkParser, head: bytes, to
     try:
         while True:
             _check(cancel, parser.source_name)
-            got = stream.readinto(view[filled:filled + chunk_size])
+            got = stream.readinto(view[filled : filled + chunk_size])
             done += got
             filled += got
             if not got:
@@ -113,7 +127,7 @@ def _parse_bytes(stream: io.BufferedIOBase, parser: ChunkParser, head: bytes, to
                 cut = filled - 4096
             if cut:
                 tail = bytes(view[cut:filled])
-                buf[:len(tail)] = tail
+                buf[: len(tail)] = tail
                 filled = len(tail)
             if progress is not None:
                 progress(done, max(total, done))
@@ -150,8 +164,14 @@ def feed_stream(
         _parse_bytes(stream, parser, head, total, progress, cancel, chunk_size)
 
 
-def feed_rest(stream: io.BufferedIOBase, parser: ChunkParser, total: int = 0, progress: ProgressFn | None = None,
-              cancel: CancelFn | None = None, chunk_size: int = CHUNK_SIZE) -> None:
+def feed_rest(
+    stream: io.BufferedIOBase,
+    parser: ChunkParser,
+    total: int = 0,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+    chunk_size: int = CHUNK_SIZE,
+) -> None:
     """Hand the rest of a byte-oriented log to ``parser`` from where ``stream`` stands (a line's start,
     past any byte order mark): the tail of a log that :mod:`.parallel` cut in two."""
     _parse_bytes(stream, parser, b"", total, progress, cancel, chunk_size)

@@ -46,7 +46,9 @@ class LogFindings:
     def scan(self, chunk: bytes | bytearray, end: int, line: int) -> None:
         """Look at ``chunk[:end]`` (whose first line is ``line``) for errors and unbounded stacks."""
         # ptxas and nvlink pad the word to the colon ("error   :"): the longer needle is the faster search
-        if self.first_error is None and (chunk.find(b"error   :", 0, end) >= 0 or chunk.find(b"fatal   :", 0, end) >= 0):
+        if self.first_error is None and (
+            chunk.find(b"error   :", 0, end) >= 0 or chunk.find(b"fatal   :", 0, end) >= 0
+        ):
             found = _ERROR.search(chunk, 0, end)
             if found is not None:
                 text = bytes(found.group()).decode("utf-8", "replace").strip()
@@ -73,11 +75,22 @@ def needs_repair(chunk: bytes | bytearray, end: int) -> bool:
     find = chunk.find
     if find(b"\xe2\x80", 0, end) >= 0:
         return True
-    if find(b"entry function '", 0, end) >= 0 and \
-            chunk.count(b"entry function '", 0, end) != chunk.count(b"' for '", 0, end):
+    if find(b"entry function '", 0, end) >= 0 and chunk.count(b"entry function '", 0, end) != chunk.count(
+        b"' for '", 0, end
+    ):
         return True
-    return any(find(tail, 0, end) >= 0 for tail in (b",\n", b",\r\n", b" bytes\n", b" bytes\r\n", b"properties for\n",
-                                                    b"properties for\r\n", b"properties for \n"))
+    return any(
+        find(tail, 0, end) >= 0
+        for tail in (
+            b",\n",
+            b",\r\n",
+            b" bytes\n",
+            b" bytes\r\n",
+            b"properties for\n",
+            b"properties for\r\n",
+            b"properties for \n",
+        )
+    )
 
 
 def repair(chunk: bytes | bytearray) -> bytes:
@@ -91,8 +104,9 @@ def repair(chunk: bytes | bytearray) -> bytes:
     i = 0
     while i < len(lines):
         line, joined = lines[i], 0
-        while joined < _MAX_JOINED and i + 1 < len(lines) and _continues(lines[i + 1]) \
-                and _incomplete(line, lines[i + 1]):
+        while (
+            joined < _MAX_JOINED and i + 1 < len(lines) and _continues(lines[i + 1]) and _incomplete(line, lines[i + 1])
+        ):
             line = _join(line, lines[i + 1])
             i += 1
             joined += 1
@@ -102,8 +116,10 @@ def repair(chunk: bytes | bytearray) -> bytes:
     return b"\n".join(out)
 
 
-_ITEM = rb"(?:used )?\d+(?:\+\d+)? (?:bytes )?(?:registers|barriers|smem|lmem|stack frame|stack|cmem\[\d+\]|" \
-        rb"cumulative stack size|gmem|spill stores|spill loads)"
+_ITEM = (
+    rb"(?:used )?\d+(?:\+\d+)? (?:bytes )?(?:registers|barriers|smem|lmem|stack frame|stack|cmem\[\d+\]|"
+    rb"cumulative stack size|gmem|spill stores|spill loads)"
+)
 _COMPLETE_FIGURES = re.compile(rb"(?:.*?[Uu]sed |\s*)" + _ITEM + rb"(?:, " + _ITEM + rb")*\s*(?:\(target: ?\w+\)\s*)?")
 
 

@@ -50,30 +50,55 @@ _SNIFF_SIZE = 4096
 
 # Metric -> field, for the details page (metric names) and the raw page (metric identifiers).
 _METRICS = {
-    "Block Size": "block_size", "launch__block_size": "block_size",
-    "Grid Size": "grid_size", "launch__grid_size": "grid_size",
-    "Registers Per Thread": "registers", "launch__registers_per_thread": "registers",
-    "Static Shared Memory Per Block": "static_smem", "launch__shared_mem_per_block_static": "static_smem",
+    "Block Size": "block_size",
+    "launch__block_size": "block_size",
+    "Grid Size": "grid_size",
+    "launch__grid_size": "grid_size",
+    "Registers Per Thread": "registers",
+    "launch__registers_per_thread": "registers",
+    "Static Shared Memory Per Block": "static_smem",
+    "launch__shared_mem_per_block_static": "static_smem",
     "Dynamic Shared Memory Per Block": "dynamic_smem",
     "launch__shared_mem_per_block_dynamic": "dynamic_smem",
-    "Driver Shared Memory Per Block": "reserved_smem", "launch__shared_mem_per_block_driver": "reserved_smem",
+    "Driver Shared Memory Per Block": "reserved_smem",
+    "launch__shared_mem_per_block_driver": "reserved_smem",
     "Theoretical Occupancy": "theoretical_occupancy",
     "sm__maximum_warps_per_active_cycle_pct": "theoretical_occupancy",
     "Achieved Occupancy": "achieved_occupancy",
     "sm__warps_active.avg.pct_of_peak_sustained_active": "achieved_occupancy",
-    "Waves Per SM": "waves_per_sm", "launch__waves_per_multiprocessor": "waves_per_sm",
+    "Waves Per SM": "waves_per_sm",
+    "launch__waves_per_multiprocessor": "waves_per_sm",
     "device__attribute_display_name": "device_name",
     "device__attribute_compute_capability_major": "cc_major",
     "device__attribute_compute_capability_minor": "cc_minor",
 }
-_INT_FIELDS = {"block_size", "grid_size", "registers", "static_smem", "dynamic_smem", "reserved_smem",
-               "cc_major", "cc_minor"}
+_INT_FIELDS = {
+    "block_size",
+    "grid_size",
+    "registers",
+    "static_smem",
+    "dynamic_smem",
+    "reserved_smem",
+    "cc_major",
+    "cc_minor",
+}
 _BYTE_FIELDS = {"static_smem", "dynamic_smem", "reserved_smem"}
 _FLOAT_FIELDS = {"theoretical_occupancy", "achieved_occupancy", "waves_per_sm"}
 _BYTE_UNITS = {
-    "byte": 1, "kbyte": 10**3, "mbyte": 10**6, "gbyte": 10**9,
-    "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "kibyte": 1 << 10, "mibyte": 1 << 20,
-    "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "": 1,
+    "byte": 1,
+    "kbyte": 10**3,
+    "mbyte": 10**6,
+    "gbyte": 10**9,
+    "kib": 1 << 10,
+    "mib": 1 << 20,
+    "gib": 1 << 30,
+    "kibyte": 1 << 10,
+    "mibyte": 1 << 20,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "": 1,
 }
 _DIMS = re.compile(r"^\(?\s*(\d[\d,]{0,24})\s*(?:,\s*(\d[\d,]{0,24})\s*,\s*(\d[\d,]{0,24})\s*)?\)?$", re.ASCII)
 _CC = re.compile(r"^(\d{1,2})\.(\d)$", re.ASCII)
@@ -88,7 +113,7 @@ def looks_like_ncu_csv(head: bytes) -> bool:
     at = text.find(_ID_COLUMNS[0] + "," + _ID_COLUMNS[1])
     if at < 0:
         return False
-    line = text[at:text.find("\n", at) if "\n" in text[at:] else len(text)]
+    line = text[at : text.find("\n", at) if "\n" in text[at:] else len(text)]
     return _ID_COLUMNS[2] in line
 
 
@@ -196,26 +221,46 @@ def _record(launch: _Launch, source: str, name: str) -> dict[str, Any]:
         device = launch.device.strip()
     registers = v.get("registers")
     return {
-        "name": launch.name, "arch": _arch(launch),
-        "registers": registers if isinstance(registers, int) else 0, "is_kernel": True,
-        "static_smem": v.get("static_smem") or 0, "stack_bytes": 0, "spill_stores": None,
-        "spill_loads": None, "barriers": None, "const_bytes": None, "const_banks": {},
-        "max_threads": None, "min_blocks": None, "req_threads": None, "cluster_dims": None,
-        "max_registers": None, "reserved_smem": v.get("reserved_smem") or 0,
-        "relocatable": False, "embedded": False, "copies": 1,
+        "name": launch.name,
+        "arch": _arch(launch),
+        "registers": registers if isinstance(registers, int) else 0,
+        "is_kernel": True,
+        "static_smem": v.get("static_smem") or 0,
+        "stack_bytes": 0,
+        "spill_stores": None,
+        "spill_loads": None,
+        "barriers": None,
+        "const_bytes": None,
+        "const_banks": {},
+        "max_threads": None,
+        "min_blocks": None,
+        "req_threads": None,
+        "cluster_dims": None,
+        "max_registers": None,
+        "reserved_smem": v.get("reserved_smem") or 0,
+        "relocatable": False,
+        "embedded": False,
+        "copies": 1,
         "source": f"{source}:{launch.line}",
-        "block_size": v.get("block_size"), "grid_size": v.get("grid_size"),
+        "block_size": v.get("block_size"),
+        "grid_size": v.get("grid_size"),
         "dynamic_smem": v.get("dynamic_smem"),
         "theoretical_occupancy": v.get("theoretical_occupancy"),
-        "achieved_occupancy": v.get("achieved_occupancy"), "waves_per_sm": v.get("waves_per_sm"),
+        "achieved_occupancy": v.get("achieved_occupancy"),
+        "waves_per_sm": v.get("waves_per_sm"),
         "device_name": device,
         "launch_source": f"{source}:{launch.line}" if v.get("block_size") is not None else None,
     }
 
 
-def parse_ncu_csv(stream: io.TextIOBase, name: str, progress: ProgressFn | None = None,
-                  cancel: CancelFn | None = None, size: int = 0,
-                  position: Callable[[], int] | None = None) -> Records:
+def parse_ncu_csv(
+    stream: io.TextIOBase,
+    name: str,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+    size: int = 0,
+    position: Callable[[], int] | None = None,
+) -> Records:
     """Records from an ``ncu --csv`` report read from a text stream (opened with ``newline=""``)."""
     source = os.path.basename(name)
     lines = _BoundedLines(stream, name)
@@ -247,8 +292,7 @@ def parse_ncu_csv(stream: io.TextIOBase, name: str, progress: ProgressFn | None 
             if not row or row == header:  # a blank line, or the header again (appended reports)
                 continue
             if len(row) != len(header):
-                raise ImportFailure(name, f"row has {len(row)} fields, the header {len(header)}",
-                                    line=line)
+                raise ImportFailure(name, f"row has {len(row)} fields, the header {len(header)}", line=line)
             if not long and units is None and not row[col["ID"]].strip().isdigit():
                 units = row  # the raw page's unit row
                 continue
@@ -266,8 +310,9 @@ def parse_ncu_csv(stream: io.TextIOBase, name: str, progress: ProgressFn | None 
             if long:
                 field = _METRICS.get(row[col["Metric Name"]].strip())
                 if field is not None:
-                    launch.values[field] = _convert(field, row[col["Metric Value"]],
-                                                    row[col["Metric Unit"]], name, line)
+                    launch.values[field] = _convert(
+                        field, row[col["Metric Value"]], row[col["Metric Unit"]], name, line
+                    )
             else:
                 for title, i in col.items():
                     field = _METRICS.get(title)
@@ -277,8 +322,7 @@ def parse_ncu_csv(stream: io.TextIOBase, name: str, progress: ProgressFn | None 
     except csv.Error as exc:
         raise ImportFailure(name, f"malformed CSV: {exc}", line=reader.line_num) from None
     if header is None:
-        raise ImportFailure(name, 'no Nsight Compute header ("ID","Process ID",...,"Kernel Name") '
-                                  "found", line=1)
+        raise ImportFailure(name, 'no Nsight Compute header ("ID","Process ID",...,"Kernel Name") found', line=1)
     if not launches:
         raise ImportFailure(name, "the report lists no kernel launches", line=reader.line_num)
     if progress is not None:
@@ -321,8 +365,9 @@ def text_encoding(head: bytes) -> str:
     return sniff_utf16(head) or "utf-8-sig"
 
 
-def import_ncu_csv(path: str | os.PathLike[str],
-                   progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> Records:
+def import_ncu_csv(
+    path: str | os.PathLike[str], progress: ProgressFn | None = None, cancel: CancelFn | None = None
+) -> Records:
     """Records of an ``ncu --csv`` report file in any of the encodings Windows shells save.
 
     The file is decoded as a stream, so memory does not grow with its size; progress counts bytes

@@ -60,8 +60,9 @@ TAILS: dict[str, int] = {"adopted": 0, "read_here": 0}
 """How often the worker's table was taken and how often this process read the tail itself (for the tests)."""
 
 
-def import_log(path: str | os.PathLike[str], progress: ProgressFn | None = None,
-               cancel: CancelFn | None = None) -> LogRecords:
+def import_log(
+    path: str | os.PathLike[str], progress: ProgressFn | None = None, cancel: CancelFn | None = None
+) -> LogRecords:
     """A ptxas/nvlink log's records: by two processes where it is big (:func:`parse_split`), else by
     ``ptxas_log.import_ptxas_log``."""
     name = os.fspath(path)
@@ -72,8 +73,14 @@ def import_log(path: str | os.PathLike[str], progress: ProgressFn | None = None,
     return records if records is not None else import_ptxas_log(name, progress, cancel)
 
 
-def parse_split(path: str, source_name: str, total: int, progress: ProgressFn | None = None,
-                cancel: CancelFn | None = None, chunk_size: int = CHUNK_SIZE) -> LogRecords | None:
+def parse_split(
+    path: str,
+    source_name: str,
+    total: int,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+    chunk_size: int = CHUNK_SIZE,
+) -> LogRecords | None:
     """The records of the log at ``path`` (``total`` bytes), read by this process and a worker; ``None``
     where one process must read it: too small, one CPU, a process with threads of its own (the window),
     UTF-16 (re-encoded as it is read), a last line that runs from past the middle to the end, or no worker
@@ -88,8 +95,15 @@ def parse_split(path: str, source_name: str, total: int, progress: ProgressFn | 
     return None if cut is None else read_cut(path, source_name, total, cut, progress, cancel, chunk_size)
 
 
-def read_cut(path: str, source_name: str, total: int, cut: int, progress: ProgressFn | None = None,
-             cancel: CancelFn | None = None, chunk_size: int = CHUNK_SIZE) -> LogRecords | None:
+def read_cut(
+    path: str,
+    source_name: str,
+    total: int,
+    cut: int,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+    chunk_size: int = CHUNK_SIZE,
+) -> LogRecords | None:
     """The records of a byte-oriented log (not UTF-16) whose head ``[0, cut)`` this process reads and whose
     tail, from the start of a line at ``cut``, a worker reads; ``None`` where no worker can be started."""
     try:
@@ -120,8 +134,17 @@ _OPENING = re.compile(rb"\n(?=[^\n]*info    : (?:\d+ bytes gmem|Compiling entry 
 of the head half-read (a cut inside a block makes this process read the tail itself)."""
 
 
-def _read(fh: io.BufferedIOBase, child: Child, path: str, source_name: str, total: int, cut: int,
-          progress: ProgressFn | None, cancel: CancelFn | None, chunk_size: int) -> LogRecords:
+def _read(
+    fh: io.BufferedIOBase,
+    child: Child,
+    path: str,
+    source_name: str,
+    total: int,
+    cut: int,
+    progress: ProgressFn | None,
+    cancel: CancelFn | None,
+    chunk_size: int,
+) -> LogRecords:
     tail = _Tail(child)
     tail.send((path, source_name, cut, chunk_size))
 
@@ -141,9 +164,14 @@ def _read(fh: io.BufferedIOBase, child: Child, path: str, source_name: str, tota
         tail.stop()
         TAILS["read_here"] += 1
         fh.seek(cut)
-        feed_rest(fh, parser, total - cut,
-                  None if progress is None else lambda done, _t: progress(min(total, cut + done), total), cancel,
-                  chunk_size)
+        feed_rest(
+            fh,
+            parser,
+            total - cut,
+            None if progress is None else lambda done, _t: progress(min(total, cut + done), total),
+            cancel,
+            chunk_size,
+        )
     return parser.finish()
 
 
@@ -281,8 +309,9 @@ class _TailParser(PtxasLogParser):
         found = self.findings
         if found.first_error is not None or found.unbounded or any(entry.is_kernel for entry in self.pending):
             return True
-        return self.needs_head or any(type(item) is dict and item["arch"] == UNKNOWN_ARCH
-                                      for item in self.records.values())
+        return self.needs_head or any(
+            type(item) is dict and item["arch"] == UNKNOWN_ARCH for item in self.records.values()
+        )
 
     def sent(self) -> list[tuple[int, Any]]:
         """The journal since the last call, emptied: builds as columns (a quarter less to pickle and

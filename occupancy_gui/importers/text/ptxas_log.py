@@ -37,8 +37,15 @@ from ..records import new_state, split_nvlink_smem
 from .line_chunks import CHUNK_SIZE, feed_stream, sniff_utf16
 from .log_text import PASTE_MAX, LogFindings, LogRecords, needs_repair, repair, restore_underscore
 
-__all__ = ["CHUNK_SIZE", "ImportCancelled", "PtxasLogParser", "import_ptxas_log", "parse_bytes", "parse_stream",
-           "sniff_utf16"]
+__all__ = [
+    "CHUNK_SIZE",
+    "ImportCancelled",
+    "PtxasLogParser",
+    "import_ptxas_log",
+    "parse_bytes",
+    "parse_stream",
+    "sniff_utf16",
+]
 
 BUILD_KEY = operator.itemgetter(1, 2)
 """A standard block's key in the table, (name, arch), from its build."""
@@ -54,6 +61,7 @@ def moved_source(source: str, lines: int) -> str:
     log's tail (``text.parallel``), counting its lines from 1."""
     name, _, line = source.rpartition(":")
     return f"{name}:{int(line) + lines}"
+
 
 # The scanner: one compiled byte regex over a whole chunk, whose literal prefix ("info") lets the
 # regex engine skip unrelated text at C speed.  Its first alternative is the standard ptxas block of
@@ -77,16 +85,30 @@ _NAME = rb"(?P<name>" + _EDGE + rb"[^'\r\n]*)'(?<=" + _EDGE + rb"')"
 # "Used" line holds no minus sign, no non-ASCII byte and at most 1000 characters (so any figure in it
 # converts): anything else goes the general way, which refuses what would be misread (_check_figures).
 _N = rb"(\d{1,18})"
-_STACK_TEXT = _P + rb"[ \t]*" + _N + rb" bytes stack frame, " + _N + rb" bytes spill stores, " + _N + rb" bytes spill loads\r?\n"
+_STACK_TEXT = (
+    _P + rb"[ \t]*" + _N + rb" bytes stack frame, " + _N + rb" bytes spill stores, " + _N + rb" bytes spill loads\r?\n"
+)
 _TAIL_TEXT = (
-    _STACK_TEXT + _PTXAS + rb"Used (" + _N + rb" registers(?:, used " + _N + rb" barriers|)(?:, " + _N + rb" bytes smem|)"
+    _STACK_TEXT
+    + _PTXAS
+    + rb"Used ("
+    + _N
+    + rb" registers(?:, used "
+    + _N
+    + rb" barriers|)(?:, "
+    + _N
+    + rb" bytes smem|)"
     rb"(?:, " + _N + rb" bytes cmem\[0\]|)([^\n]*))\n"
 )
 _SCAN = re.compile(
     rb"info(?:(?<=ptxas info)    : "
-    rb"(?:Compiling entry function '|\d+ bytes gmem[^\n]*(\n)" + _PTXAS + rb"Compiling entry function ')"
-    + _NAME + rb" for '([^'\n]*)'\r?\n"
-    + _PTXAS + rb"Function properties for (?P=name)\r?\n"
+    rb"(?:Compiling entry function '|\d+ bytes gmem[^\n]*(\n)"
+    + _PTXAS
+    + rb"Compiling entry function ')"
+    + _NAME
+    + rb" for '([^'\n]*)'\r?\n"
+    + _PTXAS
+    + rb"Function properties for (?P=name)\r?\n"
     # The "Used" line's figures are read when the record is built (by _TAIL): here any rest will do.
     rb"(" + re.sub(rb"\((?!\?)", b"(?:", _STACK_TEXT) + _PTXAS + rb"Used \d{1,18} registers[^\n\x80-\xff-]{0,1000}\n)"
     rb"(?:" + _PTXAS + rb"Compile time = [^\n]*\n()|)"
@@ -138,9 +160,9 @@ def _check_figures(text: bytes | bytearray) -> None:
         raise _OddFigure(f"negative figure in {_shown(text)}")
     long = _TOO_LONG.search(text)
     if long is not None:
-        run = re.match(rb"\d+", text[long.start():])
+        run = re.match(rb"\d+", text[long.start() :])
         digits = len(run.group()) if run else 0
-        raise _OddFigure(f"a figure of {digits} digits (at most {MAX_DIGITS}) in {_shown(text[:long.start() + 20])}")
+        raise _OddFigure(f"a figure of {digits} digits (at most {MAX_DIGITS}) in {_shown(text[: long.start() + 20])}")
     if not text.isascii() and any(ch.isdigit() and not ch.isascii() for ch in text.decode("utf-8", "replace")):
         raise _OddFigure(f"figures must be written with the digits 0-9: {_shown(text)}")
 
@@ -206,15 +228,35 @@ def _block_fields(name: str, arch: str, tail: bytes, line: int, source: str) -> 
         local = max(items.get("cumulative stack size", 0), stack, items.get("stack frame", 0))
         local += items.get("lmem", 0)
     return {
-        "name": name, "arch": arch, "registers": registers, "is_kernel": True,
-        "static_smem": smem, "stack_bytes": local, "spill_stores": int(g[1]),
-        "spill_loads": int(g[2]), "barriers": barriers, "const_bytes": c0, "const_banks": banks,
-        "max_threads": None, "min_blocks": None, "req_threads": None, "cluster_dims": None,
-        "max_registers": None, "reserved_smem": 0, "relocatable": False, "embedded": False, "copies": 1,
+        "name": name,
+        "arch": arch,
+        "registers": registers,
+        "is_kernel": True,
+        "static_smem": smem,
+        "stack_bytes": local,
+        "spill_stores": int(g[1]),
+        "spill_loads": int(g[2]),
+        "barriers": barriers,
+        "const_bytes": c0,
+        "const_banks": banks,
+        "max_threads": None,
+        "min_blocks": None,
+        "req_threads": None,
+        "cluster_dims": None,
+        "max_registers": None,
+        "reserved_smem": 0,
+        "relocatable": False,
+        "embedded": False,
+        "copies": 1,
         "source": f"{source}:{line}",
-        "block_size": None, "grid_size": None, "dynamic_smem": None,
-        "theoretical_occupancy": None, "achieved_occupancy": None, "waves_per_sm": None,
-        "device_name": None, "launch_source": None,
+        "block_size": None,
+        "grid_size": None,
+        "dynamic_smem": None,
+        "theoretical_occupancy": None,
+        "achieved_occupancy": None,
+        "waves_per_sm": None,
+        "device_name": None,
+        "launch_source": None,
     }
 
 
@@ -357,7 +399,7 @@ class PtxasLogParser:
             while stack is not None and stack.start() < start:
                 self._stack_match(chunk, stack)
                 stack = next(stacks, None)
-            before = chunk[max(0, start - 12):start]
+            before = chunk[max(0, start - 12) : start]
             if b"ptxas" in before:
                 is_nvlink = False
             elif b"nvlink" in before:
@@ -402,7 +444,7 @@ class PtxasLogParser:
             return
         line_start = chunk.rfind(b"\n", 0, j) + 1
         try:
-            _check_figures(chunk[line_start:m.end()])
+            _check_figures(chunk[line_start : m.end()])
         except _OddFigure as exc:
             raise ImportFailure(self.path, str(exc), line=self.line_base + chunk.count(b"\n", 0, start)) from None
         self._stack_line(int(chunk[j:start]), int(m.group(1)), int(m.group(2)))
@@ -433,8 +475,13 @@ class PtxasLogParser:
     def _emit_device_function(self, entry: _Entry) -> None:
         arch = entry.arch or "unknown"
         self.records[(entry.name, arch)] = new_state(
-            name=entry.name, arch=arch, registers=0, is_kernel=False,
-            stack_bytes=entry.stack or 0, spill_stores=entry.spill_st, spill_loads=entry.spill_ld,
+            name=entry.name,
+            arch=arch,
+            registers=0,
+            is_kernel=False,
+            stack_bytes=entry.stack or 0,
+            spill_stores=entry.spill_st,
+            spill_loads=entry.spill_ld,
             source=f"{self.source_name}:{entry.line}",
         )
 
@@ -454,10 +501,17 @@ class PtxasLogParser:
         local = max(items.get("cumulative stack size", 0), entry.stack or 0, items.get("stack frame", 0))
         local += items.get("lmem", 0)
         self.records[(entry.name, entry.arch)] = new_state(
-            name=entry.name, arch=entry.arch, registers=items.get("registers", 0), is_kernel=True,
-            static_smem=items.get("smem", 0), stack_bytes=local,
-            spill_stores=entry.spill_st, spill_loads=entry.spill_ld,
-            barriers=items.get("barriers"), const_bytes=banks.get(0), const_banks=banks,
+            name=entry.name,
+            arch=entry.arch,
+            registers=items.get("registers", 0),
+            is_kernel=True,
+            static_smem=items.get("smem", 0),
+            stack_bytes=local,
+            spill_stores=entry.spill_st,
+            spill_loads=entry.spill_ld,
+            barriers=items.get("barriers"),
+            const_bytes=banks.get(0),
+            const_banks=banks,
             source=f"{self.source_name}:{entry.line}",
         )
 
@@ -472,7 +526,7 @@ class PtxasLogParser:
 
     def _nvlink_arch(self, name: str) -> str:
         # Old nvlink prints no target: take the first ptxas architecture not yet linked.
-        for (rec_name, arch) in self.records:
+        for rec_name, arch in self.records:
             if rec_name == name and (name, arch) not in self.nvlink_done:
                 return arch
         return self.arch or "unknown"
@@ -494,8 +548,13 @@ class PtxasLogParser:
         static, reserved = split_nvlink_smem(arch, items.get("smem", 0))
         local = max(items.get("stack", 0), items.get("lmem", 0))
         self.records[(name, arch)] = new_state(
-            name=name, arch=arch, registers=items.get("registers", 0), is_kernel=True,
-            static_smem=static, reserved_smem=reserved, stack_bytes=local,
+            name=name,
+            arch=arch,
+            registers=items.get("registers", 0),
+            is_kernel=True,
+            static_smem=static,
+            reserved_smem=reserved,
+            stack_bytes=local,
             spill_stores=prior["spill_stores"] if prior else None,
             spill_loads=prior["spill_loads"] if prior else None,
             barriers=items.get("barriers", prior["barriers"] if prior else None),

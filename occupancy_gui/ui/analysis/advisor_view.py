@@ -52,7 +52,9 @@ class RowsModel(QAbstractTableModel):
         self._bold_font = QFont()
         self._bold_font.setBold(True)
 
-    def set_rows(self, rows: Sequence[tuple[str, ...]], bold: set[int] | None = None, tips: list[str] | None = None) -> None:
+    def set_rows(
+        self, rows: Sequence[tuple[str, ...]], bold: set[int] | None = None, tips: list[str] | None = None
+    ) -> None:
         self.beginResetModel()
         self.rows, self.bold, self.tips = rows, bold or set(), tips or []
         self.endResetModel()
@@ -129,8 +131,9 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         self.smem_mode = QComboBox()
         self.smem_mode.addItems(SMEM_MODES)
         self.smem_mode.setMinimumWidth(self.smem_mode.sizeHint().width())  # its longest choice whole
-        self.smem_mode.setToolTip("Dynamic shared memory for the block size search: the launch's bytes, "
-                                  "or bytes that grow with the block")
+        self.smem_mode.setToolTip(
+            "Dynamic shared memory for the block size search: the launch's bytes, or bytes that grow with the block"
+        )
         self.smem_bytes = QuantitySpinBox("bytes", 0, 1 << 20)
         self.smem_bytes.setEnabled(False)
         self.smem_mode.currentIndexChanged.connect(self._on_smem_mode_changed)
@@ -155,10 +158,12 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         self.bounds.setWordWrap(True)
         self.bounds.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.bounds.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.groups = (_group("Block size", modes, self.heuristic, self.ranking),
-                       _group("Cliffs: the nearest value that gains / loses a block", self.cliffs),
-                       _group("Shared memory headroom", self.headroom),
-                       _group("Register cap for a target occupancy", self.target, self.bounds))  # fmt: skip
+        self.groups = (
+            _group("Block size", modes, self.heuristic, self.ranking),
+            _group("Cliffs: the nearest value that gains / loses a block", self.cliffs),
+            _group("Shared memory headroom", self.headroom),
+            _group("Register cap for a target occupancy", self.target, self.bounds),
+        )
         self._tables = ((self.ranking,), (self.cliffs,), (self.headroom,), ())
         for group in self.groups:
             group.setMinimumWidth(GROUP_MIN_WIDTH)
@@ -185,8 +190,13 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         # minimums may have widened.
         parent = self.parentWidget()
         room = parent.width() if parent is not None else event.size().width()
-        needed = sum(max(GROUP_MIN_WIDTH, max((_least_width(t) for t in self._tables[i]), default=0) + 30)
-                     for i in range(len(self.groups))) + 40  # group frames and the grid's spacing
+        needed = (
+            sum(
+                max(GROUP_MIN_WIDTH, max((_least_width(t) for t in self._tables[i]), default=0) + 30)
+                for i in range(len(self.groups))
+            )
+            + 40
+        )  # group frames and the grid's spacing
         self._arrange(4 if room >= max(ONE_ROW_WIDTH, needed) else 2)
         super().resizeEvent(event)
 
@@ -214,8 +224,15 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         s = self.session
         record = getattr(s, "imported", None)  # an imported kernel may carry its spill figures
         try:
-            self.advice = advise(s.device, s.function_attributes, s.launch, s.device_state, self.dynamic_smem(),
-                                 getattr(record, "spill_stores", None), getattr(record, "spill_loads", None))  # fmt: skip
+            self.advice = advise(
+                s.device,
+                s.function_attributes,
+                s.launch,
+                s.device_state,
+                self.dynamic_smem(),
+                getattr(record, "spill_stores", None),
+                getattr(record, "spill_loads", None),
+            )
         except OccupancyError as exc:
             self.advice = None
             self.heuristic.setText(f"No advice for these inputs: {exc}")
@@ -241,17 +258,27 @@ class AdvisorView(RefreshWhenVisible, QWidget):
         else:
             occ = next((r.occupancy for r in bs.ranking if r.block_size == sug.block_size), 0.0)
             ties = ", ".join(str(r.block_size) for r in sorted(bs.ties(), key=lambda r: r.block_size))
-            self.heuristic.setText(f"Runtime heuristic: <b>{sug.block_size} threads</b> → {sug.blocks_per_sm} "
-                                   f"block{'s' if sug.blocks_per_sm != 1 else ''}/SM, {_pct(occ)}; min grid "
-                                   f"{sug.min_grid_size}. Ties at the best occupancy: {ties}")  # fmt: skip
+            self.heuristic.setText(
+                f"Runtime heuristic: <b>{sug.block_size} threads</b> → {sug.blocks_per_sm} "
+                f"block{'s' if sug.blocks_per_sm != 1 else ''}/SM, {_pct(occ)}; min grid "
+                f"{sug.min_grid_size}. Ties at the best occupancy: {ties}"
+            )
         chosen = sug.block_size if sug else None
         rows, bold = [], set()
         best = bs.ranking[0].active_warps if bs.ranking else 0
         for i, r in enumerate(bs.ranking):
             marks = (("★ heuristic", r.block_size == chosen), ("◀ current", r.block_size == bs.current))
             mark = " ".join(m for m, on in marks if on)
-            rows.append((str(r.block_size), units.kib(r.dynamic_smem), str(r.active_blocks), str(r.active_warps),
-                         _pct(r.occupancy), mark))
+            rows.append(
+                (
+                    str(r.block_size),
+                    units.kib(r.dynamic_smem),
+                    str(r.active_blocks),
+                    str(r.active_warps),
+                    _pct(r.occupancy),
+                    mark,
+                )
+            )
             if r.active_warps == best:
                 bold.add(i)
         self.ranking_model.set_rows(rows, bold)
@@ -310,14 +337,22 @@ class AdvisorView(RefreshWhenVisible, QWidget):
 
     def _show_bounds(self) -> None:
         s, blocks = self.session, self.target.currentData()
-        target = None if blocks is None else suggest_launch_bounds(s.device, s.function_attributes, s.launch, blocks,
-                                                                   s.device_state)  # fmt: skip
+        target = (
+            None
+            if blocks is None
+            else suggest_launch_bounds(s.device, s.function_attributes, s.launch, blocks, s.device_state)
+        )
         if target is None:
             self.bounds.setText("No register count changes the resident blocks here.")
             return
         regs = s.inputs.registers
-        change = ("the current count already fits" if target.max_registers >= regs
-                  else f"{regs - target.max_registers} fewer than now: may spill, and can be slower")  # fmt: skip
-        self.bounds.setText(f"<code>{target.launch_bounds}</code><br><code>{target.maxrregcount}</code><br>"
-                            f"At most <b>{target.max_registers}</b> registers per thread keep {target.min_blocks} "
-                            f"blocks of {target.block_size} threads ({_pct(target.occupancy)}); {change}.")  # fmt: skip
+        change = (
+            "the current count already fits"
+            if target.max_registers >= regs
+            else f"{regs - target.max_registers} fewer than now: may spill, and can be slower"
+        )
+        self.bounds.setText(
+            f"<code>{target.launch_bounds}</code><br><code>{target.maxrregcount}</code><br>"
+            f"At most <b>{target.max_registers}</b> registers per thread keep {target.min_blocks} "
+            f"blocks of {target.block_size} threads ({_pct(target.occupancy)}); {change}."
+        )

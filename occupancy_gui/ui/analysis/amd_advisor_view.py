@@ -31,17 +31,21 @@ class AmdAdvisorView(RefreshWhenVisible, QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setToolTip("For each waves-per-SIMD level, the most VGPRs that still reach it: the HIP runtime's\n"
-                              "rule (comgr's granule, its VGPRs per SIMD) and LLVM's; the kernel's level is bold.")  # fmt: skip
+        self.table.setToolTip(
+            "For each waves-per-SIMD level, the most VGPRs that still reach it: the HIP runtime's\n"
+            "rule (comgr's granule, its VGPRs per SIMD) and LLVM's; the kernel's level is bold."
+        )
         steps = QGroupBox("VGPRs and waves per SIMD", self)
         column = QVBoxLayout(steps)
         column.addWidget(self.table)
         hints = QGroupBox("What to write in the source", self)
         lines = QVBoxLayout(hints)
         self.labels: dict[str, QLabel] = {}
-        for key, tip in (("waves_per_eu", "amdgpu_waves_per_eu: the waves per SIMD LLVM budgets registers for"),
-                         ("launch_bound", "__launch_bounds__ / amdgpu_flat_work_group_size: the block LLVM sizes for"),
-                         ("runtime", "The HIP runtime's block-size suggestions for this kernel and dynamic LDS")):  # fmt: skip
+        for key, tip in (
+            ("waves_per_eu", "amdgpu_waves_per_eu: the waves per SIMD LLVM budgets registers for"),
+            ("launch_bound", "__launch_bounds__ / amdgpu_flat_work_group_size: the block LLVM sizes for"),
+            ("runtime", "The HIP runtime's block-size suggestions for this kernel and dynamic LDS"),
+        ):
             label = QLabel(self)
             label.setObjectName(f"amd_hint_{key}")
             label.setWordWrap(True)
@@ -66,7 +70,9 @@ class AmdAdvisorView(RefreshWhenVisible, QWidget):
             return
         rows = vgpr_table(result)
         now = result.compiler.waves_per_simd
-        texts = [(str(w), "—" if hip is None else str(hip), "—" if llvm is None else str(llvm)) for w, hip, llvm in rows]
+        texts = [
+            (str(w), "—" if hip is None else str(hip), "—" if llvm is None else str(llvm)) for w, hip, llvm in rows
+        ]
         self.steps.set_rows(texts, bold={i for i, (w, _h, _l) in enumerate(rows) if w == now})
         self.labels["waves_per_eu"].setText(waves_per_eu_hint(result))
         self.labels["launch_bound"].setText(launch_bound_hint(result))

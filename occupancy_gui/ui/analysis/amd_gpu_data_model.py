@@ -51,8 +51,11 @@ def _field_cell(profile: AmdProfile, f: AmdField) -> Cell:
 def _count_cell(profile: AmdProfile, name: str, label: str, value: int | None) -> Cell:
     if value is None:
         return Cell(NOT_APPLICABLE, -1, _tip(profile, label, "none", "a gfx target profile has no CU count"))
-    return Cell(units.group(value), value, _tip(profile, label, units.group(value),
-                                                profile.sources.get(name, "no source recorded")))  # fmt: skip
+    return Cell(
+        units.group(value),
+        value,
+        _tip(profile, label, units.group(value), profile.sources.get(name, "no source recorded")),
+    )
 
 
 def _row(p: AmdProfile) -> list[Cell]:
@@ -63,11 +66,19 @@ def _row(p: AmdProfile) -> list[Cell]:
         Cell(p.architecture, 0, _tip(p, "Architecture", p.architecture, p.path)),
         _count_cell(p, "compute_units", "CUs (hardware)", p.compute_units),
         _count_cell(p, "hip_multiprocessor_count", "multiProcessorCount (HIP)", p.hip_multiprocessor_count),
-        Cell("WGP" if wgp else "CU", float(wgp), _tip(p, "Default mode", "WGP mode" if wgp else "CU mode (no WGPs)",
-             "ROCclr enableWgpMode_ (GPU_ENABLE_WGP_MODE): on by default on gfx10 and later; "
-             + p.sources.get("has_wgp", "no source recorded"))),
+        Cell(
+            "WGP" if wgp else "CU",
+            float(wgp),
+            _tip(
+                p,
+                "Default mode",
+                "WGP mode" if wgp else "CU mode (no WGPs)",
+                "ROCclr enableWgpMode_ (GPU_ENABLE_WGP_MODE): on by default on gfx10 and later; "
+                + p.sources.get("has_wgp", "no source recorded"),
+            ),
+        ),
         *(_field_cell(p, f) for f in TARGET_FIELDS),
-    ]  # fmt: skip
+    ]
 
 
 HEADERS: tuple[tuple[str, str], ...] = (
@@ -76,15 +87,23 @@ HEADERS: tuple[tuple[str, str], ...] = (
     ("CUs", "Compute units as the hardware has them (one GCD of an MI250X: 110)"),
     ("HIP multi-\nprocessors", "hipDeviceProp_t::multiProcessorCount: CUs, halved in WGP mode on RDNA"),
     ("Default\nmode", "WGP or CU mode as the driver runs the device by default"),
-    *((_wrap(f.name.replace("_", " ")), f"{f.description} ({f.unit})" if f.unit else f.description)
-      for f in TARGET_FIELDS),
-)  # fmt: skip
+    *(
+        (_wrap(f.name.replace("_", " ")), f"{f.description} ({f.unit})" if f.unit else f.description)
+        for f in TARGET_FIELDS
+    ),
+)
 
 
 def search_text(profile: AmdProfile) -> str:
     """What the filter matches: names, aliases, title, target, architecture, segment, kind."""
-    words = [*profile.lookup_names(), profile.title, profile.target.name, profile.architecture,
-             profile.segment or "", profile.kind.replace("_", " ")]  # fmt: skip
+    words = [
+        *profile.lookup_names(),
+        profile.title,
+        profile.target.name,
+        profile.architecture,
+        profile.segment or "",
+        profile.kind.replace("_", " "),
+    ]
     return " ".join(words).casefold()
 
 
@@ -139,7 +158,10 @@ class AmdGpuDataModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if orientation == Qt.Orientation.Horizontal:
-            if not 0 <= section < len(HEADERS) or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            if not 0 <= section < len(HEADERS) or role not in (
+                Qt.ItemDataRole.DisplayRole,
+                Qt.ItemDataRole.ToolTipRole,
+            ):
                 return None
             return HEADERS[section][0 if role == Qt.ItemDataRole.DisplayRole else 1]
         if not 0 <= section < len(self._profiles):

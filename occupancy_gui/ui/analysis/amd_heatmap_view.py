@@ -42,14 +42,30 @@ if TYPE_CHECKING:
     from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
 
 RULES = ("HIP runtime", "Compiler model (LLVM)")
-HIP_NAMES = {0: "workgroup size", 1: "wave slots", 2: "VGPRs", 3: "SGPRs", 4: "LDS", NO_BLOCK_FITS: "no block fits",
-             FAILS: "runtime error"}  # fmt: skip
+HIP_NAMES = {
+    0: "workgroup size",
+    1: "wave slots",
+    2: "VGPRs",
+    3: "SGPRs",
+    4: "LDS",
+    NO_BLOCK_FITS: "no block fits",
+    FAILS: "runtime error",
+}
 """The runtime's binding codes (``HIP_LIMITS`` order) as the maps name them."""
-COMPILER_NAMES = {0: "wave cap", 1: "workgroup slots", 2: "LDS", 3: "VGPRs", 4: "SGPRs", 5: "waves per EU",
-                  NO_BLOCK_FITS: "no wave fits"}  # fmt: skip
+COMPILER_NAMES = {
+    0: "wave cap",
+    1: "workgroup slots",
+    2: "LDS",
+    3: "VGPRs",
+    4: "SGPRs",
+    5: "waves per EU",
+    NO_BLOCK_FITS: "no wave fits",
+}
 """The compiler model's binding codes (``COMPILER_LIMITS`` order)."""
-COMPILER_NOTE = ("Compiler model: rows are the kernel's maximum flat workgroup size (its launch bound), not the block "
-                 "launched; it counts static LDS only (dynamic LDS is not known when LLVM compiles).")  # fmt: skip
+COMPILER_NOTE = (
+    "Compiler model: rows are the kernel's maximum flat workgroup size (its launch bound), not the block "
+    "launched; it counts static LDS only (dynamic LDS is not known when LLVM compiles)."
+)
 
 
 class AmdHeatmapView(RefreshWhenVisible, QWidget):
@@ -64,8 +80,10 @@ class AmdHeatmapView(RefreshWhenVisible, QWidget):
         self._compiler_grids: tuple[AmdGrid, AmdGrid] | None = None
         self.rule = QComboBox(self)
         self.rule.addItems(RULES)
-        self.rule.setToolTip("Whose answer the maps show: the HIP runtime's (hipOccupancyMaxActiveBlocksPerMultiprocessor)"
-                             "\nor the compiler's (LLVM's ; Occupancy, waves per SIMD)")  # fmt: skip
+        self.rule.setToolTip(
+            "Whose answer the maps show: the HIP runtime's (hipOccupancyMaxActiveBlocksPerMultiprocessor)"
+            "\nor the compiler's (LLVM's ; Occupancy, waves per SIMD)"
+        )
         self.note = QLabel(self)
         self.note.setObjectName("amd_heatmap_note")
         self.note.setWordWrap(True)
@@ -78,8 +96,9 @@ class AmdHeatmapView(RefreshWhenVisible, QWidget):
         self.plots.ci.layout.setSpacing(6)
         self.vgprs = HeatMap(PlotCell(self.plots.ci, 0, 0), ("VGPRs per lane", "VGPRs"), 1.0, HIP_NAMES)
         self.lds = HeatMap(PlotCell(self.plots.ci, 0, 1), ("LDS per workgroup (KiB)", "KiB"), KIB, HIP_NAMES)
-        self.color_bar = pg.ColorBarItem(values=(0, 100), colorMap=pg.colormap.get("viridis"), label="occupancy (%)",
-                                         interactive=False, width=14)  # fmt: skip
+        self.color_bar = pg.ColorBarItem(
+            values=(0, 100), colorMap=pg.colormap.get("viridis"), label="occupancy (%)", interactive=False, width=14
+        )
         self.color_bar.setImageItem([self.vgprs.image, self.lds.image])
         self.color_bar.getAxis("right").enableAutoSIPrefix(False)
         self.plots.ci.addItem(self.color_bar, row=0, col=2)
@@ -139,12 +158,17 @@ class AmdHeatmapView(RefreshWhenVisible, QWidget):
             self.lds.update(grids[1], (x, kernel.static_lds + result.launch.dynamic_lds))
 
     def _on_rule_changed(self) -> None:
-        names, counts = (COMPILER_NAMES, ("wave per SIMD", "waves per SIMD")) if self.compiler else (HIP_NAMES, ("block", None))
-        x_label, x_words = ("max flat workgroup size", "max workgroup") if self.compiler else ("threads per block", "threads")
+        names, counts = (
+            (COMPILER_NAMES, ("wave per SIMD", "waves per SIMD")) if self.compiler else (HIP_NAMES, ("block", None))
+        )
+        x_label, x_words = (
+            ("max flat workgroup size", "max workgroup") if self.compiler else ("threads per block", "threads")
+        )
         for heat_map in (self.vgprs, self.lds):
             heat_map.set_names(names, counts, x_label, x_words)
-        self.lds.y_labels = (("static LDS per workgroup (KiB)", "KiB") if self.compiler
-                             else ("LDS per workgroup (KiB)", "KiB"))  # fmt: skip
+        self.lds.y_labels = (
+            ("static LDS per workgroup (KiB)", "KiB") if self.compiler else ("LDS per workgroup (KiB)", "KiB")
+        )
         self.lds.fit_axis_label()
         text = COMPILER_NOTE if self.compiler else ""
         if self.note.text() != text:

@@ -12,8 +12,14 @@ from ... import units
 from ...engine.amd import hip_utilization
 from .utilization_view import UtilizationView
 
-NAMES = {"workgroup_size": "workgroup size", "waves": "wave slots", "vgprs": "VGPRs", "sgprs": "SGPRs", "lds": "LDS",
-         "waves_per_eu": "amdgpu-waves-per-eu"}  # fmt: skip
+NAMES = {
+    "workgroup_size": "workgroup size",
+    "waves": "wave slots",
+    "vgprs": "VGPRs",
+    "sgprs": "SGPRs",
+    "lds": "LDS",
+    "waves_per_eu": "amdgpu-waves-per-eu",
+}
 
 
 class AmdUtilizationView(UtilizationView):
@@ -41,17 +47,23 @@ class AmdUtilizationView(UtilizationView):
         if hip.error is not None:
             return f"<b>No figures:</b> the HIP runtime returns {hip.error}."
         if hip.active_blocks == 0:
-            return (f"<b>No block fits on a {where}</b> (HIP runtime): a resource that cannot hold one block is all "
-                    "remainder.")  # fmt: skip
+            return (
+                f"<b>No block fits on a {where}</b> (HIP runtime): a resource that cannot hold one block is all "
+                "remainder."
+            )
         binding = " + ".join(NAMES[k] for k in hip.binding)
-        text = (f"One {where} with <b>{units.count(hip.active_blocks, 'resident block')}</b> "
-                f"({units.count(hip.active_waves, 'wave')}), limited by <b>{binding}</b> ★ (HIP runtime): how each of "
-                "its resources is used.")  # fmt: skip
+        text = (
+            f"One {where} with <b>{units.count(hip.active_blocks, 'resident block')}</b> "
+            f"({units.count(hip.active_waves, 'wave')}), limited by <b>{binding}</b> ★ (HIP runtime): how each of "
+            "its resources is used."
+        )
         compiler = result.compiler
         per_simd_runtime = hip.active_waves / hip.budget.simds
         if compiler.waves_per_simd != per_simd_runtime:
             limited = " + ".join(NAMES[k] for k in compiler.binding)
-            text += (f"<br>Compiler model (LLVM): {units.count(compiler.waves_per_simd, 'wave')} per SIMD of "
-                     f"{compiler.max_waves_per_simd}, limited by {limited}; the runtime's blocks give "
-                     f"{per_simd_runtime:g} per SIMD.")  # fmt: skip
+            text += (
+                f"<br>Compiler model (LLVM): {units.count(compiler.waves_per_simd, 'wave')} per SIMD of "
+                f"{compiler.max_waves_per_simd}, limited by {limited}; the runtime's blocks give "
+                f"{per_simd_runtime:g} per SIMD."
+            )
         return text

@@ -41,11 +41,16 @@ class AmdWavesView(WavesView):
             if self.sm_count.value() != count:
                 self.sm_count.setValue(count)
             self.sm_count.setEnabled(known is None)
-        label = f"{where}s:" if known is not None else f"{where}s (assumed):" if self.assumed else f"{where}s (entered):"
+        label = (
+            f"{where}s:" if known is not None else f"{where}s (assumed):" if self.assumed else f"{where}s (entered):"
+        )
         if self.sm_label.text() != label:
             self.sm_label.setText(label)
-        self.sm_count.setToolTip(f"HIP runs this kernel on {known} {where}s of {profile.name}" if known is not None
-                                 else "A gfx target has no CU count: enter your GPU's (or choose its profile)")  # fmt: skip
+        self.sm_count.setToolTip(
+            f"HIP runs this kernel on {known} {where}s of {profile.name}"
+            if known is not None
+            else "A gfx target has no CU count: enter your GPU's (or choose its profile)"
+        )
         state = self.session.amd
         per_mp = state.answer.hip.active_blocks if state is not None and state.answer is not None else 0
         try:
@@ -57,7 +62,9 @@ class AmdWavesView(WavesView):
             return
         text = self.describe(self.analysis, where)
         if self.assumed:
-            text = (f"<b>⚠ Assumes {AMD_ASSUMED} {where}s</b>: {profile.name} is a gfx target, which has no CU count. "
-                    f"Enter your GPU's, or choose its profile.<br>" + text)  # fmt: skip
+            text = (
+                f"<b>⚠ Assumes {AMD_ASSUMED} {where}s</b>: {profile.name} is a gfx target, which has no CU count. "
+                f"Enter your GPU's, or choose its profile.<br>" + text
+            )
         self.summary.setText(text)
         self._show_bars(self.analysis)

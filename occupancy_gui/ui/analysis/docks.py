@@ -55,6 +55,8 @@ def _amd_waves(session: Session) -> QWidget:
 
 def install_analysis_docks(window: WindowApi) -> tuple[AnalysisDock, AnalysisDock, AnalysisDock]:
     """The Advisor, Heat maps and Grid-and-waves docks; their modules load when a dock is first shown."""
-    return (add_analysis_dock(window, _advisor, "advisor_dock", "Advisor", {AMD: _amd_advisor}),
-            add_analysis_dock(window, _heatmap, "heatmap_dock", "Heat maps", {AMD: _amd_heatmap}),
-            add_analysis_dock(window, _waves, "waves_dock", "Grid and waves", {AMD: _amd_waves}))
+    return (
+        add_analysis_dock(window, _advisor, "advisor_dock", "Advisor", {AMD: _amd_advisor}),
+        add_analysis_dock(window, _heatmap, "heatmap_dock", "Heat maps", {AMD: _amd_heatmap}),
+        add_analysis_dock(window, _waves, "waves_dock", "Grid and waves", {AMD: _amd_waves}),
+    )

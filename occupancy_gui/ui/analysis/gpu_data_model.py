@@ -79,8 +79,11 @@ def _limit_column(name: str, label: str, unit: str, description: str) -> Column:
         if value is None:
             return Cell(NOT_APPLICABLE, -1, _tip(profile, label, "not stated", "the profile does not state it"))
         source = profile.sources.get(name, "no source recorded")
-        return Cell(_value_text(value, unit), value,
-                    _tip(profile, label, _value_text(value, unit) + _exact(value, unit), source))  # fmt: skip
+        return Cell(
+            _value_text(value, unit),
+            value,
+            _tip(profile, label, _value_text(value, unit) + _exact(value, unit), source),
+        )
 
     return Column(_wrap(label), description, cell)
 
@@ -105,8 +108,11 @@ def _fact_column(index: int) -> Column:
 
 def _cc(profile: DeviceProfile, _facts: tuple[DeviceFact, ...]) -> Cell:
     major, minor = profile.compute_capability
-    source = (f"the profile's compute_capability ({profile.path})" if profile.kind == "compute_capability"
-              else f"inherited from sm_{major}{minor}")  # fmt: skip
+    source = (
+        f"the profile's compute_capability ({profile.path})"
+        if profile.kind == "compute_capability"
+        else f"inherited from sm_{major}{minor}"
+    )
     return Cell(profile.cc_string, major * 100 + minor, _tip(profile, "Compute capability", profile.cc_string, source))
 
 
@@ -118,8 +124,9 @@ def _sm_count(profile: DeviceProfile, _facts: tuple[DeviceFact, ...]) -> Cell:
     if profile.sm_count is None:
         return Cell(NOT_APPLICABLE, -1, _tip(profile, "SMs", "none", "a compute capability profile has no SM count"))
     source = profile.sources.get("sm_count", "no source recorded")
-    return Cell(units.group(profile.sm_count), profile.sm_count,
-                _tip(profile, "SMs", units.group(profile.sm_count), source))  # fmt: skip
+    return Cell(
+        units.group(profile.sm_count), profile.sm_count, _tip(profile, "SMs", units.group(profile.sm_count), source)
+    )
 
 
 COLUMNS: tuple[Column, ...] = (
@@ -135,9 +142,17 @@ ARCHITECTURE_COLUMN = 1
 def search_text(profile: DeviceProfile) -> str:
     """What the filter matches: name, aliases, title, ``9.0`` / ``sm_90``, architecture, segment, kind."""
     major, minor = profile.compute_capability
-    words = [profile.name, *profile.aliases, profile.title, profile.cc_string, f"sm_{major}{minor}",
-             profile.architecture, profile.segment or "", profile.kind.replace("_", " "),
-             str(profile.info.get("chip", ""))]  # fmt: skip
+    words = [
+        profile.name,
+        *profile.aliases,
+        profile.title,
+        profile.cc_string,
+        f"sm_{major}{minor}",
+        profile.architecture,
+        profile.segment or "",
+        profile.kind.replace("_", " "),
+        str(profile.info.get("chip", "")),
+    ]
     return " ".join(words).casefold()
 
 
@@ -157,8 +172,9 @@ class GpuDataModel(QAbstractTableModel):
     def _set_rows(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self._profiles = list(catalog.profiles)
-        self._cells = [[column.cell(p, device_facts(p.device_properties())) for column in COLUMNS]
-                       for p in self._profiles]  # fmt: skip
+        self._cells = [
+            [column.cell(p, device_facts(p.device_properties())) for column in COLUMNS] for p in self._profiles
+        ]
         self._search = [search_text(p) for p in self._profiles]
 
     def set_catalog(self, catalog: Catalog) -> None:

@@ -59,15 +59,18 @@ class GpuDataView(RefreshWhenVisible, QWidget):
         super().__init__(parent)
         self.session = session
         self.model: GpuDataModel | AmdGpuDataModel = (
-            AmdGpuDataModel(session.amd_catalog, session.amd_profile.name, self) if amd
-            else GpuDataModel(session.catalog, session.profile.name, self))  # fmt: skip
+            AmdGpuDataModel(session.amd_catalog, session.amd_profile.name, self)
+            if amd
+            else GpuDataModel(session.catalog, session.profile.name, self)
+        )
         self.proxy = GpuDataFilter(self)
         self.proxy.setSourceModel(self.model)
         self.filter = QLineEdit(self)
         self.filter.setPlaceholderText(AMD_PLACEHOLDER if amd else PLACEHOLDER)
         self.filter.setClearButtonEnabled(True)
-        self.filter.setToolTip("Shows the profiles whose name, aliases, compute capability or architecture "
-                               "contain every word typed")  # fmt: skip
+        self.filter.setToolTip(
+            "Shows the profiles whose name, aliases, compute capability or architecture contain every word typed"
+        )
         self.filter.textChanged.connect(self._on_filter_text_changed)
         self.status = QLabel(self)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
@@ -146,8 +149,12 @@ class GpuDataView(RefreshWhenVisible, QWidget):
             status = f"No profile matches “{text}”"
         if self.status.text() != status:
             self.status.setText(status)
-        self.status.setToolTip("" if shown or not text else "Try a GPU name (A100), an architecture (Ampere) or a "
-                                                            "compute capability (8.0); clear the box to see all.")  # fmt: skip
+        self.status.setToolTip(
+            ""
+            if shown or not text
+            else "Try a GPU name (A100), an architecture (Ampere) or a "
+            "compute capability (8.0); clear the box to see all."
+        )
 
     def _on_table_double_clicked(self, index: QModelIndex) -> None:
         source = self.proxy.mapToSource(index)

@@ -36,12 +36,21 @@ if TYPE_CHECKING:
 
 
 KIB = 1024.0
-SHORT_NAMES = {Limit.WARPS: "warps", Limit.BLOCKS: "block slots", Limit.REGISTERS: "registers",
-               Limit.SHARED_MEMORY: "shared memory", Limit.BARRIERS: "barriers", Limit.VIRTUAL_RESOURCES: "virtual"}  # fmt: skip
+SHORT_NAMES = {
+    Limit.WARPS: "warps",
+    Limit.BLOCKS: "block slots",
+    Limit.REGISTERS: "registers",
+    Limit.SHARED_MEMORY: "shared memory",
+    Limit.BARRIERS: "barriers",
+    Limit.VIRTUAL_RESOURCES: "virtual",
+}
 REGION_CODES = (*range(len(BINDING_ORDER)), NO_BLOCK_FITS, CANNOT_LAUNCH)
 """``LimitGrid.binding`` codes in label order: each limit, then no block fits (resources), then cannot launch."""
-REGION_NAMES = {**{i: SHORT_NAMES[limit] for i, limit in enumerate(BINDING_ORDER)}, NO_BLOCK_FITS: "no block fits",
-                CANNOT_LAUNCH: "cannot launch"}  # fmt: skip
+REGION_NAMES = {
+    **{i: SHORT_NAMES[limit] for i, limit in enumerate(BINDING_ORDER)},
+    NO_BLOCK_FITS: "no block fits",
+    CANNOT_LAUNCH: "cannot launch",
+}
 SMEM_MARGIN = 1.25
 """The shared memory map runs to this multiple of the largest launchable size (beyond it every launch fails)."""
 MIN_LABELLED_SHARE = 0.03
@@ -84,8 +93,9 @@ class HeatMap:
     ``names`` names the grid's binding codes (NVIDIA's limits by default); :meth:`set_names` renames them (the AMD
     view switches between the runtime's limits and the compiler's), ``counts`` is what a cell counts."""
 
-    def __init__(self, cell: PlotCell, y_labels: tuple[str, str], scale: float,
-                 names: Mapping[int, str] = REGION_NAMES) -> None:  # fmt: skip
+    def __init__(
+        self, cell: PlotCell, y_labels: tuple[str, str], scale: float, names: Mapping[int, str] = REGION_NAMES
+    ) -> None:
         self.cell, self.scale = cell, scale
         self.y_labels = y_labels
         """The y axis title, long and short: the long one where the plot is tall enough to hold it."""
@@ -146,8 +156,9 @@ class HeatMap:
         if self.cell.getAxis("bottom").labelText != x_label:
             self.cell.setLabel("bottom", x_label)
 
-    def update(self, grid: Grid, current: tuple[float, float], launch_bound: int | None = None,
-               reqntid: int | None = None) -> None:  # fmt: skip
+    def update(
+        self, grid: Grid, current: tuple[float, float], launch_bound: int | None = None, reqntid: int | None = None
+    ) -> None:
         self.grid = grid
         self.launch_bound, self.reqntid = launch_bound, reqntid  # rows that cannot launch: the hover says why
         step_x = float(grid.block_sizes[1] - grid.block_sizes[0]) if len(grid.block_sizes) > 1 else 1.0
@@ -158,13 +169,22 @@ class HeatMap:
         self.y_edges = (y0 + step_y * np.arange(len(grid.values) + 1)) / self.scale
         shown = np.where(grid.binding == CANNOT_LAUNCH, np.nan, grid.occupancy * 100.0)  # NaN: transparent
         self.image.setImage(shown, autoLevels=False, levels=(0.0, 100.0))
-        rect = tuple(float(v) for v in (self.x_edges[0], self.y_edges[0], self.x_edges[-1] - self.x_edges[0],
-                                        self.y_edges[-1] - self.y_edges[0]))  # fmt: skip
+        rect = tuple(
+            float(v)
+            for v in (
+                self.x_edges[0],
+                self.y_edges[0],
+                self.x_edges[-1] - self.x_edges[0],
+                self.y_edges[-1] - self.y_edges[0],
+            )
+        )
         self.image.setRect(*rect)
         self.cannot_launch.setRect(*rect)
         if rect != self._rect:  # the span changes only with the device or the static size
             self._rect = rect
-            self.cell.view.setRange(xRange=(rect[0], rect[0] + rect[2]), yRange=(rect[1], rect[1] + rect[3]), padding=0.0)
+            self.cell.view.setRange(
+                xRange=(rect[0], rect[0] + rect[2]), yRange=(rect[1], rect[1] + rect[3]), padding=0.0
+            )
         self.outline.setData(*boundary_segments(grid.binding, self.x_edges, self.y_edges))
         self.marker.setData([current[0]], [current[1] / self.scale])
         self._place_labels(grid)
@@ -178,8 +198,11 @@ class HeatMap:
         if vb.width() <= 0 or vb.height() <= 0:
             return
         area = vb.sceneBoundingRect()
-        marker = vb.mapViewToScene(QPointF(float(self.marker.data["x"][0]), float(self.marker.data["y"][0]))) \
-            if len(self.marker.data) else None
+        marker = (
+            vb.mapViewToScene(QPointF(float(self.marker.data["x"][0]), float(self.marker.data["y"][0])))
+            if len(self.marker.data)
+            else None
+        )
         taken = [QRectF(marker.x() - 8, marker.y() - 8, 16, 16)] if marker is not None else []
         for code, label in zip(self.codes, self.labels):
             i, j = np.nonzero(codes == code)
@@ -238,9 +261,11 @@ class HeatMap:
             return f"{where}\ncannot launch: the kernel requires exactly {self.reqntid} threads per block (.reqntid)"
         if code == CANNOT_LAUNCH and self.launch_bound is not None:
             return f"{where}\ncannot launch: above the kernel's launch bound of {self.launch_bound}"
-        return (f"{where}\n{units.count(int(self.grid.active_blocks[i, j]), *self.counts)} · "
-                f"{self.grid.occupancy[i, j] * 100:.4g} % · limited by {self.names.get(code, '?')}\n"
-                "click to use these inputs")
+        return (
+            f"{where}\n{units.count(int(self.grid.active_blocks[i, j]), *self.counts)} · "
+            f"{self.grid.occupancy[i, j] * 100:.4g} % · limited by {self.names.get(code, '?')}\n"
+            "click to use these inputs"
+        )
 
 
 class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph is untyped
@@ -254,8 +279,9 @@ class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):  # type: ignore[
         self.ci.layout.setSpacing(6)
         self.registers = HeatMap(PlotCell(self.ci, 0, 0), ("registers per thread", "registers"), 1.0)
         self.shared_memory = HeatMap(PlotCell(self.ci, 0, 1), ("shared memory per block (KiB)", "smem (KiB)"), KIB)
-        self.color_bar = pg.ColorBarItem(values=(0, 100), colorMap=pg.colormap.get("viridis"), label="occupancy (%)",
-                                         interactive=False, width=14)  # fmt: skip
+        self.color_bar = pg.ColorBarItem(
+            values=(0, 100), colorMap=pg.colormap.get("viridis"), label="occupancy (%)", interactive=False, width=14
+        )
         self.color_bar.setImageItem([self.registers.image, self.shared_memory.image])
         self.color_bar.getAxis("right").enableAutoSIPrefix(False)
         self.ci.addItem(self.color_bar, row=0, col=2)

@@ -28,5 +28,4 @@ def _amd_utilization(session: Session) -> QWidget:
 
 def install_utilization_dock(window: WindowApi) -> AnalysisDock:
     """Add the closed Utilization dock (``--docks utilization``) to the analysis docks."""
-    return add_analysis_dock(window, _utilization, "utilization_dock", "Utilization",
-                             {AMD: _amd_utilization})
+    return add_analysis_dock(window, _utilization, "utilization_dock", "Utilization", {AMD: _amd_utilization})

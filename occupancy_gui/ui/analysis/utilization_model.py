@@ -18,8 +18,15 @@ from ..calculator.constraint_model import BINDING_MARK
 from ..support.qt_utils import binding_row_color
 from ..support.read_only_model import ReadOnlyTableModel
 
-HEADERS = ("Resource", "One SM", "Allocated", "Unusable:\nanother limit binds", "Remainder:\nless than a block",
-           "SM capacity", "Per block")  # fmt: skip
+HEADERS = (
+    "Resource",
+    "One SM",
+    "Allocated",
+    "Unusable:\nanother limit binds",
+    "Remainder:\nless than a block",
+    "SM capacity",
+    "Per block",
+)
 HEADER_TIPS = (
     "A resource of one SM that every resident block takes a share of; ★ marks the binding one(s)",
     "The SM's capacity of this resource, split: allocated | unusable | remainder",
@@ -98,8 +105,9 @@ class UtilizationModel(ReadOnlyTableModel):
             return
         texts = [self._row_texts(item) for item in items]
         if [i.usage.resource for i in items] == [i.usage.resource for i in self._items]:
-            changed = [r for r in range(len(items)) if items[r] != self._items[r]
-                       or calculations[r] != self._calculations[r]]  # fmt: skip
+            changed = [
+                r for r in range(len(items)) if items[r] != self._items[r] or calculations[r] != self._calculations[r]
+            ]
             self._items, self._calculations, self._texts = items, calculations, texts
             if changed:
                 self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], len(HEADERS) - 1))
@@ -120,9 +128,15 @@ class UtilizationModel(ReadOnlyTableModel):
     @staticmethod
     def _row_texts(item: ResourceUtilization) -> tuple[str, ...]:
         unit = item.usage.unit
-        return ((BINDING_MARK if marked(item) else "") + item.usage.resource, "",
-                _share(item, item.allocated), _share(item, item.unusable), _share(item, item.remainder),
-                quantity(item.capacity, unit), quantity(item.usage.per_block, unit))  # fmt: skip
+        return (
+            (BINDING_MARK if marked(item) else "") + item.usage.resource,
+            "",
+            _share(item, item.allocated),
+            _share(item, item.unusable),
+            _share(item, item.remainder),
+            quantity(item.capacity, unit),
+            quantity(item.usage.per_block, unit),
+        )
 
     # -- QAbstractItemModel
     def row_count(self) -> int:
@@ -138,8 +152,10 @@ class UtilizationModel(ReadOnlyTableModel):
         if role == FRACTIONS_ROLE and column == BAR_COLUMN:
             return (item.fraction(item.allocated), item.fraction(item.unusable), item.fraction(item.remainder))
         if role == Qt.ItemDataRole.AccessibleTextRole and column == BAR_COLUMN:
-            return (f"{percent(item.fraction(item.allocated))} allocated, {percent(item.fraction(item.unusable))} "
-                    f"unusable, {percent(item.fraction(item.remainder))} remainder")  # fmt: skip
+            return (
+                f"{percent(item.fraction(item.allocated))} allocated, {percent(item.fraction(item.unusable))} "
+                f"unusable, {percent(item.fraction(item.remainder))} remainder"
+            )
         if role == Qt.ItemDataRole.BackgroundRole and marked(item):
             return binding_row_color()
         if role == Qt.ItemDataRole.FontRole and marked(item):
@@ -154,13 +170,18 @@ class UtilizationModel(ReadOnlyTableModel):
         """The row in words, with exact figures and the limit's own calculation."""
         item, calculation = self._items[row], self._calculations[row]
         usage, unit = item.usage, item.usage.unit
-        allowed = "does not limit this launch" if usage.blocks is None else (
-            f"alone allows {units.count(usage.blocks, 'block')} per {self.where} ({calculation})")  # fmt: skip
-        lines = [f"{usage.resource}: one {self.where} has {exact(item.capacity, unit)}; one block is allocated "
-                 f"{exact(usage.per_block, unit)}; this resource {allowed}.",
-                 f"Allocated to {units.count(item.resident_blocks, 'resident block')}: {exact(item.allocated, unit)}.",
-                 f"Unusable, because another limit binds: {exact(item.unusable, unit)}.",
-                 f"Remainder, too little for one more block: {exact(item.remainder, unit)}."]  # fmt: skip
+        allowed = (
+            "does not limit this launch"
+            if usage.blocks is None
+            else (f"alone allows {units.count(usage.blocks, 'block')} per {self.where} ({calculation})")
+        )
+        lines = [
+            f"{usage.resource}: one {self.where} has {exact(item.capacity, unit)}; one block is allocated "
+            f"{exact(usage.per_block, unit)}; this resource {allowed}.",
+            f"Allocated to {units.count(item.resident_blocks, 'resident block')}: {exact(item.allocated, unit)}.",
+            f"Unusable, because another limit binds: {exact(item.unusable, unit)}.",
+            f"Remainder, too little for one more block: {exact(item.remainder, unit)}.",
+        ]
         if marked(item):
             lines.append("★ Binding: this resource's ceiling is the number of resident blocks.")
         elif item.usage.blocks == 0:

@@ -44,7 +44,9 @@ def part_colors() -> tuple[QColor, QColor, QColor]:
 class SplitBarDelegate(QStyledItemDelegate):
     """Paints the bar column: three segments, as wide as their shares of the capacity."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
         super().paint(painter, option, index)  # background, selection, focus
         fractions = index.data(FRACTIONS_ROLE)
         if not fractions:
@@ -157,12 +159,21 @@ class UtilizationView(RefreshWhenVisible, QWidget):
         """The caption: what the rows show, for this launch, or why there are none."""
         result = self.session.result
         if result is None:
-            return (f"<b>No figures:</b> {self.session.error or 'the occupancy query failed'}. "
-                    "Change the inputs on the left.")  # fmt: skip
-        binding = [item.usage.resource.lower() for item in
-                   (self.model.item(r) for r in range(self.model.rowCount())) if item.binding]  # fmt: skip
+            return (
+                f"<b>No figures:</b> {self.session.error or 'the occupancy query failed'}. "
+                "Change the inputs on the left."
+            )
+        binding = [
+            item.usage.resource.lower()
+            for item in (self.model.item(r) for r in range(self.model.rowCount()))
+            if item.binding
+        ]
         if result.active_blocks == 0:
-            return (f"<b>No block fits on an SM</b> ({'; '.join(result.reasons)}): a resource that cannot hold "
-                    "one block is all remainder.")  # fmt: skip
+            return (
+                f"<b>No block fits on an SM</b> ({'; '.join(result.reasons)}): a resource that cannot hold "
+                "one block is all remainder."
+            )
         blocks = units.count(result.active_blocks, "resident block")
-        return f"One SM with <b>{blocks}</b>, limited by <b>{' + '.join(binding)}</b> ★: how each of its resources is used"
+        return (
+            f"One SM with <b>{blocks}</b>, limited by <b>{' + '.join(binding)}</b> ★: how each of its resources is used"
+        )

@@ -139,8 +139,10 @@ class WavesView(RefreshWhenVisible, QWidget):
             return
         text = self.describe(self.analysis)
         if self.assumed:
-            text = (f"<b>⚠ Assumes {ASSUMED_SMS} SMs</b>: {s.profile.name} is a compute capability, which has no SM "
-                    "count. Enter your GPU's SM count, or choose your GPU's profile.<br>" + text)  # fmt: skip
+            text = (
+                f"<b>⚠ Assumes {ASSUMED_SMS} SMs</b>: {s.profile.name} is a compute capability, which has no SM "
+                "count. Enter your GPU's SM count, or choose your GPU's profile.<br>" + text
+            )
         self.summary.setText(text)
         self._show_bars(self.analysis)
 
@@ -158,8 +160,9 @@ class WavesView(RefreshWhenVisible, QWidget):
         if not w.fills_whole_waves:
             plural = "s" if w.full_waves != 1 else ""
             below = f"{w.grid_below} ({w.full_waves} wave{plural})" if w.grid_below else "none below one wave"
-            lines.append(f"Whole waves: <b>{units.count(w.grid_above, 'block')}</b> ({units.count(w.waves, 'wave')}) "
-                         f"or {below}")
+            lines.append(
+                f"Whole waves: <b>{units.count(w.grid_above, 'block')}</b> ({units.count(w.waves, 'wave')}) or {below}"
+            )
             rest = math.prod(w.grid[1:])
             if rest > 1:
                 x_below = f"x = {w.x_below}" if w.x_below else "no smaller x"

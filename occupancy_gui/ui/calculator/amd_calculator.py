@@ -26,8 +26,10 @@ class AmdCalculator:
         self.table_model = AmdConstraintModel(parent)
         self.table = ConstraintTableView(self.table_model, parent)
         self.table.setObjectName("amd_constraint_table")
-        self.table.setToolTip("Each row is one limit of both AMD rules: blocks per CU or WGP the HIP runtime allows,\n"
-                              "waves per SIMD LLVM allows; ★ marks the binding ones. Edit → Copy table copies it.")  # fmt: skip
+        self.table.setToolTip(
+            "Each row is one limit of both AMD rules: blocks per CU or WGP the HIP runtime allows,\n"
+            "waves per SIMD LLVM allows; ★ marks the binding ones. Edit → Copy table copies it."
+        )
         self.sync()
         self.table.setFixedHeight(self.table.fitting_height())
 

@@ -22,23 +22,63 @@ if TYPE_CHECKING:
 
 LIMITS = ("workgroup_size", "waves", "vgprs", "sgprs", "lds", "waves_per_eu")
 """Every limit of either rule, in the order rows are shown."""
-ROW_TITLES = {"workgroup_size": "Workgroup size", "waves": "Wave cap", "vgprs": "VGPRs", "sgprs": "SGPRs",
-              "lds": "LDS", "waves_per_eu": "Waves/EU budget"}  # fmt: skip
-COLUMNS = ("Limit", "HIP runtime blocks", "LLVM waves per SIMD", "Kernel asks", "HIP allocates", "HIP capacity",
-           "HIP calculation", "LLVM allocates", "LLVM capacity", "LLVM calculation")  # fmt: skip
-HEADER_LABELS = ("Limit", "HIP runtime\nblocks", "LLVM\nwaves / SIMD", "Kernel asks", "HIP\nallocates",
-                 "HIP capacity", "HIP calculation", "LLVM\nallocates", "LLVM capacity", "LLVM calculation")  # fmt: skip
+ROW_TITLES = {
+    "workgroup_size": "Workgroup size",
+    "waves": "Wave cap",
+    "vgprs": "VGPRs",
+    "sgprs": "SGPRs",
+    "lds": "LDS",
+    "waves_per_eu": "Waves/EU budget",
+}
+COLUMNS = (
+    "Limit",
+    "HIP runtime blocks",
+    "LLVM waves per SIMD",
+    "Kernel asks",
+    "HIP allocates",
+    "HIP capacity",
+    "HIP calculation",
+    "LLVM allocates",
+    "LLVM capacity",
+    "LLVM calculation",
+)
+HEADER_LABELS = (
+    "Limit",
+    "HIP runtime\nblocks",
+    "LLVM\nwaves / SIMD",
+    "Kernel asks",
+    "HIP\nallocates",
+    "HIP capacity",
+    "HIP calculation",
+    "LLVM\nallocates",
+    "LLVM capacity",
+    "LLVM calculation",
+)
 HEADER_TIPS = (
     "The resource; ★ marks a limit that binds in either rule (the starred value says which)",
     "HIP runtime: blocks per multiprocessor (a WGP in WGP mode, else a CU) this resource alone allows",
     "Compiler model (LLVM): waves per SIMD this resource alone allows (for the launch bound, static LDS only)",
     "What the kernel and the launch ask for",
-    "What the runtime rounds the request to", "What the runtime divides", "How the runtime computes it",
-    "What LLVM rounds the request to", "What LLVM divides", "How LLVM computes it",
+    "What the runtime rounds the request to",
+    "What the runtime divides",
+    "How the runtime computes it",
+    "What LLVM rounds the request to",
+    "What LLVM divides",
+    "How LLVM computes it",
 )
 BLOCKS_COLUMN, WAVES_COLUMN = 1, 2
-HIDE_ORDER = tuple(COLUMNS.index(n) for n in ("LLVM calculation", "HIP calculation", "LLVM capacity", "HIP capacity",
-                                              "LLVM allocates", "HIP allocates", "Kernel asks"))  # fmt: skip
+HIDE_ORDER = tuple(
+    COLUMNS.index(n)
+    for n in (
+        "LLVM calculation",
+        "HIP calculation",
+        "LLVM capacity",
+        "HIP capacity",
+        "LLVM allocates",
+        "HIP allocates",
+        "Kernel asks",
+    )
+)
 """Columns a narrow window hides first (each row's tooltip still gives them)."""
 
 
@@ -88,10 +128,18 @@ class AmdConstraintModel(ReadOnlyTableModel):
         binding = any(r is not None and r.binding for r in (hip, llvm))
         either = hip or llvm
         asks = either.requested if either is not None else ""
-        return ((BINDING_MARK if binding else "") + ROW_TITLES[name], _value(hip), _value(llvm), asks,
-                hip.allocated if hip else "", hip.capacity if hip else "", hip.calculation if hip else "not a HIP limit",
-                llvm.allocated if llvm else "", llvm.capacity if llvm else "",
-                llvm.calculation if llvm else "not an LLVM limit")  # fmt: skip
+        return (
+            (BINDING_MARK if binding else "") + ROW_TITLES[name],
+            _value(hip),
+            _value(llvm),
+            asks,
+            hip.allocated if hip else "",
+            hip.capacity if hip else "",
+            hip.calculation if hip else "not a HIP limit",
+            llvm.allocated if llvm else "",
+            llvm.capacity if llvm else "",
+            llvm.calculation if llvm else "not an LLVM limit",
+        )
 
     def row_count(self) -> int:
         return len(self._rows)
@@ -127,9 +175,11 @@ class AmdConstraintModel(ReadOnlyTableModel):
 
     def tooltip(self, row_index: int) -> str:
         texts = self._texts[row_index]
-        lines = [f"{ROW_TITLES[self._rows[row_index][0]]}: the kernel asks {texts[3] or '—'}",
-                 f"HIP runtime: {texts[1]} blocks — {texts[4]}; of {texts[5]}; {texts[6]}",
-                 f"Compiler (LLVM): {texts[2]} waves per SIMD — {texts[7]}; of {texts[8]}; {texts[9]}"]
+        lines = [
+            f"{ROW_TITLES[self._rows[row_index][0]]}: the kernel asks {texts[3] or '—'}",
+            f"HIP runtime: {texts[1]} blocks — {texts[4]}; of {texts[5]}; {texts[6]}",
+            f"Compiler (LLVM): {texts[2]} waves per SIMD — {texts[7]}; of {texts[8]}; {texts[9]}",
+        ]
         if self.is_binding(row_index):
             lines.append("Binding (★): this limit's value equals the rule's answer.")
         return "\n".join(lines)

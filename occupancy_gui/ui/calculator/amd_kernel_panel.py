@@ -19,15 +19,32 @@ from ..support.min_max_edit import MinMaxEdit
 from ..support.qt_utils import signals_blocked
 from ..support.quantity import ErrorLabel, QuantityField, QuantitySpinBox
 
-PANEL_FIELDS = ("threads", "vgprs", "agprs", "sgprs", "lds", "dynamic_smem", "wave_size", "wgp_mode",
-                "max_flat_workgroup_size", "waves_per_eu", "allocated_vgprs")  # fmt: skip
+PANEL_FIELDS = (
+    "threads",
+    "vgprs",
+    "agprs",
+    "sgprs",
+    "lds",
+    "dynamic_smem",
+    "wave_size",
+    "wgp_mode",
+    "max_flat_workgroup_size",
+    "waves_per_eu",
+    "allocated_vgprs",
+)
 """The field table's AMD inputs, in the panel's order (every AMD row: a test holds them equal)."""
 AMD_WORDS = {
-    "threads": ("&Threads / block:", "Threads per block (blockDim.x × y × z). Arrows and the slider step by one wave;\n"
-                "type any value and press Enter."),
-    "dynamic_smem": ("D&ynamic LDS:", "Dynamic LDS per block: hipLaunchKernelGGL's sharedMemBytes (extern __shared__).\n"
-                     "The HIP runtime counts it; the compiler model cannot see it. Type bytes or KiB."),
-}  # fmt: skip
+    "threads": (
+        "&Threads / block:",
+        "Threads per block (blockDim.x × y × z). Arrows and the slider step by one wave;\n"
+        "type any value and press Enter.",
+    ),
+    "dynamic_smem": (
+        "D&ynamic LDS:",
+        "Dynamic LDS per block: hipLaunchKernelGGL's sharedMemBytes (extern __shared__).\n"
+        "The HIP runtime counts it; the compiler model cannot see it. Type bytes or KiB.",
+    ),
+}
 """Label and tooltip of the rows both vendors share, in AMD's words (the table's are NVIDIA's)."""
 SPECIAL = {"max_flat_workgroup_size": "none", "allocated_vgprs": "as VGPRs"}
 """Spin boxes whose lowest value reads as words (``None`` / 0 in the session)."""

@@ -14,8 +14,22 @@ from ... import units
 if TYPE_CHECKING:
     from ...profiles import AmdProfile
 
-ROWS = ("Target", "CUs", "HIP multiprocessors", "SIMDs / CU", "Wave size", "Waves / SIMD", "VGPRs / SIMD",
-        "VGPR granule", "SGPRs / SIMD", "LDS / workgroup", "LDS / CU (LLVM)", "Threads / block", "WGP mode", "AGPRs")  # fmt: skip
+ROWS = (
+    "Target",
+    "CUs",
+    "HIP multiprocessors",
+    "SIMDs / CU",
+    "Wave size",
+    "Waves / SIMD",
+    "VGPRs / SIMD",
+    "VGPR granule",
+    "SGPRs / SIMD",
+    "LDS / workgroup",
+    "LDS / CU (LLVM)",
+    "Threads / block",
+    "WGP mode",
+    "AGPRs",
+)
 AGPR_WORDS = {"none": "none (no MFMA)", "separate": "separate file", "unified": "counted in the VGPRs"}
 
 
@@ -28,28 +42,43 @@ def limit_rows(profile: AmdProfile) -> dict[str, tuple[str, str]]:
     mp = "WGPs" if t.has_wgp else "CUs"
     return {
         "Target": (f"{t.name} ({profile.architecture})", profile.title),
-        "CUs": (str(profile.compute_units) if product else "—",
-                src.get("compute_units", "A bare target has no CU count; per-CU figures do not need one.")),
-        "HIP multiprocessors": (f"{profile.hip_multiprocessor_count} {mp}" if product else "—",
-                                src.get("hip_multiprocessor_count", "hipDeviceProp_t::multiProcessorCount: WGPs in "
-                                        "WGP mode (CUs / 2), else CUs")),
+        "CUs": (
+            str(profile.compute_units) if product else "—",
+            src.get("compute_units", "A bare target has no CU count; per-CU figures do not need one."),
+        ),
+        "HIP multiprocessors": (
+            f"{profile.hip_multiprocessor_count} {mp}" if product else "—",
+            src.get(
+                "hip_multiprocessor_count", "hipDeviceProp_t::multiProcessorCount: WGPs in WGP mode (CUs / 2), else CUs"
+            ),
+        ),
         "SIMDs / CU": (str(t.simds_per_cu), src.get("simds_per_cu", "")),
         "Wave size": (waves64 if t.wave32 else "64", src.get("default_wave_size", "")),
-        "Waves / SIMD": (f"{t.runtime_max_waves_per_simd} (HIP) · {t.llvm_max_waves_per_eu} (LLVM)",
-                         f"HIP: {src.get('runtime_max_waves_per_simd', '')}\nLLVM: {src.get('llvm_max_waves_per_eu', '')}"),
-        "VGPRs / SIMD": (units.group(t.runtime_vgprs_per_simd) + (" (wave32)" if t.wave32 else ""),
-                         src.get("runtime_vgprs_per_simd", "")),
-        "VGPR granule": (f"{t.runtime_vgpr_granule} (HIP) · {t.llvm_vgpr_granule(t.default_wave_size)} (LLVM)",
-                         f"HIP: {src.get('runtime_vgpr_granule', '')}\nLLVM: {src.get('llvm_vgpr_granule_wave64', '')}"),
-        "SGPRs / SIMD": (str(t.runtime_sgprs_per_simd) if t.runtime_sgprs_per_simd else "no limit (gfx10+)",
-                         src.get("runtime_sgprs_per_simd", "")),
+        "Waves / SIMD": (
+            f"{t.runtime_max_waves_per_simd} (HIP) · {t.llvm_max_waves_per_eu} (LLVM)",
+            f"HIP: {src.get('runtime_max_waves_per_simd', '')}\nLLVM: {src.get('llvm_max_waves_per_eu', '')}",
+        ),
+        "VGPRs / SIMD": (
+            units.group(t.runtime_vgprs_per_simd) + (" (wave32)" if t.wave32 else ""),
+            src.get("runtime_vgprs_per_simd", ""),
+        ),
+        "VGPR granule": (
+            f"{t.runtime_vgpr_granule} (HIP) · {t.llvm_vgpr_granule(t.default_wave_size)} (LLVM)",
+            f"HIP: {src.get('runtime_vgpr_granule', '')}\nLLVM: {src.get('llvm_vgpr_granule_wave64', '')}",
+        ),
+        "SGPRs / SIMD": (
+            str(t.runtime_sgprs_per_simd) if t.runtime_sgprs_per_simd else "no limit (gfx10+)",
+            src.get("runtime_sgprs_per_simd", ""),
+        ),
         "LDS / workgroup": (kib(t.lds_per_workgroup), src.get("lds_per_workgroup", "")),
-        "LDS / CU (LLVM)": (f"{kib(t.llvm_lds_per_cu)}, granule {t.llvm_lds_granule} B",
-                            f"{src.get('llvm_lds_per_cu', '')}\n{src.get('llvm_lds_granule', '')}"),
+        "LDS / CU (LLVM)": (
+            f"{kib(t.llvm_lds_per_cu)}, granule {t.llvm_lds_granule} B",
+            f"{src.get('llvm_lds_per_cu', '')}\n{src.get('llvm_lds_granule', '')}",
+        ),
         "Threads / block": (str(t.max_workgroup_size), src.get("max_workgroup_size", "")),
         "WGP mode": ("on (default)" if t.has_wgp else "no WGPs (gfx9)", src.get("has_wgp", "")),
         "AGPRs": (AGPR_WORDS[t.agpr_file], src.get("agpr_file", "")),
-    }  # fmt: skip
+    }
 
 
 class AmdLimits(QWidget):

@@ -23,17 +23,27 @@ if TYPE_CHECKING:
 HIP_TITLE = "HIP runtime"
 COMPILER_TITLE = "Compiler model (LLVM)"
 HIP_WORDS = {"workgroup_size": "block size", "waves": "the wave cap", "vgprs": "VGPRs", "sgprs": "SGPRs", "lds": "LDS"}
-COMPILER_WORDS = {"waves": "wave cap", "workgroup_size": "workgroups", "lds": "LDS", "vgprs": "VGPRs",
-                  "sgprs": "SGPRs", "waves_per_eu": "waves/EU"}  # fmt: skip
+COMPILER_WORDS = {
+    "waves": "wave cap",
+    "workgroup_size": "workgroups",
+    "lds": "LDS",
+    "vgprs": "VGPRs",
+    "sgprs": "SGPRs",
+    "waves_per_eu": "waves/EU",
+}
 SHOWN_BINDING = 2
 """Binding limits named on the card's line (the table stars every one; more are counted: "+1")."""
-HIP_TIP = ("hipOccupancyMaxActiveBlocksPerMultiprocessor as ROCm 7 computes it (hip_platform.cpp): blocks per\n"
-           "multiprocessor as HIP counts it (a WGP in WGP mode, else a CU), its waves pooled over the SIMDs, capped at\n"
-           "the runtime's waves per SIMD; occupancy = active waves ÷ (SIMDs × cap). The grid is CUs × blocks for\n"
-           "this launch; the best block is hipOccupancyMaxPotentialBlockSize's (no search).")  # fmt: skip
-COMPILER_TIP = ("LLVM's AMDGPU model, the '; Occupancy: N' the compiler prints: waves per SIMD for the kernel's\n"
-                "launch bound (max flat workgroup size), not the block launched, with static LDS only: it leaves out\n"
-                "dynamic LDS, which the compiler cannot see. LLVM's own granules, LDS pool and wave cap.")  # fmt: skip
+HIP_TIP = (
+    "hipOccupancyMaxActiveBlocksPerMultiprocessor as ROCm 7 computes it (hip_platform.cpp): blocks per\n"
+    "multiprocessor as HIP counts it (a WGP in WGP mode, else a CU), its waves pooled over the SIMDs, capped at\n"
+    "the runtime's waves per SIMD; occupancy = active waves ÷ (SIMDs × cap). The grid is CUs × blocks for\n"
+    "this launch; the best block is hipOccupancyMaxPotentialBlockSize's (no search)."
+)
+COMPILER_TIP = (
+    "LLVM's AMDGPU model, the '; Occupancy: N' the compiler prints: waves per SIMD for the kernel's\n"
+    "launch bound (max flat workgroup size), not the block launched, with static LDS only: it leaves out\n"
+    "dynamic LDS, which the compiler cannot see. LLVM's own granules, LDS pool and wave cap."
+)
 EXPLANATION_LINES = 2
 
 
@@ -57,13 +67,19 @@ def hip_texts(answer: AmdAnswer) -> tuple[str, str, str]:
     hip, where = answer.hip, answer.multiprocessor
     if hip.error is not None:
         return "—", f"<b>{HIP_TITLE}</b> — the call returns an error, no block count:", f"<b>{hip.error}</b>"
-    waves = (f"<b>{HIP_TITLE}</b> — {_bold(hip.active_blocks, 'block')} · <b>{hip.active_waves}</b> of {hip.max_waves} "
-             f"waves per {where}")  # fmt: skip
+    waves = (
+        f"<b>{HIP_TITLE}</b> — {_bold(hip.active_blocks, 'block')} · <b>{hip.active_waves}</b> of {hip.max_waves} "
+        f"waves per {where}"
+    )
     binding = binding_words(hip.binding, HIP_WORDS)
     if hip.limits.get("workgroup_size") == 0:
         binding = f"block size ({answer.launch.threads_per_block} > {answer.device.target.max_workgroup_size})"
     grid = "—" if hip.grid_blocks is None else units.group(hip.grid_blocks)
-    return _percent(hip.occupancy), waves, f"Limited by <b>{binding}</b> · grid {grid} · best block {hip.best_block_size}"
+    return (
+        _percent(hip.occupancy),
+        waves,
+        f"Limited by <b>{binding}</b> · grid {grid} · best block {hip.best_block_size}",
+    )
 
 
 def compiler_texts(answer: AmdAnswer) -> tuple[str, str, str]:
@@ -113,8 +129,9 @@ class AmdSummaryPanel(QWidget):
         grid.addWidget(self.explanation, 4, 0, 1, 2)
         grid.setColumnStretch(1, 1)
         spacing = self.fontMetrics().lineSpacing()
-        self.setFixedHeight(4 * max(spacing, self.percents[0].fontMetrics().height() // 2) + 6
-                            + self.explanation.height())  # fmt: skip
+        self.setFixedHeight(
+            4 * max(spacing, self.percents[0].fontMetrics().height() // 2) + 6 + self.explanation.height()
+        )
         self.sync_from_session()
 
     def on_session_changed(self, changed: frozenset[str]) -> None:
@@ -126,7 +143,10 @@ class AmdSummaryPanel(QWidget):
             return  # hidden: an NVIDIA device is selected
         answer = state.answer
         if answer is None:
-            texts = [("—", f"<b>{HIP_TITLE}</b> — <b>{state.error}</b>", ""), ("—", f"<b>{COMPILER_TITLE}</b> — no answer", "")]
+            texts = [
+                ("—", f"<b>{HIP_TITLE}</b> — <b>{state.error}</b>", ""),
+                ("—", f"<b>{COMPILER_TITLE}</b> — no answer", ""),
+            ]
             explanation = state.error or ""
         else:
             texts = [hip_texts(answer), compiler_texts(answer)]

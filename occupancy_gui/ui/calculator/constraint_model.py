@@ -14,10 +14,26 @@ from ..support.qt_utils import binding_row_color
 from ..support.read_only_model import ReadOnlyTableModel
 from ..support.terms import tip
 
-COLUMNS = ("Limit", "Blocks allowed", "Per block (nominal)", "Allocated", "SM capacity", "Calculation",
-           "First-pass estimate", "Note")  # fmt: skip
-HEADER_LABELS = ("Limit", "Blocks\nallowed", "Per block\n(nominal)", "Allocated", "SM capacity", "Calculation",
-                 "First-pass\nestimate", "Note")  # fmt: skip
+COLUMNS = (
+    "Limit",
+    "Blocks allowed",
+    "Per block (nominal)",
+    "Allocated",
+    "SM capacity",
+    "Calculation",
+    "First-pass estimate",
+    "Note",
+)
+HEADER_LABELS = (
+    "Limit",
+    "Blocks\nallowed",
+    "Per block\n(nominal)",
+    "Allocated",
+    "SM capacity",
+    "Calculation",
+    "First-pass\nestimate",
+    "Note",
+)
 """Header text as shown (wrapped to keep the columns narrow); ``COLUMNS`` is the one-line form.  The answer
 ("Blocks allowed") comes right after the limit's name, so a narrow window never scrolls it out of sight."""
 BLOCKS_COLUMN = COLUMNS.index("Blocks allowed")
@@ -25,10 +41,13 @@ ESTIMATE_COLUMN = COLUMNS.index("First-pass estimate")
 NUMERIC_COLUMNS = {BLOCKS_COLUMN, ESTIMATE_COLUMN}
 
 ROW_TITLES = {
-    Limit.BLOCKS: "Resident blocks", Limit.WARPS: "Warps / threads", Limit.REGISTERS: "Registers",
-    Limit.SHARED_MEMORY: "Shared memory", Limit.BARRIERS: "Block barriers",
+    Limit.BLOCKS: "Resident blocks",
+    Limit.WARPS: "Warps / threads",
+    Limit.REGISTERS: "Registers",
+    Limit.SHARED_MEMORY: "Shared memory",
+    Limit.BARRIERS: "Block barriers",
     Limit.VIRTUAL_RESOURCES: "Virtual resources",
-}  # fmt: skip
+}
 BINDING_MARK = "★ "
 """Prefix of binding rows' Limit cell: the marker that needs no colour (rows are also bold and tinted)."""
 ROUNDING_NOTE = "≠ estimate"
@@ -50,6 +69,7 @@ def _count(value: int | None) -> str:
 
 
 _quantities = units.quantities
+
 
 class ConstraintTableModel(ReadOnlyTableModel):
     """Read-only adapter over an :class:`OccupancyResult` (``None`` shows an empty table)."""
@@ -75,8 +95,11 @@ class ConstraintTableModel(ReadOnlyTableModel):
             # its selection and re-measures and repaints as little as possible.
             self._rows, self._binding = rows, binding
             self._texts = [self._row_texts(r) for r in range(len(rows))]
-            changed = [r for r in range(len(rows))
-                       if self._texts[r] != old_texts[r] or (rows[r].limit in binding) != self._was_binding[r]]
+            changed = [
+                r
+                for r in range(len(rows))
+                if self._texts[r] != old_texts[r] or (rows[r].limit in binding) != self._was_binding[r]
+            ]
             if changed:  # one signal: the view re-measures its columns once per result, not per row
                 self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], len(COLUMNS) - 1))
         else:
@@ -120,20 +143,28 @@ class ConstraintTableModel(ReadOnlyTableModel):
         row = self._rows[row_index]
         binding = row.limit in self._binding
         values = (
-            (BINDING_MARK if binding else "") + ROW_TITLES[row.limit], _count(row.blocks),
-            _quantities(row.per_block_nominal), _quantities(row.per_block_allocated), _quantities(row.sm_capacity),
-            row.calculation, _count(row.estimate_blocks),
+            (BINDING_MARK if binding else "") + ROW_TITLES[row.limit],
+            _count(row.blocks),
+            _quantities(row.per_block_nominal),
+            _quantities(row.per_block_allocated),
+            _quantities(row.sm_capacity),
+            row.calculation,
+            _count(row.estimate_blocks),
             ROUNDING_NOTE if row.rounding_changed_ceiling else "",
-        )  # fmt: skip
+        )
         return values
 
     def tooltip(self, row_index: int) -> str:
         row = self._rows[row_index]
-        lines = [f"{ROW_TITLES[row.limit]}: {_count(row.blocks)} blocks per SM ({row.calculation}); per block "
-                 f"{_quantities(row.per_block_nominal)}, first-pass estimate {_count(row.estimate_blocks)}"]
+        lines = [
+            f"{ROW_TITLES[row.limit]}: {_count(row.blocks)} blocks per SM ({row.calculation}); per block "
+            f"{_quantities(row.per_block_nominal)}, first-pass estimate {_count(row.estimate_blocks)}"
+        ]
         if row.limit == Limit.SHARED_MEMORY:  # the cells show KiB; the exact bytes are here
-            lines.append(f"Per block {row.per_block_nominal}, allocated {row.per_block_allocated}, "
-                         f"SM {row.sm_capacity} (exact bytes)")  # fmt: skip
+            lines.append(
+                f"Per block {row.per_block_nominal}, allocated {row.per_block_allocated}, "
+                f"SM {row.sm_capacity} (exact bytes)"
+            )
             if "reserved" in row.per_block_allocated:
                 lines.append(tip("reserved"))
         if row.limit == Limit.BARRIERS:
@@ -141,8 +172,10 @@ class ConstraintTableModel(ReadOnlyTableModel):
         if row.limit in self._binding:
             lines.append("Binding: this ceiling equals the number of resident blocks.")
         if row.rounding_changed_ceiling:
-            lines.append(f"Allocation rounding changed this ceiling: the first-pass estimate (no rounding) "
-                         f"gives {_count(row.estimate_blocks)}, the exact allocation gives {_count(row.blocks)}.")  # fmt: skip
+            lines.append(
+                f"Allocation rounding changed this ceiling: the first-pass estimate (no rounding) "
+                f"gives {_count(row.estimate_blocks)}, the exact allocation gives {_count(row.blocks)}."
+            )
         return "\n".join(lines)
 
     def to_tsv(self) -> str:

@@ -11,7 +11,9 @@ from .constraint_model import COLUMNS, HEADER_LABELS, ConstraintTableModel
 
 CELL_PADDING = 12
 """Horizontal room around a cell's text (margins, grid line); Qt's own value is about 2 × 6 + 1."""
-HIDE_ORDER = tuple(COLUMNS.index(name) for name in ("Note", "First-pass estimate", "Calculation", "Per block (nominal)"))
+HIDE_ORDER = tuple(
+    COLUMNS.index(name) for name in ("Note", "First-pass estimate", "Calculation", "Per block (nominal)")
+)
 """Columns a narrow window hides first (never cut): each row's tooltip still says what they hold."""
 
 
@@ -50,8 +52,10 @@ class ConstraintTableView(QTableView):
         # Before stretching: Qt keeps the last section's size at that moment as its floor.
         header.setDefaultSectionSize(60)
         header.setStretchLastSection(True)
-        self.setToolTip("Each row is one ceiling on resident blocks per SM; the smallest one wins.\n"
-                        "Edit → Copy table (Ctrl+Shift+C) copies it as tab-separated text.")  # fmt: skip
+        self.setToolTip(
+            "Each row is one ceiling on resident blocks per SM; the smallest one wins.\n"
+            "Edit → Copy table (Ctrl+Shift+C) copies it as tab-separated text."
+        )
         model.modelReset.connect(self.fit_columns)
         model.dataChanged.connect(self._on_model_data_changed)
         self.fit_columns()
@@ -93,8 +97,11 @@ class ConstraintTableView(QTableView):
         for column in range(len(self._columns)):
             self.setColumnHidden(column, column in hidden_now)
         names = ", ".join(self._columns[c] for c in hidden_now)
-        self.horizontalHeader().setToolTip(f"Hidden at this width: {names} (each row's tooltip has them; widen the "
-                                           "window to show them)" if hidden_now else "")  # fmt: skip
+        self.horizontalHeader().setToolTip(
+            f"Hidden at this width: {names} (each row's tooltip has them; widen the window to show them)"
+            if hidden_now
+            else ""
+        )
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)

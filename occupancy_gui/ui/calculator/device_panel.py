@@ -49,10 +49,18 @@ NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 GROUPS = (("Compute capabilities", "cc"), ("Named GPUs", "gpu"), ("User profiles", "user"))
 AMD_GROUPS = (("AMD GPUs", "amd_gpu"), ("AMD targets", "amd_target"))
 
-CARVEOUT_CHOICES = (("Default", CARVEOUT_DEFAULT), ("Max shared memory", 100), ("Max L1 cache", 0),
-                    ("Percentage…", None))  # fmt: skip
-CACHE_CHOICES = (("Prefer none", CacheConfig.PREFER_NONE), ("Prefer shared memory", CacheConfig.PREFER_SHARED),
-                 ("Prefer L1", CacheConfig.PREFER_L1), ("Prefer equal", CacheConfig.PREFER_EQUAL))  # fmt: skip
+CARVEOUT_CHOICES = (
+    ("Default", CARVEOUT_DEFAULT),
+    ("Max shared memory", 100),
+    ("Max L1 cache", 0),
+    ("Percentage…", None),
+)
+CACHE_CHOICES = (
+    ("Prefer none", CacheConfig.PREFER_NONE),
+    ("Prefer shared memory", CacheConfig.PREFER_SHARED),
+    ("Prefer L1", CacheConfig.PREFER_L1),
+    ("Prefer equal", CacheConfig.PREFER_EQUAL),
+)
 
 
 def _group(profile: DeviceProfile) -> str:
@@ -78,7 +86,9 @@ def profile_label(profile: DeviceProfile) -> str:
     """
     major, minor = profile.compute_capability
     aliases = [a for a in profile.aliases if a.casefold() not in profile.name.casefold()]
-    name = f"{profile.name} ({', '.join(aliases)})" if aliases and profile.kind != "compute_capability" else profile.name
+    name = (
+        f"{profile.name} ({', '.join(aliases)})" if aliases and profile.kind != "compute_capability" else profile.name
+    )
     if profile.kind == "compute_capability":
         return f"{name} — {profile.architecture}, CC {major}.{minor}"
     return f"{name} — {profile.architecture}, CC {major}.{minor}, {units.count(profile.sm_count or 0, 'SM')}"
@@ -99,13 +109,17 @@ def amd_label(profile: AmdProfile) -> str:
     return f"{name} — {profile.target.name}, {profile.architecture}, {units.count(profile.compute_units or 0, 'CU')}"
 
 
-SELECTOR_TIP = ("Device profile: a compute capability (sm_90), a named GPU, an AMD GPU (MI300X, RX 7900 XTX) or\n"
-                "an AMD target (gfx942). Type any part of a name, alias, architecture, \"CC 9.0\" or gfx target.")
+SELECTOR_TIP = (
+    "Device profile: a compute capability (sm_90), a named GPU, an AMD GPU (MI300X, RX 7900 XTX) or\n"
+    'an AMD target (gfx942). Type any part of a name, alias, architecture, "CC 9.0" or gfx target.'
+)
 
 SMEM_ROWS = {
-    "Shared mem / SM": lambda d: d.shared_mem_per_multiprocessor, "Shared mem / block": lambda d: d.shared_mem_per_block,
-    "Opt-in / block": lambda d: d.shared_mem_per_block_optin, "Reserved / block": lambda d: d.reserved_shared_mem_per_block,
-}  # fmt: skip
+    "Shared mem / SM": lambda d: d.shared_mem_per_multiprocessor,
+    "Shared mem / block": lambda d: d.shared_mem_per_block,
+    "Opt-in / block": lambda d: d.shared_mem_per_block_optin,
+    "Reserved / block": lambda d: d.reserved_shared_mem_per_block,
+}
 """Rows shown in KiB, and the exact bytes their tooltips give."""
 
 
@@ -262,9 +276,22 @@ class DevicePanel(QGroupBox):
         self.limits_grid.setHorizontalSpacing(10)
         self.limits_grid.setVerticalSpacing(2)
         self.limit_labels: dict[str, tuple[QLabel, QLabel]] = {}
-        names = ("Compute capability", "SMs", "Threads / SM", "Warps / SM", "Blocks / SM", "Threads / block",
-                 "Registers / SM", "Registers / block", "Register unit", "Shared mem / SM", "Shared mem / block",
-                 "Opt-in / block", "Reserved / block", "Shared mem unit")  # fmt: skip
+        names = (
+            "Compute capability",
+            "SMs",
+            "Threads / SM",
+            "Warps / SM",
+            "Blocks / SM",
+            "Threads / block",
+            "Registers / SM",
+            "Registers / block",
+            "Register unit",
+            "Shared mem / SM",
+            "Shared mem / block",
+            "Opt-in / block",
+            "Reserved / block",
+            "Shared mem unit",
+        )
         for i, name in enumerate(names):
             key = QLabel(name + ":", self)
             value = QLabel(self)
@@ -284,8 +311,10 @@ class DevicePanel(QGroupBox):
         self.carveout_percent.setSuffix(" %")
         self.carveout_percent.setKeyboardTracking(False)
         self.carveout_percent.setToolTip("Carveout as a percentage of the SM's maximum shared memory (0..100)")
-        self.carveout.setToolTip("Shared memory carveout preference (cudaFuncAttributePreferredSharedMemoryCarveout);\n"
-                                 "applies from compute capability 7.0 (Volta).\n\n" + tip("carveout"))  # fmt: skip
+        self.carveout.setToolTip(
+            "Shared memory carveout preference (cudaFuncAttributePreferredSharedMemoryCarveout);\n"
+            "applies from compute capability 7.0 (Volta).\n\n" + tip("carveout")
+        )
         row = QHBoxLayout()
         row.addWidget(self.carveout, 1)
         row.addWidget(self.carveout_percent)
@@ -295,8 +324,10 @@ class DevicePanel(QGroupBox):
         self.cache_config = QComboBox(self)
         for text, value in CACHE_CHOICES:
             self.cache_config.addItem(text, int(value))
-        self.cache_config.setToolTip("Cache configuration preference (cudaFuncSetCacheConfig);\n"
-                                     "sizes shared memory only on compute capability 3.x (Kepler).")  # fmt: skip
+        self.cache_config.setToolTip(
+            "Cache configuration preference (cudaFuncSetCacheConfig);\n"
+            "sizes shared memory only on compute capability 3.x (Kepler)."
+        )
         cache_label = QLabel("Cache confi&g:", self)
         cache_label.setBuddy(self.cache_config)
         self.state_form.addRow(cache_label, self.cache_config)
@@ -323,8 +354,10 @@ class DevicePanel(QGroupBox):
     def _on_selector_edited(self) -> None:
         text = self.selector.currentText().strip()
         device = self.session.inputs.device
-        if text.casefold() in (self.selector.labels.get(device, "").casefold(),
-                               self.selector.shown.get(device, "").casefold()):  # fmt: skip
+        if text.casefold() in (
+            self.selector.labels.get(device, "").casefold(),
+            self.selector.shown.get(device, "").casefold(),
+        ):
             return
         name = self.selector.by_label.get(text.casefold())
         try:
@@ -405,25 +438,35 @@ class DevicePanel(QGroupBox):
         count = units.group
         rows = {
             "Compute capability": (f"{cc[0]}.{cc[1]} ({profile.architecture})", profile.title),
-            "SMs": (str(profile.sm_count) if profile.sm_count else "—",
-                    src.get("sm_count", "A compute capability has no SM count; per-SM figures do not need one.")),
+            "SMs": (
+                str(profile.sm_count) if profile.sm_count else "—",
+                src.get("sm_count", "A compute capability has no SM count; per-SM figures do not need one."),
+            ),
             "Threads / SM": (count(device.max_threads_per_multiprocessor), src.get("max_threads_per_multiprocessor")),
-            "Warps / SM": (str(device.max_warps_per_multiprocessor), "Threads per SM ÷ warp size "
-                           f"({device.warp_size}); warp size: {src.get('warp_size', '')}"),
-            "Blocks / SM": (str(max_blocks_per_multiprocessor(cc)),
-                            "cudaOccMaxBlocksPerMultiprocessor: the architecture table of cuda_occupancy.h"),
+            "Warps / SM": (
+                str(device.max_warps_per_multiprocessor),
+                f"Threads per SM ÷ warp size ({device.warp_size}); warp size: {src.get('warp_size', '')}",
+            ),
+            "Blocks / SM": (
+                str(max_blocks_per_multiprocessor(cc)),
+                "cudaOccMaxBlocksPerMultiprocessor: the architecture table of cuda_occupancy.h",
+            ),
             "Threads / block": (str(device.max_threads_per_block), src.get("max_threads_per_block")),
             "Registers / SM": (count(device.regs_per_multiprocessor), src.get("regs_per_multiprocessor")),
             "Registers / block": (count(device.regs_per_block), src.get("regs_per_block")),
-            "Register unit": (f"{reg_allocation_granularity(cc)} / warp",
-                              "cudaOccRegAllocationGranularity: registers are allocated per warp in these units"),
+            "Register unit": (
+                f"{reg_allocation_granularity(cc)} / warp",
+                "cudaOccRegAllocationGranularity: registers are allocated per warp in these units",
+            ),
             "Shared mem / SM": (kib(device.shared_mem_per_multiprocessor), src.get("shared_mem_per_multiprocessor")),
             "Shared mem / block": (kib(device.shared_mem_per_block), src.get("shared_mem_per_block")),
             "Opt-in / block": (kib(device.shared_mem_per_block_optin), src.get("shared_mem_per_block_optin")),
             "Reserved / block": (kib(device.reserved_shared_mem_per_block), src.get("reserved_shared_mem_per_block")),
-            "Shared mem unit": (f"{smem_allocation_granularity(cc)} B",
-                                "cudaOccSMemAllocationGranularity: shared memory is allocated in these units"),
-        }  # fmt: skip
+            "Shared mem unit": (
+                f"{smem_allocation_granularity(cc)} B",
+                "cudaOccSMemAllocationGranularity: shared memory is allocated in these units",
+            ),
+        }
         for name, (value, source) in rows.items():
             key_label, value_label = self.limit_labels[name]
             value_label.setText(value)

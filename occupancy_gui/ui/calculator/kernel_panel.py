@@ -15,13 +15,26 @@ from ..support.quantity import ErrorLabel, QuantityField, QuantitySpinBox
 KIB = 1024
 MAX_THREADS = fields.FIELD["threads"].high
 OPTIONAL_COUNTS = fields.KERNEL_LIMITS
-TERM_OF = {"barriers": "barriers", "max_threads_per_block": "launch_bounds", "required_block_size": "launch_bounds",
-           "min_blocks_per_sm": "launch_bounds"}
+TERM_OF = {
+    "barriers": "barriers",
+    "max_threads_per_block": "launch_bounds",
+    "required_block_size": "launch_bounds",
+    "min_blocks_per_sm": "launch_bounds",
+}
 """Fields whose tooltip ends with the plain-words explanation of a term (Help → Occupancy terms)."""
 """Fields whose 0 reads "none": the session holds ``None`` for them."""
 
-PANEL_FIELDS = ("threads", "registers", "static_smem", "dynamic_smem", "max_dynamic_smem", "barriers",
-                "max_threads_per_block", "required_block_size", "min_blocks_per_sm")
+PANEL_FIELDS = (
+    "threads",
+    "registers",
+    "static_smem",
+    "dynamic_smem",
+    "max_dynamic_smem",
+    "barriers",
+    "max_threads_per_block",
+    "required_block_size",
+    "min_blocks_per_sm",
+)
 """The field table's inputs this panel edits, in order (the device panel edits carveout and cache config)."""
 FIELDS = tuple(
     (f.name, f.form_label, f.kind, 0 if f.optional and f.kind == "count" else f.low, f.high, f.step, f.tip)
@@ -90,8 +103,10 @@ class KernelPanel(QGroupBox):
         self.threads_slider.setMinimumWidth(80)
         self.threads_slider.valueChanged.connect(self._on_threads_slider_changed)
         self.runtime_default = QCheckBox("R&untime default", self)
-        self.runtime_default.setToolTip("Leave cudaFuncAttributeMaxDynamicSharedMemorySize at the runtime's default\n"
-                                        "(shared memory per block − static shared memory); untick to opt in.")  # fmt: skip
+        self.runtime_default.setToolTip(
+            "Leave cudaFuncAttributeMaxDynamicSharedMemorySize at the runtime's default\n"
+            "(shared memory per block − static shared memory); untick to opt in."
+        )
         self.runtime_default.toggled.connect(self._on_runtime_default_toggled)
 
     # ----------------------------------------------------------------------------- widget -> session
@@ -113,8 +128,7 @@ class KernelPanel(QGroupBox):
         self._apply("max_threads_per_block", max_threads_per_block=value or None)
 
     def _on_required_block_size_changed(self, value: int) -> None:
-        self._apply("required_block_size", required_block_size=value or None,
-                    **({"threads": value} if value else {}))  # fmt: skip
+        self._apply("required_block_size", required_block_size=value or None, **({"threads": value} if value else {}))
 
     def _on_min_blocks_per_sm_changed(self, value: int) -> None:
         self._apply("min_blocks_per_sm", min_blocks_per_sm=value or None)
@@ -190,6 +204,7 @@ class KernelPanel(QGroupBox):
         spins["max_dynamic_smem"].setEnabled(inputs.max_dynamic_smem is not None)
         applies = s.barriers_apply
         if self.barrier_note.isHidden() != applies:
-            self.barrier_note.setText("" if applies else "Block barriers limit residency only from CC 9.0; "
-                                      "this device ignores them.")  # fmt: skip
+            self.barrier_note.setText(
+                "" if applies else "Block barriers limit residency only from CC 9.0; this device ignores them."
+            )
             self.barrier_note.setVisible(not applies)

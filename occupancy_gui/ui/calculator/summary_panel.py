@@ -21,10 +21,13 @@ from ..support.qt_utils import banner_colors
 from ..support.terms import tip
 
 LIMIT_NAMES = {
-    Limit.WARPS: "warps / threads per SM", Limit.BLOCKS: "blocks per SM", Limit.REGISTERS: "registers",
-    Limit.SHARED_MEMORY: "shared memory", Limit.BARRIERS: "block barriers",
+    Limit.WARPS: "warps / threads per SM",
+    Limit.BLOCKS: "blocks per SM",
+    Limit.REGISTERS: "registers",
+    Limit.SHARED_MEMORY: "shared memory",
+    Limit.BARRIERS: "block barriers",
     Limit.VIRTUAL_RESOURCES: "virtual resources",
-}  # fmt: skip
+}
 _TAG = re.compile(r"<[^>]+>")
 BANNER_LINES = 4
 """Lines the banner has room for: its title and three reasons (more reasons share lines)."""
@@ -121,15 +124,19 @@ class SummaryPanel(QWidget):
         big.setBold(True)
         self.occupancy.setFont(big)
         self.occupancy.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.occupancy.setToolTip("Theoretical occupancy: resident warps ÷ the SM's maximum resident warps\n\n"
-                                  + tip("occupancy"))
+        self.occupancy.setToolTip(
+            "Theoretical occupancy: resident warps ÷ the SM's maximum resident warps\n\n" + tip("occupancy")
+        )
         self.occupancy.setFixedWidth(self.occupancy.fontMetrics().horizontalAdvance("100.0 %") + 8)
         self.caption = QLabel("theoretical\noccupancy", self)
         self.counts = SummaryLine(self)
         self.limited_by = SummaryLine(self, tip("binding"))
-        self.estimate = SummaryLine(self, "First-pass estimate: min(B_max, ⌊T_SM/T⌋, ⌊W_SM/W_B⌋, ⌊R_SM/(T·R)⌋, "
-                                          "⌊S_SM/S⌋)\nwith no allocation rounding; the exact figure is the one on "
-                                          "the left.\n\n" + tip("estimate"))  # fmt: skip
+        self.estimate = SummaryLine(
+            self,
+            "First-pass estimate: min(B_max, ⌊T_SM/T⌋, ⌊W_SM/W_B⌋, ⌊R_SM/(T·R)⌋, "
+            "⌊S_SM/S⌋)\nwith no allocation rounding; the exact figure is the one on "
+            "the left.\n\n" + tip("estimate"),
+        )
         self.hint = SummaryLine(self)  # its tip: the engine's sentence on __launch_bounds__' min blocks
         self.hint.setObjectName("min_blocks_hint")
         details = QWidget(self)
@@ -167,28 +174,44 @@ class SummaryPanel(QWidget):
             self.stack.setCurrentWidget(self.banner)
             return
         self.occupancy.setText(f"{result.occupancy * 100:.4g} %")
-        self.counts.setText(f"{_bold_count(result.active_blocks, 'block')} · {_bold_count(result.active_warps, 'warp')} · "
-                            f"{_bold_count(result.active_threads, 'thread')} per SM "
-                            f"(of {units.count(result.max_warps_per_multiprocessor, 'warp')})")  # fmt: skip
+        self.counts.setText(
+            f"{_bold_count(result.active_blocks, 'block')} · {_bold_count(result.active_warps, 'warp')} · "
+            f"{_bold_count(result.active_threads, 'thread')} per SM "
+            f"(of {units.count(result.max_warps_per_multiprocessor, 'warp')})"
+        )
         self.limited_by.setText(f"Limited by <b>{limits_text(result.binding)}</b>")
         est = result.estimate
         differs = est.active_blocks != result.active_blocks
-        self.estimate.setText(f"First-pass estimate: {units.count(est.active_blocks, 'block')}, {est.occupancy * 100:.4g} %"
-                              + (" <b>≠ exact</b> (allocation rounding)" if differs else " (agrees)"))  # fmt: skip
+        self.estimate.setText(
+            f"First-pass estimate: {units.count(est.active_blocks, 'block')}, {est.occupancy * 100:.4g} %"
+            + (" <b>≠ exact</b> (allocation rounding)" if differs else " (agrees)")
+        )
         shortfall = self.session.min_blocks_shortfall
         wanted = self.session.inputs.min_blocks_per_sm
         # Short enough for a 1024-wide window; the engine's whole sentence (why it matters) is the tooltip.
-        hint = "" if shortfall is None else (f"⚠ Fewer blocks than __launch_bounds__ asks for: "
-                                             f"<b>{result.active_blocks}</b> &lt; <b>{wanted}</b> per SM")  # fmt: skip
+        hint = (
+            ""
+            if shortfall is None
+            else (
+                f"⚠ Fewer blocks than __launch_bounds__ asks for: "
+                f"<b>{result.active_blocks}</b> &lt; <b>{wanted}</b> per SM"
+            )
+        )
         if self.hint.text() != hint:
             self.hint.setText(hint)
             self.hint.tip = f"{shortfall}." if shortfall is not None else ""
         if result.active_blocks == 0:
             s = self.session
-            cannot = launch_bound_reason(s.device, s.function_attributes.max_threads_per_block, s.inputs.threads,
-                                         s.function_attributes.reqntid) is not None
-            title = ("This block size cannot launch:" if cannot
-                     else "No block fits on an SM — this launch would fail:")  # fmt: skip
+            cannot = (
+                launch_bound_reason(
+                    s.device,
+                    s.function_attributes.max_threads_per_block,
+                    s.inputs.threads,
+                    s.function_attributes.reqntid,
+                )
+                is not None
+            )
+            title = "This block size cannot launch:" if cannot else "No block fits on an SM — this launch would fail:"
             self.banner.show_reasons(title, list(result.reasons))
             self.stack.setCurrentWidget(self.banner)
         else:

@@ -31,8 +31,9 @@ def figures(session: Session) -> tuple[Figure, ...]:
 
     if session.vendor == AMD:
         state = session.amd
-        return amd_describe(session.amd_profile, session.inputs, state.answer if state else None,
-                            state.error if state else None)  # fmt: skip
+        return amd_describe(
+            session.amd_profile, session.inputs, state.answer if state else None, state.error if state else None
+        )
     return describe(session.profile, session.inputs, session.result, session.error)
 
 
@@ -83,17 +84,27 @@ class AmdGpuTableModel(ReadOnlyTableModel):
             return None
         g, column = self._rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (g.name, g.target, str(g.multiprocessors), "—" if g.error else str(g.blocks),
-                    "—" if g.error else f"{g.occupancy * 100:.4g} %", str(g.grid), str(g.compiler_waves))[column]  # fmt: skip
+            return (
+                g.name,
+                g.target,
+                str(g.multiprocessors),
+                "—" if g.error else str(g.blocks),
+                "—" if g.error else f"{g.occupancy * 100:.4g} %",
+                str(g.grid),
+                str(g.compiler_waves),
+            )[column]
         if role == SORT_ROLE:
-            return (g.name.casefold(), g.target, g.multiprocessors, g.blocks, g.occupancy, g.grid,
-                    g.compiler_waves)[column]  # fmt: skip
+            return (g.name.casefold(), g.target, g.multiprocessors, g.blocks, g.occupancy, g.grid, g.compiler_waves)[
+                column
+            ]
         if role == Qt.ItemDataRole.TextAlignmentRole and column > 1:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.FontRole and g.name == self.current:
             return self._bold
         if role == Qt.ItemDataRole.ToolTipRole:
-            return g.error or (f"{g.name}: HIP runtime {g.blocks} blocks per CU or WGP ({g.occupancy * 100:.4g} %), "
-                               f"limited by {g.binding}; grid {g.grid}. Compiler (LLVM): {g.compiler_waves} waves per "
-                               f"SIMD ({g.compiler_occupancy * 100:.4g} %).")  # fmt: skip
+            return g.error or (
+                f"{g.name}: HIP runtime {g.blocks} blocks per CU or WGP ({g.occupancy * 100:.4g} %), "
+                f"limited by {g.binding}; grid {g.grid}. Compiler (LLVM): {g.compiler_waves} waves per "
+                f"SIMD ({g.compiler_occupancy * 100:.4g} %)."
+            )
         return None

@@ -143,11 +143,25 @@ class GpuTableModel(ReadOnlyTableModel):
             return None
         g, column = self._rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (g.name, f"{g.cc[0]}.{g.cc[1]}", str(g.sms), str(g.blocks_per_sm), f"{g.occupancy * 100:.4g} %",
-                    g.binding, str(g.blocks_per_gpu))[column]  # fmt: skip
+            return (
+                g.name,
+                f"{g.cc[0]}.{g.cc[1]}",
+                str(g.sms),
+                str(g.blocks_per_sm),
+                f"{g.occupancy * 100:.4g} %",
+                g.binding,
+                str(g.blocks_per_gpu),
+            )[column]
         if role == SORT_ROLE:
-            return (g.name.casefold(), g.cc[0] * 1000 + g.cc[1], g.sms, g.blocks_per_sm, g.occupancy, g.binding,
-                    g.blocks_per_gpu)[column]  # fmt: skip
+            return (
+                g.name.casefold(),
+                g.cc[0] * 1000 + g.cc[1],
+                g.sms,
+                g.blocks_per_sm,
+                g.occupancy,
+                g.binding,
+                g.blocks_per_gpu,
+            )[column]
         if role == Qt.ItemDataRole.TextAlignmentRole and column not in (0, 5):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.FontRole and g.name == self.current:
@@ -206,8 +220,10 @@ class CompareView(QObject):
         w = self.window.frame
         self.pin_action = QAction("Pin as A", w)
         self.pin_action.setShortcut(QKeySequence("Ctrl+Shift+P"))
-        self.pin_action.setToolTip("Pin the current device and inputs as configuration A; "
-                                   "then change anything to compare B against it (Ctrl+Shift+P)")  # fmt: skip
+        self.pin_action.setToolTip(
+            "Pin the current device and inputs as configuration A; "
+            "then change anything to compare B against it (Ctrl+Shift+P)"
+        )
         self.pin_action.triggered.connect(self._on_pin_triggered)
         self.clear_action = QAction("Clear pinned A", w)
         self.clear_action.triggered.connect(self.clear)
@@ -235,8 +251,9 @@ class CompareView(QObject):
         top.addWidget(self.pin_button)
         top.addWidget(self.clear_button)
         self.table = _table_view(self.model, stretch=(1, 2))
-        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height()
-                                    + 2 * self.table.verticalHeader().defaultSectionSize())  # fmt: skip
+        self.table.setMinimumHeight(
+            self.table.horizontalHeader().sizeHint().height() + 2 * self.table.verticalHeader().defaultSectionSize()
+        )
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -258,8 +275,11 @@ class CompareView(QObject):
         # width the constraint table and plots need on a small screen (the user may still move them).
         area = Qt.DockWidgetArea.BottomDockWidgetArea
         for dock in (self.dock, self.gpu_dock):
-            others = [d for d in w.findChildren(QDockWidget) if d is not dock and d.objectName()
-                      and w.dockWidgetArea(d) == area]  # fmt: skip
+            others = [
+                d
+                for d in w.findChildren(QDockWidget)
+                if d is not dock and d.objectName() and w.dockWidgetArea(d) == area
+            ]
             w.addDockWidget(area, dock)
             if others:
                 w.tabifyDockWidget(others[0], dock)
@@ -299,8 +319,11 @@ class CompareView(QObject):
         inputs = inputs or self.session.inputs
         if self.pinned is not None and self.pinned.inputs == inputs:
             return
-        self.pinned = Session(self.session.catalog, **{n: getattr(inputs, n) for n in INPUT_FIELDS},
-                              amd_catalog=self.session.amd_catalog if self.session.vendor == AMD else None)  # fmt: skip
+        self.pinned = Session(
+            self.session.catalog,
+            **{n: getattr(inputs, n) for n in INPUT_FIELDS},
+            amd_catalog=self.session.amd_catalog if self.session.vendor == AMD else None,
+        )
         self.refresh()
         self._show_dock(self.dock)
         self.pinnedChanged.emit()
@@ -321,8 +344,13 @@ class CompareView(QObject):
         dock.show()
         dock.raise_()
         frame = self.window.frame
-        side = frame.dockWidgetArea(dock) in (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
-        if was_hidden and side and dock is self.dock and dock.width() < DOCK_WIDTH:  # wide enough for A and B side by side
+        side = frame.dockWidgetArea(dock) in (
+            Qt.DockWidgetArea.LeftDockWidgetArea,
+            Qt.DockWidgetArea.RightDockWidgetArea,
+        )
+        if (
+            was_hidden and side and dock is self.dock and dock.width() < DOCK_WIDTH
+        ):  # wide enough for A and B side by side
             frame.resizeDocks([dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
 
     def refresh(self) -> None:
@@ -352,8 +380,10 @@ class CompareView(QObject):
         else:
             diffs = len(self.model.differing_labels())
             dashed = " (dashed in the plots)" if a.vendor == s.vendor else ""
-            self.a_label.setText(f"<b>A</b>{dashed}: {kernel_words(a)}. <b>B</b>: the current inputs. "
-                                 f"{diffs} figure(s) differ, marked {DIFF_MARK}.")  # fmt: skip
+            self.a_label.setText(
+                f"<b>A</b>{dashed}: {kernel_words(a)}. <b>B</b>: the current inputs. "
+                f"{diffs} figure(s) differ, marked {DIFF_MARK}."
+            )
 
     def refresh_gpus(self) -> None:
         if not self._gpus_dirty:
@@ -413,4 +443,3 @@ class CompareView(QObject):
         if event.type() == QEvent.Type.PaletteChange and watched is self.window.frame:
             self._apply_pen()
         return False
-

@@ -63,8 +63,10 @@ class DetectGpuAction(QObject):
         self.runner = TaskRunner(self, expected=(DetectionUnavailable, ProfileError, OSError, ValueError))
         self.runner.finished.connect(self._on_runner_finished)
         self.action = QAction("Detect local &GPU", window.frame)
-        self.action.setToolTip("Read the local GPUs' properties through the CUDA runtime, save them as user "
-                               "profiles and select the first (needs occupancy_gui[cuda] and an NVIDIA driver)")  # fmt: skip
+        self.action.setToolTip(
+            "Read the local GPUs' properties through the CUDA runtime, save them as user "
+            "profiles and select the first (needs occupancy_gui[cuda] and an NVIDIA driver)"
+        )
         self.action.triggered.connect(self.start)
 
     def start(self) -> None:
@@ -88,7 +90,9 @@ class DetectGpuAction(QObject):
             more = f" (and {len(detection.devices) - 1} more)" if len(detection.devices) > 1 else ""
             self.window_.statusBar().showMessage(
                 f"Detected {device.name}{more}: CC {major}.{minor}, {device.sm_count} SMs; saved as the user profile "
-                f"\u201c{name}\u201d in {detection.paths[0].parent}", 10000)  # fmt: skip
+                f"\u201c{name}\u201d in {detection.paths[0].parent}",
+                10000,
+            )
             self.detected.emit(name)
 
     def _adopt(self, catalog: Catalog, name: str) -> bool:
@@ -109,8 +113,9 @@ class DetectGpuAction(QObject):
     def _report(self, message: str) -> None:
         message = " ".join(message.split())
         self.window_.statusBar().showMessage(message, 15000)
-        box = QMessageBox(QMessageBox.Icon.Information, "Detect local GPU", message, QMessageBox.StandardButton.Ok,
-                          self.window_)  # fmt: skip
+        box = QMessageBox(
+            QMessageBox.Icon.Information, "Detect local GPU", message, QMessageBox.StandardButton.Ok, self.window_
+        )
         box.setObjectName("detect_gpu_message")
         box.open()  # window-modal, does not block the event loop
         self.message_box = box

@@ -32,9 +32,11 @@ granularity moved the boundary.</p>
 
 
 def about_html() -> str:
-    return (f"<h2>Occupancy calculator {__version__}</h2>"
-            f"<p>An exact CUDA occupancy calculator.  Results reproduce<br><b>{REFERENCE_HEADER}</b><br>"
-            f"bit for bit; the test suite checks them against that header.</p>" + FORMULAS)  # fmt: skip
+    return (
+        f"<h2>Occupancy calculator {__version__}</h2>"
+        f"<p>An exact CUDA occupancy calculator.  Results reproduce<br><b>{REFERENCE_HEADER}</b><br>"
+        f"bit for bit; the test suite checks them against that header.</p>" + FORMULAS
+    )
 
 
 class AboutDialog(QDialog):

@@ -42,24 +42,24 @@ class TourTargets:
 
 NVIDIA_TEXTS = {
     "inputs": "Pick a GPU (or a compute capability such as <i>sm_90</i>), then type the launch and what the "
-              "compiler gave the kernel: threads per block, registers per thread, shared memory, barriers, "
-              "launch bounds. Every change is computed at once; Edit → Undo takes it back.",
+    "compiler gave the kernel: threads per block, registers per thread, shared memory, barriers, "
+    "launch bounds. Every change is computed at once; Edit → Undo takes it back.",
     "answer": "Theoretical occupancy, the blocks and warps that fit on one SM, the limit that binds, and the "
-              "first-pass estimate beside the exact figure. When no block fits, a red box lists every reason.",
+    "first-pass estimate beside the exact figure. When no block fits, a red box lists every reason.",
     "table": "Each resource allows some number of whole blocks; the smallest wins and is marked ★. "
-             "<i>Calculation</i> shows the arithmetic with the rounded allocations; <i>≠ estimate</i> marks a "
-             "row where rounding moved the ceiling.",
-}  # fmt: skip
+    "<i>Calculation</i> shows the arithmetic with the rounded allocations; <i>≠ estimate</i> marks a "
+    "row where rounding moved the ceiling.",
+}
 AMD_TEXTS = {
     "inputs": "Pick a GPU (or a target such as <i>gfx942</i>), then type the launch and what the compiler gave "
-              "the kernel: threads per block, VGPRs, SGPRs, LDS, wave size, WGP or CU mode, launch bound. Every "
-              "change is computed at once; Edit → Undo takes it back.",
+    "the kernel: threads per block, VGPRs, SGPRs, LDS, wave size, WGP or CU mode, launch bound. Every "
+    "change is computed at once; Edit → Undo takes it back.",
     "answer": "Two answers: the HIP runtime's (hipOccupancyMaxActiveBlocksPerMultiprocessor: blocks and waves per "
-              "CU, or per WGP in WGP mode) and the compiler model's (LLVM's waves per SIMD, for the kernel's launch "
-              "bound). Where they differ, one line says why.",
+    "CU, or per WGP in WGP mode) and the compiler model's (LLVM's waves per SIMD, for the kernel's launch "
+    "bound). Where they differ, one line says why.",
     "table": "Both rules' limits: the blocks each resource allows the runtime, the waves per SIMD it allows LLVM; "
-             "the smallest of each rule binds and is marked ★, with the arithmetic beside it.",
-}  # fmt: skip
+    "the smallest of each rule binds and is marked ★, with the arithmetic beside it.",
+}
 """The first three steps' words for each vendor's inputs, answer card and limits table."""
 
 
@@ -84,35 +84,53 @@ def tour_steps(window: WindowApi, help_menu: QMenu, targets: TourTargets) -> lis
         TourStep("inputs", "1. Describe the kernel and the GPU", texts["inputs"], widget_rect(targets.inputs, frame)),
         TourStep("answer", "2. The answer", texts["answer"], widget_rect(targets.answer(), frame)),
         TourStep("table", "3. Why: one row per limit", texts["table"], widget_rect(targets.table(), frame)),
-        TourStep("plots", "4. What if",
-                 "How occupancy moves as one input changes, the others held. The dot is your launch; the labels "
-                 "name the nearest value that gains or loses a block.",
-                 widget_rect(targets.plots, frame)),
-        TourStep("docks", "5. More views",
-                 "This menu opens docks below the results: the Advisor (what to change), heat maps, grid and "
-                 "waves, Utilization (what each resource of an SM is used for) and GPU data (every profile's "
-                 "limits, with sources). They follow every change.",
-                 menu_title(window, window.analysis_menu)),
-        TourStep("import", "6. Your own kernels",
-                 "<i>Import compiler output…</i> (Ctrl+I) reads a ptxas&nbsp;-v log, cuobjdump output, a cubin, "
-                 "fatbin, object file or a Triton cache and lists its kernels; <i>Open PTX / CUDA source…</i> "
-                 "compiles one. Dropping a file on the window works too.",
-                 menu_title(window, window.file_menu)),
-        TourStep("help", "7. Words explained",
-                 "<i>Occupancy terms</i> explains binding limits, the carveout, block barriers, the reserved 1 KiB, "
-                 "launch bounds and waves in plain words; hovering over a figure gives the short form. "
-                 "<i>Take the tour</i> shows this again.",
-                 menu_title(window, help_menu)),
-    ]  # fmt: skip
+        TourStep(
+            "plots",
+            "4. What if",
+            "How occupancy moves as one input changes, the others held. The dot is your launch; the labels "
+            "name the nearest value that gains or loses a block.",
+            widget_rect(targets.plots, frame),
+        ),
+        TourStep(
+            "docks",
+            "5. More views",
+            "This menu opens docks below the results: the Advisor (what to change), heat maps, grid and "
+            "waves, Utilization (what each resource of an SM is used for) and GPU data (every profile's "
+            "limits, with sources). They follow every change.",
+            menu_title(window, window.analysis_menu),
+        ),
+        TourStep(
+            "import",
+            "6. Your own kernels",
+            "<i>Import compiler output…</i> (Ctrl+I) reads a ptxas&nbsp;-v log, cuobjdump output, a cubin, "
+            "fatbin, object file or a Triton cache and lists its kernels; <i>Open PTX / CUDA source…</i> "
+            "compiles one. Dropping a file on the window works too.",
+            menu_title(window, window.file_menu),
+        ),
+        TourStep(
+            "help",
+            "7. Words explained",
+            "<i>Occupancy terms</i> explains binding limits, the carveout, block barriers, the reserved 1 KiB, "
+            "launch bounds and waves in plain words; hovering over a figure gives the short form. "
+            "<i>Take the tour</i> shows this again.",
+            menu_title(window, help_menu),
+        ),
+    ]
 
 
 def welcome_step(window: WindowApi) -> TourStep:
     from .help_tour import TourStep  # noqa: PLC0415 - lazy: with the tour
 
-    return TourStep("welcome", "New here?",
-                    "A seven-step tour shows where to type a kernel's figures, where the answer appears and how "
-                    "to read it. It takes a minute, and Help → Take the tour starts it again at any time.",
-                    lambda: None, next_label="Start the tour", close_label="Not now", counted=False)  # fmt: skip
+    return TourStep(
+        "welcome",
+        "New here?",
+        "A seven-step tour shows where to type a kernel's figures, where the answer appears and how "
+        "to read it. It takes a minute, and Help → Take the tour starts it again at any time.",
+        lambda: None,
+        next_label="Start the tour",
+        close_label="Not now",
+        counted=False,
+    )
 
 
 class HelpActions(QObject):
@@ -128,8 +146,9 @@ class HelpActions(QObject):
         self.tour_action.triggered.connect(self._on_tour_triggered)
         self.terms_action = QAction("Occupancy &terms", window.frame)
         self.terms_action.setShortcut(QKeySequence(QKeySequence.StandardKey.HelpContents))
-        self.terms_action.setToolTip("Binding limit, first-pass estimate, carveout, barriers, launch bounds, "
-                                     "waves… in plain words (F1)")  # fmt: skip
+        self.terms_action.setToolTip(
+            "Binding limit, first-pass estimate, carveout, barriers, launch bounds, waves… in plain words (F1)"
+        )
         self.terms_action.triggered.connect(self._on_terms_triggered)
         existing = help_menu.actions()
         if existing:  # above About: what a newcomer looks for first

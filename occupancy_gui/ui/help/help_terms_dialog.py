@@ -9,8 +9,10 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayo
 
 from ..support.terms import TERMS, TERMS_BY_KEY
 
-INTRO = ("<p>The words the window uses, in plain terms. Hover over a figure in the window for the short "
-         "form; Help → Take the tour shows where each part of the window is.</p>")  # fmt: skip
+INTRO = (
+    "<p>The words the window uses, in plain terms. Hover over a figure in the window for the short "
+    "form; Help → Take the tour shows where each part of the window is.</p>"
+)
 
 
 def terms_html() -> str:

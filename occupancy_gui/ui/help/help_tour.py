@@ -152,8 +152,10 @@ class Tour(QWidget):
             if area.contains(QRect(point, size)):
                 return point
         # No side has room (the target fills the window): inside it, at its top right.
-        return QPoint(max(area.left(), min(t.right() - size.width() - GAP, area.right() - size.width())),
-                      max(area.top(), min(t.top() + GAP, area.bottom() - size.height())))  # fmt: skip
+        return QPoint(
+            max(area.left(), min(t.right() - size.width() - GAP, area.right() - size.width())),
+            max(area.top(), min(t.top() + GAP, area.bottom() - size.height())),
+        )
 
     def next_step(self) -> None:
         if self.index >= len(self.steps) - 1:
@@ -196,7 +198,11 @@ class Tour(QWidget):
             super().keyPressEvent(event)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if watched is self.frame and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest) and self.isVisible():
+        if (
+            watched is self.frame
+            and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest)
+            and self.isVisible()
+        ):
             self.place()
         return False
 

@@ -82,8 +82,13 @@ def amd_tooltip(t: KernelTable, i: int, column: int) -> str | None:
         return tip
     if column == AGPRS:
         agprs = int(own.agprs[k])
-        return "The code object states no AGPR count" if agprs < 0 else (
-            f"{agprs} AGPRs per lane (.agpr_count): a separate file on gfx908, counted in the VGPRs on gfx90a and later")
+        return (
+            "The code object states no AGPR count"
+            if agprs < 0
+            else (
+                f"{agprs} AGPRs per lane (.agpr_count): a separate file on gfx908, counted in the VGPRs on gfx90a and later"
+            )
+        )
     if column == SGPRS:
         sgprs = int(own.sgprs[k])
         return "Not stated by this source" if sgprs < 0 else f"{sgprs} SGPRs per wave (.sgpr_count)"
@@ -104,7 +109,9 @@ def amd_tooltip(t: KernelTable, i: int, column: int) -> str | None:
         if t.required[i] > 0:
             return f"Required workgroup size (.reqd_workgroup_size): exactly {int(t.required[i])} threads per block"
         if t.max_threads[i] > 0:
-            return (f"Launch bound (.max_flat_workgroup_size, __launch_bounds__): at most {int(t.max_threads[i])} "
-                    "threads per block")  # fmt: skip
+            return (
+                f"Launch bound (.max_flat_workgroup_size, __launch_bounds__): at most {int(t.max_threads[i])} "
+                "threads per block"
+            )
         return "No launch bound stated by this source"
     return None

@@ -31,8 +31,9 @@ def install_import_panel(window: WindowApi, panel: ImportPanel) -> tuple[QDockWi
     dock.hide()  # shown by the first import (or by a restored layout)
     action = QAction("&Import compiler output…", frame)
     action.setShortcut(QKeySequence("Ctrl+I"))
-    action.setToolTip("Read a ptxas -v / nvcc --resource-usage log, cuobjdump output, a cubin, fatbin or "
-                      "object file (Ctrl+I)")  # fmt: skip
+    action.setToolTip(
+        "Read a ptxas -v / nvcc --resource-usage log, cuobjdump output, a cubin, fatbin or object file (Ctrl+I)"
+    )
     action.triggered.connect(panel.open_file_dialog)
     window.file_menu.insertAction(window.file_quit_separator, action)
     window.view_menu.addAction(dock.toggleViewAction())

@@ -65,8 +65,9 @@ DOCK_SETTLE_S = 0.06
 """How long the first import waits while the dock opens and the window repaints around it."""
 RELEASE_DELAY_MS = 300
 """A replaced table is freed this long after the new one is shown (its first paint goes first)."""
-FILE_FILTER = ("Compiler output (*.log *.txt *.out *.err *.cubin *.fatbin *.o *.obj *.a *.lib *.so *.dll *.csv);;"
-               "All files (*)")  # fmt: skip
+FILE_FILTER = (
+    "Compiler output (*.log *.txt *.out *.err *.cubin *.fatbin *.o *.obj *.a *.lib *.so *.dll *.csv);;All files (*)"
+)
 _OCCUPANCY_INPUTS = frozenset({"device", "threads", "dynamic_smem", "max_dynamic_smem", "carveout", "cache_config"})
 _SELECT_ROW = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
 
@@ -142,8 +143,9 @@ class ImportPanel(QWidget):
         return QSize(super().sizeHint().width(), self._hint_height)
 
     def _build_status(self) -> None:
-        self.source_label = QLabel("No compiler output imported. File → Import compiler output… (Ctrl+I), "
-                                   "or drop a file on the window.", self)  # fmt: skip
+        self.source_label = QLabel(
+            "No compiler output imported. File → Import compiler output… (Ctrl+I), or drop a file on the window.", self
+        )
         self.source_label.setTextFormat(Qt.TextFormat.PlainText)
         self.source_label.setWordWrap(True)
         self.banner = ErrorLabel(self)
@@ -175,9 +177,11 @@ class ImportPanel(QWidget):
     def _build_tools(self) -> QHBoxLayout:
         self.filter_edit = KernelFilter(self.model, self._apply_filter, self)
         self.all_functions = QCheckBox("A&ll functions", self)
-        self.all_functions.setToolTip("List device functions too, not only kernels (__global__ entry points).\n"
-                                      "Device functions are not launched: their figures count in the kernels\n"
-                                      "that call them.")
+        self.all_functions.setToolTip(
+            "List device functions too, not only kernels (__global__ entry points).\n"
+            "Device functions are not launched: their figures count in the kernels\n"
+            "that call them."
+        )
         self.all_functions.toggled.connect(self._on_all_functions_toggled)
         tools = QHBoxLayout()
         tools.addWidget(self.filter_edit, 1)
@@ -196,8 +200,14 @@ class ImportPanel(QWidget):
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
 
     # ----------------------------------------------------------------------------- public API
-    def load(self, path: str | os.PathLike[str], select: str | None = None, *, match_device: bool = False,
-             overrides: dict[str, Any] | None = None) -> None:  # fmt: skip
+    def load(
+        self,
+        path: str | os.PathLike[str],
+        select: str | None = None,
+        *,
+        match_device: bool = False,
+        overrides: dict[str, Any] | None = None,
+    ) -> None:
         """Read ``path`` in the background and show its kernels.
 
         ``select`` is the mangled name of the kernel to load into the inputs afterwards (the first
@@ -206,7 +216,9 @@ class ImportPanel(QWidget):
         command line's explicit options).
         """
         path = os.path.abspath(os.fspath(path))
-        self._start(ImportRequest(path, select, match_device, reload=False, stamp=file_stamp(path), overrides=overrides))
+        self._start(
+            ImportRequest(path, select, match_device, reload=False, stamp=file_stamp(path), overrides=overrides)
+        )
 
     def open_source(self, path: str | os.PathLike[str], name: str = "") -> None:
         """Show ``path`` with kernel ``name`` selected, leaving the inputs alone (a session being restored)."""
@@ -272,8 +284,9 @@ class ImportPanel(QWidget):
         opening = not request.reload and isinstance(dock, QDockWidget) and not dock.isVisible()
         # Looked up on the module at each start, so that a test can wrap the task.  A dock that opens
         # relayouts the plots: the reader waits for that repaint instead of competing for the GIL.
-        task = import_tasks.import_task(request.path, settle_s=DOCK_SETTLE_S if opening else 0.0,
-                                        filter_text=self.model.filter_text)
+        task = import_tasks.import_task(
+            request.path, settle_s=DOCK_SETTLE_S if opening else 0.0, filter_text=self.model.filter_text
+        )
         self._task_id = self.runner.start(task)
         self.progress.setValue(0)
         self.progress_row.show()
@@ -333,8 +346,9 @@ class ImportPanel(QWidget):
         self.source_label.setToolTip(request.path)
         self._update_count()
         processor = self.session.amd_profile.target.name if self.session.vendor == AMD else None
-        record = self.model.find(keep, keep_arch, processor) if keep else self._first_kernel() if request.apply \
-            else None
+        record = (
+            self.model.find(keep, keep_arch, processor) if keep else self._first_kernel() if request.apply else None
+        )
         row = None if record is None else self.model.row_of(record)
         if row is not None:
             self._select_row(row, request)
@@ -399,8 +413,10 @@ class ImportPanel(QWidget):
         s = self.session
         if s.vendor != NVIDIA:  # an NVIDIA kernel on an AMD device: its architecture's device, else the default
             fallback = s.catalog.get(DEFAULT_DEVICE) if DEFAULT_DEVICE in s.catalog.names() else s.catalog.profiles[0]
-            changes = {"device": fallback.name, **kernel_changes(t, i, s.catalog, fallback.device_properties(),
-                                                                 s.inputs.threads, True)}  # fmt: skip
+            changes = {
+                "device": fallback.name,
+                **kernel_changes(t, i, s.catalog, fallback.device_properties(), s.inputs.threads, True),
+            }
         else:
             changes = kernel_changes(t, i, s.catalog, s.device, s.inputs.threads, match_device)
         moved = threads_reason(t.nvidia_record(i), s.inputs.threads)
@@ -428,8 +444,10 @@ class ImportPanel(QWidget):
         profile = record_profile(rec, s.amd_catalog, self._amd_selected())
         status = self.window_.statusBar()
         if profile is None:
-            status.showMessage(f"{rec.name}: no device profile of {processor_of(rec.target or rec.arch)}; not loaded "
-                               "into the inputs", 10000)  # fmt: skip
+            status.showMessage(
+                f"{rec.name}: no device profile of {processor_of(rec.target or rec.arch)}; not loaded into the inputs",
+                10000,
+            )
             self._update_notes()
             return
         changes = {"device": profile.name, **record_inputs(rec, profile.target, s.inputs.threads)}
@@ -479,16 +497,19 @@ class ImportPanel(QWidget):
         from ...amd_record import processor_profile  # noqa: PLC0415 - lazy: a table with AMD rows
 
         selected, catalog = self._amd_selected(), s.amd_catalog
-        figures = amd_occupancy_column(table, lambda p: processor_profile(p, catalog, selected), i.threads,
-                                       i.dynamic_smem)  # fmt: skip
+        figures = amd_occupancy_column(
+            table, lambda p: processor_profile(p, catalog, selected), i.threads, i.dynamic_smem
+        )
         return with_amd(launch, table, figures)
 
     def _unavailable(self) -> str | None:
         """Why the rows have no threads and occupancy now (an AMD device is selected), or ``None``."""
         if self.session.vendor == NVIDIA:
             return None
-        return (f"{self.session.inputs.device} is an AMD device: these NVIDIA kernels have no occupancy on it. "
-                "Choosing one selects the device of its architecture.")  # fmt: skip
+        return (
+            f"{self.session.inputs.device} is an AMD device: these NVIDIA kernels have no occupancy on it. "
+            "Choosing one selects the device of its architecture."
+        )
 
     def on_session_changed(self, changed: frozenset[str]) -> None:
         if changed & _OCCUPANCY_INPUTS and self.model.table is not None:
@@ -532,8 +553,11 @@ class ImportPanel(QWidget):
         self.count_label.setToolTip("\n\n".join(notes))
         from ...importers import LAUNCH_BOUNDS_NOTE, printable  # noqa: PLC0415 - lazy: start-up loads no importer
 
-        said = [printable(notes[0]) + (f" (and {len(notes) - 1} more: hover the count)" if len(notes) > 1 else "")] \
-            if notes else []
+        said = (
+            [printable(notes[0]) + (f" (and {len(notes) - 1} more: hover the count)" if len(notes) > 1 else "")]
+            if notes
+            else []
+        )
         if table is not None and table.launch_bounds_unknown:
             said.append(f"Launch bounds shown as ? : {LAUNCH_BOUNDS_NOTE}.")
         info = "\n".join(said)

@@ -36,8 +36,9 @@ class ImportRequest:
     apply: bool = True
 
 
-def import_task(path: str, settle_s: float = 0.0,
-                filter_text: str = "") -> Callable[[Callable[[], bool], Callable[[int, int], None]], KernelTable]:  # fmt: skip
+def import_task(
+    path: str, settle_s: float = 0.0, filter_text: str = ""
+) -> Callable[[Callable[[], bool], Callable[[int, int], None]], KernelTable]:
     """The pool-thread work of one import: parse, then build the table's columns (no Qt).
 
     ``settle_s``: sleep this long first (the GIL free), while the GUI thread repaints a changed layout.
@@ -113,5 +114,3 @@ def _malloc_trim() -> Callable[[int], int] | None:
     except (OSError, AttributeError):
         return None
     return trim
-
-

@@ -22,8 +22,9 @@ Notes = tuple[str | None, str | None]
 """(spill warning, architecture note)."""
 
 
-def kernel_changes(table: KernelTable, i: int, catalog: Catalog, device: DeviceProperties, threads: int,
-                   match_device: bool = False) -> dict[str, Any]:
+def kernel_changes(
+    table: KernelTable, i: int, catalog: Catalog, device: DeviceProperties, threads: int, match_device: bool = False
+) -> dict[str, Any]:
     """The session inputs that choosing record ``i`` sets (``record_launch.record_inputs``, the one rule) while
     the calculator holds ``threads`` on ``device``; ``match_device`` adds the catalog's device for its arch."""
     rec = table.nvidia_record(i)
@@ -36,8 +37,9 @@ def kernel_changes(table: KernelTable, i: int, catalog: Catalog, device: DeviceP
     return changes
 
 
-def kernel_notes(table: KernelTable, i: int, inputs: Inputs, device: DeviceProperties,
-                 catalog: Catalog | None = None) -> Notes:  # fmt: skip
+def kernel_notes(
+    table: KernelTable, i: int, inputs: Inputs, device: DeviceProperties, catalog: Catalog | None = None
+) -> Notes:
     """Local memory, spill, launch-bound and architecture notes on record ``i``, while the inputs hold its figures."""
     if (inputs.registers, inputs.static_smem) != (table.registers[i], table.static_smem[i]):
         return (None, None)
@@ -56,8 +58,9 @@ def _memory_note(table: KernelTable, i: int) -> str | None:
     elif local > 0:
         parts.append(f"Local memory: {units.kib(local)} per thread (stack frame and spills)")
     if spills is not None and any(spills):
-        parts.append(f"⚠ Spills: {spills[0]} B stores, {spills[1]} B loads per thread — the kernel ran out of "
-                     "registers")  # fmt: skip
+        parts.append(
+            f"⚠ Spills: {spills[0]} B stores, {spills[1]} B loads per thread — the kernel ran out of registers"
+        )
     return ". ".join(parts) + "." if parts else None
 
 
@@ -70,13 +73,16 @@ def _arch_note(table: KernelTable, i: int, device: DeviceProperties, catalog: Ca
     if cannot is not None:
         notes.append(cannot)
     elif table.arch_number[i] >= 0 and table.arch_number[i] != cc[0] * 10 + cc[1]:
-        notes.append(f"The kernel was compiled for {table.arch[i]}; the device is CC {cc[0]}.{cc[1]}. "
-                     f"Its registers and shared memory may differ when compiled for sm_{cc[0]}{cc[1]}.")  # fmt: skip
+        notes.append(
+            f"The kernel was compiled for {table.arch[i]}; the device is CC {cc[0]}.{cc[1]}. "
+            f"Its registers and shared memory may differ when compiled for sm_{cc[0]}{cc[1]}."
+        )
     rec = table.nvidia_record(i)
     if rec.req_threads:
         x, y, z = rec.req_threads
-        notes.append(f"Required block size (.reqntid) {x}×{y}×{z} = {x * y * z} threads: no other block size "
-                     "can launch.")  # fmt: skip
+        notes.append(
+            f"Required block size (.reqntid) {x}×{y}×{z} = {x * y * z} threads: no other block size can launch."
+        )
     if rec.cluster_dims:
         notes.append(f"{cluster_note(rec.cluster_dims)}.")
     return "\n".join(notes) or None

@@ -108,9 +108,11 @@ class KernelTableModel(ReadOnlyTableModel):
         if self._sort is not None and self._sort[0] in (THREADS, OCCUPANCY):
             self.sort(*self._sort)
         elif self._rows.size:
-            self.dataChanged.emit(self.index(0, THREADS), self.index(self.rowCount() - 1, OCCUPANCY),
-                                  [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
-                                   Qt.ItemDataRole.FontRole])  # fmt: skip
+            self.dataChanged.emit(
+                self.index(0, THREADS),
+                self.index(self.rowCount() - 1, OCCUPANCY),
+                [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.FontRole],
+            )
 
     def set_filter(self, text: str) -> None:
         text = _needle(text)
@@ -191,9 +193,15 @@ class KernelTableModel(ReadOnlyTableModel):
             return ranked
         if column in AMD_COLUMNS:
             return self._amd_key(t, column)
-        columns: dict[int, np.ndarray] = {REGISTERS: t.registers, LOCAL: t.local_bytes, STATIC_SMEM: t.static_smem,
-                   SPILLS: t.spill_stores + t.spill_loads, BARRIERS: t.barriers,
-                   LAUNCH_BOUND: np.where(t.required > 0, t.required, t.max_threads), THREADS: self.launch.threads}  # fmt: skip
+        columns: dict[int, np.ndarray] = {
+            REGISTERS: t.registers,
+            LOCAL: t.local_bytes,
+            STATIC_SMEM: t.static_smem,
+            SPILLS: t.spill_stores + t.spill_loads,
+            BARRIERS: t.barriers,
+            LAUNCH_BOUND: np.where(t.required > 0, t.required, t.max_threads),
+            THREADS: self.launch.threads,
+        }
         if column in columns:
             return columns[column]
         occupancy: np.ndarray = np.nan_to_num(self.occupancy, nan=-1.0)
@@ -259,17 +267,23 @@ class KernelTableModel(ReadOnlyTableModel):
             return i
         if role == NAME_ROLE:
             return t.names[i]
-        if role == Qt.ItemDataRole.FontRole and ((column == NAME and not t.is_kernel[i]) or (
-                column == THREADS and self._threads_moved(i))):
+        if role == Qt.ItemDataRole.FontRole and (
+            (column == NAME and not t.is_kernel[i]) or (column == THREADS and self._threads_moved(i))
+        ):
             font = QFont()
             font.setItalic(True)
             return font
         spilling = (column == SPILLS and (t.spill_stores[i] > 0 or t.spill_loads[i] > 0)) or (
-            column == LOCAL and (t.local_bytes[i] > 0 or t.stack_bytes[i] < 0))
+            column == LOCAL and (t.local_bytes[i] > 0 or t.stack_bytes[i] < 0)
+        )
         if role == Qt.ItemDataRole.ForegroundRole and spilling:
             return error_color()
-        if role == Qt.ItemDataRole.ForegroundRole and column == OCCUPANCY and i < self.occupancy.size and \
-                np.isnan(self.occupancy[i]):
+        if (
+            role == Qt.ItemDataRole.ForegroundRole
+            and column == OCCUPANCY
+            and i < self.occupancy.size
+            and np.isnan(self.occupancy[i])
+        ):
             return disabled_text_color()
         if role == Qt.ItemDataRole.BackgroundRole and spilling:
             tint = QColor(error_color())
@@ -279,6 +293,7 @@ class KernelTableModel(ReadOnlyTableModel):
 
     def _display(self, t: KernelTable, i: int, column: int) -> str:
         from ...importers import printable  # noqa: PLC0415 - lazy: a table exists, so the importers are loaded
+
         if column == NAME:
             rec = t.records[i]
             name = printable(t.demangled[i])  # a name holding a newline (CSV quoting allows it) stays one row
@@ -322,6 +337,7 @@ class KernelTableModel(ReadOnlyTableModel):
 
     def _tooltip(self, t: KernelTable, i: int, column: int) -> str | None:
         from ...importers import LAUNCH_BOUNDS_NOTE, STACK_UNKNOWN  # noqa: PLC0415 - lazy: as in _display
+
         if column == NAME:
             return "\n".join([t.demangled[i], t.names[i], *row_notes(t.records[i])])
         if column in (THREADS, OCCUPANCY) and self._no_figure(t, i) is not None:
@@ -340,8 +356,9 @@ class KernelTableModel(ReadOnlyTableModel):
             spills = t.spills(i)
             if spills is None:
                 local = int(t.local_bytes[i])
-                return ("This source does not record spills (binaries do not; ptxas -v logs do)"
-                        + (f"; it uses {local} B of local memory per thread (see Local)." if local else "."))  # fmt: skip
+                return "This source does not record spills (binaries do not; ptxas -v logs do)" + (
+                    f"; it uses {local} B of local memory per thread (see Local)." if local else "."
+                )
             return f"{spills[0]} bytes spill stores, {spills[1]} bytes spill loads"
         if column == LAUNCH_BOUND:
             if t.required[i] > 0:

@@ -7,9 +7,24 @@ where the table has that vendor's rows.
 
 from __future__ import annotations
 
-NAME, ARCH, REGISTERS, AGPRS, SGPRS, WAVE, LOCAL, STATIC_SMEM, SPILLS, BARRIERS, LAUNCH_BOUND, THREADS, OCCUPANCY = range(13)
-HEADERS = ("Kernel", "Arch", "Registers", "AGPRs", "SGPRs", "Wave", "Local", "Static smem", "Spills (st / ld)",
-           "Barriers", "Launch bound", "Threads", "Occupancy")  # fmt: skip
+NAME, ARCH, REGISTERS, AGPRS, SGPRS, WAVE, LOCAL, STATIC_SMEM, SPILLS, BARRIERS, LAUNCH_BOUND, THREADS, OCCUPANCY = (
+    range(13)
+)
+HEADERS = (
+    "Kernel",
+    "Arch",
+    "Registers",
+    "AGPRs",
+    "SGPRs",
+    "Wave",
+    "Local",
+    "Static smem",
+    "Spills (st / ld)",
+    "Barriers",
+    "Launch bound",
+    "Threads",
+    "Occupancy",
+)
 AMD_COLUMNS = frozenset({AGPRS, SGPRS, WAVE})
 """Columns only AMD rows fill: shown where the table has AMD rows."""
 NVIDIA_COLUMNS = frozenset({BARRIERS})
@@ -40,7 +55,15 @@ HEADER_TIPS = (
     "NVIDIA rows on the selected device; AMD rows by the HIP runtime's rule on the selected AMD device where it\n"
     "is the row's target, else on the target's profile. 'cannot launch' where no block of that size can start\n"
     "(0 % where it could, but no block fits the multiprocessor's resources).",
-)  # fmt: skip
-AMD_HEADERS = tuple({REGISTERS: "VGPRs", LOCAL: "Scratch", STATIC_SMEM: "Static LDS", SPILLS: "Spills (v / s)",
-                     LAUNCH_BOUND: "Max workgroup"}.get(c, h) for c, h in enumerate(HEADERS))  # fmt: skip
+)
+AMD_HEADERS = tuple(
+    {
+        REGISTERS: "VGPRs",
+        LOCAL: "Scratch",
+        STATIC_SMEM: "Static LDS",
+        SPILLS: "Spills (v / s)",
+        LAUNCH_BOUND: "Max workgroup",
+    }.get(c, h)
+    for c, h in enumerate(HEADERS)
+)
 """The headers of a table of AMD kernels alone, in AMD's words (a mixed table keeps the shared ones)."""

@@ -233,8 +233,9 @@ class Autosave(QObject):
                 self._release()
                 self._file, self._lock, self._written_of = path, lock, was
             self.io.adopt(state, Path(was) if was else None, modified=True)
-            self.io.show_status(f"Restored the session autosaved at {when}: the previous run did not exit cleanly",
-                                15000)
+            self.io.show_status(
+                f"Restored the session autosaved at {when}: the previous run did not exit cleanly", 15000
+            )
             return True
         return False
 

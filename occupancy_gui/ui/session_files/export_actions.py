@@ -23,12 +23,22 @@ if TYPE_CHECKING:
     from ...importers import KernelRecord
     from ...session import Session
 
-EXPORT_FILTERS = ("HTML report (*.html)", "Markdown report (*.md)", "Constraint table as CSV (*.csv)",
-                  "Plots as PNG image (*.png)", "Plots as SVG image (*.svg)")  # fmt: skip
+EXPORT_FILTERS = (
+    "HTML report (*.html)",
+    "Markdown report (*.md)",
+    "Constraint table as CSV (*.csv)",
+    "Plots as PNG image (*.png)",
+    "Plots as SVG image (*.svg)",
+)
 
 
-def export_to(path: str | os.PathLike[str], session: Session, source: tuple[str, str] | None, plots: QWidget,
-              record: KernelRecord | None = None) -> Path:
+def export_to(
+    path: str | os.PathLike[str],
+    session: Session,
+    source: tuple[str, str] | None,
+    plots: QWidget,
+    record: KernelRecord | None = None,
+) -> Path:
     """Write a report (.html/.md), the table (.csv) or the ``plots`` (.png/.svg) by extension.
 
     ``source``: the (file, kernel) the inputs came from, named in reports; ``record``: that kernel's
@@ -75,8 +85,9 @@ def plot_image_bytes(plots: QWidget, suffix: str) -> bytes:
     return bytes(data.data())
 
 
-def export_dialog(parent: QWidget, start: str, export: Callable[[str], object],
-                  report_error: Callable[[str, str], None]) -> None:
+def export_dialog(
+    parent: QWidget, start: str, export: Callable[[str], object], report_error: Callable[[str, str], None]
+) -> None:
     """Ask for a file (from ``start``) and a format, then ``export`` it; an error goes to ``report_error``."""
     path, chosen = QFileDialog.getSaveFileName(parent, "Export", start, ";;".join(EXPORT_FILTERS))
     if not path:

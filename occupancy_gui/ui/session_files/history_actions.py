@@ -28,7 +28,8 @@ class HistoryKeys(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         history_key = isinstance(event, QKeyEvent) and (
-            event.matches(QKeySequence.StandardKey.Undo) or event.matches(QKeySequence.StandardKey.Redo))
+            event.matches(QKeySequence.StandardKey.Undo) or event.matches(QKeySequence.StandardKey.Redo)
+        )
         # Filtered, not accepted: the window's shortcut fires instead of the line edit's text undo.
         return event.type() == QEvent.Type.ShortcutOverride and history_key
 
@@ -70,7 +71,9 @@ class HistoryActions(QObject):
         self.undo_action.setToolTip("Undo the last input edit")
         self.undo_action.triggered.connect(self._on_undo_triggered)
         self.redo_action = QAction("&Redo", window.frame)
-        self.redo_action.setShortcuts(QKeySequence.keyBindings(QKeySequence.StandardKey.Redo) + [QKeySequence("Ctrl+Y")])
+        self.redo_action.setShortcuts(
+            QKeySequence.keyBindings(QKeySequence.StandardKey.Redo) + [QKeySequence("Ctrl+Y")]
+        )
         self.redo_action.setToolTip("Redo the input edit last undone")
         self.redo_action.triggered.connect(self._on_redo_triggered)
         actions = window.edit_menu.actions()

@@ -286,9 +286,13 @@ class SessionIO(QObject):
         """The "Save changes?" question: ``"save"``, ``"discard"`` or ``"cancel"`` (tests replace it)."""
         buttons = QMessageBox.StandardButton
         name = self.path.name if self.path is not None else UNTITLED
-        box = QMessageBox(QMessageBox.Icon.Question, "Save changes?",
-                          f"Save the changes to {name} before {doing}?", buttons.Save | buttons.Discard | buttons.Cancel,
-                          self._frame)  # fmt: skip
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Save changes?",
+            f"Save the changes to {name} before {doing}?",
+            buttons.Save | buttons.Discard | buttons.Cancel,
+            self._frame,
+        )
         box.setDefaultButton(buttons.Save)
         answer = box.exec()
         return {buttons.Save: "save", buttons.Discard: "discard"}.get(buttons(answer), "cancel")
@@ -325,8 +329,9 @@ class SessionIO(QObject):
         """Write a report (.html/.md), the table (.csv) or the plots (.png/.svg) by extension."""
         from . import export_actions  # noqa: PLC0415 - lazy: the exporters load with the first export
 
-        written = export_actions.export_to(path, self.session, self.current_source(), self.plots,
-                                           self.sources.current_record())
+        written = export_actions.export_to(
+            path, self.session, self.current_source(), self.plots, self.sources.current_record()
+        )
         self.show_status(f"Exported {written}", 5000)
         return written
 
@@ -405,8 +410,11 @@ def start_session(io: SessionIO, args: Any, state: sf.SessionState | None) -> No
     io.autosave.read_only = bool(getattr(args, "print_state", False))  # a diagnostic run leaves recovery files be
     if state is not None:
         inputs = io.session.inputs
-        io.adopt(dataclasses.replace(state, inputs=inputs, vendor=io.session.vendor), args.session_file,
-                 modified=inputs != state.inputs)  # fmt: skip
+        io.adopt(
+            dataclasses.replace(state, inputs=inputs, vendor=io.session.vendor),
+            args.session_file,
+            modified=inputs != state.inputs,
+        )
         io.add_recent(args.session_file)
     elif not args.file and all(getattr(args, n, None) is None for n in INPUT_OPTIONS):
         io.restore_autosave()
@@ -416,6 +424,10 @@ def print_state(io: SessionIO) -> None:
     """``--print-state``: the window's session as JSON on stdout (the autosave-restore test reads it)."""
     data = sf.state_to_dict(io.state())
     frame = io.window.frame
-    data["window"] = {"file": str(io.path) if io.path else None, "modified": io.modified,
-                      "title": frame.windowTitle(), "status": frame.statusBar().currentMessage()}  # fmt: skip
+    data["window"] = {
+        "file": str(io.path) if io.path else None,
+        "modified": io.modified,
+        "title": frame.windowTitle(),
+        "status": frame.statusBar().currentMessage(),
+    }
     print(json.dumps(data, indent=1))

@@ -51,15 +51,18 @@ class SourceFeature(QObject):
     def __init__(self, window: WindowApi, import_panel: FolderImporter, origin_note: OriginNote) -> None:
         super().__init__(window.frame)
         self.window, self.import_panel = window, import_panel
-        self.dock: AnalysisDock = add_analysis_dock(window, _SourceViewFactory(origin_note), "source_dock",
-                                                    "Source and register caps", notes={AMD: AMD_NOTE})  # fmt: skip
+        self.dock: AnalysisDock = add_analysis_dock(
+            window, _SourceViewFactory(origin_note), "source_dock", "Source and register caps", notes={AMD: AMD_NOTE}
+        )
         window.frame.installEventFilter(self)
         frame = window.frame
         self.source_action = QAction("Open PTX / CUDA &source…", frame)
         self.source_action.setToolTip("Compile a .ptx (ptxas -v) or .cu (nvcc) file for an arch; sweep register caps")
         self.source_action.triggered.connect(self.open_dialog)
         self.folder_action = QAction("Import kernel cache &folder…", frame)
-        self.folder_action.setToolTip("Read a Triton / torch inductor cache (NAME.json beside NAME.cubin) or a CuPy cache")
+        self.folder_action.setToolTip(
+            "Read a Triton / torch inductor cache (NAME.json beside NAME.cubin) or a CuPy cache"
+        )
         self.folder_action.triggered.connect(self.import_folder)
         for action in (self.folder_action, self.source_action):
             window.file_menu.insertAction(window.file_quit_separator, action)
@@ -72,7 +75,8 @@ class SourceFeature(QObject):
         shown = self.dock.view()
         if not self.dock.available:
             self.window.frame.statusBar().showMessage(
-                f"{self.dock.note.text()} Choose an NVIDIA device to compile PTX or CUDA source.", 8000)
+                f"{self.dock.note.text()} Choose an NVIDIA device to compile PTX or CUDA source.", 8000
+            )
             return None
         return cast("SourceView", shown)
 
@@ -113,8 +117,9 @@ class SourceFeature(QObject):
             view.open_dialog()
 
     def import_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self.window.frame,
-                                                  "Import kernel cache folder (Triton, torch inductor, CuPy)")
+        folder = QFileDialog.getExistingDirectory(
+            self.window.frame, "Import kernel cache folder (Triton, torch inductor, CuPy)"
+        )
         if folder:
             self.import_panel.load(folder)
 

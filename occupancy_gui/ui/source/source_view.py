@@ -60,14 +60,21 @@ def _compile_task(path: str, arch: str, cuda_bin: str | None) -> Any:
     return run
 
 
-def _sweep_task(path: str, arch: str, cuda_bin: str | None, kernel: str, session: Session,
-                cache: ResultCache) -> Any:
+def _sweep_task(path: str, arch: str, cuda_bin: str | None, kernel: str, session: Session, cache: ResultCache) -> Any:
     device, threads, dynamic = session.device, session.inputs.threads, session.inputs.dynamic_smem
 
     def run(cancelled: Any, progress: Any) -> Sweep | CompileFailure:
         try:
-            return sweep(make_source(path, arch, cuda_bin), device, kernel=kernel, threads=threads,
-                         dynamic_smem=dynamic, cache=cache, progress=progress, cancel=cancelled)
+            return sweep(
+                make_source(path, arch, cuda_bin),
+                device,
+                kernel=kernel,
+                threads=threads,
+                dynamic_smem=dynamic,
+                cache=cache,
+                progress=progress,
+                cancel=cancelled,
+            )
         except CompileError as exc:
             return CompileFailure(str(exc), exc.lines)
 
@@ -117,8 +124,9 @@ class SourceView(QWidget):
         self._request: tuple[str, int, int] | None = None  # the (device, threads, dynamic smem) a sweep ran with
         self._scored_for: tuple[str, int, int] | None = None  # ... and the one the shown result is scored for
         self._resweep = False  # a saved file: sweep again once it has compiled
-        self.runner = TaskRunner(self, expected=(ValueError, OSError, CompilerNotFound),
-                                 cancel_types=(CompileCancelled,))
+        self.runner = TaskRunner(
+            self, expected=(ValueError, OSError, CompilerNotFound), cancel_types=(CompileCancelled,)
+        )
         self.runner.finished.connect(self._on_runner_finished)
         self.runner.progressed.connect(self._on_runner_progressed)
         self.watch = FileWatch(self)
@@ -134,8 +142,10 @@ class SourceView(QWidget):
         self.arch_combo.setEditable(True)
         self.arch_combo.addItem(self._follow_text())
         self.arch_combo.addItems(arch_choices(self.session))
-        self.arch_combo.setToolTip("The architecture to compile for (ptxas -arch / nvcc -arch): the selected\n"
-                                   "device's by default; another choice is named beside the inputs it sets.")
+        self.arch_combo.setToolTip(
+            "The architecture to compile for (ptxas -arch / nvcc -arch): the selected\n"
+            "device's by default; another choice is named beside the inputs it sets."
+        )
         self.compile_button = QPushButton("&Compile")
         self.kernel_combo = QComboBox()
         self.kernel_combo.setToolTip("The kernel whose registers and shared memory go to the inputs")
@@ -155,11 +165,13 @@ class SourceView(QWidget):
         self.plot = self._build_plot()
         self.plot.setMinimumHeight(220)
         self.plot.hide()  # until a sweep: an empty plot says nothing
-        self.empty_hint = QLabel("No sweep yet. Open a .ptx or .cu file (Open… or File → Open PTX / CUDA source…): its "
-                                 "kernels are compiled for the selected device's architecture and the chosen kernel's "
-                                 "registers and shared memory go to the inputs. Then Sweep register caps: each "
-                                 "-maxrregcount is compiled, and its occupancy and spill bytes per thread are "
-                                 "plotted here, with the sweet spot marked.")  # fmt: skip
+        self.empty_hint = QLabel(
+            "No sweep yet. Open a .ptx or .cu file (Open… or File → Open PTX / CUDA source…): its "
+            "kernels are compiled for the selected device's architecture and the chosen kernel's "
+            "registers and shared memory go to the inputs. Then Sweep register caps: each "
+            "-maxrregcount is compiled, and its occupancy and spill bytes per thread are "
+            "plotted here, with the sweet spot marked."
+        )
         self.empty_hint.setObjectName("source_empty_hint")
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -169,8 +181,16 @@ class SourceView(QWidget):
         self.sweet_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         row = QHBoxLayout()
-        for w in (self.open_button, QLabel("Arch:"), self.arch_combo, self.compile_button, QLabel("Kernel:"),
-                  self.kernel_combo, self.sweep_button, self.cancel_button):
+        for w in (
+            self.open_button,
+            QLabel("Arch:"),
+            self.arch_combo,
+            self.compile_button,
+            QLabel("Kernel:"),
+            self.kernel_combo,
+            self.sweep_button,
+            self.cancel_button,
+        ):
             row.addWidget(w)
         row.addStretch(1)
         grid = QGridLayout()
@@ -207,8 +227,9 @@ class SourceView(QWidget):
         self.spill_box.setXLink(item)
         item.vb.sigResized.connect(self._sync_spill_box)
         self.occ_curve = item.plot([], [], pen=pg.mkPen("#1f77b4", width=2), name="occupancy")
-        self.spill_curve = pg.PlotDataItem([], [], pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
-                                           symbol="s", symbolSize=5)
+        self.spill_curve = pg.PlotDataItem(
+            [], [], pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine), symbol="s", symbolSize=5
+        )
         self.spill_box.addItem(self.spill_curve)
         self.sweet_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#2ca02c", width=2))
         self.sweet_line.setVisible(False)
@@ -262,8 +283,10 @@ class SourceView(QWidget):
         if self.path is None:
             return
         if self.session.vendor != NVIDIA:  # a file saved while an AMD device is selected: no NVIDIA compile
-            self.status.setText(f"Not compiled: {VENDOR_NAMES[self.session.vendor]} device selected; nvcc and ptxas "
-                                "compile for NVIDIA GPUs only.")  # fmt: skip
+            self.status.setText(
+                f"Not compiled: {VENDOR_NAMES[self.session.vendor]} device selected; nvcc and ptxas "
+                "compile for NVIDIA GPUs only."
+            )
             return
         self._start("compile", _compile_task(self.path, self.arch(), self.cuda_bin))
 
@@ -273,8 +296,10 @@ class SourceView(QWidget):
             return
         s = self.session
         self._request = (s.inputs.device, s.inputs.threads, s.inputs.dynamic_smem)
-        self._start("sweep", _sweep_task(self.path, self.compiled_arch or self.arch(), self.cuda_bin, kernel,
-                                         self.session, self.cache))
+        self._start(
+            "sweep",
+            _sweep_task(self.path, self.compiled_arch or self.arch(), self.cuda_bin, kernel, self.session, self.cache),
+        )
 
     def cancel(self) -> None:
         self.runner.cancel()
@@ -323,8 +348,9 @@ class SourceView(QWidget):
             self.result = value
             self._scored_for = self._request
             self._show_sweep()
-            self.status.setText(f"{len(value.points)} compiles: {value.kernel} ({value.arch}), "
-                                f"{value.threads} threads per block.")
+            self.status.setText(
+                f"{len(value.points)} compiles: {value.kernel} ({value.arch}), {value.threads} threads per block."
+            )
         self._update_buttons()
         self.compiled.emit()
 
@@ -358,7 +384,9 @@ class SourceView(QWidget):
             return None
         name = self.session.profile.name
         shown = device if name == device else f"{name} ({device})"
-        return f"Registers and shared memory compiled for {arch}; the selected device is {shown}: they may differ on it."
+        return (
+            f"Registers and shared memory compiled for {arch}; the selected device is {shown}: they may differ on it."
+        )
 
     def _on_kernel_chosen(self, index: int) -> None:
         if 0 <= index < len(self.records):
@@ -397,8 +425,12 @@ class SourceView(QWidget):
         if "device" in changed:
             with signals_blocked(self.arch_combo):
                 self.arch_combo.setItemText(0, self._follow_text())
-            if self.follows_device and self.path is not None and self.compiled_arch is not None and \
-                    self.compiled_arch.rstrip("af") != device_arch(self.session):
+            if (
+                self.follows_device
+                and self.path is not None
+                and self.compiled_arch is not None
+                and self.compiled_arch.rstrip("af") != device_arch(self.session)
+            ):
                 self.result = None
                 self._show_sweep()
                 self.compile()

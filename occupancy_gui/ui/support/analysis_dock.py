@@ -41,8 +41,15 @@ class AnalysisDock(QDockWidget):
     has none.
     """
 
-    def __init__(self, window: WindowApi, factory: ViewFactory, name: str, title: str,
-                 others: dict[str, ViewFactory] | None = None, notes: dict[str, str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        window: WindowApi,
+        factory: ViewFactory,
+        name: str,
+        title: str,
+        others: dict[str, ViewFactory] | None = None,
+        notes: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(title, window.frame)
         self._notes = notes or {}
         """The one line for a vendor the dock has no view for, where it says more than "not available yet"."""
@@ -123,7 +130,9 @@ class AnalysisDock(QDockWidget):
 
     def _show_note(self) -> None:
         vendor = self._window.session.vendor
-        words = f"{self.windowTitle()}: " + self._notes.get(vendor, f"not available for {VENDOR_NAMES[vendor]} devices yet.")
+        words = f"{self.windowTitle()}: " + self._notes.get(
+            vendor, f"not available for {VENDOR_NAMES[vendor]} devices yet."
+        )
         if self.note.text() != words:
             self.note.setText(words)
         self._show(self.note)
@@ -157,16 +166,24 @@ class AnalysisDock(QDockWidget):
             self.view()
 
 
-def add_analysis_dock(window: WindowApi, factory: ViewFactory, name: str, title: str,
-                      others: dict[str, ViewFactory] | None = None,
-                      notes: dict[str, str] | None = None) -> AnalysisDock:  # fmt: skip
+def add_analysis_dock(
+    window: WindowApi,
+    factory: ViewFactory,
+    name: str,
+    title: str,
+    others: dict[str, ViewFactory] | None = None,
+    notes: dict[str, str] | None = None,
+) -> AnalysisDock:
     """Add a closed analysis dock, tabbed with the others in the bottom area, with a menu toggle; ``factory`` makes
     its view for NVIDIA devices, ``others`` for other vendors' (the dock says it is not available for the rest, or
     what ``notes`` says for that vendor)."""
     dock = AnalysisDock(window, factory, name, title, others, notes)
     frame = window.frame
-    tabbed = [d for d in frame.findChildren(QDockWidget)
-              if d is not dock and frame.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]  # fmt: skip
+    tabbed = [
+        d
+        for d in frame.findChildren(QDockWidget)
+        if d is not dock and frame.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea
+    ]
     frame.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
     if tabbed:
         frame.tabifyDockWidget(tabbed[0], dock)

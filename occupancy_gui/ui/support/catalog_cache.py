@@ -30,16 +30,26 @@ def _stamps(directory: Path) -> list[tuple[str, int, int]]:
         entries = sorted(os.scandir(directory), key=lambda e: e.name)
     except OSError:
         return []
-    return [(e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in entries
-            if e.name.endswith(PROFILE_SUFFIXES) and e.is_file()]  # fmt: skip
+    return [
+        (e.name, e.stat().st_size, e.stat().st_mtime_ns)
+        for e in entries
+        if e.name.endswith(PROFILE_SUFFIXES) and e.is_file()
+    ]
 
 
 def fingerprint(bundled: Path, user: Path) -> str:
     """What the cached catalog depends on: every profile file, the profile code, the version."""
     code_dir = Path(sys.modules[DeviceProfile.__module__].__file__ or ".").parent
-    parts: list[Any] = [__version__, sorted(_TUPLE_FIELDS), [f.name for f in dataclasses.fields(DeviceProfile)],
-                        str(bundled), _stamps(bundled), str(user), _stamps(user),
-                        [(p.name, p.stat().st_mtime_ns) for p in sorted(code_dir.glob("*.py"))]]  # fmt: skip
+    parts: list[Any] = [
+        __version__,
+        sorted(_TUPLE_FIELDS),
+        [f.name for f in dataclasses.fields(DeviceProfile)],
+        str(bundled),
+        _stamps(bundled),
+        str(user),
+        _stamps(user),
+        [(p.name, p.stat().st_mtime_ns) for p in sorted(code_dir.glob("*.py"))],
+    ]
     return json.dumps(parts)
 
 

@@ -44,8 +44,9 @@ def dropped_compiler_output(event: QDragEnterEvent | QDropEvent) -> str | None:
     return path
 
 
-def accept_drop(event: QEvent, pick: Callable[[QDragEnterEvent | QDropEvent], str | None],
-                open_: Callable[[str], object]) -> bool:  # fmt: skip
+def accept_drop(
+    event: QEvent, pick: Callable[[QDragEnterEvent | QDropEvent], str | None], open_: Callable[[str], object]
+) -> bool:
     """Accept a drag of the file ``pick`` claims and ``open_`` it on drop; ``False`` lets the event through."""
     path = pick(event)  # type: ignore[arg-type]  # the caller filtered on DROP_EVENTS: a drag or drop event
     if path is None:

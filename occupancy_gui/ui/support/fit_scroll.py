@@ -31,7 +31,10 @@ class FitScrollWidth(QObject):
         widget = self.area.widget()
         if widget is None:
             return
-        width = widget.minimumSizeHint().width() + self.area.verticalScrollBar().sizeHint().width() + \
-            2 * self.area.frameWidth()
+        width = (
+            widget.minimumSizeHint().width()
+            + self.area.verticalScrollBar().sizeHint().width()
+            + 2 * self.area.frameWidth()
+        )
         if self.area.minimumWidth() != width:
             self.area.setMinimumWidth(width)

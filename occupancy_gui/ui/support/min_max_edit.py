@@ -52,8 +52,10 @@ class MinMaxEdit(QLineEdit):
             return None
         match = _PAIR.match(text)
         if match is None:
-            raise ValueError(f"'{text.strip()[:40]}' is not N or N, M: type the minimum waves per SIMD, or the "
-                             f"minimum and maximum ({self.low} to {self.high}), or none")  # fmt: skip
+            raise ValueError(
+                f"'{text.strip()[:40]}' is not N or N, M: type the minimum waves per SIMD, or the "
+                f"minimum and maximum ({self.low} to {self.high}), or none"
+            )
         low, high = int(match.group(1)), int(match.group(2)) if match.group(2) else None
         for part in (low, high):
             if part is not None and not self.low <= part <= self.high:

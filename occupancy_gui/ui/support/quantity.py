@@ -27,8 +27,14 @@ class QuantitySpinBox(QSpinBox):
     accepted = Signal()
     """A value was committed (typed, stepped or set); any earlier refusal no longer applies."""
 
-    def __init__(self, kind: str = "count", minimum: int = 0, maximum: int = 1 << 20, step: int = 1,
-                 parent: QWidget | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        kind: str = "count",
+        minimum: int = 0,
+        maximum: int = 1 << 20,
+        step: int = 1,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         if kind not in ("count", "bytes"):
             raise ValueError(f"unknown quantity kind {kind!r}")
@@ -107,7 +113,9 @@ class QuantitySpinBox(QSpinBox):
         self._flagged = invalid
         edit = self.lineEdit()
         pal = edit.palette()
-        pal.setColor(QPalette.ColorRole.Text, error_color() if invalid else self.palette().color(QPalette.ColorRole.Text))
+        pal.setColor(
+            QPalette.ColorRole.Text, error_color() if invalid else self.palette().color(QPalette.ColorRole.Text)
+        )
         edit.setPalette(pal)
 
     @property

@@ -107,8 +107,14 @@ class _Emitter(QObject):
 
 
 class _Task(QRunnable):
-    def __init__(self, task_id: int, fn: TaskFn, emitter: _Emitter, expected: tuple[type[BaseException], ...],
-                 cancel_types: tuple[type[BaseException], ...]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        task_id: int,
+        fn: TaskFn,
+        emitter: _Emitter,
+        expected: tuple[type[BaseException], ...],
+        cancel_types: tuple[type[BaseException], ...],
+    ) -> None:
         super().__init__()
         self.setAutoDelete(False)  # the runner keeps the Python object until the pool is done with it
         self.task_id = task_id
@@ -153,8 +159,13 @@ class TaskRunner(QObject):
     progressed = Signal(int, int)
     finished = Signal(object)
 
-    def __init__(self, parent: QObject | None = None, *, expected: tuple[type[BaseException], ...] = (ValueError, OSError),
-                 cancel_types: tuple[type[BaseException], ...] = ()) -> None:  # fmt: skip
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        *,
+        expected: tuple[type[BaseException], ...] = (ValueError, OSError),
+        cancel_types: tuple[type[BaseException], ...] = (),
+    ) -> None:
         super().__init__(parent)
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(2)  # a cancelled task may still be winding down beside the new one

@@ -23,7 +23,8 @@ class Term:
 
 TERMS: tuple[Term, ...] = (
     Term(
-        "occupancy", "Theoretical and achieved occupancy",
+        "occupancy",
+        "Theoretical and achieved occupancy",
         "Theoretical occupancy: how many warps this launch can keep on one SM at once, as a share of the most "
         "an SM can hold. It is a ceiling worked out from the launch and the kernel's resources; what a profiler "
         "measures while the kernel runs (achieved occupancy) is usually lower.",
@@ -39,7 +40,8 @@ TERMS: tuple[Term, ...] = (
         "measure the speed.</p>",
     ),
     Term(
-        "binding", "Binding limit (★)",
+        "binding",
+        "Binding limit (★)",
         "Each resource (warps, block slots, registers, shared memory, barriers) allows some number of whole "
         "blocks on one SM; the smallest of these numbers is the answer, and that resource binds (★). Only "
         "lowering the binding resource's use gains a block; ties are all marked.",
@@ -52,7 +54,8 @@ TERMS: tuple[Term, ...] = (
         "part of each resource left empty because another one binds.</p>",
     ),
     Term(
-        "estimate", "First-pass estimate",
+        "estimate",
+        "First-pass estimate",
         "The calculation by hand: threads × registers per block and the shared memory as declared, no "
         "rounding, each divided into what the SM has. Real allocation rounds up, so near a step the exact "
         "answer can be a block lower; rows where that happens are marked ≠ estimate.",
@@ -66,7 +69,8 @@ TERMS: tuple[Term, ...] = (
         "every row where rounding moved a ceiling.</p>",
     ),
     Term(
-        "carveout", "Shared memory carveout",
+        "carveout",
+        "Shared memory carveout",
         "From Volta on, one block of on-chip memory is split between L1 cache and shared memory. The carveout "
         "is the kernel's preferred share for shared memory; the driver rounds it up to a size the SM supports "
         "and grows it when one block needs more. Less shared memory per SM may mean fewer blocks.",
@@ -80,7 +84,8 @@ TERMS: tuple[Term, ...] = (
         "give shared memory all of it.</p>",
     ),
     Term(
-        "barriers", "Block barriers",
+        "barriers",
+        "Block barriers",
         "The named hardware barriers a block uses (__syncthreads() takes one). From compute capability 9.0 an "
         "SM has a fixed number of them, so a kernel that uses many per block can fit fewer blocks.",
         "<p>A block synchronises its threads on hardware <b>barriers</b>: <code>__syncthreads()</code> uses "
@@ -91,7 +96,8 @@ TERMS: tuple[Term, ...] = (
         "blocks at once. Earlier GPUs are not limited by them in the model.</p>",
     ),
     Term(
-        "reserved", "The reserved 1 KiB of shared memory",
+        "reserved",
+        "The reserved 1 KiB of shared memory",
         "From compute capability 8.0 the driver keeps 1 KiB of shared memory per block for itself. It counts "
         "against the SM in every block, even one that declares no shared memory: a 24 KiB block takes 25 KiB.",
         "<p>From compute capability 8.0 (Ampere) the CUDA driver sets aside 1 KiB of shared memory in every "
@@ -103,7 +109,8 @@ TERMS: tuple[Term, ...] = (
         "most 227 KiB.</p>",
     ),
     Term(
-        "launch_bounds", "Launch bounds, required block size, min blocks per SM",
+        "launch_bounds",
+        "Launch bounds, required block size, min blocks per SM",
         "__launch_bounds__(max threads, min blocks) tells the compiler the largest block the kernel will be "
         "launched with — a larger launch fails — and, optionally, how many blocks it should fit per SM, which "
         "makes the compiler cap registers. A required block size (PTX .reqntid) allows that size only.",
@@ -120,7 +127,8 @@ TERMS: tuple[Term, ...] = (
         "<p>A log from ptxas does not record the bounds; a cubin, an object file or the source does.</p>",
     ),
     Term(
-        "waves", "Waves",
+        "waves",
+        "Waves",
         "A grid runs in waves: at most (blocks per SM × SMs) blocks run at once, and the others wait for a "
         "free place. A last wave that is only partly full leaves most of the GPU idle while it runs.",
         "<p>All of a grid's blocks do not run at once: each SM holds its resident blocks, so at most "
@@ -131,7 +139,8 @@ TERMS: tuple[Term, ...] = (
         "avoids it. The Grid and waves dock counts the waves of your grid and the nearest whole-wave sizes.</p>",
     ),
     Term(
-        "utilization", "Utilization of one SM",
+        "utilization",
+        "Utilization of one SM",
         "For each resource of one SM: the part the resident blocks hold, the part left empty because another "
         "resource binds, and the remainder too small (or, for registers, too split up) for one more block.",
         "<p>The Utilization dock splits each resource of one SM in three, as Nsight Compute does:</p>"
@@ -143,7 +152,7 @@ TERMS: tuple[Term, ...] = (
         "between sub-partitions and a warp's registers must sit in one.</li></ul>"
         "<p>The three add up to what the SM has. For the binding resource the unusable part is zero.</p>",
     ),
-)  # fmt: skip
+)
 TERMS_BY_KEY: dict[str, Term] = {t.key: t for t in TERMS}
 
 

@@ -57,8 +57,17 @@ def raise_when_opened(dock: QDockWidget) -> None:
     dock.toggleViewAction().toggled.connect(on_toggled)
 
 
-DOCK_ORDER = ("kernel_table", "source", "advisor", "heatmap", "waves", "utilization", "compare", "every_gpu",
-              "gpu_data")
+DOCK_ORDER = (
+    "kernel_table",
+    "source",
+    "advisor",
+    "heatmap",
+    "waves",
+    "utilization",
+    "compare",
+    "every_gpu",
+    "gpu_data",
+)
 """The docks' order in the one menu that opens them all: the inputs' sources, then the analyses, then the
 comparisons and the data sheet; any other dock after these."""
 

@@ -57,8 +57,11 @@ class WrapColumns(QObject):
         """The narrowest the view can be with nothing cut: its columns at their floors, its frame, a scroll bar."""
         natural, floor = self._measure()
         view = self.view
-        return sum(floor.get(c, w) for c, w in enumerate(natural)) + 2 * view.frameWidth() + \
-            view.verticalScrollBar().sizeHint().width()
+        return (
+            sum(floor.get(c, w) for c, w in enumerate(natural))
+            + 2 * view.frameWidth()
+            + view.verticalScrollBar().sizeHint().width()
+        )
 
     def fit(self) -> None:
         view = self.view

@@ -47,8 +47,13 @@ def run_oracle(jobs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
         job_file = cache / f"{key}.jobs.json"
         job_file.write_text(blob)
         env = {**os.environ, "TRITON_DEFAULT_FP_FUSION": "1", "TRITON_CACHE_DIR": str(cache / "triton")}
-        done = subprocess.run([sys.executable, str(HERE / "llvm_oracle.py"), str(job_file), str(out) + ".tmp"],
-                              env=env, capture_output=True, text=True, check=False)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, str(HERE / "llvm_oracle.py"), str(job_file), str(out) + ".tmp"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert done.returncode == 0, done.stderr[-4000:]
         os.replace(str(out) + ".tmp", out)
         job_file.unlink()

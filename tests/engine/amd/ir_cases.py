@@ -26,12 +26,17 @@ class IrCase:
 
 
 def kernel_ir(index: int, case: IrCase) -> str:
-    clobbers = [f"~{{{kind}{n}}}" for kind, n in (("v", case.vgpr), ("s", case.sgpr), ("a", case.agpr)) if n is not None]
+    clobbers = [
+        f"~{{{kind}{n}}}" for kind, n in (("v", case.vgpr), ("s", case.sgpr), ("a", case.agpr)) if n is not None
+    ]
     lines = []
     if case.lds:
         lines.append(f"@lds{index} = internal addrspace(3) global [{case.lds} x i8] undef, align 4")
-    lines.append(f"define amdgpu_kernel void @k{index}(ptr addrspace(1) %out) #{index}"
-                 + (f" !reqd_work_group_size !{index}" if case.required else "") + " {")
+    lines.append(
+        f"define amdgpu_kernel void @k{index}(ptr addrspace(1) %out) #{index}"
+        + (f" !reqd_work_group_size !{index}" if case.required else "")
+        + " {"
+    )
     if clobbers:
         lines.append(f'  call void asm sideeffect "", "{",".join(clobbers)}"()')
     if case.lds:
@@ -57,7 +62,12 @@ def modes(target: AmdTarget) -> list[tuple[str, int, bool]]:
     """(LLVM feature string, wave size, WGP mode) for every way the target compiles."""
     if not target.wave32:
         return [("", 64, False)]
-    return [("", 32, True), ("+wavefrontsize64", 64, True), ("+cumode", 32, False), ("+wavefrontsize64,+cumode", 64, False)]
+    return [
+        ("", 32, True),
+        ("+wavefrontsize64", 64, True),
+        ("+cumode", 32, False),
+        ("+wavefrontsize64,+cumode", 64, False),
+    ]
 
 
 def sweep_cases(target: AmdTarget, wgp: bool, seed: int, *, full: bool) -> list[IrCase]:
@@ -84,23 +94,62 @@ def sweep_cases(target: AmdTarget, wgp: bool, seed: int, *, full: bool) -> list[
     multiples = range(1, addressable // granule + 1, 1 if full else 3)
     edges = {k * granule + d for k in multiples for d in (-1, 0, 1)}
     edges |= {pool // n + d for n in range(1, 33 if full else 9) for d in (-1, 0, 1)}
-    cases += [IrCase(vgpr=8, lds=b, flat_max=rng.choice((64, 128, 256, 1024))) for b in sorted(edges) if 0 < b <= addressable]
-    cases += [IrCase(vgpr=8, flat_max=f) for f in (1, 2, 31, 32, 33, 63, 64, 65, 96, 128, 129, 192, 256, 320, 384,
-                                                   448, 512, 576, 640, 768, 896, 960, 1023, 1024)]  # fmt: skip
+    cases += [
+        IrCase(vgpr=8, lds=b, flat_max=rng.choice((64, 128, 256, 1024))) for b in sorted(edges) if 0 < b <= addressable
+    ]
+    cases += [
+        IrCase(vgpr=8, flat_max=f)
+        for f in (
+            1,
+            2,
+            31,
+            32,
+            33,
+            63,
+            64,
+            65,
+            96,
+            128,
+            129,
+            192,
+            256,
+            320,
+            384,
+            448,
+            512,
+            576,
+            640,
+            768,
+            896,
+            960,
+            1023,
+            1024,
+        )
+    ]
     cases += [IrCase(vgpr=8, flat_max=f, required=True) for f in (32, 64, 96, 128, 256, 384, 512, 1024)]
     for w in range(1, target.llvm_max_waves_per_eu + 2):
-        cases += [IrCase(vgpr=3, sgpr=3, waves_per_eu=(w, None)), IrCase(vgpr=3, sgpr=3, waves_per_eu=(w, w)),
-                  IrCase(vgpr=3, sgpr=3, waves_per_eu=(1, w)), IrCase(vgpr=3, sgpr=3, waves_per_eu=(w, w + 3)),
-                  IrCase(vgpr=3, sgpr=3, lds=addressable // 3, waves_per_eu=(w, w))]  # fmt: skip
+        cases += [
+            IrCase(vgpr=3, sgpr=3, waves_per_eu=(w, None)),
+            IrCase(vgpr=3, sgpr=3, waves_per_eu=(w, w)),
+            IrCase(vgpr=3, sgpr=3, waves_per_eu=(1, w)),
+            IrCase(vgpr=3, sgpr=3, waves_per_eu=(w, w + 3)),
+            IrCase(vgpr=3, sgpr=3, lds=addressable // 3, waves_per_eu=(w, w)),
+        ]
     for _ in range(120 if full else 60):
         flat = rng.choice((64, 128, 256, 512, 1024, rng.randrange(1, 1025)))
-        cases.append(IrCase(
-            vgpr=rng.choice((None, rng.randrange(0, 256))), sgpr=rng.choice((None, rng.randrange(0, 102))),
-            agpr=rng.choice((None, rng.randrange(0, 256))) if target.agpr_file != "none" else None,
-            lds=rng.choice((0, 0, rng.randrange(1, addressable + 1), rng.randrange(1, addressable // 4))), flat_max=flat,
-            required=rng.random() < 0.2,
-            waves_per_eu=rng.choice((None, None, (rng.randrange(1, 12), None),
-                                     (rng.randrange(1, 9), rng.randrange(1, 17))))))  # fmt: skip
+        cases.append(
+            IrCase(
+                vgpr=rng.choice((None, rng.randrange(0, 256))),
+                sgpr=rng.choice((None, rng.randrange(0, 102))),
+                agpr=rng.choice((None, rng.randrange(0, 256))) if target.agpr_file != "none" else None,
+                lds=rng.choice((0, 0, rng.randrange(1, addressable + 1), rng.randrange(1, addressable // 4))),
+                flat_max=flat,
+                required=rng.random() < 0.2,
+                waves_per_eu=rng.choice(
+                    (None, None, (rng.randrange(1, 12), None), (rng.randrange(1, 9), rng.randrange(1, 17)))
+                ),
+            )
+        )
     return cases
 
 

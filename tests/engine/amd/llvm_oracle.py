@@ -20,14 +20,27 @@ import sys
 from pathlib import Path
 from typing import Any
 
-COMMENT = re.compile(r"^; (NumVgprs|NumAgprs|TotalNumVgprs|TotalNumSgprs|ScratchSize|Occupancy|VGPRBlocks|SGPRBlocks|"
-                     r"NumVGPRsForWavesPerEU|NumSGPRsForWavesPerEU|LDSByteSize): (\d+)")
+COMMENT = re.compile(
+    r"^; (NumVgprs|NumAgprs|TotalNumVgprs|TotalNumSgprs|ScratchSize|Occupancy|VGPRBlocks|SGPRBlocks|"
+    r"NumVGPRsForWavesPerEU|NumSGPRsForWavesPerEU|LDSByteSize): (\d+)"
+)
 LABEL = re.compile(r"^([A-Za-z_][\w$]*):")
 DIRECTIVE = re.compile(r"^\s*\.amdhsa_(workgroup_processor_mode|next_free_vgpr|accum_offset)\s+(\d+)")
 KERNEL_BLOCK = re.compile(r"^\s*\.amdhsa_kernel\s+(\S+)")
-METADATA = frozenset({"name", "vgpr_count", "agpr_count", "sgpr_count", "group_segment_fixed_size",
-                      "private_segment_fixed_size", "max_flat_workgroup_size", "wavefront_size",
-                      "workgroup_processor_mode", "reqd_workgroup_size"})
+METADATA = frozenset(
+    {
+        "name",
+        "vgpr_count",
+        "agpr_count",
+        "sgpr_count",
+        "group_segment_fixed_size",
+        "private_segment_fixed_size",
+        "max_flat_workgroup_size",
+        "wavefront_size",
+        "workgroup_processor_mode",
+        "reqd_workgroup_size",
+    }
+)
 """The code-object metadata fields a reader gives the engine (the rest of each entry is dropped)."""
 
 
@@ -71,7 +84,9 @@ def parse_amdgcn(text: str) -> list[dict[str, Any]]:
             last_key = key[1:]
             if value:
                 kernels[-1][last_key] = int(value) if value.isdigit() else value
-        elif kernels and last_key == "reqd_workgroup_size" and line.startswith("      - ") and line[8:].strip().isdigit():
+        elif (
+            kernels and last_key == "reqd_workgroup_size" and line.startswith("      - ") and line[8:].strip().isdigit()
+        ):
             kernels[-1].setdefault("reqd_workgroup_size", []).append(int(line[8:]))
         elif line.startswith(("amdhsa.", "\t.end_amdgpu_metadata")):
             last_key = None
@@ -87,9 +102,19 @@ def run_ir(job: dict[str, Any]) -> list[dict[str, Any]]:
     else:
         from triton.backends.amd.compiler import compile_amdgpu
 
-        text = compile_amdgpu(job["module"], triple, job["arch"], job["features"], flags=[], enable_fp_fusion=False,
-                              disable_optimization=False, canonicalize_gep=False, disabled_passes="", dump_ir=False,
-                              enable_timing=False)
+        text = compile_amdgpu(
+            job["module"],
+            triple,
+            job["arch"],
+            job["features"],
+            flags=[],
+            enable_fp_fusion=False,
+            disable_optimization=False,
+            canonicalize_gep=False,
+            disabled_passes="",
+            dump_ir=False,
+            enable_timing=False,
+        )
     return parse_amdgcn(text)
 
 

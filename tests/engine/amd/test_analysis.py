@@ -30,32 +30,65 @@ KiB = 1024
 
 EXPLAINED = [
     # Runtime 16 waves over 4 SIMDs = 4; LLVM 512/128 = 4 VGPR waves: the same.
-    ("MI300X", AmdKernel(vgprs=128, sgprs=96, static_lds=16 * KiB), AmdLaunch(256), "Both answers agree: 4 waves per SIMD."),
+    (
+        "MI300X",
+        AmdKernel(vgprs=128, sgprs=96, static_lds=16 * KiB),
+        AmdLaunch(256),
+        "Both answers agree: 4 waves per SIMD.",
+    ),
     # gfx906: the runtime caps at 8, LLVM at 10 (64-thread launch bound, 16 VGPRs: no other limit).
-    ("MI50", AmdKernel(vgprs=16, max_threads=64), AmdLaunch(64),
-     "The runtime gives 8 waves per SIMD and the compiler 10: the runtime caps a SIMD at 8 waves where LLVM allows 10."),
+    (
+        "MI50",
+        AmdKernel(vgprs=16, max_threads=64),
+        AmdLaunch(64),
+        "The runtime gives 8 waves per SIMD and the compiler 10: the runtime caps a SIMD at 8 waves where LLVM allows 10.",
+    ),
     # gfx1030: comgr's granule 8 keeps 72 VGPRs at 72 (14 waves), LLVM's 16 rounds to 80 (12 waves).
-    ("RX 6800 XT", AmdKernel(vgprs=72, max_threads=64), AmdLaunch(64),
-     "The runtime gives 14 waves per SIMD and the compiler 12: LLVM rounds 72 VGPRs to a granule of 16 of 1024 "
-     "(12 waves), the runtime to 72 of 1024 (14 waves)."),
+    (
+        "RX 6800 XT",
+        AmdKernel(vgprs=72, max_threads=64),
+        AmdLaunch(64),
+        "The runtime gives 14 waves per SIMD and the compiler 12: LLVM rounds 72 VGPRs to a granule of 16 of 1024 "
+        "(12 waves), the runtime to 72 of 1024 (14 waves).",
+    ),
     # 32 KiB of dynamic LDS: 2 blocks of 4 waves on 4 SIMDs; LLVM sees no LDS.
-    ("MI300X", AmdKernel(vgprs=32, max_threads=256), AmdLaunch(256, 32 * KiB),
-     "The runtime gives 2 waves per SIMD and the compiler 8: the runtime counts the 32768 B of dynamic LDS, which "
-     "the compiler cannot see, so only 2 blocks fit."),
+    (
+        "MI300X",
+        AmdKernel(vgprs=32, max_threads=256),
+        AmdLaunch(256, 32 * KiB),
+        "The runtime gives 2 waves per SIMD and the compiler 8: the runtime counts the 32768 B of dynamic LDS, which "
+        "the compiler cannot see, so only 2 blocks fit.",
+    ),
     # amdgpu-waves-per-eu 3: LLVM pads to 129 VGPRs (512/136 = 3 waves); the runtime reads 20 VGPRs.
-    ("MI300X", AmdKernel(vgprs=20, max_threads=256, waves_per_eu=(3, 3)), AmdLaunch(256),
-     "The runtime gives 8 waves per SIMD and the compiler 3: LLVM pads the registers to 129 VGPRs to honour "
-     "amdgpu-waves-per-eu (3, 3); the runtime reads the kernel's 20."),
-    ("MI300X", AmdKernel(vgprs=600), AmdLaunch(256),
-     "The runtime refuses the kernel (hipErrorUnknown: 600 VGPRs exceed the 512 per SIMD); the compiler still "
-     "reports 1 wave per SIMD, because LLVM never counts fewer than one."),
+    (
+        "MI300X",
+        AmdKernel(vgprs=20, max_threads=256, waves_per_eu=(3, 3)),
+        AmdLaunch(256),
+        "The runtime gives 8 waves per SIMD and the compiler 3: LLVM pads the registers to 129 VGPRs to honour "
+        "amdgpu-waves-per-eu (3, 3); the runtime reads the kernel's 20.",
+    ),
+    (
+        "MI300X",
+        AmdKernel(vgprs=600),
+        AmdLaunch(256),
+        "The runtime refuses the kernel (hipErrorUnknown: 600 VGPRs exceed the 512 per SIMD); the compiler still "
+        "reports 1 wave per SIMD, because LLVM never counts fewer than one.",
+    ),
     # hipModuleLaunchKernel refuses a block above the kernel's launch bound; the occupancy API does not look.
-    ("MI300X", AmdKernel(vgprs=32, max_threads=256), AmdLaunch(512),
-     "The launch itself fails: a block of 512 threads is above the kernel's launch bound of 256 "
-     "(hipErrorLaunchFailure), though the occupancy call still answers 4 blocks."),
-    ("MI300X", AmdKernel(vgprs=32), AmdLaunch(2048),
-     "The runtime fits no block of 2048 threads (the limit is 1024); the compiler answers for the kernel's launch bound."),
-]  # fmt: skip
+    (
+        "MI300X",
+        AmdKernel(vgprs=32, max_threads=256),
+        AmdLaunch(512),
+        "The launch itself fails: a block of 512 threads is above the kernel's launch bound of 256 "
+        "(hipErrorLaunchFailure), though the occupancy call still answers 4 blocks.",
+    ),
+    (
+        "MI300X",
+        AmdKernel(vgprs=32),
+        AmdLaunch(2048),
+        "The runtime fits no block of 2048 threads (the limit is 1024); the compiler answers for the kernel's launch bound.",
+    ),
+]
 
 
 @pytest.mark.parametrize(("device", "kernel", "launch", "text"), EXPLAINED)
@@ -69,10 +102,14 @@ def test_explanation_is_one_line_and_agrees_only_when_equal(amd_catalog: AmdCata
     for _ in range(3000):
         profile = rng.choice(amd_catalog.gpus())
         target = profile.target
-        kernel = AmdKernel(vgprs=rng.randrange(0, 257), sgprs=rng.randrange(0, 107),
-                           static_lds=rng.choice((0, rng.randrange(0, 40000))),
-                           wave_size=rng.choice(target.wave_sizes()), max_threads=rng.choice((64, 256, 1024)),
-                           waves_per_eu=rng.choice((None, (rng.randrange(1, 9), None))))  # fmt: skip
+        kernel = AmdKernel(
+            vgprs=rng.randrange(0, 257),
+            sgprs=rng.randrange(0, 107),
+            static_lds=rng.choice((0, rng.randrange(0, 40000))),
+            wave_size=rng.choice(target.wave_sizes()),
+            max_threads=rng.choice((64, 256, 1024)),
+            waves_per_eu=rng.choice((None, (rng.randrange(1, 9), None))),
+        )
         launch = AmdLaunch(rng.randrange(1, 1025), rng.choice((0, rng.randrange(0, 30000))))
         text = explain_difference(profile.device(), kernel, launch)
         hip, comp = hip_occupancy(profile.device(), kernel, launch), compiler_occupancy(target, kernel)
@@ -158,9 +195,11 @@ def test_vgpr_hint(amd_catalog: AmdCatalog) -> None:
     kernel = AmdKernel(vgprs=100)
     step = next_vgpr_step(target, kernel)
     assert step is not None and (step.waves, step.max_vgprs) == (5, 96)
-    assert vgpr_hint(target, kernel) == ("100 VGPRs allow 4 waves per SIMD; at most 96 allow 5: "
-                                         "__attribute__((amdgpu_waves_per_eu(5))) asks LLVM to fit them "
-                                         "(it may spill to scratch).")  # fmt: skip
+    assert vgpr_hint(target, kernel) == (
+        "100 VGPRs allow 4 waves per SIMD; at most 96 allow 5: "
+        "__attribute__((amdgpu_waves_per_eu(5))) asks LLVM to fit them "
+        "(it may spill to scratch)."
+    )
     assert vgpr_hint(target, AmdKernel(vgprs=40)) is None
 
 
@@ -183,7 +222,7 @@ def test_rows_mirror_the_results(amd_catalog: AmdCatalog) -> None:
 
 
 def test_explanations_write_one_wave_and_one_block_in_the_singular(amd_catalog: AmdCatalog) -> None:
-    """"1 wave per SIMD", "1 block": never "1 waves" (the engine's ``words.count``), over many questions."""
+    """ "1 wave per SIMD", "1 block": never "1 waves" (the engine's ``words.count``), over many questions."""
     import re
 
     rng = random.Random(40)
@@ -192,9 +231,12 @@ def test_explanations_write_one_wave_and_one_block_in_the_singular(amd_catalog: 
     for _ in range(400):
         profile = rng.choice([p for p in amd_catalog if p.compute_units is not None])
         target = profile.target
-        kernel = AmdKernel(vgprs=rng.choice([1, 24, 96, 128, 200, 256]), sgprs=rng.choice([0, 40, 102]),
-                           static_lds=rng.choice([0, 8 * 1024, 40 * 1024]),
-                           wave_size=rng.choice(target.wave_sizes()))  # fmt: skip
+        kernel = AmdKernel(
+            vgprs=rng.choice([1, 24, 96, 128, 200, 256]),
+            sgprs=rng.choice([0, 40, 102]),
+            static_lds=rng.choice([0, 8 * 1024, 40 * 1024]),
+            wave_size=rng.choice(target.wave_sizes()),
+        )
         launch = AmdLaunch(rng.choice([64, 256, 1024]), rng.choice([0, 30000]))
         text = explain_difference(profile.device(), kernel, launch)
         assert not singular.search(text), text

@@ -23,8 +23,17 @@ from .conftest import run_oracle
 from .ir_cases import IrCase, modes, module, random_cases, sweep_cases
 
 SEED = 40
-TRITON_TARGETS = [("gfx942", 64), ("gfx950", 64), ("gfx90a", 64), ("gfx908", 64), ("gfx906", 64), ("gfx1100", 32),
-                  ("gfx1151", 32), ("gfx1200", 32), ("gfx1201", 32)]  # fmt: skip
+TRITON_TARGETS = [
+    ("gfx942", 64),
+    ("gfx950", 64),
+    ("gfx90a", 64),
+    ("gfx908", 64),
+    ("gfx906", 64),
+    ("gfx1100", 32),
+    ("gfx1151", 32),
+    ("gfx1200", 32),
+    ("gfx1201", 32),
+]
 """What issue #40 lists that Triton compiles (and this catalog has): RDNA always compiles wave32 there."""
 
 
@@ -32,13 +41,17 @@ def kernel_of(record: dict[str, Any], target: AmdTarget, waves_per_eu: tuple[int
     """The engine's input from one compiled kernel's metadata, as ``importers.amd`` reads it."""
     required = record.get("reqd_workgroup_size")
     return AmdKernel(
-        vgprs=record["vgpr_count"], agprs=record.get("agpr_count", 0), sgprs=record["sgpr_count"],
-        static_lds=record["group_segment_fixed_size"], scratch=record["private_segment_fixed_size"],
+        vgprs=record["vgpr_count"],
+        agprs=record.get("agpr_count", 0),
+        sgprs=record["sgpr_count"],
+        static_lds=record["group_segment_fixed_size"],
+        scratch=record["private_segment_fixed_size"],
         wave_size=record["wavefront_size"],
         wgp_mode=bool(record["workgroup_processor_mode"]) if target.has_wgp else None,
         max_threads=record["max_flat_workgroup_size"],
-        required_block=required[0] * required[1] * required[2] if required else 0, waves_per_eu=waves_per_eu,
-    )  # fmt: skip
+        required_block=required[0] * required[1] * required[2] if required else 0,
+        waves_per_eu=waves_per_eu,
+    )
 
 
 def descriptor_allocation(record: dict[str, Any], target: AmdTarget) -> tuple[int, int]:
@@ -55,12 +68,20 @@ def ir_jobs(catalog: AmdCatalog) -> tuple[list[dict[str, Any]], list[tuple[AmdTa
     for profile in catalog.targets():
         for index, (features, _wave, wgp) in enumerate(modes(profile.target)):
             cases = sweep_cases(profile.target, wgp, SEED, full=index == 0)
-            jobs.append({"kind": "ir", "arch": profile.name, "features": features, "backend": "core",
-                         "module": module(cases)})  # fmt: skip
+            jobs.append(
+                {"kind": "ir", "arch": profile.name, "features": features, "backend": "core", "module": module(cases)}
+            )
             meta.append((profile.target, features, cases))
             mixed = random_cases(profile.target, wgp, SEED + 1)
-            jobs.append({"kind": "ir", "arch": profile.name, "features": features, "backend": "codegen",
-                         "module": module(mixed)})  # fmt: skip
+            jobs.append(
+                {
+                    "kind": "ir",
+                    "arch": profile.name,
+                    "features": features,
+                    "backend": "codegen",
+                    "module": module(mixed),
+                }
+            )
             meta.append((profile.target, features + " (codegen)", mixed))
     return jobs, meta
 
@@ -91,8 +112,9 @@ def test_model_equals_llvm_on_every_ir_kernel(ir_results: list[tuple[AmdTarget, 
     assert set(binding) == {"waves", "workgroup_size", "lds", "vgprs", "sgprs", "waves_per_eu"}, binding
 
 
-def test_every_target_and_mode_compiled(ir_results: list[tuple[AmdTarget, str, IrCase, dict[str, Any]]],
-                                        amd_catalog: AmdCatalog) -> None:  # fmt: skip
+def test_every_target_and_mode_compiled(
+    ir_results: list[tuple[AmdTarget, str, IrCase, dict[str, Any]]], amd_catalog: AmdCatalog
+) -> None:
     seen = {(t.name, f) for t, f, _c, _r in ir_results}
     for profile in amd_catalog.targets():
         for features, _wave, _wgp in modes(profile.target):
@@ -124,23 +146,55 @@ def triton_results() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     jobs = []
     for arch, warp in TRITON_TARGETS:
         for rows in (2, 8, 32, 64):
-            jobs.append({"kind": "triton", "kernel": "pressure", "arch": arch, "warp": warp,
-                         "constexprs": {"rows": rows, "block": 1024}, "options": {"num_warps": 4}})  # fmt: skip
+            jobs.append(
+                {
+                    "kind": "triton",
+                    "kernel": "pressure",
+                    "arch": arch,
+                    "warp": warp,
+                    "constexprs": {"rows": rows, "block": 1024},
+                    "options": {"num_warps": 4},
+                }
+            )
         for warps in (1, 8):
-            jobs.append({"kind": "triton", "kernel": "pressure", "arch": arch, "warp": warp,
-                         "constexprs": {"rows": 8, "block": 512}, "options": {"num_warps": warps}})  # fmt: skip
+            jobs.append(
+                {
+                    "kind": "triton",
+                    "kernel": "pressure",
+                    "arch": arch,
+                    "warp": warp,
+                    "constexprs": {"rows": 8, "block": 512},
+                    "options": {"num_warps": warps},
+                }
+            )
         for waves in (0, 2, 4):
-            jobs.append({"kind": "triton", "kernel": "dot", "arch": arch, "warp": warp,
-                         "constexprs": {"size_m": 128, "size_n": 128, "size_k": 64},
-                         "options": {"num_warps": 4, "waves_per_eu": waves}})  # fmt: skip
-        jobs.append({"kind": "triton", "kernel": "dot", "arch": arch, "warp": warp,
-                     "constexprs": {"size_m": 64, "size_n": 64, "size_k": 32}, "options": {"num_warps": 2}})  # fmt: skip
+            jobs.append(
+                {
+                    "kind": "triton",
+                    "kernel": "dot",
+                    "arch": arch,
+                    "warp": warp,
+                    "constexprs": {"size_m": 128, "size_n": 128, "size_k": 64},
+                    "options": {"num_warps": 4, "waves_per_eu": waves},
+                }
+            )
+        jobs.append(
+            {
+                "kind": "triton",
+                "kernel": "dot",
+                "arch": arch,
+                "warp": warp,
+                "constexprs": {"size_m": 64, "size_n": 64, "size_k": 32},
+                "options": {"num_warps": 2},
+            }
+        )
     results = run_oracle(jobs)
     return [(job["arch"], job, records[0]) for job, records in zip(jobs, results, strict=True)]
 
 
-def test_model_equals_llvm_on_triton_kernels(triton_results: list[tuple[str, dict[str, Any], dict[str, Any]]],
-                                            amd_catalog: AmdCatalog) -> None:  # fmt: skip
+def test_model_equals_llvm_on_triton_kernels(
+    triton_results: list[tuple[str, dict[str, Any], dict[str, Any]]], amd_catalog: AmdCatalog
+) -> None:
     mismatches = []
     for arch, job, record in triton_results:
         target = amd_catalog.get(arch).target
@@ -148,8 +202,9 @@ def test_model_equals_llvm_on_triton_kernels(triton_results: list[tuple[str, dic
         kernel = kernel_of(record, target, (waves, waves) if waves else None)
         model = compiler_occupancy(target, kernel).waves_per_simd
         if model != record["Occupancy"]:
-            mismatches.append(f"{arch} {job['kernel']} {job['constexprs']} {job['options']}: "
-                              f"{model} != {record['Occupancy']}")
+            mismatches.append(
+                f"{arch} {job['kernel']} {job['constexprs']} {job['options']}: {model} != {record['Occupancy']}"
+            )
     assert mismatches == [], mismatches
     # The sweep reaches what it is meant to: register limits, AGPRs, spills to scratch, several launch bounds.
     assert any(r.get("agpr_count", 0) > 0 for _a, _j, r in triton_results)

@@ -63,8 +63,9 @@ def _check_hip(grid: AmdGrid, device: Any, kernel_at: Any, dynamic_at: Any) -> N
 
 
 @pytest.mark.parametrize(("name", "kernel", "launch"), CASES)
-def test_hip_vgpr_grid_equals_the_runtime_rule_in_every_cell(amd_catalog: AmdCatalog, name: str, kernel: AmdKernel,
-                                                             launch: AmdLaunch) -> None:  # fmt: skip
+def test_hip_vgpr_grid_equals_the_runtime_rule_in_every_cell(
+    amd_catalog: AmdCatalog, name: str, kernel: AmdKernel, launch: AmdLaunch
+) -> None:
     device = amd_catalog.get(name).device()
     grid = hip_grid_vgprs(device, kernel, launch)
     assert grid.values[0] == 0 and grid.values[-1] == device.target.llvm_addressable_vgprs
@@ -72,8 +73,9 @@ def test_hip_vgpr_grid_equals_the_runtime_rule_in_every_cell(amd_catalog: AmdCat
 
 
 @pytest.mark.parametrize(("name", "kernel", "launch"), CASES)
-def test_hip_lds_grid_equals_the_runtime_rule_at_each_columns_bytes(amd_catalog: AmdCatalog, name: str,
-                                                                    kernel: AmdKernel, launch: AmdLaunch) -> None:  # fmt: skip
+def test_hip_lds_grid_equals_the_runtime_rule_at_each_columns_bytes(
+    amd_catalog: AmdCatalog, name: str, kernel: AmdKernel, launch: AmdLaunch
+) -> None:
     device = amd_catalog.get(name).device()
     grid = hip_grid_lds(device, kernel, upto=int(device.target.lds_per_workgroup * 1.25))
     assert grid.values[0] >= kernel.static_lds and grid.values[0] - device.target.llvm_lds_granule < max(
@@ -94,8 +96,9 @@ COMPILER_CASES = [
 
 
 @pytest.mark.parametrize(("name", "kernel", "launch"), COMPILER_CASES)
-def test_compiler_grids_equal_llvms_model_with_the_row_as_launch_bound(amd_catalog: AmdCatalog, name: str,
-                                                                      kernel: AmdKernel, launch: AmdLaunch) -> None:  # fmt: skip
+def test_compiler_grids_equal_llvms_model_with_the_row_as_launch_bound(
+    amd_catalog: AmdCatalog, name: str, kernel: AmdKernel, launch: AmdLaunch
+) -> None:
     device = amd_catalog.get(name).device()
     for grid, column in (
         (compiler_grid_vgprs(device, kernel), "vgprs"),
@@ -128,8 +131,9 @@ def test_every_hip_limit_binds_somewhere_and_errors_are_marked(amd_catalog: AmdC
 
 
 @pytest.mark.parametrize(("name", "kernel", "launch"), CASES)
-def test_hip_utilization_splits_each_resource_for_the_runtimes_answer(amd_catalog: AmdCatalog, name: str,
-                                                                      kernel: AmdKernel, launch: AmdLaunch) -> None:  # fmt: skip
+def test_hip_utilization_splits_each_resource_for_the_runtimes_answer(
+    amd_catalog: AmdCatalog, name: str, kernel: AmdKernel, launch: AmdLaunch
+) -> None:
     """Each resource alone allows the runtime's own limit for it, the resident blocks are its answer, and the
     binding rows are its binding limits."""
     from occupancy_gui.engine.amd import hip_occupancy, hip_utilization
@@ -146,18 +150,22 @@ def test_hip_utilization_splits_each_resource_for_the_runtimes_answer(amd_catalo
         assert item.binding == (key in result.binding)
     wave_slots = items[0]
     assert wave_slots.allocated == result.active_waves and wave_slots.capacity == result.max_waves
-    assert {keys[i.usage.resource] for i in items} == {k for k in ("waves", "vgprs", "sgprs", "lds")
-                                                       if result.limits[k] is not None}  # fmt: skip
+    assert {keys[i.usage.resource] for i in items} == {
+        k for k in ("waves", "vgprs", "sgprs", "lds") if result.limits[k] is not None
+    }
 
 
 def test_hip_utilization_of_the_mi300x_worked_case(amd_catalog: AmdCatalog) -> None:
     from occupancy_gui.engine.amd import hip_occupancy, hip_utilization
 
-    result = hip_occupancy(amd_catalog.get("MI300X").device(), AmdKernel(vgprs=128, sgprs=96, static_lds=16 * KiB),
-                           AmdLaunch(256))  # fmt: skip
+    result = hip_occupancy(
+        amd_catalog.get("MI300X").device(), AmdKernel(vgprs=128, sgprs=96, static_lds=16 * KiB), AmdLaunch(256)
+    )
     figures = {i.usage.resource: (i.allocated, i.unusable, i.remainder, i.capacity) for i in hip_utilization(result)}
-    assert figures == {"Wave slots": (16, 16, 0, 32),  # 4 blocks of 4 waves of 4 SIMDs × 8
-                       "VGPRs": (4 * 4 * 128, 0, 0, 4 * 512),  # 16 waves of 128 of 4 × 512: full
-                       "SGPRs": (16 * 96, 16 * 96, 4 * 800 - 32 * 96, 4 * 800),  # 8 blocks allowed
-                       "LDS": (64 * KiB, 0, 0, 64 * KiB)}  # fmt: skip
+    assert figures == {
+        "Wave slots": (16, 16, 0, 32),  # 4 blocks of 4 waves of 4 SIMDs × 8
+        "VGPRs": (4 * 4 * 128, 0, 0, 4 * 512),  # 16 waves of 128 of 4 × 512: full
+        "SGPRs": (16 * 96, 16 * 96, 4 * 800 - 32 * 96, 4 * 800),  # 8 blocks allowed
+        "LDS": (64 * KiB, 0, 0, 64 * KiB),
+    }
     assert hip_utilization(hip_occupancy(amd_catalog.get("MI300X").device(), AmdKernel(vgprs=600), AmdLaunch(64))) == ()

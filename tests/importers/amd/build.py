@@ -80,8 +80,19 @@ RDNA = ["gfx1010", "gfx1030", "gfx1100", "gfx1200"]
 DEVICE_CONFIGS: dict[str, tuple[list[str], list[str]]] = {
     "v4": (GFX9 + RDNA, ["-mcode-object-version=4"]),
     "v5": (GFX9 + RDNA, ["-mcode-object-version=5"]),
-    "v6": (["gfx942", "gfx1101", "gfx1151", "gfx1201", "gfx9-generic", "gfx10-1-generic", "gfx10-3-generic",
-            "gfx11-generic"], ["-mcode-object-version=6"]),
+    "v6": (
+        [
+            "gfx942",
+            "gfx1101",
+            "gfx1151",
+            "gfx1201",
+            "gfx9-generic",
+            "gfx10-1-generic",
+            "gfx10-3-generic",
+            "gfx11-generic",
+        ],
+        ["-mcode-object-version=6"],
+    ),
     "wave64-cu": (["gfx1030", "gfx1100", "gfx1201"], ["-mwavefrontsize64", "-mcumode"]),
     "wave32-wgp": (["gfx1031", "gfx1102"], ["-mno-wavefrontsize64", "-mno-cumode"]),
     "features": (["gfx906:sramecc-:xnack+", "gfx90a:xnack+", "gfx942:sramecc+:xnack-", "gfx908:xnack-"], []),
@@ -104,14 +115,41 @@ def source(directory: Path, prefix: str) -> Path:
 
 
 def compile_device_bundle(src: Path, out: Path, archs: list[str], flags: list[str]) -> None:
-    cmd = [CLANG, "-x", "hip", *(f"--offload-arch={a}" for a in archs), "--cuda-device-only", "-nogpulib",
-           "-nogpuinc", "-O3", "-c", str(src), "-o", str(out), "-Wno-unused-command-line-argument", *flags]
+    cmd = [
+        CLANG,
+        "-x",
+        "hip",
+        *(f"--offload-arch={a}" for a in archs),
+        "--cuda-device-only",
+        "-nogpulib",
+        "-nogpuinc",
+        "-O3",
+        "-c",
+        str(src),
+        "-o",
+        str(out),
+        "-Wno-unused-command-line-argument",
+        *flags,
+    ]
     _run(cmd, out.parent)
 
 
 def compile_host(src: Path, out: Path, archs: list[str], flags: list[str] = ()) -> None:
-    cmd = [CLANG, "-x", "hip", *(f"--offload-arch={a}" for a in archs), "-nogpulib", "-nogpuinc", "-O3", "-fPIC",
-           "-c", str(src), "-o", str(out), *flags]
+    cmd = [
+        CLANG,
+        "-x",
+        "hip",
+        *(f"--offload-arch={a}" for a in archs),
+        "-nogpulib",
+        "-nogpuinc",
+        "-O3",
+        "-fPIC",
+        "-c",
+        str(src),
+        "-o",
+        str(out),
+        *flags,
+    ]
     _run(cmd, out.parent)
 
 

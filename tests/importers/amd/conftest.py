@@ -11,8 +11,10 @@ from .reference import CLANG, READELF
 def _need_tools() -> None:
     for tool in (CLANG, "ld.lld-19", READELF, "llvm-objdump-19", "clang-offload-bundler-19", "llvm-objcopy-19"):
         if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed (the README's test command installs clang-19, lld-19, llvm-19 "
-                        "and clang-tools-19)")
+            pytest.skip(
+                f"{tool} is not installed (the README's test command installs clang-19, lld-19, llvm-19 "
+                "and clang-tools-19)"
+            )
 
 
 @pytest.fixture(scope="session")

@@ -34,21 +34,49 @@ OBJDUMP = "llvm-objdump-19"
 BUNDLER = "clang-offload-bundler-19"
 CLANG = "clang-19"
 
-needs_llvm = pytest.mark.skipif(shutil.which(READELF) is None or shutil.which(OBJDUMP) is None,
-                                reason="llvm-19 is not installed (the README's test command installs it)")
-needs_clang = pytest.mark.skipif(shutil.which(CLANG) is None or shutil.which("ld.lld-19") is None,
-                                 reason="clang-19 and lld-19 are not installed (the README's test command installs them)")
+needs_llvm = pytest.mark.skipif(
+    shutil.which(READELF) is None or shutil.which(OBJDUMP) is None,
+    reason="llvm-19 is not installed (the README's test command installs it)",
+)
+needs_clang = pytest.mark.skipif(
+    shutil.which(CLANG) is None or shutil.which("ld.lld-19") is None,
+    reason="clang-19 and lld-19 are not installed (the README's test command installs them)",
+)
 
 _SAME_GRANULE = {0x4F: 0x4C, 0x5F: 0x4C, 0x58: 0x4A}
 _NO_DISASSEMBLER = {0x49, 0x50, 0x5A, 0x5B, 0x5C, 0x5D, 0x5E}
 """gfx1250, gfx1310, gfx1251, gfx12-5-generic, gfx117x: no LLVM 19 processor shares their VGPR encoding."""
 """Processors LLVM 19 does not know -> one it knows with the same VGPR encoding granule."""
-_UNNAMED = {0x4F: "gfx950", 0x58: "gfx1153", 0x49: "gfx1250", 0x5A: "gfx1251", 0x5B: "gfx12-5-generic",
-            0x5F: "gfx9-4-generic", 0x50: "gfx1310"}
+_UNNAMED = {
+    0x4F: "gfx950",
+    0x58: "gfx1153",
+    0x49: "gfx1250",
+    0x5A: "gfx1251",
+    0x5B: "gfx12-5-generic",
+    0x5F: "gfx9-4-generic",
+    0x50: "gfx1310",
+}
 """e_flags processors llvm-readelf-19 prints no name for, as AMDGPUUsage's "AMDGPU ELF Header" table names them
 (used only where a code object has no amdhsa.target: aiter's hand-written code objects)."""
-_XNACK = {"gfx801", "gfx810", "gfx900", "gfx902", "gfx904", "gfx906", "gfx908", "gfx909", "gfx90a", "gfx90c",
-          "gfx940", "gfx941", "gfx942", "gfx1010", "gfx1011", "gfx1012", "gfx1013"}
+_XNACK = {
+    "gfx801",
+    "gfx810",
+    "gfx900",
+    "gfx902",
+    "gfx904",
+    "gfx906",
+    "gfx908",
+    "gfx909",
+    "gfx90a",
+    "gfx90c",
+    "gfx940",
+    "gfx941",
+    "gfx942",
+    "gfx1010",
+    "gfx1011",
+    "gfx1012",
+    "gfx1013",
+}
 _SRAMECC = {"gfx906", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942"}
 
 
@@ -65,8 +93,12 @@ def header(path: Path) -> dict[str, Any]:
     abi = int(re.search(r"ABI Version:\s+(\d+)", out).group(1))
     flags = re.search(r"Flags:\s+0x([0-9a-fA-F]+)((?:, [\w+-]+)*)", out)
     words = [w.strip() for w in flags.group(2).split(",") if w.strip()]
-    return {"osabi": re.search(r"OS/ABI:\s+(.*)", out).group(1).strip(), "version": abi + 2,
-            "flags": int(flags.group(1), 16), "words": words}
+    return {
+        "osabi": re.search(r"OS/ABI:\s+(.*)", out).group(1).strip(),
+        "version": abi + 2,
+        "flags": int(flags.group(1), 16),
+        "words": words,
+    }
 
 
 class _Loader(yaml.CSafeLoader):
@@ -159,12 +191,13 @@ def descriptors(path: Path, tmp: Path) -> dict[str, dict[str, int]] | None:
     table: dict[str, dict[str, Any]] = {sym: {"next_free_vgpr": None} for sym in _MISALIGNED.findall(out)}
     for m in _KD.finditer(out):
         directives = dict(line.split()[:2] for line in m.group("body").splitlines() if line.strip().startswith("."))
-        table[m.group("sym")] = {key[len(".amdhsa_"):]: int(value) for key, value in directives.items()}
+        table[m.group("sym")] = {key[len(".amdhsa_") :]: int(value) for key, value in directives.items()}
     return table
 
 
-_REFUSED = re.compile(r"^([0-9a-f]+) <[^>]+\.kd>:\n; error decoding [^\n]*GRANULATED_WAVEFRONT_SGPR_COUNT reserved bits",
-                      re.M)
+_REFUSED = re.compile(
+    r"^([0-9a-f]+) <[^>]+\.kd>:\n; error decoding [^\n]*GRANULATED_WAVEFRONT_SGPR_COUNT reserved bits", re.M
+)
 _MISALIGNED = re.compile(r"^[0-9a-f]+ <([^>]+)\.kd>:\n; error decoding [^\n]*must be 64-byte aligned", re.M)
 _SECTION = re.compile(r"\]\s+\.rodata\s+PROGBITS\s+([0-9a-f]+)\s+([0-9a-f]+)")
 
@@ -193,10 +226,15 @@ def processor_of(meta: dict[str, Any], head: dict[str, Any]) -> str:
     words = head["words"]
     name = next((w for w in words if w.startswith("gfx")), None) or _UNNAMED[head["flags"] & 0xFF]
     if head["version"] <= 3:
-        features = [f"{feature}{'+' if feature in words else '-'}"
-                    for feature, has in (("sramecc", _SRAMECC), ("xnack", _XNACK)) if name in has]
+        features = [
+            f"{feature}{'+' if feature in words else '-'}"
+            for feature, has in (("sramecc", _SRAMECC), ("xnack", _XNACK))
+            if name in has
+        ]
     else:  # readelf prints "xnack" for any, "xnack-" for off, "xnack+" for on
-        features = [word for feature in ("sramecc", "xnack") for word in (feature + "+", feature + "-") if word in words]
+        features = [
+            word for feature in ("sramecc", "xnack") for word in (feature + "+", feature + "-") if word in words
+        ]
     return ":".join([name, *features])
 
 
@@ -211,9 +249,14 @@ def expected_records(path: Path, tmp: Path, fast: bool = False) -> dict[str, dic
     arch = target.split(":")[0]
     kds = {} if v2 else descriptors(path, tmp)
     if kds is None:  # no reference descriptor reader: the metadata's kernels, allocation unchecked here
-        kds = {k[".symbol"][:-3]: {"group_segment_fixed_size": k[".group_segment_fixed_size"],
-                                   "private_segment_fixed_size": k[".private_segment_fixed_size"],
-                                   "next_free_vgpr": None} for k in kernels}
+        kds = {
+            k[".symbol"][:-3]: {
+                "group_segment_fixed_size": k[".group_segment_fixed_size"],
+                "private_segment_fixed_size": k[".private_segment_fixed_size"],
+                "next_free_vgpr": None,
+            }
+            for k in kernels
+        }
     out = {}
     for k in kernels:
         if v2:
@@ -231,15 +274,27 @@ def expected_records(path: Path, tmp: Path, fast: bool = False) -> dict[str, dic
         if stack is None and "uses_dynamic_stack" in kd and head["version"] >= 5:
             stack = bool(kd["uses_dynamic_stack"])
         assert kd.get("group_segment_fixed_size", k[".group_segment_fixed_size"]) == k[".group_segment_fixed_size"]
-        assert kd.get("private_segment_fixed_size", k[".private_segment_fixed_size"]) == k[".private_segment_fixed_size"]
+        assert (
+            kd.get("private_segment_fixed_size", k[".private_segment_fixed_size"]) == k[".private_segment_fixed_size"]
+        )
         reqd = k.get(".reqd_workgroup_size")
         out[k[".name"]] = {
-            "name": k[".name"], "kind": "kernel", "arch": arch, "target": target,
-            "code_object_version": head["version"], "vgprs": k[".vgpr_count"], "agprs": k.get(".agpr_count"),
-            "sgprs": k[".sgpr_count"], "allocated_vgprs": kd["next_free_vgpr"],
-            "static_lds": k[".group_segment_fixed_size"], "scratch_bytes": k[".private_segment_fixed_size"],
-            "dynamic_stack": stack, "wave_size": k[".wavefront_size"], "wgp_mode": None if wgp is None else bool(wgp),
-            "max_threads": k[".max_flat_workgroup_size"], "required_block": reqd,
+            "name": k[".name"],
+            "kind": "kernel",
+            "arch": arch,
+            "target": target,
+            "code_object_version": head["version"],
+            "vgprs": k[".vgpr_count"],
+            "agprs": k.get(".agpr_count"),
+            "sgprs": k[".sgpr_count"],
+            "allocated_vgprs": kd["next_free_vgpr"],
+            "static_lds": k[".group_segment_fixed_size"],
+            "scratch_bytes": k[".private_segment_fixed_size"],
+            "dynamic_stack": stack,
+            "wave_size": k[".wavefront_size"],
+            "wgp_mode": None if wgp is None else bool(wgp),
+            "max_threads": k[".max_flat_workgroup_size"],
+            "required_block": reqd,
             "spills": {"vgpr": k.get(".vgpr_spill_count"), "sgpr": k.get(".sgpr_spill_count")},
         }
     return out
@@ -248,13 +303,24 @@ def expected_records(path: Path, tmp: Path, fast: bool = False) -> dict[str, dic
 def _expected_v2(k: dict[str, Any], arch: str, target: str) -> dict[str, Any]:
     props = k.get("CodeProps", {})
     attrs = k.get("Attrs", {})
-    return {"name": k["Name"], "kind": "kernel", "arch": arch, "target": target, "code_object_version": 2,
-            "vgprs": props.get("NumVGPRs", 0), "agprs": None, "sgprs": props.get("NumSGPRs", 0),
-            "static_lds": props.get("GroupSegmentFixedSize", 0), "scratch_bytes": props.get("PrivateSegmentFixedSize", 0),
-            "dynamic_stack": props.get("IsDynamicCallStack"), "wave_size": props.get("WavefrontSize"),
-            "wgp_mode": False, "max_threads": props.get("MaxFlatWorkGroupSize"),
-            "required_block": attrs.get("ReqdWorkGroupSize"),
-            "spills": {"vgpr": props.get("NumSpilledVGPRs", 0), "sgpr": props.get("NumSpilledSGPRs", 0)}}
+    return {
+        "name": k["Name"],
+        "kind": "kernel",
+        "arch": arch,
+        "target": target,
+        "code_object_version": 2,
+        "vgprs": props.get("NumVGPRs", 0),
+        "agprs": None,
+        "sgprs": props.get("NumSGPRs", 0),
+        "static_lds": props.get("GroupSegmentFixedSize", 0),
+        "scratch_bytes": props.get("PrivateSegmentFixedSize", 0),
+        "dynamic_stack": props.get("IsDynamicCallStack"),
+        "wave_size": props.get("WavefrontSize"),
+        "wgp_mode": False,
+        "max_threads": props.get("MaxFlatWorkGroupSize"),
+        "required_block": attrs.get("ReqdWorkGroupSize"),
+        "spills": {"vgpr": props.get("NumSpilledVGPRs", 0), "sgpr": props.get("NumSpilledSGPRs", 0)},
+    }
 
 
 def mismatches(records: list[dict[str, Any]], expected: dict[str, dict[str, Any]], where: str) -> list[str]:
@@ -307,7 +373,7 @@ def extract_bundle(data: bytes) -> list[tuple[str, bytes]]:
     pos, out = 32, []
     for _ in range(count):
         offset, size, id_size = struct.unpack_from("<QQQ", data, pos)
-        out.append((data[pos + 24:pos + 24 + id_size].decode(), data[offset:offset + size]))
+        out.append((data[pos + 24 : pos + 24 + id_size].decode(), data[offset : offset + size]))
         pos += 24 + id_size
     return out
 

@@ -20,8 +20,10 @@ AMD = DATA / "amd"
 
 
 def _rows(path) -> list[dict]:
-    return sorted((dict(amd_record_json(r), source="") for r in import_file_detailed(path).amd_records),
-                  key=lambda r: (r["target"], r["name"]))
+    return sorted(
+        (dict(amd_record_json(r), source="") for r in import_file_detailed(path).amd_records),
+        key=lambda r: (r["target"], r["name"]),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +84,16 @@ def test_target_ids_from_e_flags():
 
 def test_vgpr_encoding_granules():
     # LLVM's AMDGPU::IsaInfo::getVGPREncodingGranule: 8 on gfx90a+ CDNA, 16/8 on gfx125x, else 8/4
-    assert [vgpr_encoding_granule(a, w) for a, w in (("gfx942", False), ("gfx950", True), ("gfx9-4-generic", False),
-                                                     ("gfx908", False), ("gfx1100", True), ("gfx1100", False),
-                                                     ("gfx1250", True), ("gfx1250", False))] == [8, 8, 8, 4, 8, 4, 16, 8]
+    assert [
+        vgpr_encoding_granule(a, w)
+        for a, w in (
+            ("gfx942", False),
+            ("gfx950", True),
+            ("gfx9-4-generic", False),
+            ("gfx908", False),
+            ("gfx1100", True),
+            ("gfx1100", False),
+            ("gfx1250", True),
+            ("gfx1250", False),
+        )
+    ] == [8, 8, 8, 4, 8, 4, 16, 8]

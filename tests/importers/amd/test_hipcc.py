@@ -23,10 +23,13 @@ from occupancy_gui.importers.amd.json_rows import amd_record_json
 from .build import unbundled
 from .reference import expected_records, mismatches, section
 
-pytestmark = [pytest.mark.slow,  # hipcc compiles every case: ~10 s
-              pytest.mark.skipif(shutil.which("hipcc") is None or shutil.which("clang-15") is None,
-                                 reason="hipcc (Debian 12's, with clang-15) is not installed (the README's test "
-                                        "command installs it)")]
+pytestmark = [
+    pytest.mark.slow,  # hipcc compiles every case: ~10 s
+    pytest.mark.skipif(
+        shutil.which("hipcc") is None or shutil.which("clang-15") is None,
+        reason="hipcc (Debian 12's, with clang-15) is not installed (the README's test command installs it)",
+    ),
+]
 
 SOURCE = """\
 #include <hip/hip_runtime.h>
@@ -46,16 +49,29 @@ __global__ void local(float *a, int k) {
   a[0] = arr[k];
 }
 """
-BUILDS = {2: ["gfx900", "gfx906"], 3: ["gfx906", "gfx908", "gfx90a", "gfx1030"], 4: ["gfx906", "gfx90a", "gfx1030"],
-          5: ["gfx90a", "gfx1030"]}
+BUILDS = {
+    2: ["gfx900", "gfx906"],
+    3: ["gfx906", "gfx908", "gfx90a", "gfx1030"],
+    4: ["gfx906", "gfx90a", "gfx1030"],
+    5: ["gfx90a", "gfx1030"],
+}
 
 
 def _hipcc(tmp: Path, version: int) -> Path:
     src = tmp / "h.hip"
     src.write_text(SOURCE)
     out = tmp / f"h{version}.o"
-    cmd = ["hipcc", *(f"--offload-arch={a}" for a in BUILDS[version]), f"-mcode-object-version={version}", "-O3",
-           "-c", str(src), "-o", str(out), "--save-temps"]
+    cmd = [
+        "hipcc",
+        *(f"--offload-arch={a}" for a in BUILDS[version]),
+        f"-mcode-object-version={version}",
+        "-O3",
+        "-c",
+        str(src),
+        "-o",
+        str(out),
+        "--save-temps",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, env=dict(os.environ, HIP_PLATFORM="amd"))
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-3000:])
@@ -85,13 +101,16 @@ def test_hipcc_objects(version, tmp_path):
     assert all(entry.startswith(prefix) for entry in entries)
     problems = []
     for entry, code_object in entries.items():
-        got = [amd_record_json(r) for r in records if r.source.endswith(entry + r.source[r.source.rfind(" @"):])]
+        got = [amd_record_json(r) for r in records if r.source.endswith(entry + r.source[r.source.rfind(" @") :])]
         assert {r["code_object_version"] for r in got} == {version}
         expected = expected_records(code_object, tmp_path)
         problems += mismatches(got, expected, f"v{version} {entry}")
         if version == 2:
             arch = entry.rsplit("--", 1)[1]
             allocations = _code_t_allocations(tmp_path, arch)
-            problems += [f"{entry}: {r['name']}: allocated {r['allocated_vgprs']} != {allocations[r['name']]}"
-                         for r in got if r["allocated_vgprs"] != allocations[r["name"]]]
+            problems += [
+                f"{entry}: {r['name']}: allocated {r['allocated_vgprs']} != {allocations[r['name']]}"
+                for r in got
+                if r["allocated_vgprs"] != allocations[r["name"]]
+            ]
     assert not problems, "\n".join(problems[:40])

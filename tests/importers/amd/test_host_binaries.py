@@ -26,7 +26,7 @@ from .reference import expected_records, mismatches, run, section
 def _bundles_in(data: bytes) -> list[bytes]:
     """The bundles of a ``.hip_fatbin`` section: each starts at a 4096-aligned magic (the linker aligns
     every object's section so), and runs to the next one."""
-    starts = [at for at in range(0, len(data), 4096) if data[at:at + 4] in (b"__CL", b"CCOB")]
+    starts = [at for at in range(0, len(data), 4096) if data[at : at + 4] in (b"__CL", b"CCOB")]
     return [data[a:b] for a, b in zip(starts, starts[1:] + [len(data)])]
 
 
@@ -78,8 +78,10 @@ def test_shared_library_two_bundles_in_one_section(hosts, tmp_path):
     assert len(_bundles_in(data)) == 2  # one plain, one compressed, from the two objects
     records = import_file_detailed(hosts.shared).amd_records
     _compare(_got(records), _reference(hosts.shared, tmp_path), "libboth.so")
-    assert {r.source.split(" @")[0] for r in records} == {"libboth.so:.hip_fatbin bundle 1",
-                                                           "libboth.so:.hip_fatbin bundle 2"}
+    assert {r.source.split(" @")[0] for r in records} == {
+        "libboth.so:.hip_fatbin bundle 1",
+        "libboth.so:.hip_fatbin bundle 2",
+    }
 
 
 def _ccob(plain: bytes, version: int, method: int) -> bytes:
@@ -93,8 +95,9 @@ def _ccob(plain: bytes, version: int, method: int) -> bytes:
     return struct.pack("<4sHHQQQ", b"CCOB", 3, method, 32 + len(packed), len(plain), digest) + packed
 
 
-@pytest.mark.parametrize(("version", "method"), [(1, 1), (2, 0), (3, 1), (3, 0)],
-                         ids=["v1-zstd", "v2-zlib", "v3-zstd", "v3-zlib"])
+@pytest.mark.parametrize(
+    ("version", "method"), [(1, 1), (2, 0), (3, 1), (3, 0)], ids=["v1-zstd", "v2-zlib", "v3-zstd", "v3-zlib"]
+)
 def test_hand_made_compressed_bundles(matrix, version, method, tmp_path):
     plain = matrix["v5"].path.read_bytes()
     ccob = tmp_path / f"v{version}.hipfb"
@@ -107,7 +110,7 @@ def test_hand_made_compressed_bundles(matrix, version, method, tmp_path):
     # and the code objects inside, unpacked by the test's own reading, against the reference readers
     bundle = unbundled(ccob) if version == 2 and method == 1 else None
     expected = {}
-    for entry, code_object in (bundle.entries.items() if bundle else matrix["v5"].entries.items()):
+    for entry, code_object in bundle.entries.items() if bundle else matrix["v5"].entries.items():
         for name, rec in expected_records(code_object, tmp_path).items():
             expected[(entry, name)] = rec
     _compare(_got(got), expected, ccob.name)
@@ -133,14 +136,22 @@ def test_nvidia_and_amd_in_one_host_object(matrix, tmp_path):
     assert [r.name for r in result.records] == [r.name for r in nvidia]
     assert len(result.amd_records) == len(import_file_detailed(matrix["v5"].path).amd_records)
     assert import_file(mixed) == result.records  # import_file: NVIDIA records, as the window takes them
-    out = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", "import", "--no-cache", "--json",
-                          str(mixed)], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "occupancy_gui.cli.main", "import", "--no-cache", "--json", str(mixed)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     rows = json.loads(out)
     amd = [row for row in rows if row.get("vendor") == "amd"]
     assert len(amd) == len(result.amd_records) and len(rows) - len(amd) == sum(r.is_kernel for r in result.records)
     assert all(list(row) == list(JSON_KEYS) for row in amd)
-    table = subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", "import", "--no-cache", str(mixed)],
-                           capture_output=True, text=True, check=True).stdout
+    table = subprocess.run(
+        [sys.executable, "-m", "occupancy_gui.cli.main", "import", "--no-cache", str(mixed)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "regs" in table and "alloc" in table and "gfx942" in table
 
 

@@ -32,7 +32,7 @@ def code_object(matrix) -> bytes:
 
 def _note_at(data: bytes) -> tuple[int, int]:
     """(offset, size) of the metadata note's description in a code object (the first note section)."""
-    shoff, = struct.unpack_from("<Q", data, 0x28)
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
     for i in range(shnum):
         _name, kind, _flags, _addr, offset, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
@@ -46,12 +46,17 @@ def _with_note(data: bytes, desc: bytes) -> bytes:
     """``data`` with its metadata note's description replaced by ``desc`` (padded or cut to its size)."""
     at, size = _note_at(data)
     desc = desc[:size].ljust(size, b"\xc0")  # msgpack nil fills what is left
-    return data[:at] + desc + data[at + size:]
+    return data[:at] + desc + data[at + size :]
 
 
 def _cli(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "occupancy_gui.cli.main", "import", "--no-cache", str(path)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "occupancy_gui.cli.main", "import", "--no-cache", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
 
 
 def _fails_in_one_line(path: Path, *words: str) -> str:
@@ -70,9 +75,22 @@ HOSTILE_NOTES = {
     "huge-string": b"\x81\xaeamdhsa.kernels\x91\x81\xa5.name\xdb\xff\xff\xff\xf0abc",
     "deep": b"\x81\xaeamdhsa.kernels\x91\x81\xa6.other" + b"\x91" * 100_000 + b"\x01",
     "wrong-type": msgspec.msgpack.encode({"amdhsa.kernels": [{".name": "k", ".symbol": "k.kd", ".vgpr_count": "x"}]}),
-    "negative": msgspec.msgpack.encode({"amdhsa.kernels": [{
-        ".name": "k", ".symbol": "k.kd", ".group_segment_fixed_size": 0, ".private_segment_fixed_size": 0,
-        ".wavefront_size": 64, ".sgpr_count": 1, ".vgpr_count": -5, ".max_flat_workgroup_size": 64}]}),
+    "negative": msgspec.msgpack.encode(
+        {
+            "amdhsa.kernels": [
+                {
+                    ".name": "k",
+                    ".symbol": "k.kd",
+                    ".group_segment_fixed_size": 0,
+                    ".private_segment_fixed_size": 0,
+                    ".wavefront_size": 64,
+                    ".sgpr_count": 1,
+                    ".vgpr_count": -5,
+                    ".max_flat_workgroup_size": 64,
+                }
+            ]
+        }
+    ),
     "missing-key": msgspec.msgpack.encode({"amdhsa.kernels": [{".name": "k"}]}),
     "not-msgpack": b"\xc1" * 64,
 }
@@ -113,7 +131,7 @@ def _bundle(entries: list[tuple[str, bytes]]) -> bytes:
 
 
 LYING_BUNDLES = {
-    "entry-past-end": lambda co: _bundle([("hipv4-amdgcn-amd-amdhsa--gfx942", co)])[:-4096 * 2],
+    "entry-past-end": lambda co: _bundle([("hipv4-amdgcn-amd-amdhsa--gfx942", co)])[: -4096 * 2],
     "huge-count": lambda co: b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", 1 << 40),
     "huge-id": lambda co: b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<QQQQ", 1, 4096, 10, 1 << 40),
     "entry-not-an-elf": lambda co: _bundle([("hipv4-amdgcn-amd-amdhsa--gfx942", b"\x7fELF" + b"\0" * 60)]),
@@ -136,13 +154,16 @@ def _zeros_zstd(size: int) -> bytes:
 
 
 def _peak_rss(path: Path) -> tuple[int, str]:
-    code = ("import sys\nfrom occupancy_gui.importers import import_file_detailed, ImportFailure\n"
-            "try:\n    print(len(import_file_detailed(sys.argv[1]).amd_records))\n"
-            "except ImportFailure as exc:\n    print(exc)\n"
-            "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]\n"
-            "print(int(hwm) >> 10)\n")
-    proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120, check=True)
+    code = (
+        "import sys\nfrom occupancy_gui.importers import import_file_detailed, ImportFailure\n"
+        "try:\n    print(len(import_file_detailed(sys.argv[1]).amd_records))\n"
+        "except ImportFailure as exc:\n    print(exc)\n"
+        "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]\n"
+        "print(int(hwm) >> 10)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT, timeout=120, check=True
+    )
     out, peak = proc.stdout.strip().rsplit("\n", 1)
     return int(peak), out
 
@@ -201,11 +222,12 @@ def test_a_ccob_that_claims_more_bytes_than_the_file_holds(tmp_path):
 def test_descriptors_outside_their_section(code_object, tmp_path):
     """A kernel descriptor symbol that points past its section: an error naming the section."""
     data = bytearray(code_object)
-    shoff, = struct.unpack_from("<Q", data, 0x28)
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
     for i in range(shnum):
-        _name, kind, _f, _a, offset, size, _link, _info, _al, entsize = struct.unpack_from("<IIQQQQIIQQ", data,
-                                                                                         shoff + i * shentsize)
+        _name, kind, _f, _a, offset, size, _link, _info, _al, entsize = struct.unpack_from(
+            "<IIQQQQIIQQ", data, shoff + i * shentsize
+        )
         if kind == 2:  # .symtab: every symbol's value moved far away
             for at in range(offset, offset + size, 24):
                 struct.pack_into("<Q", data, at + 8, 1 << 40)
@@ -244,12 +266,20 @@ def test_hostile_logs(tmp_path):
     a line of megabytes: one line naming the file (and the line, where one is to blame)."""
     tag = "[-Rpass-analysis=kernel-resource-usage]"
     cases = {
-        "huge.log": (f"k.hip:1:1: remark: Function Name: k {tag}\nk.hip:1:1: remark:     VGPRs: "
-                     f"99999999999999999999 {tag}\n", "not a count"),
-        "alias.s": ('\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"\n; -- Begin function k\n; Kernel info:\n'
-                    '; NumVgprs: 4\n\t.amdgpu_metadata\na: &a [1]\nb: *a\n\t.end_amdgpu_metadata\n', "alias"),
-        "broken.s": ('\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"\n; -- Begin function k\n; Kernel info:\n'
-                     '; NumVgprs: 4\n\t.amdgpu_metadata\n  - [\n\t.end_amdgpu_metadata\n', "does not parse"),
+        "huge.log": (
+            f"k.hip:1:1: remark: Function Name: k {tag}\nk.hip:1:1: remark:     VGPRs: 99999999999999999999 {tag}\n",
+            "not a count",
+        ),
+        "alias.s": (
+            '\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"\n; -- Begin function k\n; Kernel info:\n'
+            "; NumVgprs: 4\n\t.amdgpu_metadata\na: &a [1]\nb: *a\n\t.end_amdgpu_metadata\n",
+            "alias",
+        ),
+        "broken.s": (
+            '\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"\n; -- Begin function k\n; Kernel info:\n'
+            "; NumVgprs: 4\n\t.amdgpu_metadata\n  - [\n\t.end_amdgpu_metadata\n",
+            "does not parse",
+        ),
         "long.log": (f"x: remark: Function Name: k {tag}\n" + "x" * (2 << 20) + "\n", "line 2"),
     }
     for name, (text, words) in cases.items():
@@ -258,4 +288,6 @@ def test_hostile_logs(tmp_path):
         proc = _cli(path)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
         lines = proc.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith(f"occupancy import: error: {path}: ") and words in lines[0], lines
+        assert len(lines) == 1 and lines[0].startswith(f"occupancy import: error: {path}: ") and words in lines[0], (
+            lines
+        )

@@ -26,20 +26,39 @@ def compiled(tmp_path_factory) -> Path:
     src = source(out, "r")
     log = []
     for arch in ARCHS:
-        cmd = [CLANG, "-x", "hip", f"--offload-arch={arch}", "--cuda-device-only", "--no-gpu-bundle-output",
-               "-nogpulib", "-nogpuinc", "-O3", "-c", str(src), "-o", str(out / f"{arch}.co"), "--save-temps",
-               "-Rpass-analysis=kernel-resource-usage", "-v"]
+        cmd = [
+            CLANG,
+            "-x",
+            "hip",
+            f"--offload-arch={arch}",
+            "--cuda-device-only",
+            "--no-gpu-bundle-output",
+            "-nogpulib",
+            "-nogpuinc",
+            "-O3",
+            "-c",
+            str(src),
+            "-o",
+            str(out / f"{arch}.co"),
+            "--save-temps",
+            "-Rpass-analysis=kernel-resource-usage",
+            "-v",
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=out, check=True)
         log.append(proc.stderr)
     (out / "build.log").write_text("".join(log))
-    (out / "bare.log").write_text("".join(line + "\n" for text in log for line in text.splitlines()
-                                          if "remark:" in line))
+    (out / "bare.log").write_text(
+        "".join(line + "\n" for text in log for line in text.splitlines() if "remark:" in line)
+    )
     return out
 
 
 def _code_object_records(compiled: Path) -> dict[tuple[str, str], dict]:
-    return {(r.arch, r.name): amd_record_json(r) for arch in ARCHS
-            for r in import_file_detailed(compiled / f"{arch}.co").amd_records}
+    return {
+        (r.arch, r.name): amd_record_json(r)
+        for arch in ARCHS
+        for r in import_file_detailed(compiled / f"{arch}.co").amd_records
+    }
 
 
 def test_remarks_with_the_verbose_command_lines_name_their_target(compiled):

@@ -45,6 +45,7 @@ def _compare_files(files: list[Path], records_of, fast: bool = False) -> tuple[i
     """Each file's records (``records_of(path)``, JSON rows) against the reference readers' figures, on
     worker threads (the readers are processes); (records compared, problems).  :data:`last_unchecked` counts
     those whose allocation had no reference."""
+
     def one(path: Path) -> tuple[int, int, list[str]]:
         with tempfile.TemporaryDirectory() as tmp:
             expected = expected_records(path, Path(tmp), fast=fast)
@@ -95,7 +96,7 @@ def test_aiter_triton_caches():
 def _unpacked(host: Path, out: Path) -> list[Path]:
     """The code objects of ``host``'s ``.hip_fatbin``, unpacked by the test's own bundle reading."""
     data = section(host, ".hip_fatbin")
-    starts = [at for at in range(0, len(data), 4096) if data[at:at + 4] in (b"CCOB", b"__CL")]
+    starts = [at for at in range(0, len(data), 4096) if data[at : at + 4] in (b"CCOB", b"__CL")]
     files = []
     for i, (a, b) in enumerate(zip(starts, starts[1:] + [len(data)])):
         for entry, body in extract_bundle(data[a:b]):
@@ -154,10 +155,13 @@ def test_xla_rocm_plugin(tmp_path):
     files = _unpacked(plugin, tmp_path)
     assert len(files) == 1215 and len({f.stem.split(".", 1)[1] for f in files}) == 27
     assert {tuple(f.stem.split(".", 1)) for f in files} >= set(by_entry)  # some code objects hold no kernel
+
     # Every code object's kernels, field by field; the fast note scan is held to PyYAML on a few first.
     def strip(doc: dict) -> list[dict]:
-        return [{k: v for k, v in kernel.items() if k not in (".args", ".language_version")}
-                for kernel in doc["amdhsa.kernels"]]
+        return [
+            {k: v for k, v in kernel.items() if k not in (".args", ".language_version")}
+            for kernel in doc["amdhsa.kernels"]
+        ]
 
     for path in files[:3]:
         assert strip(notes(path)) == strip(notes(path, fast=True))

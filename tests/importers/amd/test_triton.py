@@ -20,8 +20,12 @@ from occupancy_gui.importers.amd.target import vgpr_encoding_granule
 from ..conftest import DATA
 from .reference import expected_records, mismatches, needs_llvm
 
-pytestmark = [needs_llvm, pytest.mark.skipif(importlib.util.find_spec("triton") is None,
-                                             reason="triton not installed (pip install -e '.[test]')")]
+pytestmark = [
+    needs_llvm,
+    pytest.mark.skipif(
+        importlib.util.find_spec("triton") is None, reason="triton not installed (pip install -e '.[test]')"
+    ),
+]
 
 BUILDS = [
     ["add_kernel", "gfx942", 64, {"num_warps": 4}],
@@ -39,8 +43,12 @@ BUILDS = [
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("triton-hip") / "cache"
-    subprocess.run([sys.executable, "-m", "tests.importers.amd.triton_build", str(out), json.dumps(BUILDS)],
-                   check=True, capture_output=True, cwd=Path(__file__).resolve().parents[3])
+    subprocess.run(
+        [sys.executable, "-m", "tests.importers.amd.triton_build", str(out), json.dumps(BUILDS)],
+        check=True,
+        capture_output=True,
+        cwd=Path(__file__).resolve().parents[3],
+    )
     return out
 
 

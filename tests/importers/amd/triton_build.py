@@ -26,8 +26,11 @@ def build(out: Path, builds: list) -> None:
     kernels = _kernels()
     for name, arch, warp_size, options in builds:
         fn, signature, constexprs = kernels[name]
-        triton_compile(_source(ASTSource, fn, signature, constexprs), target=GPUTarget("hip", arch, warp_size),
-                       options=dict(options))
+        triton_compile(
+            _source(ASTSource, fn, signature, constexprs),
+            target=GPUTarget("hip", arch, warp_size),
+            options=dict(options),
+        )
 
 
 if __name__ == "__main__":

@@ -21,8 +21,12 @@ MIN_PLOT_WIDTH = 240
 MARGINS = 12
 """Pixels of the grid's margins and spacing around the plots, over their own height."""
 GRID, ROW, SINGLE = "grid", "row", "single"
-TAB_TITLES = {"threads": "Threads / block", "registers": "Registers", "shared_memory": "Shared memory",
-              "barriers": "Barriers"}  # fmt: skip
+TAB_TITLES = {
+    "threads": "Threads / block",
+    "registers": "Registers",
+    "shared_memory": "Shared memory",
+    "barriers": "Barriers",
+}
 AMD_TAB_TITLES = {"threads": "Threads / block", "registers": "VGPRs", "shared_memory": "LDS"}
 AMD_LEGEND = "Filled: HIP runtime · dashed: LLVM"
 
@@ -54,14 +58,18 @@ class PlotArea(QWidget):
         self.tabs.setExpanding(False)
         for key, *_rest in SWEEPS:
             self.tabs.addTab(TAB_TITLES[key])
-        self.tabs.setToolTip("One plot at a time: the window is too short for all four at a readable size\n"
-                             "(or View → One plot at a time is ticked).")  # fmt: skip
+        self.tabs.setToolTip(
+            "One plot at a time: the window is too short for all four at a readable size\n"
+            "(or View → One plot at a time is ticked)."
+        )
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.tabs.hide()
         self.legend = QLabel(AMD_LEGEND, self)
         self.legend.setObjectName("amd_plot_legend")
-        self.legend.setToolTip("On an AMD device each plot shows both answers over the same input: the HIP runtime's "
-                               "curve filled,\nthe compiler model's (LLVM's '; Occupancy') dashed.")  # fmt: skip
+        self.legend.setToolTip(
+            "On an AMD device each plot shows both answers over the same input: the HIP runtime's "
+            "curve filled,\nthe compiler model's (LLVM's '; Occupancy') dashed."
+        )
         self.legend.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -114,8 +122,12 @@ class PlotArea(QWidget):
 
     def _arrange(self) -> None:
         shown = len(SWEEPS) - len(self.plots.hidden)
-        wanted = arrangement_for(self.width(), self.height() - self.legend.sizeHint().height() * (not self.legend.isHidden()),
-                                 self.one_at_a_time, shown)  # fmt: skip
+        wanted = arrangement_for(
+            self.width(),
+            self.height() - self.legend.sizeHint().height() * (not self.legend.isHidden()),
+            self.one_at_a_time,
+            shown,
+        )
         # (in the single arrangement the legend shares the tabs' row; elsewhere it takes a row of its own)
         if wanted == self.arrangement and (wanted != SINGLE or self.tabs.isVisible()):
             return

@@ -27,8 +27,11 @@ SWEEPS = (
     ("barriers", "block barriers", "barriers", 1.0),
 )
 NO_BARRIERS = "Block barriers do not\nlimit residency before\ncompute capability 9.0"
-AMD_SWEEPS = {"threads": ("threads", "threads per block"), "registers": ("vgprs", "VGPRs per lane"),
-              "shared_memory": ("lds", "LDS per workgroup (KiB)")}  # fmt: skip
+AMD_SWEEPS = {
+    "threads": ("threads", "threads per block"),
+    "registers": ("vgprs", "VGPRs per lane"),
+    "shared_memory": ("lds", "LDS per workgroup (KiB)"),
+}
 """Plot key -> (AMD curve, axis label) on an AMD device; the keys left out are NVIDIA's alone."""
 
 
@@ -161,7 +164,9 @@ class PlotGrid(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph is u
                 plot.set_mode(self.mode, max_warps)
         curves = self.session.curves
         for key, plot in self.plots.items():
-            message = NO_BARRIERS if key == "barriers" and not self.session.barriers_apply else "No curve for these inputs"
+            message = (
+                NO_BARRIERS if key == "barriers" and not self.session.barriers_apply else "No curve for these inputs"
+            )
             plot.update(curves.get(key), message)
 
     def _on_scene_mouse_moved(self, pos: QPointF) -> None:

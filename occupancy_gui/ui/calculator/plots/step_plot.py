@@ -95,8 +95,9 @@ class StepCurvePlot:
         vb.sigResized.connect(self._on_view_resized)
 
     def _build_items(self, style: PlotStyle) -> None:
-        self.curve = pg.PlotCurveItem(np.array([0.0, 1.0]), np.array([0.0]), stepMode="center", fillLevel=0.0,
-                                      antialias=False)  # fmt: skip
+        self.curve = pg.PlotCurveItem(
+            np.array([0.0, 1.0]), np.array([0.0]), stepMode="center", fillLevel=0.0, antialias=False
+        )
         self.current_line = pg.InfiniteLine(angle=90, movable=False)
         self.current_point = Marker(10)
         self.cliff_markers = (Marker(9), Marker(9))
@@ -115,8 +116,17 @@ class StepCurvePlot:
         for item in (self.cannot_launch, self.cannot_launch_below, self.cannot_launch_text):
             self.plot.addItem(item, ignoreBounds=True)
             item.hide()
-        for item in (self.curve, self.current_line, *self.cliff_markers, self.current_point, self.cliff_above,
-                     self.cliff_below, self.hover_point, self.hover_text, self.message):  # fmt: skip
+        for item in (
+            self.curve,
+            self.current_line,
+            *self.cliff_markers,
+            self.current_point,
+            self.cliff_above,
+            self.cliff_below,
+            self.hover_point,
+            self.hover_text,
+            self.message,
+        ):
             self.plot.addItem(item, ignoreBounds=True)
         self.hover_text.setZValue(20)
         self.hover_point.setZValue(19)
@@ -143,10 +153,12 @@ class StepCurvePlot:
         for marker in self.cliff_markers:
             marker.set_style(style.cliff_pen, style.cliff_brush)
         self.hover_point.set_style(pg.mkPen(style.foreground), style.cliff_brush)
-        for text, color, fill, border in ((self.cliff_above, style.cliff_text, style.label_fill, None),
-                                          (self.cliff_below, style.cliff_text, style.label_fill, None),
-                                          (self.hover_text, style.hover_text, style.hover_fill, style.foreground),
-                                          (self.message, style.disabled_text, None, None)):  # fmt: skip
+        for text, color, fill, border in (
+            (self.cliff_above, style.cliff_text, style.label_fill, None),
+            (self.cliff_below, style.cliff_text, style.label_fill, None),
+            (self.hover_text, style.hover_text, style.hover_fill, style.foreground),
+            (self.message, style.disabled_text, None, None),
+        ):
             text.setColor(color)
             text.fill = pg.mkBrush(fill)
             text.border = pg.mkPen(border)
@@ -216,7 +228,11 @@ class StepCurvePlot:
         if shown:
             assert top is not None
             span = ((top + 0.5) / self.scale, float(curve.edges[-1]) / self.scale)
-            words = f"cannot launch\n(≠ {required} threads)" if required is not None else f"cannot launch\n(> {bound} threads)"
+            words = (
+                f"cannot launch\n(≠ {required} threads)"
+                if required is not None
+                else f"cannot launch\n(> {bound} threads)"
+            )
             if self.cannot_launch.getRegion() != span or self.cannot_launch_text.textItem.toPlainText() != words:
                 self.cannot_launch.setRegion(span)
                 self.cannot_launch_text.setText(words)
@@ -242,8 +258,10 @@ class StepCurvePlot:
         limit = None if curve is None else curve.reqntid if curve.reqntid is not None else curve.launch_bound
         if above is not None and limit is not None and above.x > limit:
             above = None  # the step into "cannot launch": the shaded region says it, with its reason
-        pairs = ((above, self.cliff_above, self.cliff_markers[0], "→ {}"),
-                 (below, self.cliff_below, self.cliff_markers[1], "{} ←"))  # fmt: skip
+        pairs = (
+            (above, self.cliff_above, self.cliff_markers[0], "→ {}"),
+            (below, self.cliff_below, self.cliff_markers[1], "{} ←"),
+        )
         for cliff, text, marker, label in pairs:
             if cliff is None:
                 text.hide()
@@ -302,10 +320,22 @@ class StepCurvePlot:
         width, height = vb.width(), vb.height()
         if x1 <= x0 or y1 <= y0 or width <= 0 or height <= 0:
             return
-        key = (x0, x1, y0, y1, width, height, self.current_point.pos().x(), self.current_point.pos().y(),
-               self.cannot_launch.isVisible(), self.cannot_launch.getRegion(),
-               *((m.isVisible(), t.pos().x(), t.pos().y(), t.textItem.toPlainText())
-                 for t, m in zip((self.cliff_above, self.cliff_below), self.cliff_markers)))  # fmt: skip
+        key = (
+            x0,
+            x1,
+            y0,
+            y1,
+            width,
+            height,
+            self.current_point.pos().x(),
+            self.current_point.pos().y(),
+            self.cannot_launch.isVisible(),
+            self.cannot_launch.getRegion(),
+            *(
+                (m.isVisible(), t.pos().x(), t.pos().y(), t.textItem.toPlainText())
+                for t, m in zip((self.cliff_above, self.cliff_below), self.cliff_markers)
+            ),
+        )
         if key == self._labels_placed_for:  # most edits move the current point, not the cliffs: the same places
             for text, (visible, anchor) in self._placed.items():
                 text.setVisible(visible)
@@ -321,8 +351,10 @@ class StepCurvePlot:
             fits = self.cannot_launch_text.boundingRect().width() <= min(room, width - self._to_pixels(lo, 0.0)[0])
             self.cannot_launch_text.setVisible(fits)
         blocked = self.obstacles()
-        for text, marker, side in ((self.cliff_above, self.cliff_markers[0], 0.0),
-                                   (self.cliff_below, self.cliff_markers[1], 1.0)):  # fmt: skip
+        for text, marker, side in (
+            (self.cliff_above, self.cliff_markers[0], 0.0),
+            (self.cliff_below, self.cliff_markers[1], 1.0),
+        ):
             if not marker.isVisible():
                 continue
             px, py = self._to_pixels(text.pos().x(), text.pos().y())
@@ -383,12 +415,21 @@ class StepCurvePlot:
         else:
             where = f"{x} {self.unit}"
         if c.reqntid is not None and x != c.reqntid:
-            return (float(c.x[i]) / self.scale, 0.0,
-                    f"{where}\ncannot launch: the kernel requires exactly {c.reqntid} threads per block (.reqntid)")
+            return (
+                float(c.x[i]) / self.scale,
+                0.0,
+                f"{where}\ncannot launch: the kernel requires exactly {c.reqntid} threads per block (.reqntid)",
+            )
         if c.launch_bound is not None and x > c.launch_bound:
-            return float(c.x[i]) / self.scale, 0.0, f"{where}\ncannot launch: above the kernel's launch bound of {c.launch_bound}"
-        text = (f"{where}\n{units.count(int(c.active_blocks[i]), 'block')} · "
-                f"{units.count(int(c.active_warps[i]), self.count_word)}\n{c.occupancy[i] * 100:.4g} % occupancy")  # fmt: skip
+            return (
+                float(c.x[i]) / self.scale,
+                0.0,
+                f"{where}\ncannot launch: above the kernel's launch bound of {c.launch_bound}",
+            )
+        text = (
+            f"{where}\n{units.count(int(c.active_blocks[i]), 'block')} · "
+            f"{units.count(int(c.active_warps[i]), self.count_word)}\n{c.occupancy[i] * 100:.4g} % occupancy"
+        )
         if self.hover_extra is not None:
             text += "\n" + self.hover_extra(x)
         return float(c.x[i]) / self.scale, float(self.y_values(c)[i]), text

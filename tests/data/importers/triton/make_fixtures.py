@@ -54,8 +54,9 @@ def _kernels():  # the Triton functions, defined only where triton is imported
         tl.store(out_ptr + row * stride + cols, num / tl.sum(num, axis=0), mask=cols < n_cols)
 
     @triton.jit
-    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
-                      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    def matmul_kernel(
+        a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
+    ):
         pid_m, pid_n = tl.program_id(0), tl.program_id(1)
         rm = pid_m * BM + tl.arange(0, BM)
         rn = pid_n * BN + tl.arange(0, BN)
@@ -77,14 +78,29 @@ def _kernels():  # the Triton functions, defined only where triton is imported
 
     ptr = "*fp32"
     table = {
-        "add_kernel": (add_kernel, {"x_ptr": ptr, "y_ptr": ptr, "out_ptr": ptr, "n": "i32", "BLOCK": "constexpr"},
-                       {"BLOCK": 1024}),
-        "softmax_kernel": (softmax_kernel, {"out_ptr": ptr, "in_ptr": ptr, "stride": "i32", "n_cols": "i32",
-                                            "BLOCK": "constexpr"}, {"BLOCK": 4096}),
-        "matmul_kernel": (matmul_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16",
-                                          **{k: "i32" for k in ("M", "N", "K", "sam", "sak", "sbk", "sbn", "scm", "scn")},
-                                          "BM": "constexpr", "BN": "constexpr", "BK": "constexpr"},
-                          {"BM": 64, "BN": 64, "BK": 64}),
+        "add_kernel": (
+            add_kernel,
+            {"x_ptr": ptr, "y_ptr": ptr, "out_ptr": ptr, "n": "i32", "BLOCK": "constexpr"},
+            {"BLOCK": 1024},
+        ),
+        "softmax_kernel": (
+            softmax_kernel,
+            {"out_ptr": ptr, "in_ptr": ptr, "stride": "i32", "n_cols": "i32", "BLOCK": "constexpr"},
+            {"BLOCK": 4096},
+        ),
+        "matmul_kernel": (
+            matmul_kernel,
+            {
+                "a_ptr": "*fp16",
+                "b_ptr": "*fp16",
+                "c_ptr": "*fp16",
+                **{k: "i32" for k in ("M", "N", "K", "sam", "sak", "sbk", "sbn", "scm", "scn")},
+                "BM": "constexpr",
+                "BN": "constexpr",
+                "BK": "constexpr",
+            },
+            {"BM": 64, "BN": 64, "BK": 64},
+        ),
     }
     table["transpose_kernel"] = (transpose_kernel, {"src": ptr, "dst": ptr, "n": "i32", "B": "constexpr"}, {"B": 128})
     return table
@@ -113,8 +129,9 @@ def build_cache(out: Path, builds=BUILDS) -> list[Path]:
         kernels = _kernels()
         for name, arch, options in builds:
             fn, signature, constexprs = kernels[name]
-            triton_compile(_source(ASTSource, fn, signature, constexprs),
-                           target=GPUTarget("cuda", arch, 32), options=dict(options))
+            triton_compile(
+                _source(ASTSource, fn, signature, constexprs), target=GPUTarget("cuda", arch, 32), options=dict(options)
+            )
     finally:
         for key, value in saved.items():
             if value is None:
