@@ -9,7 +9,8 @@ from occupancy_gui import REFERENCE_HEADER
 from occupancy_gui.engine import FACT_SPECS
 from occupancy_gui.paths import data_dir
 from occupancy_gui.profiles import LIMIT_FIELDS, Catalog
-from occupancy_gui.ui.analysis.gpu_data_model import COLUMNS, SELECTED_MARK, GpuDataModel
+from occupancy_gui.ui.analysis.gpu_data_model import COLUMNS, GpuDataModel
+from occupancy_gui.ui.analysis.profile_sheet import SELECTED_MARK
 from tests.conftest import make_fake_catalog
 from tests.ui.flush import settle
 from tests.ui.text_fit import cut_texts

@@ -24,7 +24,8 @@ from ...session import Session
 from ..support.qt_utils import signals_blocked
 from ..support.refresh import RefreshWhenVisible
 from .amd_gpu_data_model import AmdGpuDataModel
-from .gpu_data_model import SEARCH_ROLE, SORT_ROLE, GpuDataModel
+from .gpu_data_model import GpuDataModel
+from .profile_sheet import SEARCH_ROLE, SORT_ROLE
 
 PLACEHOLDER = "Filter: a name (H100), an architecture (Hopper) or a compute capability (8.6, sm_86)"
 AMD_PLACEHOLDER = "Filter: a name (MI300X, RX 7900 XTX), an architecture (CDNA 3, RDNA 3) or a target (gfx942)"
