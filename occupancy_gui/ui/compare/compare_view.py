@@ -42,6 +42,7 @@ from ..support.deferred import DeferredUpdate
 from ..support.qt_utils import blend, is_dark, palette
 from ..support.read_only_model import ReadOnlyTableModel
 from .amd_gpus import OCCUPANCY_COLUMN, AmdGpuTableModel, figures, kernel_words, plot_curves
+from .gpu_rows_model import SORT_ROLE, GpuRowsModel
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QActionGroup
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
 
 DIFF_MARK = "≠"
 DOCK_WIDTH = 560
-SORT_ROLE = Qt.ItemDataRole.UserRole
 A_PEN_LIGHT, A_PEN_DARK = "#495057", "#ced4da"
 
 
@@ -113,62 +113,36 @@ class CompareTableModel(ReadOnlyTableModel):
 GPU_HEADERS = ("GPU", "CC", "SMs", "Blocks / SM", "Occupancy", "Binding limit", "Blocks per GPU")
 
 
-class GpuTableModel(ReadOnlyTableModel):
-    """One row per named GPU; ``SORT_ROLE`` gives numbers for the numeric columns."""
+class GpuTableModel(GpuRowsModel["GpuRow"]):
+    """One row per named NVIDIA GPU: blocks per SM, occupancy, the binding limit and blocks per GPU."""
 
     HEADERS = GPU_HEADERS
+    TEXT_COLUMNS = frozenset({0, 5})
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._rows: list[GpuRow] = []
-        self.current = ""
-        self._bold = QFont()
-        self._bold.setBold(True)
+    def texts(self, g: GpuRow) -> tuple[str, ...]:
+        return (
+            g.name,
+            f"{g.cc[0]}.{g.cc[1]}",
+            str(g.sms),
+            str(g.blocks_per_sm),
+            f"{g.occupancy * 100:.4g} %",
+            g.binding,
+            str(g.blocks_per_gpu),
+        )
 
-    def set_rows(self, rows: list[GpuRow], current: str) -> None:
-        if rows == self._rows and current == self.current:
-            return
-        self.beginResetModel()
-        self._rows, self.current = rows, current
-        self.endResetModel()
+    def sort_keys(self, g: GpuRow) -> tuple[Any, ...]:
+        return (
+            g.name.casefold(),
+            g.cc[0] * 1000 + g.cc[1],
+            g.sms,
+            g.blocks_per_sm,
+            g.occupancy,
+            g.binding,
+            g.blocks_per_gpu,
+        )
 
-    def gpu_row(self, row: int) -> GpuRow:
-        return self._rows[row]
-
-    def row_count(self) -> int:
-        return len(self._rows)
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not self.valid(index):
-            return None
-        g, column = self._rows[index.row()], index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return (
-                g.name,
-                f"{g.cc[0]}.{g.cc[1]}",
-                str(g.sms),
-                str(g.blocks_per_sm),
-                f"{g.occupancy * 100:.4g} %",
-                g.binding,
-                str(g.blocks_per_gpu),
-            )[column]
-        if role == SORT_ROLE:
-            return (
-                g.name.casefold(),
-                g.cc[0] * 1000 + g.cc[1],
-                g.sms,
-                g.blocks_per_sm,
-                g.occupancy,
-                g.binding,
-                g.blocks_per_gpu,
-            )[column]
-        if role == Qt.ItemDataRole.TextAlignmentRole and column not in (0, 5):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.FontRole and g.name == self.current:
-            return self._bold
-        if role == Qt.ItemDataRole.ToolTipRole and g.error:
-            return g.error
-        return None
+    def tip(self, g: GpuRow) -> str | None:
+        return g.error or None
 
 
 def _table_view(model: QAbstractTableModel | QSortFilterProxyModel, stretch: tuple[int, ...]) -> QTableView:
