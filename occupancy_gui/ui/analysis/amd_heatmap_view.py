@@ -36,7 +36,7 @@ from ..calculator.plots.plot_cell import PlotCell
 from ..calculator.plots.plot_style import plot_style
 from ..support.qt_utils import signals_blocked
 from ..support.refresh import RefreshWhenVisible
-from .heatmap_view import KIB, SMEM_MARGIN, HeatMap
+from .heatmap_view import KIB, SMEM_MARGIN, HeatMap, map_at
 
 if TYPE_CHECKING:
     from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
@@ -182,11 +182,7 @@ class AmdHeatmapView(RefreshWhenVisible, QWidget):
         self._on_rule_changed()
 
     def _hit(self, scene_pos: QPointF) -> tuple[HeatMap, QPointF] | None:
-        for heat_map in (self.vgprs, self.lds):
-            view = heat_map.cell.view
-            if view.sceneBoundingRect().contains(scene_pos):
-                return heat_map, view.mapSceneToView(scene_pos)
-        return None
+        return map_at((self.vgprs, self.lds), scene_pos)
 
     def _on_scene_mouse_clicked(self, event: MouseClickEvent) -> None:
         if event.button() != Qt.MouseButton.LeftButton:

@@ -268,6 +268,15 @@ class HeatMap:
         )
 
 
+def map_at(maps: tuple[HeatMap, ...], scene_pos: QPointF) -> tuple[HeatMap, QPointF] | None:
+    """The heat map under ``scene_pos`` (a click or hover in the dock's scene) and the point in its data."""
+    for heat_map in maps:
+        view = heat_map.cell.view
+        if view.sceneBoundingRect().contains(scene_pos):
+            return heat_map, view.mapSceneToView(scene_pos)
+    return None
+
+
 class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph is untyped
     """Both maps and one colour bar; a click moves ``threads`` and ``registers`` / ``dynamic_smem``."""
 
@@ -307,11 +316,7 @@ class HeatmapView(RefreshWhenVisible, pg.GraphicsLayoutWidget):  # type: ignore[
         self.shared_memory.update(by_smem, (i.threads, i.static_smem + i.dynamic_smem), bound, required)
 
     def _hit(self, scene_pos: QPointF) -> tuple[HeatMap, QPointF] | None:
-        for heat_map in (self.registers, self.shared_memory):
-            view = heat_map.cell.view
-            if view.sceneBoundingRect().contains(scene_pos):
-                return heat_map, view.mapSceneToView(scene_pos)
-        return None
+        return map_at((self.registers, self.shared_memory), scene_pos)
 
     def _on_scene_mouse_clicked(self, event: MouseClickEvent) -> None:
         if event.button() != Qt.MouseButton.LeftButton:
