@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .record_launch import launch_threads
+from .record_launch import launch_reason, launch_threads
 
 if TYPE_CHECKING:
     from .engine.amd import AmdTarget
@@ -80,15 +80,9 @@ def record_inputs(rec: AmdKernelRecord, target: AmdTarget, threads: int) -> dict
 
 def threads_reason(rec: AmdKernelRecord, threads: int) -> str | None:
     """Why choosing ``rec`` moves threads per block away from ``threads``, in words; ``None`` when it does not."""
-    bound, required = rec.max_threads or 0, required_threads(rec)
-    chosen = launch_threads(threads, bound, required, rec.block_size or 0)
-    if chosen == threads:
-        return None
-    if rec.block_size:
-        return f"{chosen} threads per block: the launch recorded with the kernel ({rec.launch_source or 'its source'})"
-    if required:
-        return f"{chosen} threads per block: the kernel's required workgroup size (.reqd_workgroup_size)"
-    return (
-        f"{chosen} threads per block: {threads} is above the kernel's launch bound of {bound} "
-        "(.max_flat_workgroup_size)"
+    return launch_reason(
+        threads,
+        (rec.max_threads or 0, ".max_flat_workgroup_size"),
+        (required_threads(rec), "required workgroup size (.reqd_workgroup_size)"),
+        (rec.block_size or 0, rec.launch_source),
     )

@@ -104,12 +104,25 @@ def record_inputs(rec: KernelRecord, device: DeviceProperties, threads: int) -> 
 
 def threads_reason(rec: KernelRecord, threads: int) -> str | None:
     """Why choosing ``rec`` moves threads per block away from ``threads``, in words; ``None`` when it does not."""
-    bound, required = rec.max_threads or 0, required_block_size(rec) or 0
-    chosen = launch_threads(threads, bound, required, rec.block_size or 0)
+    return launch_reason(
+        threads,
+        (rec.max_threads or 0, "__launch_bounds__"),
+        (required_block_size(rec) or 0, "required block size (.reqntid)"),
+        (rec.block_size or 0, rec.launch_source),
+    )
+
+
+def launch_reason(
+    threads: int, bound: tuple[int, str], required: tuple[int, str], launch: tuple[int, str | None]
+) -> str | None:
+    """Why a chosen kernel runs at another block size than ``threads`` (:func:`launch_threads`'s rule), in words;
+    ``None`` when it does not.  Each of ``bound``, ``required`` and ``launch`` is (a size, 0 for none; what the
+    vendor calls it, or where the launch was recorded), so that NVIDIA's and AMD's kernels say it in their words."""
+    chosen = launch_threads(threads, bound[0], required[0], launch[0])
     if chosen == threads:
         return None
-    if rec.block_size:
-        return f"{chosen} threads per block: the launch recorded with the kernel ({rec.launch_source or 'its source'})"
-    if required:
-        return f"{chosen} threads per block: the kernel's required block size (.reqntid)"
-    return f"{chosen} threads per block: {threads} is above the kernel's launch bound of {bound} (__launch_bounds__)"
+    if launch[0]:
+        return f"{chosen} threads per block: the launch recorded with the kernel ({launch[1] or 'its source'})"
+    if required[0]:
+        return f"{chosen} threads per block: the kernel's {required[1]}"
+    return f"{chosen} threads per block: {threads} is above the kernel's launch bound of {bound[0]} ({bound[1]})"
