@@ -11,12 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import islice
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .kernel_table import KernelTable
+
+class Searched(Protocol):
+    """What :class:`FilterMasks` reads of a table (``kernel_table.KernelTable``, a layer above this module)."""
+
+    haystack: list[str]
+    filter_masks: dict[str, np.ndarray]
+    search_texts: list[str]
+    search_ids: np.ndarray
+
+    @property
+    def nvidia_rows(self) -> int: ...
 
 
 class FilterMasks:
@@ -33,7 +42,7 @@ class FilterMasks:
     STEP_ROWS = 4096
     """Rows (or distinct AMD texts) looked through per step: 3 ms of libtorch_cuda's long names."""
 
-    def __init__(self, table: KernelTable):
+    def __init__(self, table: Searched):
         self.table = table
         self.masks = table.filter_masks
 
