@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,6 +29,7 @@ from .engine import (
     max_active_blocks,
     supports_cache_config,
 )
+from .filter_masks import FilterMasks as FilterMasks
 from .kernel_rows import TableRecords
 from .record_launch import DEFAULT_BARRIERS, launch_smem, launch_threads
 
@@ -88,6 +88,10 @@ class KernelTable:
     """Rows ``0..nvidia_count-1`` are NVIDIA's, the rest AMD's (-1: all NVIDIA); :attr:`combos` are NVIDIA's."""
     amd: AmdColumns | None = None
     """What only the AMD rows have (``None``: no AMD row)."""
+    search_texts: list[str] = field(default_factory=list)
+    """The AMD rows' distinct search texts (one per name: the rows share them)."""
+    search_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """Each AMD row's search text in :attr:`search_texts` (``filter_masks`` scans each text once)."""
 
     @property
     def nvidia_rows(self) -> int:
@@ -162,14 +166,15 @@ class KernelTable:
                     impossible[at + i] = reason
                     for column in columns:
                         column[at + i] = min(max(column[at + i], -1), _CLIP)
-        own = None
+        own, search_ids, search_texts = None, np.zeros(0, np.int64), list[str]()
         if amd:
             if cancelled is not None and cancelled():
                 raise ImportCancelled(os.fspath(path))
             read = read_amd_rows(amd, n)
             names += read.names
             demangled += read.demangled
-            hay += _shared_search_texts(read.demangled, read.names)
+            shared, search_ids, search_texts = _shared_search_texts(read.demangled, read.names)
+            hay += shared
             archs += read.targets
             for column, values in zip(columns, read.shared):
                 column += values
@@ -198,6 +203,8 @@ class KernelTable:
             impossible=impossible,
             nvidia_count=n if amd else -1,
             amd=own,
+            search_texts=search_texts,
+            search_ids=search_ids,
         )
         if n:
             nv = slice(0, n)
@@ -237,61 +244,6 @@ class KernelTable:
         return None if st < 0 and ld < 0 else (max(st, 0), max(ld, 0))
 
 
-class FilterMasks:
-    """Which rows of a table hold a text in their search text (:attr:`KernelTable.haystack`), remembered
-    for the last :data:`KEEP` texts.  A row that does not hold ``gem`` cannot hold ``gemm``: a text that
-    contains an earlier one is looked for only in the rows that one matched, and an earlier text (a
-    backspace) costs nothing.
-
-    A scan of libtorch_cuda's 143,409 rows (159 MB of search text) takes 27-100 ms: the window runs it
-    :data:`STEP_ROWS` rows at a time between events (:meth:`steps`), so typing never stalls on it."""
-
-    KEEP = 8
-    STEP_ROWS = 4096
-    """Rows looked through per step: 3 ms of libtorch_cuda's long names."""
-
-    def __init__(self, table: KernelTable):
-        self.table = table
-        self.masks = table.filter_masks
-
-    def mask(self, needle: str) -> np.ndarray:
-        """A bool per row: whether its search text holds ``needle`` (already case-folded)."""
-        if needle not in self.masks:
-            for _ in self.steps(needle):
-                pass
-        found = self.masks.pop(needle)
-        self.masks[needle] = found  # the most recent last
-        return found
-
-    def steps(self, needle: str) -> Iterator[int]:
-        """Scan for ``needle`` a step at a time, yielding the rows left after each step but the last; once
-        it is exhausted, :meth:`mask` answers without a scan.  Dropped half-way, it remembers nothing."""
-        if needle in self.masks:
-            return
-        hay = self.table.haystack
-        within = [mask for text, mask in self.masks.items() if text in needle]
-        found = np.zeros(len(hay), dtype=bool)
-        if within:
-            rows = np.flatnonzero(within[0] if len(within) == 1 else np.logical_and.reduce(within))
-            for at in range(0, rows.size, self.STEP_ROWS):
-                part = rows[at : at + self.STEP_ROWS]
-                found[part] = np.fromiter((needle in hay[i] for i in part.tolist()), dtype=bool, count=part.size)
-                if at + part.size < rows.size:
-                    yield rows.size - at - part.size
-        else:
-            texts = iter(hay)  # one pass, a slice of it per step
-            for at in range(0, len(hay), self.STEP_ROWS):
-                count = min(self.STEP_ROWS, len(hay) - at)
-                found[at : at + count] = np.fromiter(
-                    (needle in h for h in islice(texts, count)), dtype=bool, count=count
-                )
-                if at + count < len(hay):
-                    yield len(hay) - at - count
-        self.masks[needle] = found
-        while len(self.masks) > self.KEEP:
-            del self.masks[next(iter(self.masks))]
-
-
 _CLIP = 1 << 40  # beyond any figure a GPU has; far inside int64
 SLICE = 1024
 """Records made into columns at a time (and between two polls of ``cancelled``).  Each column of a slice is
@@ -301,17 +253,20 @@ slice, 30-77 ms (once 247 ms) beside the window's other threads; at 1,024 the wh
 _get = operator.itemgetter
 
 
-def _shared_search_texts(demangled: list[str], names: list[str]) -> list[str]:
+def _shared_search_texts(demangled: list[str], names: list[str]) -> tuple[list[str], np.ndarray, list[str]]:
     """Each row's search text, one string per distinct name: a ROCm library lists each kernel once per target
-    (xla_rocm_plugin.so: 377,913 rows of 14,107 names, 4 KB each), and a text per row held 1.5 GB."""
-    texts: dict[str, str] = {}
-    out = []
+    (xla_rocm_plugin.so: 377,913 rows of 14,107 names, 4 KB each), and a text per row held 1.5 GB.  Also each
+    row's index into the distinct texts, and those texts (``filter_masks`` scans each once)."""
+    at: dict[str, int] = {}
+    distinct: list[str] = []
+    ids = []
     for pretty, name in zip(demangled, names):
-        text = texts.get(name)
-        if text is None:
-            text = texts[name] = f"{pretty}\n{name}".casefold()
-        out.append(text)
-    return out
+        k = at.get(name)
+        if k is None:
+            k = at[name] = len(distinct)
+            distinct.append(f"{pretty}\n{name}".casefold())
+        ids.append(k)
+    return list(map(distinct.__getitem__, ids)), np.array(ids, np.int64), distinct
 
 
 def _pretty_names(states: list[dict[str, Any]], names: list[str]) -> list[str]:
@@ -367,20 +322,38 @@ def _int64(columns: list[list[int]]) -> np.ndarray:
 
 
 def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(keys, axis=0, return_inverse=True)``, via one packed int64 where the values fit.
+    """``np.unique(keys, axis=0, return_inverse=True)``, via packed int64 words.
 
-    The row-wise unique sorts a structured dtype while holding the GIL (~120 ms for 10^5 rows,
-    felt as a stall by the GUI thread); the packed key sorts plain integers in a few ms.
+    The row-wise unique sorts a structured dtype while holding the GIL (~120 ms for 10^5 NVIDIA rows; 445-690 ms
+    for 250,000 AMD rows, whose twelve columns do not fit one word, felt as a stall by the window showing an
+    import's first rows); packed words sort as plain integers in a few ms (``np.lexsort`` where several).
     """
-    bits = [max(int(keys[:, j].max()), 0).bit_length() for j in range(keys.shape[1])]
-    if keys.min() < 0 or sum(bits) > 62:
+    if not len(keys):
+        return keys[:0], np.zeros(0, np.int64)
+    # A column with negative values (an AMD row's WGP mode, -1 where not stated) is shifted to start at 0: the
+    # order is the same.
+    shifted = keys - np.minimum(keys.min(axis=0), 0)
+    bits = [int(shifted[:, j].max()).bit_length() for j in range(keys.shape[1])]
+    if max(bits) > 62:
         combos, inverse = np.unique(keys, axis=0, return_inverse=True)
         return combos, inverse.reshape(-1)
-    packed = np.zeros(len(keys), dtype=np.int64)
+    words: list[np.ndarray] = []
+    used = 63
     for j, width in enumerate(bits):
-        packed = (packed << width) | keys[:, j]
-    _values, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
-    return keys[first], inverse.reshape(-1)
+        if used + width > 62:
+            words.append(np.zeros(len(keys), dtype=np.int64))
+            used = 0
+        words[-1] = (words[-1] << width) | shifted[:, j]
+        used += width
+    if len(words) == 1:
+        _values, first, inverse = np.unique(words[0], return_index=True, return_inverse=True)
+        return keys[first], inverse.reshape(-1)
+    order = np.lexsort(words[::-1])  # the first word most significant; stable: ties keep the file's order
+    stacked = np.stack(words)[:, order]
+    starts = np.concatenate([[True], (stacked[:, 1:] != stacked[:, :-1]).any(axis=0)])
+    inverse = np.empty(len(keys), dtype=np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    return keys[order[starts]], inverse
 
 
 @dataclass(frozen=True)

@@ -244,3 +244,37 @@ def test_each_row_is_the_calculators_answer_once_chosen(catalog, device: str) ->
     bound = records.index(next(r for r in records if r.name == "bound256"))
     at_32 = occupancy_column(table, catalog.get(device).device_properties(), Session(catalog, device).device_state, 32)
     assert at_32.threads[bound] == 32  # not the bound: the issue's 75 % at block sizes 1, 5 and 32
+
+
+def test_amd_rows_are_filtered_by_their_distinct_names_each_read_once() -> None:
+    """A table of NVIDIA rows and AMD rows repeating few names (a ROCm library lists each kernel once per target):
+    every text's rows are those a full scan of every row finds, and the AMD part reads each distinct name once."""
+    import dataclasses
+
+    from occupancy_gui.importers.amd import reader
+    from occupancy_gui.kernel_table import FilterMasks
+
+    code_object = Path(__file__).resolve().parent / "data" / "importers" / "amd" / "gfx942.co"
+    base = reader.read_amd(code_object, reader.CODE_OBJECT).records
+    amd = [
+        dataclasses.replace(rec, name=f"{rec.name}_{k % 5}", target=f"gfx942:{k}", demangled=None)
+        for k in range(60)
+        for rec in base
+    ]
+    table = KernelTable.from_records("x", random_records(random.Random(7), 50), None, amd)
+    assert len(table.search_texts) == 5 * len({r.name for r in base}) < len(amd)
+
+    class Reads(list):
+        count = 0
+
+        def __getitem__(self, k):
+            Reads.count += 1
+            return super().__getitem__(k)
+
+    table.search_texts = Reads(table.search_texts)
+    masks = FilterMasks(table)
+    for needle in ("_1", "_", "a", "_3", "zz"):
+        Reads.count = 0
+        got = masks.mask(needle)
+        assert (got == np.array([needle in h for h in table.haystack])).all(), needle
+        assert Reads.count <= len(table.search_texts), needle

@@ -17,6 +17,7 @@ from .names.printable import printable
 from .record_list import Records, merge_records
 
 if TYPE_CHECKING:
+    from .amd.reader import RowsFn
     from .record_cache import RecordCache
 
 Importer = Callable[..., Records]
@@ -84,9 +85,11 @@ def import_file_detailed(
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
     cache: RecordCache | None = None,
+    amd_rows: RowsFn | None = None,
 ) -> ImportResult:
     """The records and notes of a file; ``cache``: where a binary's import is looked up first and
-    stored after (``RecordCache()`` is the user's cache directory)."""
+    stored after (``RecordCache()`` is the user's cache directory); ``amd_rows`` is told the AMD records read so
+    far, batch by batch (``amd.reader.read_amd``: the window lists them while the rest is read)."""
     name = os.fspath(path)
     fmt = "folder"
     if not os.path.isdir(name):
@@ -100,7 +103,9 @@ def import_file_detailed(
 
     # AMD kernels (importers.amd): read alone where only AMD readers know the format; beside the NVIDIA
     # import (_nvidia_detailed) in host binaries and cache folders, which may hold both vendors' kernels.
-    both = import_with_amd(name, fmt, lambda: _nvidia_detailed(name, fmt, progress, cancel, cache), progress, cancel)
+    both = import_with_amd(
+        name, fmt, lambda: _nvidia_detailed(name, fmt, progress, cancel, cache), progress, cancel, amd_rows
+    )
     return both if both is not None else _nvidia_detailed(name, fmt, progress, cancel, cache)
 
 

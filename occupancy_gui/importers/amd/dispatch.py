@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..base import ImportFailure
-from .reader import FOLDER, HOST, ONLY_AMD, AmdImport, read_amd, sniff
+from .reader import FOLDER, HOST, ONLY_AMD, AmdImport, RowsFn, read_amd, sniff
 
 if TYPE_CHECKING:
     from ..base import CancelFn, ImportResult, ProgressFn
@@ -39,15 +39,20 @@ def amd_format(path: str, head: bytes) -> str | None:
 
 
 def import_with_amd(
-    path: str, fmt: str, nvidia: Callable[[], ImportResult], progress: ProgressFn | None, cancel: CancelFn | None
+    path: str,
+    fmt: str,
+    nvidia: Callable[[], ImportResult],
+    progress: ProgressFn | None,
+    cancel: CancelFn | None,
+    rows: RowsFn | None = None,
 ) -> ImportResult | None:
     """The import of ``path`` (format ``fmt``, ``"folder"`` for a directory) with its AMD kernels, or ``None``
     where AMD readers have nothing to say about this format (the caller goes on as before).  ``nvidia()``
-    runs the NVIDIA import."""
+    runs the NVIDIA import; ``rows`` is told the AMD records read so far (``reader.read_amd``)."""
     from ..base import ImportResult  # noqa: PLC0415 - the result type, filled here
 
     if fmt in ONLY_AMD or fmt == "amd_triton_json":
-        amd = _read(path, fmt, progress, cancel)
+        amd = _read(path, fmt, progress, cancel, rows)
         if not amd.records:
             raise ImportFailure(
                 path,
@@ -58,7 +63,7 @@ def import_with_amd(
         return ImportResult(notes=amd.notes, amd_records=amd.records)
     if fmt not in _HOST_FORMATS and fmt != FOLDER:
         return None
-    amd = _read(path, HOST if fmt != FOLDER else FOLDER, progress, cancel)
+    amd = _read(path, HOST if fmt != FOLDER else FOLDER, progress, cancel, rows)
     if not amd.records:  # the NVIDIA import as it always was; where it finds nothing, AMD's notes say why
         try:
             return nvidia()
@@ -77,7 +82,9 @@ def import_with_amd(
     return result
 
 
-def _read(path: str, fmt: str, progress: ProgressFn | None, cancel: CancelFn | None) -> AmdImport:
+def _read(
+    path: str, fmt: str, progress: ProgressFn | None, cancel: CancelFn | None, rows: RowsFn | None = None
+) -> AmdImport:
     if fmt == "amd_triton_json":
         from .bundles import Walk  # noqa: PLC0415 - lazy: as below
         from .record import merge_copies  # noqa: PLC0415 - lazy: a single kernel's JSON
@@ -85,4 +92,4 @@ def _read(path: str, fmt: str, progress: ProgressFn | None, cancel: CancelFn | N
 
         walk = Walk(os.fspath(path), 0)
         return AmdImport(merge_copies(json_kernel(path, walk)), walk.reading.notes)
-    return read_amd(path, fmt, progress, cancel)
+    return read_amd(path, fmt, progress, cancel, rows)

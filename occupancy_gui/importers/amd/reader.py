@@ -24,7 +24,7 @@ from .bundle import CCOB_MAGIC, PLAIN_MAGIC
 from .bundles import Batch, Walk, bundles_in
 from .code_object import is_amdgpu_elf, read_code_object
 from .host import host_batches
-from .record import AmdKernelRecord, merge_copies
+from .record import AmdKernelRecord, CopyMerger
 
 CODE_OBJECT, BUNDLE, LOG, HOST, FOLDER = "amd_code_object", "amd_bundle", "amd_log", "host", "folder"
 ONLY_AMD = (CODE_OBJECT, BUNDLE, LOG)
@@ -82,21 +82,31 @@ def iter_batches(path: str, kind: str, walk: Walk) -> Iterator[Batch]:
             yield from host_batches(blob, prefix, walk)
 
 
+RowsFn = Callable[[list[AmdKernelRecord]], None]
+"""Told the records read so far (identical copies merged) after each batch: a live list, to copy if kept."""
+
+
 def read_amd(
-    path: str | os.PathLike[str], kind: str, progress: ProgressFn | None = None, cancel: CancelFn | None = None
+    path: str | os.PathLike[str],
+    kind: str,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+    rows: RowsFn | None = None,
 ) -> AmdImport:
-    """Every AMD kernel of ``path`` read as ``kind`` (:func:`sniff`'s, or ``host``/``folder``)."""
+    """Every AMD kernel of ``path`` read as ``kind`` (:func:`sniff`'s, or ``host``/``folder``); ``rows`` is told
+    the records merged so far after each batch (the window lists them while the rest is read)."""
     name = os.fspath(path)
     walk = Walk(name, 0, cancel=cancel, progress=progress)
-    records: list[AmdKernelRecord] = []
+    merger = CopyMerger()
     try:
         with collection_paused():
             for batch in iter_batches(name, kind, walk):
-                records.extend(batch)
-            merged = merge_copies(records)
+                merger.add(batch)
+                if rows is not None and batch:
+                    rows(merger.records)
     except OSError as exc:
         raise ImportFailure(name, exc.strerror or str(exc)) from None
-    return AmdImport(merged, walk.reading.notes + skipped_notes(walk))
+    return AmdImport(merger.records, walk.reading.notes + skipped_notes(walk))
 
 
 def skipped_notes(walk: Walk) -> list[str]:

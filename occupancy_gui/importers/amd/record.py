@@ -102,6 +102,32 @@ def merge_copies(records: Iterable[AmdKernelRecord]) -> list[AmdKernelRecord]:
     return [rec if counts[ident] == rec.copies else _with_copies(rec, counts[ident]) for ident, rec in out.items()]
 
 
+class CopyMerger:
+    """:func:`merge_copies` as records arrive: :attr:`records` is at each moment the merge of what was added,
+    so that a reader streaming batches can show it (the rows seen so far keep their places; a later copy only
+    raises an earlier row's ``copies``)."""
+
+    def __init__(self) -> None:
+        self.records: list[AmdKernelRecord] = []
+        self._at: dict[tuple[Any, ...], int] = {}
+        self._first: list[AmdKernelRecord] = []  # each row's first record (its copies before merging)
+        self._counts: list[int] = []
+
+    def add(self, batch: Iterable[AmdKernelRecord]) -> None:
+        records, at, first, counts = self.records, self._at, self._first, self._counts
+        for rec in batch:
+            ident = _figures(rec)
+            k = at.get(ident)
+            if k is None:
+                at[ident] = len(records)
+                records.append(rec)
+                first.append(rec)
+                counts.append(rec.copies)
+                continue
+            counts[k] += rec.copies
+            records[k] = _with_copies(first[k], counts[k])
+
+
 def _with_copies(rec: AmdKernelRecord, copies: int) -> AmdKernelRecord:
     values = {name: getattr(rec, name) for name in FIELDS}
     values["copies"] = copies

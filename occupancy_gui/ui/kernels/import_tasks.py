@@ -17,6 +17,7 @@ from typing import Any
 from ...kernel_table import FilterMasks, KernelTable
 from ..support.file_watch import file_stamp
 from ..support.tasks import TaskCancelled, TaskFailed, quick_gil_handoff
+from .import_stream import PreviewBuilder
 
 BIG_FILE = 16 << 20
 """Files above this size are read with the cyclic collector paused until the table is built, and the
@@ -36,14 +37,19 @@ class ImportRequest:
     apply: bool = True
 
 
+TaskFn = Callable[[Callable[[], bool], Callable[[int, int], None]], KernelTable]
+
+
 def import_task(
-    path: str, settle_s: float = 0.0, filter_text: str = ""
-) -> Callable[[Callable[[], bool], Callable[[int, int], None]], KernelTable]:
+    path: str, settle_s: float = 0.0, filter_text: str = "", stream: PreviewBuilder | None = None
+) -> TaskFn:
     """The pool-thread work of one import: parse, then build the table's columns (no Qt).
 
     ``settle_s``: sleep this long first (the GIL free), while the GUI thread repaints a changed layout.
     ``filter_text``: the filter shown (case-folded): its rows are found here too, so that showing the
     table scans nothing on the GUI thread (a rebuilt 200 MB log's 137,990 names: tens of ms).
+    ``stream``: told the AMD records read so far after each batch (previews of the rows, ``import_stream``);
+    it also computes the whole table's occupancy column here (:attr:`PreviewBuilder.final`).
     """
 
     def run(cancelled: Callable[[], bool], progress: Callable[[int, int], None]) -> KernelTable:
@@ -56,7 +62,9 @@ def import_task(
         big = (file_stamp(path) or (0, 0))[0] > BIG_FILE
         try:
             with collection_paused(keep_frozen=True) if big else contextlib.nullcontext():
-                result = import_file_detailed(path, progress=progress, cancel=cancelled, cache=RecordCache())
+                result = import_file_detailed(
+                    path, progress=progress, cancel=cancelled, cache=RecordCache(), amd_rows=stream
+                )
                 if cancelled():
                     raise ImportCancelled(path)
                 table = KernelTable.from_records(path, result.records, cancelled, result.amd_records)
@@ -64,6 +72,8 @@ def import_task(
                 table.launch_bounds_unknown = result.launch_bounds_unknown
                 if filter_text:
                     FilterMasks(table).mask(filter_text)
+                if stream is not None and stream.previews:
+                    stream.final = (table, stream.launch(table))
                 return table
         except ImportCancelled:
             raise TaskCancelled(path) from None

@@ -14,10 +14,10 @@ PADDING = 18
 """Room around a cell's text (margins, grid line, a sort arrow in the header)."""
 
 
-def fit_figure_columns(view: QTableView) -> None:
+def fit_figure_columns(view: QTableView, sample: int = SAMPLE_ROWS) -> None:
     """Size every column but the name to its header and figures (measured on the first rows shown), so the name,
     which stretches, gets the rest: the figures are never cut, a long name is elided with the whole of it in
-    its tooltip."""
+    its tooltip.  ``sample``: rows measured (each cell a ``data()`` call: 2,000 rows of AMD kernels took 272 ms)."""
     model = view.model()
     header = view.horizontalHeader()
     head = QFontMetrics(header.font())
@@ -25,7 +25,7 @@ def fit_figure_columns(view: QTableView) -> None:
     italic_font = QFont(view.font())
     italic_font.setItalic(True)
     italic = QFontMetrics(italic_font)
-    rows = min(model.rowCount(), SAMPLE_ROWS)
+    rows = min(model.rowCount(), sample)
     for column in range(len(HEADERS)):
         if column == NAME:
             continue
