@@ -17,11 +17,16 @@ from pathlib import Path
 def trim(directory: Path, cap: int, is_entry: Callable[[str], bool]) -> None:
     """Remove the least recently used entries (files whose name ``is_entry``) until those left hold at
     most ``cap`` bytes; a folder that cannot be listed is left as it is."""
+    entries = []
     try:
-        entries = []
-        for item in os.scandir(directory):
-            if is_entry(item.name) and item.is_file(follow_symlinks=False):
-                st = item.stat(follow_symlinks=False)
+        with os.scandir(directory) as listing:  # closed however the listing ends
+            for item in listing:
+                try:
+                    if not (is_entry(item.name) and item.is_file(follow_symlinks=False)):
+                        continue
+                    st = item.stat(follow_symlinks=False)
+                except OSError:  # removed meanwhile by another process sharing the cache: not an entry any more
+                    continue
                 entries.append((st.st_mtime_ns, st.st_size, item.path))
     except OSError:
         return

@@ -84,6 +84,10 @@ def decode_metadata(data: bytes | memoryview) -> Metadata:
         raise MetadataError(f"metadata: {exc}") from None
     except msgspec.DecodeError as exc:
         raise MetadataError(f"metadata is not valid msgpack ({exc})") from None
+    except UnicodeDecodeError as exc:  # msgspec decodes a msgpack str as UTF-8
+        raise MetadataError(
+            f"metadata holds a string that is not UTF-8 ({exc.reason} at its byte {exc.start})"
+        ) from None
     except RecursionError:
         raise MetadataError("metadata nests too deeply (a crafted note: real ones nest 5 levels)") from None
     if len(meta.kernels) > MAX_KERNELS:

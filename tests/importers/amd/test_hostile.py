@@ -93,6 +93,7 @@ HOSTILE_NOTES = {
     ),
     "missing-key": msgspec.msgpack.encode({"amdhsa.kernels": [{".name": "k"}]}),
     "not-msgpack": b"\xc1" * 64,
+    "not-utf8": b"\x81\xadamdhsa.target\xa2\xb8\xff",
 }
 
 
