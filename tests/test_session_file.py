@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from occupancy_gui import session_file as sf
 from occupancy_gui.engine import CacheConfig
 from occupancy_gui.session import Inputs, Session
+from occupancy_gui.session import file as sf
 
 
 @pytest.fixture

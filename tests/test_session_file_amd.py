@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from occupancy_gui import session_file as sf
 from occupancy_gui.session import Inputs, Session
+from occupancy_gui.session import file as sf
 
 KIB = 1024
 HEAD = "occupancy_session: 2\ndevice: MI300X\n"

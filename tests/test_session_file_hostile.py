@@ -13,8 +13,8 @@ import tracemalloc
 
 import pytest
 
-from occupancy_gui import session_file as sf
 from occupancy_gui.session import Inputs
+from occupancy_gui.session import file as sf
 
 HEAD = "occupancy_session: 1\ndevice: sm_90\n"
 

@@ -92,7 +92,7 @@ def test_barriers_are_at_most_sixteen(session):
 
 
 def test_session_files_carry_the_bound_and_refuse_threads_above_it(session, catalog, tmp_path):
-    from occupancy_gui import session_file as sf
+    from occupancy_gui.session import file as sf
 
     session.replace(threads=128, max_threads_per_block=128)
     path = tmp_path / "a.occsession"
@@ -108,7 +108,7 @@ def test_session_files_carry_the_bound_and_refuse_threads_above_it(session, cata
 def test_files_are_written_with_the_users_umask(tmp_path, umask):
     import os
 
-    from occupancy_gui.session_file import atomic_write_text
+    from occupancy_gui.session.file import atomic_write_text
 
     old = os.umask(umask)
     try:

@@ -240,7 +240,7 @@ def _report_kernel(path: str, name: str | None) -> Any:
 def _report(args: argparse.Namespace, out: TextIO) -> int:
     from ..report import provenance, record_inputs, render, report_data  # noqa: PLC0415 - lazy: only `report` renders
     from ..session import INPUT_RANGES, InputRefused, Session  # noqa: PLC0415 - lazy: as above
-    from ..session_file import atomic_write_text  # noqa: PLC0415 - lazy: as above
+    from ..session.file import atomic_write_text  # noqa: PLC0415 - lazy: as above
 
     catalog = load_catalog()
     try:
@@ -306,7 +306,7 @@ def _amd_report(profile: AmdProfile, args: argparse.Namespace, out: TextIO) -> i
     """``occupancy report`` for an AMD device: both answers (the window's File → Export of an AMD session)."""
     from ..report import amd_report_data, render_amd  # noqa: PLC0415 - lazy: only `report` renders
     from ..session import InputRefused, Session  # noqa: PLC0415 - lazy: as above
-    from ..session_file import atomic_write_text  # noqa: PLC0415 - lazy: as above
+    from ..session.file import atomic_write_text  # noqa: PLC0415 - lazy: as above
 
     name = "occupancy report"
     if args.file:

@@ -21,7 +21,7 @@ from .support.settings import WINDOW_OPTIONS, load_inputs
 
 if TYPE_CHECKING:
     from ..profiles import Catalog
-    from ..session_file import SessionState
+    from ..session.file import SessionState
     from .main_window import MainWindow
 
 ORGANIZATION = "occupancy_gui"
@@ -305,7 +305,7 @@ def _import_in_window(window: MainWindow, args: argparse.Namespace) -> None:
 
 def _session_file(args: argparse.Namespace, catalog: Catalog) -> tuple[SessionState | None, Path | None]:
     """The session file FILE names (then FILE is not imported as compiler output), or ``(None, None)``."""
-    from .. import session_file  # noqa: PLC0415 - lazy: with a FILE only (it loads YAML to read one)
+    from ..session import file as session_file  # noqa: PLC0415 - lazy: with a FILE only (it loads YAML to read one)
 
     if not args.file or not session_file.is_session_file(args.file):
         return None, None

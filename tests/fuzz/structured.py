@@ -27,10 +27,10 @@ import random
 import resource
 import time
 
-from occupancy_gui import session_file as sf
 from occupancy_gui.importers import ImportCancelled, ImportFailure, import_file_detailed
 from occupancy_gui.paths import data_dir
 from occupancy_gui.profiles import Catalog, ProfileError, parse_profile
+from occupancy_gui.session import file as sf
 
 from .harness import DATA, Crash, _direct, _records
 

@@ -199,7 +199,7 @@ def test_the_session_file_names_the_chosen_amd_kernel(qtbot, window, tmp_path):
     choose(qtbot, window, row_of(panel, lds["name"], lds["target"]))
     assert panel.current_source() == (str(AMD / "host.o"), lds["name"])
     assert panel.current_record() is None  # the report is NVIDIA's
-    from occupancy_gui import session_file as sf
+    from occupancy_gui.session import file as sf
 
     state = sf.state_of(window.session, panel.current_source())
     text = sf.dumps(state)

@@ -353,8 +353,8 @@ def test_the_report_of_an_amd_device(qtbot, window, tmp_path):
 def test_autosave_recent_history_and_settings_carry_an_amd_session(qtbot, tmp_path, catalog):
     from PySide6.QtCore import QSettings
 
-    from occupancy_gui import session_file as sf
     from occupancy_gui.session import Session
+    from occupancy_gui.session import file as sf
     from occupancy_gui.ui.main_window import MainWindow
     from occupancy_gui.ui.session_files.autosave import new_autosave_path
     from occupancy_gui.ui.session_files.session_io import read_recent

@@ -12,8 +12,8 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication
 
-from occupancy_gui import session_file as sf
 from occupancy_gui.session import Inputs, Session
+from occupancy_gui.session import file as sf
 from occupancy_gui.ui.compare.compare_view import DIFF_MARK, SORT_ROLE
 from occupancy_gui.ui.main_window import MainWindow
 from occupancy_gui.ui.session_files.autosave import PENDING_KEY, new_autosave_path

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QLockFile, QObject, QSettings, QStandardPaths, QTimer
 
-from ... import session_file as sf
+from ...session import file as sf
 
 if TYPE_CHECKING:
     from ...session import Session

@@ -16,8 +16,8 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ... import report
-from ... import session_file as sf
 from ...fields import AMD
+from ...session import file as sf
 
 if TYPE_CHECKING:
     from ...importers import KernelRecord

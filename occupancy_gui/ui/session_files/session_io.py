@@ -18,8 +18,8 @@ from PySide6.QtCore import QEvent, QObject, QSettings, QStandardPaths, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
-from ... import session_file as sf
 from ...session import DEFAULT_INPUTS, Inputs
+from ...session import file as sf
 from ..support.file_drop import DROP_EVENTS, accept_drop, dropped_session
 from ..support.settings import WINDOW_OPTIONS
 from .autosave import Autosave

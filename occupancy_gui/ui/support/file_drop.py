@@ -13,7 +13,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QEvent
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
-from ...session_file import is_session_file
+from ...session.file import is_session_file
 
 DROP_EVENTS = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop)
 

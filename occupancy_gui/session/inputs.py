@@ -12,9 +12,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from . import fields
-from .engine import INT_MAX, CacheConfig, FunctionAttributes
-from .fields import AMD
+from .. import fields
+from ..engine import INT_MAX, CacheConfig, FunctionAttributes
+from ..fields import AMD
 
 MAX_BLOCK_BARRIERS = fields.FIELD["barriers"].high
 """PTX named barriers are numbered 0..15 (``bar.sync 0..15``): a block can use at most 16."""
@@ -150,7 +150,7 @@ DEFAULT_INPUTS: dict[str, Any] = {"threads": 256, "registers": 64, "static_smem"
 
 def amd_value(name: str, value: Any) -> Any:
     """An AMD input's value as its row of the table reads it; :class:`InputRefused` (one line) where it refuses."""
-    from .amd_question import AmdFieldError, read_value  # noqa: PLC0415 - lazy: an NVIDIA session never reads AMD
+    from ..amd_question import AmdFieldError, read_value  # noqa: PLC0415 - lazy: an NVIDIA session never reads AMD
 
     try:
         return read_value(fields.FIELD[name], value)

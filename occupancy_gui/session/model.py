@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from .device_choice import DeviceChoice, NotForVendor, amd_of
-from .engine import (
+from ..device_choice import DeviceChoice, NotForVendor, amd_of
+from ..engine import (
     CARVEOUT_DEFAULT,
     CacheConfig,
     DeviceProperties,
@@ -34,8 +34,8 @@ from .engine import (
     sweep_registers,
     sweep_shared_memory,
 )
-from .session_history import HISTORY_LIMIT, History
-from .session_inputs import (
+from .history import HISTORY_LIMIT, History
+from .inputs import (
     AMD_ONLY_FIELDS,
     DEFAULT_DEVICE,
     DEFAULT_INPUTS,
@@ -53,8 +53,8 @@ from .session_inputs import (
 )
 
 if TYPE_CHECKING:
-    from .amd_question import AmdState
-    from .profiles import AmdCatalog, AmdProfile, Catalog, DeviceProfile
+    from ..amd_question import AmdState
+    from ..profiles import AmdCatalog, AmdProfile, Catalog, DeviceProfile
 
 # Re-exported: callers of the session catch NotForVendor from here, and read the inputs' record, ranges and defaults
 # and the history's limit from here as they did before those moved into their own modules.
@@ -183,7 +183,7 @@ class Session:
         new = dataclasses.replace(base, **changes)
         amd = self._choice.amd_or_none() if profile is None else amd_of(profile)
         if amd is not None:
-            from .amd_question import inputs_problem  # noqa: PLC0415 - lazy: as Session.amd_catalog
+            from ..amd_question import inputs_problem  # noqa: PLC0415 - lazy: as Session.amd_catalog
 
             problem = inputs_problem(new, amd)
         else:
@@ -363,7 +363,7 @@ class Session:
         self.recompute_count += 1
         amd = self._choice.amd_or_none()
         if amd is not None:
-            from .amd_question import compute  # noqa: PLC0415 - lazy: as Session.amd_catalog
+            from ..amd_question import compute  # noqa: PLC0415 - lazy: as Session.amd_catalog
 
             self.result, self.error, self.curves = None, None, {}
             self.amd = compute(amd, self._inputs, changed, self.amd)

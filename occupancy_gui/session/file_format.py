@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import fields
-from .engine import CacheConfig
-from .fields import AMD, NVIDIA
-from .session_inputs import INPUT_RANGES, Inputs
+from .. import fields
+from ..engine import CacheConfig
+from ..fields import AMD, NVIDIA
+from .inputs import INPUT_RANGES, Inputs
 
 FORMAT_KEY = "occupancy_session"
 FORMAT_VERSION = 2

@@ -46,11 +46,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .atomic_write import atomic_write_bytes, atomic_write_text
-from .engine import CacheConfig
-from .fields import AMD, NVIDIA
-from .session_file_reader import SessionFileReader
-from .session_format import (
+from ..atomic_write import atomic_write_bytes, atomic_write_text
+from ..engine import CacheConfig
+from ..fields import AMD, NVIDIA
+from .file_format import (
     AMD_VALUE_RANGES,
     AMD_VERSION,
     CACHE_NAMES,
@@ -63,13 +62,14 @@ from .session_format import (
     SessionFileError,
     SessionState,
 )
-from .session_inputs import Inputs
+from .file_reader import SessionFileReader
+from .inputs import Inputs
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .profiles import AmdCatalog, Catalog
-    from .session import Session
+    from ..profiles import AmdCatalog, Catalog
+    from .model import Session
 
 # Re-exported: the window, the command line and the tests use them from here, as before they had modules of their own.
 __all__ = [

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from . import fields
-from .device_choice import amd_of
-from .engine import CacheConfig
-from .fields import AMD, NVIDIA, VENDOR_NAMES
-from .session_format import (
+from .. import fields
+from ..device_choice import amd_of
+from ..engine import CacheConfig
+from ..fields import AMD, NVIDIA, VENDOR_NAMES
+from .file_format import (
     AMD_VALUE_RANGES,
     AMD_VERSION,
     CACHE_NAMES,
@@ -27,17 +27,17 @@ from .session_format import (
     SessionFileError,
     SessionState,
 )
-from .session_inputs import OPTIONAL_FIELDS, Inputs, input_problem
+from .inputs import OPTIONAL_FIELDS, Inputs, input_problem
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .profiles import AmdCatalog, Catalog
+    from ..profiles import AmdCatalog, Catalog
 
 
 def _shown(value: Any) -> str:
     """A file's value for a message, cut (see ``safe_yaml.shown``)."""
-    from .profiles.safe_yaml import shown  # noqa: PLC0415 - lazy: with the reader, not at start-up
+    from ..profiles.safe_yaml import shown  # noqa: PLC0415 - lazy: with the reader, not at start-up
 
     return shown(value)
 
@@ -49,7 +49,7 @@ class SessionFileReader:
         self.text, self.catalog, self.source, self.amd = text, catalog, source, amd
         self.version = 1
         self.lines = text.splitlines()
-        from .profiles import safe_yaml  # noqa: PLC0415 - lazy: YAML loads with the first session read
+        from ..profiles import safe_yaml  # noqa: PLC0415 - lazy: YAML loads with the first session read
 
         try:
             node = safe_yaml.compose(text)
@@ -113,7 +113,7 @@ class SessionFileReader:
             return self.catalog.get(name)
         except KeyError as exc:
             nvidia_miss = str(exc.args[0]) if exc.args else f"unknown device {_shown(name)}"
-        from .amd_question import bundled_catalog, find_device  # noqa: PLC0415 - lazy: an NVIDIA file needs no AMD
+        from ..amd_question import bundled_catalog, find_device  # noqa: PLC0415 - lazy: an NVIDIA file needs no AMD
 
         try:
             return find_device(name, self.catalog, self.amd or bundled_catalog)
@@ -155,7 +155,7 @@ class SessionFileReader:
                 values[name] = self._input_value(f"{prefix}inputs.{name}", name, value)
         inputs = Inputs(**values)
         if vendor == AMD:
-            from .amd_question import inputs_problem  # noqa: PLC0415 - lazy: as _device
+            from ..amd_question import inputs_problem  # noqa: PLC0415 - lazy: as _device
 
             problem = inputs_problem(inputs, profile)
         else:
@@ -182,7 +182,7 @@ class SessionFileReader:
                 value = parts[0]
         elif isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(field, f"expected a whole number, got {_shown(value)}")
-        from .amd_question import AmdFieldError, read_value  # noqa: PLC0415 - lazy: as _device
+        from ..amd_question import AmdFieldError, read_value  # noqa: PLC0415 - lazy: as _device
 
         try:
             return read_value(spec, value)
