@@ -25,6 +25,7 @@ import numpy as np
 from . import fields
 from .amd_question import kernel_and_launch, target_problem, target_values
 from .amd_record import processor_of, record_inputs
+from .distinct_rows import distinct_rows
 from .engine.amd import AmdInputError, max_active_blocks
 
 if TYPE_CHECKING:
@@ -160,6 +161,14 @@ def combo_keys(
         ],
         axis=1,
     )
+
+
+def set_combos(own: AmdColumns, keys: np.ndarray) -> None:
+    """``own``'s distinct combinations of ``keys`` (:func:`combo_keys`), each row's, and each one's first row."""
+    own.combos, own.combo_inverse = distinct_rows(keys)
+    first = np.full(len(own.combos), len(keys), np.int64)
+    np.minimum.at(first, own.combo_inverse, np.arange(len(keys)))
+    own.combo_first = first
 
 
 @dataclass(frozen=True)

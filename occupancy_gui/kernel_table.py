@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .amd_rows import AmdColumns, AmdFigures, amd_occupancy, combo_keys, read_amd_rows
+from .amd_rows import AmdColumns, AmdFigures, amd_occupancy, combo_keys, read_amd_rows, set_combos
+from .distinct_rows import distinct_rows
 from .engine import (
     INT_MAX,
     DeviceProperties,
@@ -30,6 +31,7 @@ from .engine import (
     supports_cache_config,
 )
 from .filter_masks import FilterMasks as FilterMasks
+from .filter_masks import SearchTexts
 from .kernel_rows import TableRecords
 from .record_launch import DEFAULT_BARRIERS, launch_smem, launch_threads
 
@@ -173,13 +175,15 @@ class KernelTable:
             read = read_amd_rows(amd, n)
             names += read.names
             demangled += read.demangled
-            shared, search_ids, search_texts = _shared_search_texts(read.demangled, read.names)
-            hay += shared
+            texts = SearchTexts()
+            ids = texts.add(read.demangled, read.names)
+            hay += map(texts.texts.__getitem__, ids)
+            search_ids, search_texts = np.array(ids, np.int64), texts.texts
             archs += read.targets
             for column, values in zip(columns, read.shared):
                 column += values
             own = read.own
-        ints = _int64(columns)
+        ints = int64_columns(columns)
         table = cls(
             os.fspath(path),
             TableRecords(records, list(amd)),
@@ -208,7 +212,7 @@ class KernelTable:
         )
         if n:
             nv = slice(0, n)
-            table.combos, table.combo_inverse = _distinct(
+            table.combos, table.combo_inverse = distinct_rows(
                 np.stack(
                     [
                         table.max_threads[nv],
@@ -233,10 +237,7 @@ class KernelTable:
                 table.launch_block[tail],
                 table.launch_dynamic[tail],
             )
-            own.combos, own.combo_inverse = _distinct(keys)
-            first = np.full(len(own.combos), len(keys), np.int64)
-            np.minimum.at(first, own.combo_inverse, np.arange(len(keys)))
-            own.combo_first = first
+            set_combos(own, keys)
         return table
 
     def spills(self, i: int) -> tuple[int, int] | None:
@@ -251,22 +252,6 @@ one C call that holds the GIL: at 4,096, libtorch_cuda's long names made the sea
 slice, 30-77 ms (once 247 ms) beside the window's other threads; at 1,024 the whole table builds as fast
 (0.44-0.50 s against 0.53-0.70 s)."""
 _get = operator.itemgetter
-
-
-def _shared_search_texts(demangled: list[str], names: list[str]) -> tuple[list[str], np.ndarray, list[str]]:
-    """Each row's search text, one string per distinct name: a ROCm library lists each kernel once per target
-    (xla_rocm_plugin.so: 377,913 rows of 14,107 names, 4 KB each), and a text per row held 1.5 GB.  Also each
-    row's index into the distinct texts, and those texts (``filter_masks`` scans each once)."""
-    at: dict[str, int] = {}
-    distinct: list[str] = []
-    ids = []
-    for pretty, name in zip(demangled, names):
-        k = at.get(name)
-        if k is None:
-            k = at[name] = len(distinct)
-            distinct.append(f"{pretty}\n{name}".casefold())
-        ids.append(k)
-    return list(map(distinct.__getitem__, ids)), np.array(ids, np.int64), distinct
 
 
 def _pretty_names(states: list[dict[str, Any]], names: list[str]) -> list[str]:
@@ -307,7 +292,25 @@ def _int_columns(states: list[dict[str, Any]], archs: list[str], numbers: dict[s
     ]
 
 
-def _int64(columns: list[list[int]]) -> np.ndarray:
+INT_COLUMNS = (
+    "arch_number",
+    "registers",
+    "static_smem",
+    "spill_stores",
+    "spill_loads",
+    "barriers",
+    "max_threads",
+    "is_kernel",
+    "local_bytes",
+    "stack_bytes",
+    "required",
+    "launch_block",
+    "launch_dynamic",
+)
+"""The table's integer columns in :func:`_int_columns`' (and ``amd_rows.AmdRowsRead.shared``'s) order."""
+
+
+def int64_columns(columns: list[list[int]]) -> np.ndarray:
     """The columns as one int64 array; a figure beyond int64 that no check flagged is clipped too.
 
     A column at a time: each conversion is one C call that holds the GIL, and libtorch_cuda's nine
@@ -319,41 +322,6 @@ def _int64(columns: list[list[int]]) -> np.ndarray:
         except OverflowError:
             out[k] = np.array([min(max(v, -1), _CLIP) for v in column], dtype=np.int64)
     return out
-
-
-def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(keys, axis=0, return_inverse=True)``, via packed int64 words.
-
-    The row-wise unique sorts a structured dtype while holding the GIL (~120 ms for 10^5 NVIDIA rows; 445-690 ms
-    for 250,000 AMD rows, whose twelve columns do not fit one word, felt as a stall by the window showing an
-    import's first rows); packed words sort as plain integers in a few ms (``np.lexsort`` where several).
-    """
-    if not len(keys):
-        return keys[:0], np.zeros(0, np.int64)
-    # A column with negative values (an AMD row's WGP mode, -1 where not stated) is shifted to start at 0: the
-    # order is the same.
-    shifted = keys - np.minimum(keys.min(axis=0), 0)
-    bits = [int(shifted[:, j].max()).bit_length() for j in range(keys.shape[1])]
-    if max(bits) > 62:
-        combos, inverse = np.unique(keys, axis=0, return_inverse=True)
-        return combos, inverse.reshape(-1)
-    words: list[np.ndarray] = []
-    used = 63
-    for j, width in enumerate(bits):
-        if used + width > 62:
-            words.append(np.zeros(len(keys), dtype=np.int64))
-            used = 0
-        words[-1] = (words[-1] << width) | shifted[:, j]
-        used += width
-    if len(words) == 1:
-        _values, first, inverse = np.unique(words[0], return_index=True, return_inverse=True)
-        return keys[first], inverse.reshape(-1)
-    order = np.lexsort(words[::-1])  # the first word most significant; stable: ties keep the file's order
-    stacked = np.stack(words)[:, order]
-    starts = np.concatenate([[True], (stacked[:, 1:] != stacked[:, :-1]).any(axis=0)])
-    inverse = np.empty(len(keys), dtype=np.int64)
-    inverse[order] = np.cumsum(starts) - 1
-    return keys[order[starts]], inverse
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from PySide6.QtCore import (
     QCoreApplication,
     QEvent,
@@ -21,44 +20,31 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
     QObject,
-    QSize,
-    Qt,
     QTimer,
     Signal,
 )
 from PySide6.QtWidgets import (
-    QCheckBox,
     QDockWidget,
     QFileDialog,
-    QHBoxLayout,
-    QLabel,
-    QProgressBar,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
 )
 
 from ...fields import AMD, NVIDIA
-from ...kernel_table import KernelTable, RowLaunch, amd_occupancy_column, occupancy_column, with_amd
-from ...record_launch import threads_reason
-from ...session import DEFAULT_DEVICE, InputRefused
+from ...kernel_table import KernelTable, RowLaunch
 from ..support.deferred import DeferredUpdate
 from ..support.file_drop import DROP_EVENTS, accept_drop, dropped_compiler_output
 from ..support.file_watch import FileWatch, file_stamp
-from ..support.quantity import ErrorLabel
 from ..support.tasks import TaskOutcome, TaskRunner
 from . import import_tasks
 from .import_stream import Preview, PreviewBuilder, StreamSignals
 from .import_tasks import ImportRequest, release_task
-from .kernel_filter import KernelFilter
-from .kernel_inputs import Notes, kernel_changes, kernel_notes
-from .kernel_table_model import KernelSortFilterProxy, KernelTableModel
-from .kernel_table_view import fit_figure_columns, kernel_table_view
+from .import_widgets import ImportPanelWidgets
+from .kernel_apply import apply_row, launch_fn
+from .kernel_inputs import Notes, kernel_notes
+from .kernel_table_view import fit_figure_columns
 from .table_columns import AMD_COLUMNS, NVIDIA_COLUMNS
 
 if TYPE_CHECKING:
     from ...importers import KernelRecord
-    from ...profiles import AmdProfile
     from ..calculator.kernel_panel import KernelPanel
     from ..support.window_api import WindowApi
 
@@ -75,7 +61,7 @@ _OCCUPANCY_INPUTS = frozenset({"device", "threads", "dynamic_smem", "max_dynamic
 _SELECT_ROW = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
 
 
-class ImportPanel(QWidget):
+class ImportPanel(ImportPanelWidgets):
     """The kernel table dock's contents; the window's ``import_panel``.
 
     Public API: :meth:`load`, :meth:`cancel`, :meth:`current_source`, :meth:`wait_for_import`,
@@ -113,7 +99,7 @@ class ImportPanel(QWidget):
         self.stream_signals = StreamSignals(self)
         self.stream_signals.previewed.connect(self._on_previewed)
         self.stream_signals.counted.connect(self._on_counted)
-        self._build_widgets()
+        self._build_widgets(self.cancel, self._apply_filter, self._on_all_functions_toggled, self._on_selection_changed)
         self.file_watch = FileWatch(self)
         self.file_watch.fileRewritten.connect(self._on_file_watch_file_rewritten)
         self.watcher = self.file_watch.watcher  # the QFileSystemWatcher itself
@@ -126,89 +112,6 @@ class ImportPanel(QWidget):
             self._runner.progressed.connect(self._on_runner_progressed)
             self._runner.finished.connect(self._on_runner_finished)
         return self._runner
-
-    # ----------------------------------------------------------------------------- build
-    def _build_widgets(self) -> None:
-        self.model = KernelTableModel(self)  # the filter box reads it
-        self._build_status()
-        tools = self._build_tools()
-        self._build_view()
-        self.count_label = QLabel(self)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 4, 6, 4)
-        layout.setSpacing(2)  # tight: the bottom docks of a 1024×700 window have little height
-        heading = QHBoxLayout()  # the file and how many kernels it holds, on one line
-        heading.addWidget(self.source_label, 1)
-        heading.addWidget(self.count_label, 0, Qt.AlignmentFlag.AlignTop)
-        layout.addLayout(heading)
-        layout.addWidget(self.banner)
-        layout.addWidget(self.info)
-        layout.addLayout(tools)
-        layout.addWidget(self.view, 1)
-        self._hint_height = super().sizeHint().height()
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        """The height the dock opens at, whatever the labels say: the wrapped file name and the count
-        beside it change the layout's own hint by a line, and the window would re-lay out (and repaint
-        every plot) when the first table arrives."""
-        return QSize(super().sizeHint().width(), self._hint_height)
-
-    def _build_status(self) -> None:
-        self.source_label = QLabel(
-            "No compiler output imported. File → Import compiler output… (Ctrl+I), or drop a file on the window.", self
-        )
-        self.source_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.source_label.setWordWrap(True)
-        self.banner = ErrorLabel(self)
-        self.banner.setObjectName("import_error")
-        self.info = QLabel(self)  # what the import could not tell: kernels a cut-off log lost, launch bounds
-        self.info.setObjectName("import_info")
-        self.info.setWordWrap(True)
-        self.info.setTextFormat(Qt.TextFormat.PlainText)
-        self.info.hide()
-        self.progress = QProgressBar(self)
-        self.progress.setRange(0, 1000)
-        self.progress.setFormat("Reading… %p%")
-        self.cancel_button = QPushButton("Cancel", self)
-        self.cancel_button.setToolTip("Stop reading; the previous table and inputs are kept")
-        self.cancel_button.clicked.connect(self.cancel)
-        progress_row = QHBoxLayout()
-        progress_row.addWidget(self.progress, 1)
-        progress_row.addWidget(self.cancel_button)
-        self.progress_row = QWidget(self)
-        self.progress_row.setLayout(progress_row)
-        progress_row.setContentsMargins(0, 0, 0, 0)
-        # Its place is kept while hidden: showing it at each import must not re-lay out the window
-        # (a relayout repaints every plot on the GUI thread, ~150 ms at 1400x900).
-        policy = self.progress_row.sizePolicy()
-        policy.setRetainSizeWhenHidden(True)
-        self.progress_row.setSizePolicy(policy)
-        self.progress_row.hide()
-
-    def _build_tools(self) -> QHBoxLayout:
-        self.filter_edit = KernelFilter(self.model, self._apply_filter, self)
-        self.all_functions = QCheckBox("A&ll functions", self)
-        self.all_functions.setToolTip(
-            "List device functions too, not only kernels (__global__ entry points).\n"
-            "Device functions are not launched: their figures count in the kernels\n"
-            "that call them."
-        )
-        self.all_functions.toggled.connect(self._on_all_functions_toggled)
-        tools = QHBoxLayout()
-        tools.addWidget(self.filter_edit, 1)
-        # In the filter's row and no taller than it: showing it must not move the table, whose
-        # repaint (10^5 rows, while the reader thread holds the GIL) is the costliest in the window.
-        tools.addWidget(self.progress_row, 1)
-        self.progress_row.setMaximumHeight(self.filter_edit.sizeHint().height())
-        tools.addWidget(self.all_functions)
-        return tools
-
-    def _build_view(self) -> None:
-        self.proxy = KernelSortFilterProxy(self.model, self)
-        self.view = kernel_table_view(self.proxy, self)
-        for column in AMD_COLUMNS:  # shown once a table holds AMD kernels (_show_table)
-            self.view.setColumnHidden(column, True)
-        self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
 
     # ----------------------------------------------------------------------------- public API
     def load(
@@ -450,74 +353,8 @@ class ImportPanel(QWidget):
         t = self.model.table
         assert t is not None
         self._selected = (t.names[i], t.arch[i], i)
-        reason = t.impossible.get(i)
-        if reason is not None:  # listed and flagged, never loaded: the inputs keep what they hold
-            self.window_.statusBar().showMessage(f"{t.names[i]}: {reason}; not loaded into the inputs", 10000)
-            self._update_notes()
-            return
-        if t.is_amd(i):
-            self._apply_amd(i, overrides)
-            return
-        s = self.session
-        if s.vendor != NVIDIA:  # an NVIDIA kernel on an AMD device: its architecture's device, else the default
-            fallback = s.catalog.get(DEFAULT_DEVICE) if DEFAULT_DEVICE in s.catalog.names() else s.catalog.profiles[0]
-            changes = {
-                "device": fallback.name,
-                **kernel_changes(t, i, s.catalog, fallback.device_properties(), s.inputs.threads, True),
-            }
-        else:
-            changes = kernel_changes(t, i, s.catalog, s.device, s.inputs.threads, match_device)
-        moved = threads_reason(t.nvidia_record(i), s.inputs.threads)
-        try:
-            with s.batch():
-                s.replace(**{**changes, **(overrides or {})})
-        except InputRefused as exc:  # an explicit --threads above this kernel's bound
-            with s.batch():
-                s.replace(**changes)
-            self.window_.statusBar().showMessage(f"{exc}; the kernel's limit is kept", 8000)
-        else:
-            if moved is not None and "threads" not in (overrides or {}):
-                self.window_.statusBar().showMessage(f"{t.names[i]}: {moved}", 8000)
+        apply_row(self.session, t, i, self.window_.statusBar().showMessage, match_device, overrides)
         self._update_notes()
-
-    def _apply_amd(self, i: int, overrides: dict[str, Any] | None) -> None:
-        """Load AMD row ``i``: its inputs (``amd_record.record_inputs``, the one rule) and its target's device,
-        unless the selected device already is that target; one step of the history."""
-        from ...amd_record import processor_of, record_inputs, record_profile  # noqa: PLC0415 - lazy: an AMD row
-        from ...amd_record import threads_reason as amd_threads_reason  # noqa: PLC0415 - lazy: as above
-
-        t, s = self.model.table, self.session
-        assert t is not None
-        rec = t.amd_record(i)
-        profile = record_profile(rec, s.amd_catalog, self._amd_selected())
-        status = self.window_.statusBar()
-        if profile is None:
-            status.showMessage(
-                f"{rec.name}: no device profile of {processor_of(rec.target or rec.arch)}; not loaded into the inputs",
-                10000,
-            )
-            self._update_notes()
-            return
-        changes = {"device": profile.name, **record_inputs(rec, profile.target, s.inputs.threads)}
-        moved = amd_threads_reason(rec, s.inputs.threads)
-        try:
-            with s.batch():
-                s.replace(**{**changes, **(overrides or {})})
-        except InputRefused as exc:
-            try:
-                with s.batch():
-                    s.replace(**changes)
-            except InputRefused as refused:  # figures this target cannot take (a launch bound above its limit)
-                status.showMessage(f"{rec.name}: {refused}; not loaded into the inputs", 10000)
-            else:
-                status.showMessage(f"{exc}; the kernel's own figures are kept", 8000)
-        else:
-            if moved is not None and "threads" not in (overrides or {}):
-                status.showMessage(f"{rec.name}: {moved}", 8000)
-        self._update_notes()
-
-    def _amd_selected(self) -> AmdProfile | None:
-        return self.session.amd_profile if self.session.vendor == AMD else None
 
     # ----------------------------------------------------------------------------- notes and occupancy
     def _selected_record(self) -> int | None:
@@ -538,27 +375,8 @@ class ImportPanel(QWidget):
         return self._launch_fn()(table)
 
     def _launch_fn(self) -> Callable[[KernelTable], RowLaunch]:
-        """:meth:`_occupancy` with the calculator's inputs of now, callable on a pool thread (it reads no widget
-        and no session: an import computes its previews' occupancy there)."""
-        s, i = self.session, self.session.inputs
-        vendor, selected, catalog = s.vendor, self._amd_selected(), s.amd_catalog
-        device, state = (s.device, s.device_state) if vendor == NVIDIA else (None, None)
-
-        def launch_of(table: KernelTable) -> RowLaunch:
-            if device is None or state is None or not table.nvidia_rows:
-                launch = RowLaunch(np.zeros(len(table), np.int64), np.full(len(table), np.nan))
-            else:
-                launch = occupancy_column(table, device, state, i.threads, i.dynamic_smem, i.max_dynamic_smem)
-            if table.amd is None:
-                return launch
-            from ...amd_record import processor_profile  # noqa: PLC0415 - lazy: a table with AMD rows
-
-            figures = amd_occupancy_column(
-                table, lambda p: processor_profile(p, catalog, selected), i.threads, i.dynamic_smem
-            )
-            return with_amd(launch, table, figures)
-
-        return launch_of
+        """:meth:`_occupancy` with the calculator's inputs of now, callable on a pool thread (``kernel_apply``)."""
+        return launch_fn(self.session)
 
     # ----------------------------------------------------------------------------- rows while reading
     def _on_previewed(self, preview: Preview) -> None:

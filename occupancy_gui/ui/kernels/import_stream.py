@@ -5,7 +5,8 @@ fraction of a second (``importers.amd.read_amd`` tells its ``rows`` callback the
 each batch).  :class:`PreviewBuilder`, on the import's pool thread, makes a :class:`Preview` of them — the
 table's columns, each row's occupancy (``launch``, computed there with the calculator's inputs as the import
 began), the filter's rows — and hands it to the GUI thread by a queued signal, which shows it with one model
-reset.  Previews are made when the rows have grown by :data:`GROWTH` since the last one and at most once per
+reset.  Each preview's table is the last one's plus the rows read since (``amd_table_growth``), and so is the
+whole table's at the end.  Previews are made when the rows have grown by :data:`GROWTH` since the last one and at most once per
 :data:`INTERVAL_S`: their cost on both threads stays a small multiple of the final table's (a geometric
 series), and the window resets its model a dozen times in a 410,000-row import, not once per code object.
 Between previews :class:`StreamSignals` carries the count alone (the status line's "N kernels so far…").
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
+from ...amd_table_growth import AmdTableGrowth
 from ...kernel_table import FilterMasks, KernelTable, RowLaunch
 
 if TYPE_CHECKING:
@@ -80,6 +82,8 @@ class PreviewBuilder:
         self.previews = 0
         self.final: tuple[KernelTable, RowLaunch] | None = None
         """The whole table and its occupancy column, where previews were shown (``import_tasks.import_task``)."""
+        self.growth = AmdTableGrowth(path)
+        """The previews' tables, each grown from the last; the whole table too, once read (``import_tasks``)."""
 
     def __call__(self, records: list[AmdKernelRecord]) -> None:
         n, now = len(records), time.monotonic()
@@ -94,7 +98,7 @@ class PreviewBuilder:
 
     def preview(self, records: list[AmdKernelRecord]) -> Preview:
         """A table of ``records`` (copied: the reader goes on adding to its list), its occupancy and filter rows."""
-        table = KernelTable.from_records(self.path, [], None, list(records))
+        table = self.growth.table(records)
         needle = self.filter_text()
         if needle:
             FilterMasks(table).mask(needle)

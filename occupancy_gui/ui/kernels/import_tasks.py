@@ -67,7 +67,12 @@ def import_task(
                 )
                 if cancelled():
                     raise ImportCancelled(path)
-                table = KernelTable.from_records(path, result.records, cancelled, result.amd_records)
+                if stream is not None and stream.previews and not result.records:
+                    # The last preview's table plus the rows read since: its columns are not read again, and the
+                    # two tables the window holds at once share their search texts.
+                    table = stream.growth.table(result.amd_records)
+                else:
+                    table = KernelTable.from_records(path, result.records, cancelled, result.amd_records)
                 table.notes = tuple(result.notes)
                 table.launch_bounds_unknown = result.launch_bounds_unknown
                 if filter_text:
