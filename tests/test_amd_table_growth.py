@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from occupancy_gui.amd_table_growth import AmdTableGrowth
-from occupancy_gui.kernel_table import INT_COLUMNS, FilterMasks, KernelTable
+from occupancy_gui.kernel_table import INT_COLUMNS, AmdTableGrowth, FilterMasks, KernelTable
 
 DATA = Path(__file__).resolve().parent / "data" / "importers" / "amd"
 

@@ -7,8 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from occupancy_gui.distinct_rows import distinct_rows
-from occupancy_gui.kernel_table import COMBO, KernelTable
+from occupancy_gui.kernel_table import COMBO, KernelTable, distinct_rows
 from tests.helpers.random_records import random_records
 
 
@@ -54,8 +53,8 @@ def test_the_tables_combinations() -> None:
     import dataclasses
     from pathlib import Path
 
-    from occupancy_gui.amd_rows import combo_keys
     from occupancy_gui.importers.amd import reader
+    from occupancy_gui.kernel_table import combo_keys
 
     nvidia = KernelTable.from_records("x", random_records(random.Random(3), 3000))
     assert nvidia.combos.shape[1] == len(COMBO) and 1 < len(nvidia.combos) < len(nvidia)

@@ -4,8 +4,7 @@ to break a slot, leave the table and summary disagreeing, or fail the import wit
 from __future__ import annotations
 
 from occupancy_gui.importers import KernelRecord
-from occupancy_gui.kernel_rows import record_notes, record_tags
-from occupancy_gui.kernel_table import KernelTable
+from occupancy_gui.kernel_table import KernelTable, record_notes, record_tags
 from tests.importers.test_hostile_containers import patched_cubin
 from tests.ui.test_import_panel import load, select
 

@@ -15,8 +15,7 @@ from ... import units
 from .table_columns import AGPRS, BARRIERS, LAUNCH_BOUND, LOCAL, REGISTERS, SGPRS, SPILLS, STATIC_SMEM, WAVE
 
 if TYPE_CHECKING:
-    from ...amd_rows import AmdColumns
-    from ...kernel_table import KernelTable
+    from ...kernel_table import AmdColumns, KernelTable
 
 _GFX10_PLUS = re.compile(r"gfx1\d(\d\d|-)")
 """RDNA processors (gfx10 and later, their generic targets too): wave32 or wave64, WGP or CU mode."""

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from ...amd_table_growth import AmdTableGrowth
-from ...kernel_table import FilterMasks, KernelTable, RowLaunch
+from ...kernel_table import AmdTableGrowth, FilterMasks, KernelTable, RowLaunch
 
 if TYPE_CHECKING:
     from ...importers import AmdKernelRecord

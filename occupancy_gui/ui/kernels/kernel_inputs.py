@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ... import units
-from ...kernel_rows import cluster_note
+from ...kernel_table import cluster_note
 from ...record_launch import record_device, record_inputs
 
 if TYPE_CHECKING:

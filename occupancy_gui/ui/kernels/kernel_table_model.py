@@ -17,8 +17,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyM
 from PySide6.QtGui import QColor, QFont
 
 from ... import units
-from ...kernel_rows import row_notes, row_tags
-from ...kernel_table import FilterMasks, KernelTable, RowLaunch
+from ...kernel_table import FilterMasks, KernelTable, RowLaunch, row_notes, row_tags
 from ..support.qt_utils import disabled_text_color, error_color
 from ..support.read_only_model import ReadOnlyTableModel
 from .amd_cells import amd_display, amd_tooltip

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, overload
 
 if TYPE_CHECKING:
-    from .importers import AmdKernelRecord, KernelRecord, Records
+    from ..importers import AmdKernelRecord, KernelRecord, Records
 
 
 class KernelRow(Protocol):
@@ -82,7 +82,7 @@ def _is_amd(rec: KernelRow) -> bool:
 
 def amd_tags(rec: AmdKernelRecord) -> list[str]:
     """Short marks before an AMD kernel's name: a descriptor padding its VGPRs, a required size, copies."""
-    from .importers import padded_vgprs  # noqa: PLC0415 - lazy: the records' module, loaded by then
+    from ..importers import padded_vgprs  # noqa: PLC0415 - lazy: the records' module, loaded by then
 
     tags = ["padded VGPRs"] if padded_vgprs(rec) else []
     if rec.required_block is not None:
@@ -94,7 +94,7 @@ def amd_tags(rec: AmdKernelRecord) -> list[str]:
 
 def amd_notes(rec: AmdKernelRecord) -> list[str]:
     """What a reader of an AMD row should know beyond its figures, one line each."""
-    from .importers import padded_vgprs  # noqa: PLC0415 - lazy: as above
+    from ..importers import padded_vgprs  # noqa: PLC0415 - lazy: as above
 
     notes = [] if rec.is_kernel else ["(device function, not a kernel)"]
     version = f", code object v{rec.code_object_version}" if rec.code_object_version else ""
@@ -125,7 +125,7 @@ def amd_notes(rec: AmdKernelRecord) -> list[str]:
 
 def record_tags(rec: KernelRecord) -> list[str]:
     """Short marks shown before a name: pre-link (-rdc), embedded fatbin, identical copies, cluster shape."""
-    from .importers import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
+    from ..importers import impossible_figure  # noqa: PLC0415 - lazy: the records' module, loaded by then
 
     tags = ["impossible figures"] if impossible_figure(rec) is not None else []
     if rec.cluster_dims:
@@ -141,7 +141,7 @@ def record_tags(rec: KernelRecord) -> list[str]:
 
 def record_notes(rec: KernelRecord) -> list[str]:
     """What a reader of a row should know beyond its figures, one line each."""
-    from .importers import STACK_UNKNOWN, impossible_figure  # noqa: PLC0415 - lazy: loaded by then
+    from ..importers import STACK_UNKNOWN, impossible_figure  # noqa: PLC0415 - lazy: loaded by then
 
     notes = [] if rec.is_kernel else ["(device function, not a kernel)"]
     if rec.stack_bytes is None:

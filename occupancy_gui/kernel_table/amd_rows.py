@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import fields
-from .amd_question import kernel_and_launch, target_problem, target_values
-from .amd_record import processor_of, record_inputs
+from .. import fields
+from ..amd_question import kernel_and_launch, target_problem, target_values
+from ..amd_record import processor_of, record_inputs
+from ..engine.amd import AmdInputError, max_active_blocks
 from .distinct_rows import distinct_rows
-from .engine.amd import AmdInputError, max_active_blocks
 
 if TYPE_CHECKING:
-    from .importers import AmdKernelRecord
-    from .profiles import AmdProfile
+    from ..importers import AmdKernelRecord
+    from ..profiles import AmdProfile
 
 AMD_COMBO = (
     "processor",
@@ -91,7 +91,7 @@ def _or(values: list[Any], default: int) -> list[Any]:
 
 def read_amd_rows(records: Sequence[AmdKernelRecord], first_row: int) -> AmdRowsRead:
     """The columns of ``records``, which the table lists from row ``first_row`` on."""
-    from .importers import padded_vgprs  # noqa: PLC0415 - lazy: loaded with the records, off the GUI thread
+    from ..importers import padded_vgprs  # noqa: PLC0415 - lazy: loaded with the records, off the GUI thread
 
     n = len(records)
     names = list(map(_get("name"), records))

@@ -18,9 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .amd_rows import AmdColumns, AmdFigures, amd_occupancy, combo_keys, read_amd_rows, set_combos
-from .distinct_rows import distinct_rows
-from .engine import (
+from ..engine import (
     INT_MAX,
     DeviceProperties,
     DeviceState,
@@ -30,14 +28,16 @@ from .engine import (
     max_active_blocks,
     supports_cache_config,
 )
+from ..record_launch import DEFAULT_BARRIERS, launch_smem, launch_threads
+from .amd_rows import AmdColumns, AmdFigures, amd_occupancy, combo_keys, read_amd_rows, set_combos
+from .distinct_rows import distinct_rows
 from .filter_masks import FilterMasks as FilterMasks
 from .filter_masks import SearchTexts
-from .kernel_rows import TableRecords
-from .record_launch import DEFAULT_BARRIERS, launch_smem, launch_threads
+from .rows import TableRecords
 
 if TYPE_CHECKING:
-    from .importers import AmdKernelRecord, KernelRecord
-    from .profiles import AmdProfile
+    from ..importers import AmdKernelRecord, KernelRecord
+    from ..profiles import AmdProfile
 
 
 COMBO = ("max_threads", "required", "registers", "static_smem", "barriers", "launch_block", "launch_dynamic")
@@ -134,7 +134,7 @@ class KernelTable:
         window waits on; a slice's C loops are short, so the GUI thread gets the GIL between them.  The records
         stay as the import holds them (``importers.Records``: a record is made where a row is read)."""
         # Lazy: loaded with the importers, off the GUI thread.
-        from .importers import ImportCancelled, Records, arch_number, built_states, impossible_figures  # noqa: PLC0415
+        from ..importers import ImportCancelled, Records, arch_number, built_states, impossible_figures  # noqa: PLC0415
 
         records = Records.of(records)
 
@@ -256,7 +256,7 @@ _get = operator.itemgetter
 
 def _pretty_names(states: list[dict[str, Any]], names: list[str]) -> list[str]:
     """Each record's demangled name (``importers.demangled_names``), its mangled one where that is empty."""
-    from .importers import demangled_names  # noqa: PLC0415 - lazy: as in KernelTable.from_records
+    from ..importers import demangled_names  # noqa: PLC0415 - lazy: as in KernelTable.from_records
 
     pretty = demangled_names(states)
     return [text or name for text, name in zip(pretty, names)] if "" in pretty else pretty

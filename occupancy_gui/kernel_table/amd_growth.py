@@ -19,11 +19,11 @@ import numpy as np
 
 from .amd_rows import AmdColumns, combo_keys, read_amd_rows, set_combos
 from .filter_masks import SearchTexts
-from .kernel_rows import TableRecords
-from .kernel_table import INT_COLUMNS, KernelTable, int64_columns
+from .rows import TableRecords
+from .table import INT_COLUMNS, KernelTable, int64_columns
 
 if TYPE_CHECKING:
-    from .importers import AmdKernelRecord
+    from ..importers import AmdKernelRecord
 
 
 class AmdTableGrowth:
@@ -39,7 +39,7 @@ class AmdTableGrowth:
         """The table of ``records`` — AMD records only, those of the last table first, in their places — equal
         to ``KernelTable.from_records(path, [], None, records)``; it becomes the last.  The columns of the last
         table's rows are taken from it, not read again (fewer records than it has: all are read)."""
-        from .importers import Records  # noqa: PLC0415 - lazy: loaded with the records, off the GUI thread
+        from ..importers import Records  # noqa: PLC0415 - lazy: loaded with the records, off the GUI thread
 
         last = self.last
         m = len(last) if last is not None and last.amd is not None and len(records) >= len(last) else 0
