@@ -23,9 +23,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import fields
-from ..amd_question import kernel_and_launch, target_problem, target_values
-from ..amd_record import processor_of, record_inputs
-from ..engine.amd import AmdInputError, max_active_blocks
 from .distinct_rows import distinct_rows
 
 if TYPE_CHECKING:
@@ -116,6 +113,8 @@ def read_amd_rows(records: Sequence[AmdKernelRecord], first_row: int) -> AmdRows
         _or(list(map(_get("block_size"), records)), 0),
         _or(list(map(_get("dynamic_lds"), records)), 0),
     ]
+    from ..amd_record import processor_of  # noqa: PLC0415 - lazy: an NVIDIA table (and start-up) loads no AMD rules
+
     procs = list(map(processor_of, targets))
     distinct = sorted(set(procs))
     index = {p: i for i, p in enumerate(distinct)}
@@ -193,6 +192,10 @@ def amd_occupancy(
     """Each AMD row's threads and HIP runtime occupancy once chosen while the calculator holds ``threads`` and
     ``dynamic_lds``; ``records(k)`` is the record of AMD row ``k``, ``profile_for(processor)`` the profile choosing
     it selects (``amd_record.record_profile``)."""
+    from ..amd_question import kernel_and_launch, target_problem, target_values  # noqa: PLC0415 - lazy: as above
+    from ..amd_record import record_inputs  # noqa: PLC0415 - lazy: as above
+    from ..engine.amd import AmdInputError, max_active_blocks  # noqa: PLC0415 - lazy: as above
+
     profiles = {p: profile_for(p) for p in own.processors}
     devices = {p: prof.device() for p, prof in profiles.items() if prof is not None}
     m = len(own.combos)
