@@ -5,17 +5,15 @@ launch; ``answer`` computes both answers (the HIP runtime's and LLVM's), their r
 device among both vendors' profiles.  Pure Python (no Qt).
 """
 
+from ..field_values import AmdFieldError, WavesPerEu, read_value
 from .answer import CURVE_NAMES, VENDOR, AmdAnswer, answer, curve
 from .catalog import bundled_catalog, find_device
 from .state import AmdState, compute, inputs_problem
 from .values import (
     AMD_FIELDS,
     AMD_NAMES,
-    AmdFieldError,
-    WavesPerEu,
     applies,
     kernel_and_launch,
-    read_value,
     read_values,
     target_problem,
     target_values,

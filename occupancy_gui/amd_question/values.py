@@ -13,54 +13,11 @@ from typing import Any
 
 from .. import fields
 from ..engine.amd import AmdKernel, AmdLaunch, AmdTarget
-from ..fields import AMD, BYTES, COUNT, MIN_MAX, MODE, InputField
+from ..field_values import AmdFieldError, read_value
+from ..fields import AMD
 
 AMD_FIELDS = fields.for_vendor(AMD)
 AMD_NAMES = tuple(f.name for f in AMD_FIELDS)
-WavesPerEu = tuple[int, int | None]
-"""``amdgpu_waves_per_eu(min[, max])``: the maximum is ``None`` where only the minimum is given."""
-
-
-class AmdFieldError(ValueError):
-    """A field value the table or the target refuses; the message starts with the field's name, on one line."""
-
-
-def _int(f: InputField, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise AmdFieldError(f"{f.name}: expected an integer, got {value!r}")
-    if not f.low <= value <= f.high:
-        raise AmdFieldError(f"{f.name}: expected {f.range_text}, got {value}")
-    if f.choices and value not in f.choices:
-        raise AmdFieldError(f"{f.name}: expected {' or '.join(map(str, f.choices))}, got {value}")
-    return value
-
-
-def _mode(f: InputField, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise AmdFieldError(f"{f.name}: expected true, false or null (the device's default), got {value!r}")
-    return value
-
-
-def _min_max(f: InputField, value: object) -> WavesPerEu:
-    """``N`` (the minimum) or ``[N, M]`` (minimum and maximum), as ``amdgpu_waves_per_eu(N[, M])``."""
-    if isinstance(value, (list, tuple)):
-        if len(value) != 2:
-            raise AmdFieldError(f"{f.name}: expected N or [N, M] (minimum and maximum), got {value!r}")
-        if value[1] is None and isinstance(value, tuple):  # the session's own form of a minimum alone
-            return _int(f, value[0]), None
-        low, high = _int(f, value[0]), _int(f, value[1])
-        if low > high:
-            raise AmdFieldError(f"{f.name}: the minimum {low} is above the maximum {high}")
-        return low, high
-    return _int(f, value), None
-
-
-_READERS = {COUNT: _int, BYTES: _int, MODE: _mode, MIN_MAX: _min_max}
-
-
-def read_value(f: InputField, value: object) -> Any:
-    """One AMD field's value checked against its row of the table (``None`` is not read here)."""
-    return _READERS[f.kind](f, value)
 
 
 def read_values(data: dict[str, Any], *, threads_required: bool = True) -> dict[str, Any]:

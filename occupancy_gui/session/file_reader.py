@@ -182,7 +182,7 @@ class SessionFileReader:
                 value = parts[0]
         elif isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(field, f"expected a whole number, got {_shown(value)}")
-        from ..amd_question import AmdFieldError, read_value  # noqa: PLC0415 - lazy: as _device
+        from ..field_values import AmdFieldError, read_value  # noqa: PLC0415 - lazy: as _device
 
         try:
             return read_value(spec, value)

@@ -150,7 +150,7 @@ DEFAULT_INPUTS: dict[str, Any] = {"threads": 256, "registers": 64, "static_smem"
 
 def amd_value(name: str, value: Any) -> Any:
     """An AMD input's value as its row of the table reads it; :class:`InputRefused` (one line) where it refuses."""
-    from ..amd_question import AmdFieldError, read_value  # noqa: PLC0415 - lazy: an NVIDIA session never reads AMD
+    from ..field_values import AmdFieldError, read_value  # noqa: PLC0415 - lazy: an NVIDIA session never reads AMD
 
     try:
         return read_value(fields.FIELD[name], value)
