@@ -9,7 +9,6 @@ kernels (``NAME.cubin``), which the NVIDIA reader lists.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -17,13 +16,12 @@ from typing import Any
 from ..base import ImportCancelled, ImportFailure
 from ..binary.blob import Blob
 from ..files import read_input
-from ..jit.triton_cache import MAX_DEPTH, MAX_ENTRIES, looks_like_triton_json, triton_launch
+from ..jit.triton_cache import MAX_DEPTH, MAX_ENTRIES, read_meta, triton_launch
 from .bundles import Batch, Walk
 from .code_object import read_code_object
 from .record import AmdKernelRecord, with_launch
 
 HSACO = ".hsaco"
-_JSON_LIMIT = 4 << 20
 
 
 def folder_batches(top: str, walk: Walk) -> Iterator[Batch]:
@@ -45,7 +43,7 @@ def beside_code_object(path: str, records: Batch, root: str = "") -> Batch:
     meta_path = path[: -len(HSACO)] + ".json" if path.endswith(HSACO) else None
     if meta_path is None or not os.path.isfile(meta_path):
         return records
-    meta = _read_meta(meta_path)
+    meta = read_meta(meta_path)
     return records if meta is None else _launched(records, meta, meta_path, _relative(meta_path, root))
 
 
@@ -79,24 +77,6 @@ def _launched(records: Batch, meta: dict[str, Any], meta_path: str, shown: str) 
             rec = with_launch(rec, launch["block_size"], launch["dynamic_smem"] or 0, shown)
         out.append(rec)
     return out
-
-
-def _read_meta(path: str) -> dict[str, Any] | None:
-    """The metadata of a Triton kernel, ``None`` for a JSON file that is not one."""
-    try:
-        if os.path.getsize(path) > _JSON_LIMIT:
-            return None
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise ImportFailure(path, exc.strerror or str(exc)) from None
-    if not looks_like_triton_json(data):
-        return None
-    try:
-        meta = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        raise ImportFailure(path, f"invalid JSON: {exc}", line=getattr(exc, "lineno", None)) from None
-    return meta if isinstance(meta, dict) and "num_warps" in meta else None
 
 
 def _scan(top: str, walk: Walk) -> list[str]:

@@ -94,7 +94,7 @@ def _import_tree(top: str, progress: ProgressFn | None, cancel: CancelFn | None)
         if cancel is not None and cancel():
             raise ImportCancelled(top)
         cubin = _cubin_beside(meta)
-        if cubin is None or _read_meta(meta) is None:
+        if cubin is None or read_meta(meta) is None:
             continue  # some other JSON (inductor's own files, Triton's __grp__ lists)
         claimed.add(cubin)
         records += _triton_kernel(meta, root)
@@ -152,8 +152,8 @@ def _cubin_beside(meta_path: str) -> str | None:
     return cubin if os.path.isfile(cubin) else None
 
 
-def _read_meta(path: str) -> dict[str, Any] | None:
-    """The metadata of a Triton kernel, ``None`` for a JSON file that is not one."""
+def read_meta(path: str) -> dict[str, Any] | None:
+    """The metadata of a Triton kernel, ``None`` for a JSON file that is not one (NVIDIA's and AMD's caches alike)."""
     try:
         if os.path.getsize(path) > _JSON_LIMIT:
             return None
@@ -233,7 +233,7 @@ def _with(state: dict[str, Any], changes: dict[str, Any]) -> None:
 
 
 def _triton_kernel(meta_path: str, root: str) -> Records:
-    meta = _read_meta(meta_path)
+    meta = read_meta(meta_path)
     if meta is None:
         raise ImportFailure(meta_path, 'not a Triton kernel\'s metadata (no "num_warps" and "name" keys)', line=1)
     cubin = _cubin_beside(meta_path)

@@ -51,15 +51,9 @@ def amd_display(t: KernelTable, i: int, column: int) -> str | None:
         return _count(int(own.sgprs[k]))
     if column == WAVE:
         return _wave(own, k)
-    if column == LOCAL:
-        return "unknown" if t.stack_bytes[i] < 0 else units.kib(int(t.local_bytes[i]))
-    if column == STATIC_SMEM:
-        return units.kib(int(t.static_smem[i]))
-    if column == SPILLS:
-        spills = t.spills(i)
-        if spills is None:
-            return "—"
-        return f"⚠ {spills[0]} / {spills[1]}" if any(spills) else "0 / 0"
+    shared = memory_text(t, i, column)
+    if shared is not None:
+        return shared
     if column == BARRIERS:
         return ""
     if column == LAUNCH_BOUND:
@@ -113,4 +107,19 @@ def amd_tooltip(t: KernelTable, i: int, column: int) -> str | None:
                 "threads per block"
             )
         return "No launch bound stated by this source"
+    return None
+
+
+def memory_text(t: KernelTable, i: int, column: int) -> str | None:
+    """Row ``i``'s scratch or local memory, static shared memory (LDS) or spills, as both vendors' rows show
+    them; ``None`` for any other column."""
+    if column == LOCAL:
+        return "unknown" if t.stack_bytes[i] < 0 else units.kib(int(t.local_bytes[i]))
+    if column == STATIC_SMEM:
+        return units.kib(int(t.static_smem[i]))
+    if column == SPILLS:
+        spills = t.spills(i)
+        if spills is None:
+            return "—"
+        return f"⚠ {spills[0]} / {spills[1]}" if any(spills) else "0 / 0"
     return None

@@ -20,7 +20,7 @@ from ... import units
 from ...kernel_table import FilterMasks, KernelTable, RowLaunch, row_notes, row_tags
 from ..support.qt_utils import disabled_text_color, error_color
 from ..support.read_only_model import ReadOnlyTableModel
-from .amd_cells import amd_display, amd_tooltip
+from .amd_cells import amd_display, amd_tooltip, memory_text
 from .table_columns import (
     AGPRS,
     AMD_COLUMNS,
@@ -308,15 +308,9 @@ class KernelTableModel(ReadOnlyTableModel):
             return ""
         if column == REGISTERS:
             return str(int(t.registers[i]))
-        if column == LOCAL:
-            return "unknown" if t.stack_bytes[i] < 0 else units.kib(int(t.local_bytes[i]))
-        if column == STATIC_SMEM:
-            return units.kib(int(t.static_smem[i]))
-        if column == SPILLS:
-            spills = t.spills(i)
-            if spills is None:
-                return "—"
-            return f"⚠ {spills[0]} / {spills[1]}" if any(spills) else "0 / 0"
+        shared = memory_text(t, i, column)
+        if shared is not None:
+            return shared
         if column == BARRIERS:
             return "—" if t.barriers[i] < 0 else str(int(t.barriers[i]))
         if column == LAUNCH_BOUND:
