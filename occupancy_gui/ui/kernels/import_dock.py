@@ -6,15 +6,20 @@ can build; the window builds the panel and hands it here.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog
 
 if TYPE_CHECKING:
     from ..support.window_api import WindowApi
     from .import_panel import ImportPanel
+
+FILE_FILTER = (
+    "Compiler output (*.log *.txt *.out *.err *.cubin *.fatbin *.o *.obj *.a *.lib *.so *.dll *.csv);;All files (*)"
+)
 
 
 def install_import_panel(window: WindowApi, panel: ImportPanel) -> tuple[QDockWidget, QAction]:
@@ -34,9 +39,17 @@ def install_import_panel(window: WindowApi, panel: ImportPanel) -> tuple[QDockWi
     action.setToolTip(
         "Read a ptxas -v / nvcc --resource-usage log, cuobjdump output, a cubin, fatbin or object file (Ctrl+I)"
     )
-    action.triggered.connect(panel.open_file_dialog)
+    action.triggered.connect(lambda: open_file_dialog(panel))
     window.file_menu.insertAction(window.file_quit_separator, action)
     window.view_menu.addAction(dock.toggleViewAction())
     frame.setAcceptDrops(True)
     frame.installEventFilter(panel)
     return dock, action
+
+
+def open_file_dialog(panel: ImportPanel) -> None:
+    """File → Import compiler output…: ask for a file, starting where the last one was, and import it."""
+    start = os.path.dirname(panel.path) if panel.path else ""
+    path, _ = QFileDialog.getOpenFileName(panel.window_, "Import compiler output", start, FILE_FILTER)
+    if path:
+        panel.load(path)

@@ -4,13 +4,15 @@ File → Import compiler output… (Ctrl+I), a file dropped on the window, or ``
 read the file on a pool thread (``importers.import_file``; the format is detected from the content)
 with a progress bar and a Cancel button.  Selecting a row loads that kernel into the inputs.  The
 file is watched: when a build rewrites it, it is read again and the selected kernel kept by name.
-A failed or cancelled import leaves the previous table and inputs as they were.
+A failed or cancelled import leaves the previous table and inputs as they were.  An AMD import's rows
+show while it reads them (``preview_display``).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
@@ -23,10 +25,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtWidgets import (
-    QDockWidget,
-    QFileDialog,
-)
+from PySide6.QtWidgets import QDockWidget
 
 from ...fields import AMD, NVIDIA
 from ...kernel_table import KernelTable, RowLaunch
@@ -35,13 +34,12 @@ from ..support.file_drop import DROP_EVENTS, accept_drop, dropped_compiler_outpu
 from ..support.file_watch import FileWatch, file_stamp
 from ..support.tasks import TaskOutcome, TaskRunner
 from . import import_tasks
-from .import_stream import Preview, PreviewBuilder, StreamSignals
 from .import_tasks import ImportRequest, release_task
 from .import_widgets import ImportPanelWidgets
-from .kernel_apply import apply_row, launch_fn
+from .kernel_apply import apply_row, launch_fn, unavailable
 from .kernel_inputs import Notes, kernel_notes
-from .kernel_table_view import fit_figure_columns
-from .table_columns import AMD_COLUMNS, NVIDIA_COLUMNS
+from .kernel_table_view import fit_figure_columns, show_vendor_columns
+from .preview_display import PreviewDisplay
 
 if TYPE_CHECKING:
     from ...importers import KernelRecord
@@ -52,11 +50,6 @@ DOCK_SETTLE_S = 0.06
 """How long the first import waits while the dock opens and the window repaints around it."""
 RELEASE_DELAY_MS = 300
 """A replaced table is freed this long after the new one is shown (its first paint goes first)."""
-FILE_FILTER = (
-    "Compiler output (*.log *.txt *.out *.err *.cubin *.fatbin *.o *.obj *.a *.lib *.so *.dll *.csv);;All files (*)"
-)
-PREVIEWED_SAMPLE = 200
-"""Rows the figures' columns are fitted to at an import's first preview (2,000 rows of AMD kernels: 272 ms)."""
 _OCCUPANCY_INPUTS = frozenset({"device", "threads", "dynamic_smem", "max_dynamic_smem", "carveout", "cache_config"})
 _SELECT_ROW = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
 
@@ -91,14 +84,7 @@ class ImportPanel(ImportPanelWidgets):
         self.notes: Notes = (None, None)
         """(spill warning, architecture note) last given to the kernel panel."""
         self._runner: TaskRunner | None = None  # made by the first import: start-up skips the importers
-        self._stream: PreviewBuilder | None = None  # the import under way's previews (import_stream)
-        self._before: tuple[KernelTable | None, RowLaunch, int, str | None, tuple[str, str, int] | None] | None = None
-        """What the table showed before the first preview (table, launch, threads, unavailable, selected): a
-        cancelled or failed import shows it again."""
-        self._picked = False  # a row was chosen among the previews: the whole table keeps it
-        self.stream_signals = StreamSignals(self)
-        self.stream_signals.previewed.connect(self._on_previewed)
-        self.stream_signals.counted.connect(self._on_counted)
+        self.previews = PreviewDisplay(self)  # the import under way's previews; the table before them kept
         self._build_widgets(self.cancel, self._apply_filter, self._on_all_functions_toggled, self._on_selection_changed)
         self.file_watch = FileWatch(self)
         self.file_watch.fileRewritten.connect(self._on_file_watch_file_rewritten)
@@ -198,19 +184,11 @@ class ImportPanel(ImportPanelWidgets):
         opening = not request.reload and isinstance(dock, QDockWidget) and not dock.isVisible()
         # Looked up on the module at each start, so that a test can wrap the task.  A dock that opens
         # relayouts the plots: the reader waits for that repaint instead of competing for the GIL.
-        self._stream = PreviewBuilder(
-            request,
-            request.path,
-            self.stream_signals,
-            self._launch_fn(),
-            self.session.inputs,
-            lambda: self.model.filter_text,
-        )
         task = import_tasks.import_task(
             request.path,
             settle_s=DOCK_SETTLE_S if opening else 0.0,
             filter_text=self.model.filter_text,
-            stream=self._stream,
+            stream=self.previews.builder(request),
         )
         self._task_id = self.runner.start(task)
         self.progress.setValue(0)
@@ -233,11 +211,11 @@ class ImportPanel(ImportPanelWidgets):
         if outcome.task_id != self._task_id or self._request is None:
             return  # a task replaced by a newer one
         request, self._request = self._request, None
-        stream, self._stream = self._stream, None
+        launch = self.previews.end(outcome.value)
         self.progress_row.hide()
         status = self.window_.statusBar()
         if outcome.error is not None or outcome.cancelled:
-            self._restore_before()
+            self.previews.restore()
         if outcome.cancelled:
             status.showMessage("Import cancelled; the previous table and inputs are kept", 5000)
             self.importCancelled.emit()
@@ -246,26 +224,21 @@ class ImportPanel(ImportPanelWidgets):
             status.showMessage(outcome.error, 10000)
             self.importFailed.emit(outcome.error)
         else:
-            final = stream.final if stream is not None and stream.inputs == self.session.inputs else None
-            self._show_table(outcome.value, request, final[1] if final and final[0] is outcome.value else None)
+            self._show_table(outcome.value, request, launch)
             self.importFinished.emit(request.path)
 
     def _show_table(self, table: KernelTable, request: ImportRequest, launch: RowLaunch | None = None) -> None:
-        before, self._before = self._before, None
-        picked = self._picked and self._selected is not None  # chosen among the previews: kept, not loaded again
+        before, picked = self.previews.hand_over()  # a row chosen among the previews: kept, not loaded again
         if picked:
             request = ImportRequest(
                 request.path, None, request.match_device, request.reload, request.stamp, request.overrides, apply=False
             )
-        if before is not None and not picked:  # what was selected before the previews, for a reload to keep
-            self._selected = before[4]
         keep = (
             self._selected[0]
             if picked and self._selected
             else request.select or (self._selected[0] if request.reload and self._selected else None)
         )
         keep_arch = self._selected[1] if (picked or request.reload) and self._selected else None
-        self._picked = False
         self.banner.clear_message()
         self.file_watch.watch(request.path, request.stamp)
         self.path = request.path
@@ -275,26 +248,21 @@ class ImportPanel(ImportPanelWidgets):
             table, launch if launch is not None else self._occupancy(table), self.session.inputs.threads
         )
         if self.session.vendor != NVIDIA and table.nvidia_rows:
-            self.model.set_launch(self.model.launch, self.session.inputs.threads, self._unavailable())
-        vendors = table.vendors or frozenset({NVIDIA})
-        for column in AMD_COLUMNS | NVIDIA_COLUMNS:
-            self.view.setColumnHidden(column, (AMD if column in AMD_COLUMNS else NVIDIA) not in vendors)
+            self.model.set_launch(self.model.launch, self.session.inputs.threads, unavailable(self.session))
+        show_vendor_columns(self.view, table.vendors or frozenset({NVIDIA}))
         # After previews the columns were fitted to the first rows (the whole table's first rows): not again, on
         # 2,000 rows' cells on the GUI thread (272 ms of AMD rows), unless NVIDIA rows came with the whole table.
         if before is None or table.nvidia_rows:
             fit_figure_columns(self.view)
         self.filter_edit.table_replaced()
-        if old is not None and len(old) > 10_000:
-            # Freeing 10^5 records takes ~0.1 s: on a pool thread, once the new table has painted.
-            release = release_task(old)
-            QTimer.singleShot(RELEASE_DELAY_MS, self, lambda: self.runner.pool.start(release))
-        if before is not None and before[0] is not None and len(before[0]) > 10_000:  # the table before the previews
-            release_before = release_task(before[0])
-            QTimer.singleShot(RELEASE_DELAY_MS, self, lambda: self.runner.pool.start(release_before))
-        del old, before
+        for gone in (old, before[0] if before is not None else None):  # the table replaced, the one before previews
+            if gone is not None and len(gone) > 10_000:
+                # Freeing 10^5 records takes ~0.1 s: on a pool thread, once the new table has painted.
+                QTimer.singleShot(RELEASE_DELAY_MS, self, partial(self.runner.pool.start, release_task(gone)))
+        del old, before, gone
         self.source_label.setText(request.path)
         self.source_label.setToolTip(request.path)
-        self._update_count()
+        self.update_count()
         processor = self.session.amd_profile.target.name if self.session.vendor == AMD else None
         record = (
             self.model.find(keep, keep_arch, processor) if keep else self._first_kernel() if request.apply else None
@@ -346,7 +314,7 @@ class ImportPanel(ImportPanelWidgets):
     def _on_selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
         if self._restoring or selected.isEmpty():
             return
-        self._picked = self._before is not None  # a preview's row: the whole table keeps it
+        self.previews.row_chosen()  # a preview's row: the whole table keeps it
         self._apply(self.model.record_index(selected.indexes()[0].row()))
 
     def _apply(self, i: int, match_device: bool = False, overrides: dict[str, Any] | None = None) -> None:
@@ -378,79 +346,11 @@ class ImportPanel(ImportPanelWidgets):
         """:meth:`_occupancy` with the calculator's inputs of now, callable on a pool thread (``kernel_apply``)."""
         return launch_fn(self.session)
 
-    # ----------------------------------------------------------------------------- rows while reading
-    def _on_previewed(self, preview: Preview) -> None:
-        """Show the rows an import has read so far, keeping the chosen row, the scroll position, sort and filter."""
-        if preview.token is not self._request:
-            return  # of an import replaced, cancelled or done
-        if self._before is None:
-            m = self.model
-            self._before = (m.table, m.launch, m.threads, m.unavailable, self._selected)
-            self._selected, self._picked = None, False
-        table = preview.table
-        launch = preview.launch if preview.inputs == self.session.inputs else self._occupancy(table)
-        first = self.model.table is self._before[0]
-        selected = self._selected_record()
-        bar = self.view.verticalScrollBar()
-        at = bar.value()
-        self._restoring = True
-        try:
-            self.model.set_table(table, launch, self.session.inputs.threads)
-            row = None if selected is None else self.model.row_of(selected)
-            if row is not None:
-                self._set_current_row(row)
-        finally:
-            self._restoring = False
-        if first:
-            for column in AMD_COLUMNS | NVIDIA_COLUMNS:
-                self.view.setColumnHidden(column, column in NVIDIA_COLUMNS)  # previews: AMD rows only
-            fit_figure_columns(self.view, PREVIEWED_SAMPLE)
-        bar.setValue(at)
-        self.filter_edit.table_replaced()
-        self._update_count()
-        self._on_counted(preview.token, len(table))
-
-    def _on_counted(self, token: object, rows: int) -> None:
-        if token is self._request and self._request is not None:
-            self.window_.statusBar().showMessage(
-                f"Reading {os.path.basename(self._request.path)}… {rows} kernel{'s' if rows != 1 else ''} so far"
-            )
-
-    def _restore_before(self) -> None:
-        """A cancelled or failed import: the table shown before its previews, its figures and chosen row again."""
-        before, self._before = self._before, None
-        self._picked = False
-        if before is None:
-            return
-        table, launch, threads, unavailable, selected = before
-        self._restoring = True
-        try:
-            self.model.set_table(table, launch, threads)
-            self.model.set_launch(launch, threads, unavailable)
-            vendors = (table.vendors if table is not None else frozenset()) or frozenset({NVIDIA})
-            for column in AMD_COLUMNS | NVIDIA_COLUMNS:
-                self.view.setColumnHidden(column, (AMD if column in AMD_COLUMNS else NVIDIA) not in vendors)
-            self._selected = selected
-            row = None if selected is None else self.model.row_of(selected[2])
-            if row is not None:
-                self._set_current_row(row)
-        finally:
-            self._restoring = False
-        self.filter_edit.table_replaced()
-        self._update_count()
-
-    def _unavailable(self) -> str | None:
-        """Why the rows have no threads and occupancy now (an AMD device is selected), or ``None``."""
-        if self.session.vendor == NVIDIA:
-            return None
-        return (
-            f"{self.session.inputs.device} is an AMD device: these NVIDIA kernels have no occupancy on it. "
-            "Choosing one selects the device of its architecture."
-        )
-
     def on_session_changed(self, changed: frozenset[str]) -> None:
         if changed & _OCCUPANCY_INPUTS and self.model.table is not None:
-            self.model.set_launch(self._occupancy(self.model.table), self.session.inputs.threads, self._unavailable())
+            self.model.set_launch(
+                self._occupancy(self.model.table), self.session.inputs.threads, unavailable(self.session)
+            )
         self._update_notes()
 
     # ----------------------------------------------------------------------------- filter
@@ -471,36 +371,7 @@ class ImportPanel(ImportPanelWidgets):
                 self._set_current_row(row)
         finally:
             self._restoring = False
-        self._update_count()
-
-    def _update_count(self) -> None:
-        table = self.model.table
-        kernels = int(table.is_kernel.sum()) if table is not None else 0
-        others = (len(table) if table is not None else 0) - kernels
-        text = f"{kernels} kernel{'s' if kernels != 1 else ''}"
-        if others:
-            text += f" + {others} device function{'s' if others != 1 else ''}"
-            text += "" if self.all_functions.isChecked() else " (hidden)"
-        shown = self.model.rowCount()
-        text = text if shown == self.model.listable() else f"{text}, {shown} shown"
-        notes = table.notes if table is not None else ()
-        if notes:  # the import's own notes (skipped entries, assumptions): counted here, read in the tooltip
-            text += f" · {len(notes)} note{'s' if len(notes) != 1 else ''}"
-        self.count_label.setText(text)
-        self.count_label.setToolTip("\n\n".join(notes))
-        from ...importers import LAUNCH_BOUNDS_NOTE, printable  # noqa: PLC0415 - lazy: start-up loads no importer
-
-        said = (
-            [printable(notes[0]) + (f" (and {len(notes) - 1} more: hover the count)" if len(notes) > 1 else "")]
-            if notes
-            else []
-        )
-        if table is not None and table.launch_bounds_unknown:
-            said.append(f"Launch bounds shown as ? : {LAUNCH_BOUNDS_NOTE}.")
-        info = "\n".join(said)
-        if self.info.text() != info:
-            self.info.setText(info)
-        self.info.setVisible(bool(info))
+        self.update_count()
 
     # ----------------------------------------------------------------------------- watching
     def _on_file_watch_file_rewritten(self, path: str, stamp: tuple[int, int] | None) -> None:
@@ -522,10 +393,3 @@ class ImportPanel(ImportPanelWidgets):
         self.file_watch.stop()
         if self._runner is not None:
             self._runner.shutdown()
-
-    def open_file_dialog(self) -> None:
-        """File → Import compiler output…: ask for a file, starting where the last one was."""
-        start = os.path.dirname(self.path) if self.path else ""
-        path, _ = QFileDialog.getOpenFileName(self.window_, "Import compiler output", start, FILE_FILTER)
-        if path:
-            self.load(path)

@@ -1,8 +1,9 @@
 """The kernel table dock's widgets: the file and count heading, the error and info lines, the filter box with the
 progress bar and Cancel in its row, the "All functions" box and the table view.
 
-:class:`ImportPanelWidgets` makes and lays them out; ``import_panel.ImportPanel`` (its subclass) gives them their
-behaviour, passing its answers to Cancel, the filter, the check box and a selection to :meth:`_build_widgets`.
+:class:`ImportPanelWidgets` makes and lays them out and writes the heading's count and the info line
+(:meth:`~ImportPanelWidgets.update_count`); ``import_panel.ImportPanel`` (its subclass) gives them their behaviour,
+passing its answers to Cancel, the filter, the check box and a selection to :meth:`_build_widgets`.
 """
 
 from __future__ import annotations
@@ -113,3 +114,34 @@ class ImportPanelWidgets(QWidget):
         for column in AMD_COLUMNS:  # shown once a table holds AMD kernels (_show_table)
             self.view.setColumnHidden(column, True)
         self.view.selectionModel().selectionChanged.connect(selection_changed)
+
+    def update_count(self) -> None:
+        """The heading's count of the table shown (kernels, device functions, rows the filter shows, the import's
+        notes) and the info line under it (the first note, launch bounds not known)."""
+        table = self.model.table
+        kernels = int(table.is_kernel.sum()) if table is not None else 0
+        others = (len(table) if table is not None else 0) - kernels
+        text = f"{kernels} kernel{'s' if kernels != 1 else ''}"
+        if others:
+            text += f" + {others} device function{'s' if others != 1 else ''}"
+            text += "" if self.all_functions.isChecked() else " (hidden)"
+        shown = self.model.rowCount()
+        text = text if shown == self.model.listable() else f"{text}, {shown} shown"
+        notes = table.notes if table is not None else ()
+        if notes:  # the import's own notes (skipped entries, assumptions): counted here, read in the tooltip
+            text += f" · {len(notes)} note{'s' if len(notes) != 1 else ''}"
+        self.count_label.setText(text)
+        self.count_label.setToolTip("\n\n".join(notes))
+        from ...importers import LAUNCH_BOUNDS_NOTE, printable  # noqa: PLC0415 - lazy: start-up loads no importer
+
+        said = (
+            [printable(notes[0]) + (f" (and {len(notes) - 1} more: hover the count)" if len(notes) > 1 else "")]
+            if notes
+            else []
+        )
+        if table is not None and table.launch_bounds_unknown:
+            said.append(f"Launch bounds shown as ? : {LAUNCH_BOUNDS_NOTE}.")
+        info = "\n".join(said)
+        if self.info.text() != info:
+            self.info.setText(info)
+        self.info.setVisible(bool(info))

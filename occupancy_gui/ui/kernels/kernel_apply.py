@@ -2,7 +2,8 @@
 
 Nothing here makes a widget: ``import_panel`` calls :func:`apply_row` when a row is chosen (its status bar's
 ``showMessage`` passed as ``say``) and :func:`launch_fn` for the table's threads and occupancy columns — on
-the GUI thread, or on an import's pool thread for its previews (the function it returns reads no session).
+the GUI thread, or on an import's pool thread for its previews (the function it returns reads no session) —
+and :func:`unavailable` for why they have none.
 """
 
 from __future__ import annotations
@@ -117,3 +118,13 @@ def launch_fn(s: Session) -> Callable[[KernelTable], RowLaunch]:
         return with_amd(launch, table, figures)
 
     return launch_of
+
+
+def unavailable(s: Session) -> str | None:
+    """Why the NVIDIA rows have no threads and occupancy now (an AMD device is selected), or ``None``."""
+    if s.vendor == NVIDIA:
+        return None
+    return (
+        f"{s.inputs.device} is an AMD device: these NVIDIA kernels have no occupancy on it. "
+        "Choosing one selects the device of its architecture."
+    )

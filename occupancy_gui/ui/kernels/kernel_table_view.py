@@ -6,7 +6,8 @@ from PySide6.QtCore import QSortFilterProxyModel, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from .table_columns import HEADERS, NAME
+from ...fields import AMD, NVIDIA
+from .table_columns import AMD_COLUMNS, HEADERS, NAME, NVIDIA_COLUMNS
 
 SAMPLE_ROWS = 2000
 """Rows measured when the figures' columns are sized (the first ones shown): 10^5 rows are not all measured."""
@@ -37,6 +38,12 @@ def fit_figure_columns(view: QTableView, sample: int = SAMPLE_ROWS) -> None:
         width += PADDING
         if header.sectionSize(column) != width:
             header.resizeSection(column, width)
+
+
+def show_vendor_columns(view: QTableView, vendors: frozenset[str]) -> None:
+    """Show the columns of one vendor alone (:data:`AMD_COLUMNS`, :data:`NVIDIA_COLUMNS`) where ``vendors`` has it."""
+    for column in AMD_COLUMNS | NVIDIA_COLUMNS:
+        view.setColumnHidden(column, (AMD if column in AMD_COLUMNS else NVIDIA) not in vendors)
 
 
 def kernel_table_view(model: QSortFilterProxyModel, parent: QWidget) -> QTableView:
