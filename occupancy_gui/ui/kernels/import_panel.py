@@ -84,7 +84,7 @@ class ImportPanel(ImportPanelWidgets):
         self.notes: Notes = (None, None)
         """(spill warning, architecture note) last given to the kernel panel."""
         self._runner: TaskRunner | None = None  # made by the first import: start-up skips the importers
-        self.previews = PreviewDisplay(self)  # the import under way's previews; the table before them kept
+        self.previews = PreviewDisplay(self, self)  # the import under way's previews; the table before them kept
         self._build_widgets(self.cancel, self._apply_filter, self._on_all_functions_toggled, self._on_selection_changed)
         self.file_watch = FileWatch(self)
         self.file_watch.fileRewritten.connect(self._on_file_watch_file_rewritten)

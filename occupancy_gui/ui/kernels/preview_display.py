@@ -10,9 +10,10 @@ hands it to the panel (:meth:`PreviewDisplay.hand_over`), which frees it and kee
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QModelIndex, QObject
 
 from ...fields import AMD, NVIDIA
 from ...kernel_table import KernelTable, RowLaunch
@@ -20,8 +21,12 @@ from .import_stream import Preview, PreviewBuilder, StreamSignals
 from .kernel_table_view import fit_figure_columns, show_vendor_columns
 
 if TYPE_CHECKING:
-    from .import_panel import ImportPanel
+    from PySide6.QtWidgets import QMainWindow, QTableView
+
+    from ...session import Session
     from .import_tasks import ImportRequest
+    from .kernel_filter import KernelFilter
+    from .kernel_table_model import KernelTableModel
 
 PREVIEWED_SAMPLE = 200
 """Rows the figures' columns are fitted to at an import's first preview (2,000 rows of AMD kernels: 272 ms)."""
@@ -31,14 +36,33 @@ Before = tuple[KernelTable | None, RowLaunch, int, str | None, tuple[str, str, i
 selected kernel (mangled name, arch, record index)."""
 
 
+class PreviewHost(Protocol):
+    """What the previews read and set of the import panel that owns them (``ImportPanel``)."""
+
+    session: Session
+    model: KernelTableModel
+    view: QTableView
+    filter_edit: KernelFilter
+    window_: QMainWindow
+    _selected: tuple[str, str, int] | None
+    _request: ImportRequest | None
+    _restoring: bool
+
+    def _launch_fn(self) -> Callable[[KernelTable], RowLaunch]: ...
+    def _occupancy(self, table: KernelTable) -> RowLaunch: ...
+    def _selected_record(self) -> int | None: ...
+    def _set_current_row(self, row: int) -> QModelIndex: ...
+    def update_count(self) -> None: ...
+
+
 class PreviewDisplay(QObject):
     """The previews of the panel's import under way (the panel's ``previews``).
 
     A QObject so that the previews, emitted on the import's pool thread, arrive queued on the GUI thread.
     """
 
-    def __init__(self, panel: ImportPanel) -> None:
-        super().__init__(panel)
+    def __init__(self, panel: PreviewHost, parent: QObject) -> None:
+        super().__init__(parent)
         self.panel = panel
         self.before: Before | None = None
         """What the table showed before the first preview: a cancelled or failed import shows it again."""
