@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from ..base import ImportFailure
 from ..binary.blob import Blob
 from ..binary.elf import ELF_MAGIC, OFFSET, SIZE, TYPE, Elf, Section
+from ..binary.host import NOT_DATA_SECTIONS
 from ..binary.offload import IMAGE_BITCODE, SHT_LLVM_OFFLOADING, offload_images
 from ..binary.offload import MAGIC as OFFLOAD_MAGIC
 from ..binary.offload import SECTION as OFFLOAD_SECTION
@@ -36,28 +37,7 @@ OBJECT_BUNDLE_PREFIX = "__CLANG_OFFLOAD_BUNDLE__"
 SHT_NOBITS = 8
 AR_MAGIC = b"!<arch>\n"
 _NOT_DATA = (
-    ".text",
-    ".rel",
-    ".dyn",
-    ".symtab",
-    ".strtab",
-    ".shstrtab",
-    ".eh_frame",
-    ".gcc_except",
-    ".debug",
-    ".gnu",
-    ".note",
-    ".init",
-    ".fini",
-    ".plt",
-    ".got",
-    ".hash",
-    ".interp",
-    ".comment",
-    ".ctors",
-    ".dtors",
-    ".tbss",
-    ".tdata",
+    *NOT_DATA_SECTIONS,
     ".nv_fatbin",
     "__nv_relfatbin",
     ".nvFatBinSegment",

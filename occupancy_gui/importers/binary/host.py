@@ -17,8 +17,9 @@ from .inflate import Decoding, inflate_pool
 from .pe import pe_sections
 
 _FAT_SECTIONS = (".nv_fatbin", "__nv_relfatbin", ".nvFatBinSegment_data")
-# Sections of a host ELF that hold code or metadata, never data a library loads: not scanned.
-_NO_FATBIN_SECTIONS = (
+# Sections of a host ELF that hold code or metadata, never data a library loads: not scanned (the AMD reader
+# skips them too, importers.amd.host).
+NOT_DATA_SECTIONS = (
     ".text",
     ".rel",
     ".dyn",
@@ -134,7 +135,7 @@ def sections_to_read(sections: list[Section]) -> tuple[list[Section], list[Secti
         and sec.size >= 64
         and sec not in offloading
         and sec.name not in _FAT_SECTIONS
-        and not sec.name.startswith(_NO_FATBIN_SECTIONS)
+        and not sec.name.startswith(NOT_DATA_SECTIONS)
     ]
     return fat, data_sections
 
