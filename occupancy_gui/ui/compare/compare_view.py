@@ -42,12 +42,12 @@ from ..support.deferred import DeferredUpdate
 from ..support.qt_utils import blend, is_dark, palette
 from ..support.read_only_model import ReadOnlyTableModel
 from .amd_gpus import OCCUPANCY_COLUMN, AmdGpuTableModel, figures, kernel_words, plot_curves
-from .gpu_rows_model import SORT_ROLE, GpuRowsModel
+from .gpu_rows_model import GPU_HEADERS, SORT_ROLE, GpuTableModel
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QActionGroup
 
-    from ...report import Figure, GpuRow
+    from ...report import Figure
     from ..calculator.plots.plot_grid import PlotGrid
     from ..support.window_api import WindowApi
 
@@ -108,41 +108,6 @@ class CompareTableModel(ReadOnlyTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and differs:
             return f"{self._rows[row][0]} differs: A {self._rows[row][1]}, B {self._rows[row][2]}"
         return None
-
-
-GPU_HEADERS = ("GPU", "CC", "SMs", "Blocks / SM", "Occupancy", "Binding limit", "Blocks per GPU")
-
-
-class GpuTableModel(GpuRowsModel["GpuRow"]):
-    """One row per named NVIDIA GPU: blocks per SM, occupancy, the binding limit and blocks per GPU."""
-
-    HEADERS = GPU_HEADERS
-    TEXT_COLUMNS = frozenset({0, 5})
-
-    def texts(self, g: GpuRow) -> tuple[str, ...]:
-        return (
-            g.name,
-            f"{g.cc[0]}.{g.cc[1]}",
-            str(g.sms),
-            str(g.blocks_per_sm),
-            f"{g.occupancy * 100:.4g} %",
-            g.binding,
-            str(g.blocks_per_gpu),
-        )
-
-    def sort_keys(self, g: GpuRow) -> tuple[Any, ...]:
-        return (
-            g.name.casefold(),
-            g.cc[0] * 1000 + g.cc[1],
-            g.sms,
-            g.blocks_per_sm,
-            g.occupancy,
-            g.binding,
-            g.blocks_per_gpu,
-        )
-
-    def tip(self, g: GpuRow) -> str | None:
-        return g.error or None
 
 
 def _table_view(model: QAbstractTableModel | QSortFilterProxyModel, stretch: tuple[int, ...]) -> QTableView:

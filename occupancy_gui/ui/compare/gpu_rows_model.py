@@ -1,17 +1,21 @@
 """``GpuRowsModel``: "the same kernel on every GPU" as a table, one row per GPU, either vendor's.
 
-NVIDIA's rows (``GpuTableModel``) and AMD's (``AmdGpuTableModel``) differ only in their columns: a subclass gives a
-row's texts, sort keys and tooltip; the rows, the current device's bold row, sorting and alignment live here once.
+NVIDIA's rows (``GpuTableModel``, here) and AMD's (``AmdGpuTableModel``, ``amd_gpus``) differ only in their
+columns: a subclass gives a row's texts, sort keys and tooltip; the rows, the current device's bold row, sorting and
+alignment live here once.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from ..support.read_only_model import ReadOnlyTableModel
+
+if TYPE_CHECKING:
+    from ...report import GpuRow as NvidiaGpuRow
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
 """A row's sort key in a column: numbers for the numeric columns, so that 10 sorts after 9."""
@@ -75,3 +79,38 @@ class GpuRowsModel(ReadOnlyTableModel, Generic[R]):
         if role == Qt.ItemDataRole.ToolTipRole:
             return self.tip(g)
         return None
+
+
+GPU_HEADERS = ("GPU", "CC", "SMs", "Blocks / SM", "Occupancy", "Binding limit", "Blocks per GPU")
+
+
+class GpuTableModel(GpuRowsModel["NvidiaGpuRow"]):
+    """One row per named NVIDIA GPU: blocks per SM, occupancy, the binding limit and blocks per GPU."""
+
+    HEADERS = GPU_HEADERS
+    TEXT_COLUMNS = frozenset({0, 5})
+
+    def texts(self, g: NvidiaGpuRow) -> tuple[str, ...]:
+        return (
+            g.name,
+            f"{g.cc[0]}.{g.cc[1]}",
+            str(g.sms),
+            str(g.blocks_per_sm),
+            f"{g.occupancy * 100:.4g} %",
+            g.binding,
+            str(g.blocks_per_gpu),
+        )
+
+    def sort_keys(self, g: NvidiaGpuRow) -> tuple[Any, ...]:
+        return (
+            g.name.casefold(),
+            g.cc[0] * 1000 + g.cc[1],
+            g.sms,
+            g.blocks_per_sm,
+            g.occupancy,
+            g.binding,
+            g.blocks_per_gpu,
+        )
+
+    def tip(self, g: NvidiaGpuRow) -> str | None:
+        return g.error or None
